@@ -1,0 +1,160 @@
+/**
+ * Engine overhead per step (issue 3): a 1,000-step linear workflow of no-op handlers, with
+ * literal inputs and with one template per step, and a 100,000-item for_each (sequential and
+ * concurrent), next to a bare loop that awaits the same handler directly (the limit).
+ */
+import type { ActionInvoker } from '@weft/core';
+import { loadWorkflowSource, runWorkflow, type WorkflowDefinition } from '@weft/engine';
+import { LocalInvoker } from '@weft/sdk';
+import { printTable, writeResults, type BenchResult } from './harness.js';
+
+const STEPS = 1_000;
+const ITEMS = 100_000;
+
+const handler = async (input: Record<string, unknown>) => ({ v: input['v'] });
+const invoker: ActionInvoker = { invoke: (call) => handler(call.input) };
+
+function linear(templated: boolean): WorkflowDefinition {
+  const steps = Array.from({ length: STEPS }, (_, i) => ({
+    name: `s${i}`,
+    plugin: 'noop',
+    action: 'run',
+    input: { v: templated && i > 0 ? `{{ steps.s${i - 1}.output.v }}` : 1 },
+  }));
+  return load({ workflows: [{ name: 'linear', steps }] });
+}
+
+function forEach(parallel: boolean): WorkflowDefinition {
+  return load({
+    workflows: [
+      {
+        name: 'each',
+        inputs: { items: { type: 'array' } },
+        steps: [
+          {
+            name: 'each',
+            plugin: 'noop',
+            action: 'run',
+            for_each: '{{ inputs.items }}',
+            parallel,
+            input: { v: '{{ item }}' },
+          },
+        ],
+      },
+    ],
+  });
+}
+
+function load(file: unknown): WorkflowDefinition {
+  const result = loadWorkflowSource(JSON.stringify(file), { maxFileSize: 64 * 1024 * 1024 });
+  if (!result.ok) throw new Error(result.diagnostics[0]?.message);
+  return result.workflows[0]!;
+}
+
+async function bareLoop(): Promise<void> {
+  let v: unknown = 1;
+  for (let i = 0; i < STEPS; i++) v = (await handler({ v })).v;
+}
+
+/** Median nanoseconds of `fn` over `rounds` runs after `warmup` runs. */
+async function measure(
+  fn: () => Promise<unknown>,
+  rounds: number,
+  warmup: number,
+): Promise<number[]> {
+  for (let i = 0; i < warmup; i++) await fn();
+  const samples: number[] = [];
+  for (let i = 0; i < rounds; i++) {
+    const start = process.hrtime.bigint();
+    await fn();
+    samples.push(Number(process.hrtime.bigint() - start));
+  }
+  return samples;
+}
+
+const median = (values: number[]) =>
+  [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+
+function result(
+  name: string,
+  samples: number[],
+  perOp: number,
+  limitNs: number | null,
+  targetNs?: number,
+): BenchResult {
+  const nsPerOp = median(samples) / perOp;
+  return {
+    name,
+    nsPerOp,
+    opsPerSec: 1e9 / nsPerOp,
+    ratioToLimit: limitNs === null ? null : nsPerOp / limitNs,
+    targetNs: targetNs ?? null,
+    roundsNs: samples.map((s) => s / perOp),
+  };
+}
+
+export async function run(): Promise<void> {
+  const literal = linear(false);
+  const templated = linear(true);
+  const check = await runWorkflow(templated, {}, { invoker });
+  if (check.status !== 'completed')
+    throw new Error(`templated run failed: ${check.error?.message}`);
+
+  const limit = await measure(bareLoop, 30, 10);
+  const limitNs = median(limit) / STEPS;
+  const engineLiteral = await measure(() => runWorkflow(literal, {}, { invoker }), 30, 10);
+  const engineTemplated = await measure(() => runWorkflow(templated, {}, { invoker }), 30, 10);
+  const local = new LocalInvoker().registerHandler('noop.run', handler);
+  const timeoutFor = local.timeoutFor.bind(local);
+  const engineSdk = await measure(
+    () => runWorkflow(literal, {}, { invoker: local, timeoutFor }),
+    30,
+    10,
+  );
+  const overhead = (samples: number[]) => samples.map((s) => s - median(limit));
+
+  const items = Array.from({ length: ITEMS }, (_, i) => i);
+  const sequential = forEach(false);
+  const concurrent = forEach(true);
+  const eachSeq = await measure(() => runWorkflow(sequential, { items }, { invoker }), 5, 1);
+  const eachPar = await measure(() => runWorkflow(concurrent, { items }, { invoker }), 5, 1);
+
+  const results = [
+    result('bare loop awaiting the handler (limit), per step', limit, STEPS, limitNs),
+    result('engine, 1,000 literal steps, per step', engineLiteral, STEPS, limitNs),
+    result('  overhead over the limit, per step', overhead(engineLiteral), STEPS, null, 2000),
+    result(
+      'engine + SDK LocalInvoker (schemas, concurrency cap), per step',
+      engineSdk,
+      STEPS,
+      limitNs,
+    ),
+    result('engine, 1,000 templated steps, per step', engineTemplated, STEPS, limitNs),
+    result('  overhead over the limit, per step', overhead(engineTemplated), STEPS, null, 3000),
+    result('for_each 100,000 items sequential, whole run', eachSeq, 1, null, 500e6),
+    result('for_each 100,000 items parallel: true, whole run', eachPar, 1, null, 500e6),
+  ];
+  printTable('engine (issue 3): per-step overhead', results);
+  writeResults('engine', results, { rounds: 30 });
+
+  const gc = (globalThis as { gc?: () => void }).gc;
+  let peak = process.memoryUsage().rss;
+  for (let i = 0; i < 3; i++) {
+    await runWorkflow(concurrent, { items }, { invoker });
+    peak = Math.max(peak, process.memoryUsage().rss);
+  }
+  const heap = () => {
+    gc?.();
+    return process.memoryUsage().heapUsed / 2 ** 20;
+  };
+  for (let i = 0; i < 10; i++) await runWorkflow(templated, {}, { invoker });
+  const heapStart = heap();
+  for (let i = 0; i < 100; i++) await runWorkflow(templated, {}, { invoker });
+  const heapEnd = heap();
+  console.log(
+    `memory: peak RSS during 100,000-item parallel for_each ${(peak / 2 ** 20).toFixed(0)} MiB (target < 300 MiB)`,
+  );
+  console.log(
+    `memory: heap after 10 / after 110 runs of 1,000 templated steps ${heapStart.toFixed(1)} / ${heapEnd.toFixed(1)} MiB${gc ? '' : ' (run with --expose-gc for exact numbers)'}`,
+  );
+}

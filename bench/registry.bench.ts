@@ -1,0 +1,157 @@
+/**
+ * Registry under load (issue 4): 10,000 published plugins; search and detail under 64
+ * concurrent connections (autocannon) next to a bare Fastify route returning a constant on the
+ * same server (the limit), with the answer cache on (default) and off; publish latency. On
+ * SQLite, and on PostgreSQL when WEFT_TEST_DATABASE_URL is set. The server runs in a child
+ * process so the load generator does not share its event loop.
+ */
+import { fork, type ChildProcess } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import pg from 'pg';
+import {
+  load,
+  percentile,
+  printLoadTable,
+  writeLoadResults,
+  type LoadResult,
+} from './registry/load.js';
+import { searchQueries, seededDefinition, seededSlugs } from './registry/seed.js';
+
+const PLUGINS = Number(process.env['WEFT_BENCH_PLUGINS'] ?? 10_000);
+const SECONDS = Number(process.env['WEFT_BENCH_SECONDS'] ?? 5);
+const PUBLISHES = 200;
+const serverScript = fileURLToPath(new URL('./registry/server.ts', import.meta.url));
+
+interface Started {
+  child: ChildProcess;
+  url: string;
+  apiKey: string;
+}
+
+function startChild(config: object): Promise<Started> {
+  const child = fork(serverScript, [JSON.stringify(config)], {
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
+  return new Promise((resolve, reject) => {
+    child.once('message', (m) => resolve({ child, ...(m as { url: string; apiKey: string }) }));
+    child.once('exit', (code) => reject(new Error(`bench server exited with ${code}`)));
+  });
+}
+
+async function stopChild({ child }: Started): Promise<void> {
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  child.send('stop');
+  await exited;
+}
+
+async function publishLatency(started: Started): Promise<number[]> {
+  const times: number[] = [];
+  for (let i = 0; i < PUBLISHES; i++) {
+    const definition = {
+      ...seededDefinition(PLUGINS + i),
+      slug: `bench-publish-${Date.now()}-${i}`,
+    };
+    const body = JSON.stringify(definition);
+    const start = process.hrtime.bigint();
+    const response = await fetch(`${started.url}/plugins`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${started.apiKey}` },
+      body,
+    });
+    await response.arrayBuffer();
+    times.push(Number(process.hrtime.bigint() - start) / 1e6);
+    if (response.status !== 201) throw new Error(`publish answered ${response.status}`);
+  }
+  return times.sort((a, b) => a - b);
+}
+
+async function measureStore(store: string, config: Record<string, unknown>): Promise<LoadResult[]> {
+  const rows: LoadResult[] = [];
+  const slugs = seededSlugs(PLUGINS);
+  const detailPaths = Array.from(
+    { length: 5000 },
+    (_, i) => `/plugins/${slugs[(i * 7919) % slugs.length]}`,
+  );
+  const searchPaths = searchQueries().map((q) => `/plugins/search?q=${encodeURIComponent(q)}`);
+  for (const cacheTtlMs of [2000, 0]) {
+    const seedStart = Date.now();
+    const started = await startChild({ ...config, seed: PLUGINS, cacheTtlMs });
+    if (cacheTtlMs > 0)
+      console.log(
+        `${store}: ${PLUGINS} plugins ready in ${((Date.now() - seedStart) / 1000).toFixed(1)} s`,
+      );
+    const cache = cacheTtlMs > 0 ? 'cache on' : 'cache off';
+    await load(started.url, ['/bare', ...detailPaths.slice(0, 50), ...searchPaths.slice(0, 50)], 1);
+    const bare = await load(started.url, ['/bare'], SECONDS);
+    rows.push({ store, name: `bare route (${cache})`, ...bare, ofBare: 1, target: 'limit' });
+    const detail = await load(started.url, detailPaths, SECONDS);
+    rows.push({
+      store,
+      name: `detail (${cache})`,
+      ...detail,
+      ofBare: detail.requestsPerSec / bare.requestsPerSec,
+      target: `≥ 0.5× bare ${detail.requestsPerSec >= bare.requestsPerSec / 2 ? 'ok' : 'MISSED'}`,
+    });
+    const search = await load(started.url, searchPaths, SECONDS);
+    const searchOk = search.requestsPerSec >= 5000 && search.p99Ms < 10;
+    rows.push({
+      store,
+      name: `search (${cache})`,
+      ...search,
+      ofBare: search.requestsPerSec / bare.requestsPerSec,
+      target: `≥ 5,000/s, p99 < 10 ms ${searchOk ? 'ok' : 'MISSED'}`,
+    });
+    if (cacheTtlMs > 0) {
+      const times = await publishLatency(started);
+      const p50 = percentile(times, 50);
+      rows.push({
+        store,
+        name: `publish (sequential, ${PUBLISHES})`,
+        requestsPerSec: 1000 / (times.reduce((a, b) => a + b, 0) / times.length),
+        p50Ms: p50,
+        p99Ms: percentile(times, 99),
+        errors: 0,
+        non2xx: 0,
+        ofBare: null,
+        target: `p50 < 5 ms ${p50 < 5 ? 'ok' : 'MISSED'}`,
+      });
+    }
+    await stopChild(started);
+  }
+  return rows;
+}
+
+/** Runs the registry benchmark on SQLite and, when configured, PostgreSQL. */
+export async function run(): Promise<LoadResult[]> {
+  const rows = await measureStore('sqlite', {
+    kind: 'sqlite',
+    dataDir: mkdtempSync(join(tmpdir(), 'weft-bench-')),
+  });
+  const url = process.env['WEFT_TEST_DATABASE_URL'];
+  if (url) {
+    const schema = `weft_bench_${process.pid}`;
+    try {
+      rows.push(
+        ...(await measureStore('postgres', { kind: 'postgres', dataDir: '', url, schema })),
+      );
+    } finally {
+      const client = new pg.Client({ connectionString: url });
+      await client.connect();
+      await client.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+      await client.end();
+    }
+  } else {
+    console.log('postgres: skipped (set WEFT_TEST_DATABASE_URL to measure it)');
+  }
+  printLoadTable(`registry: ${PLUGINS} plugins, 64 connections, ${SECONDS} s per case`, rows);
+  writeLoadResults(rows, {
+    plugins: PLUGINS,
+    seconds: SECONDS,
+    connections: 64,
+    publishes: PUBLISHES,
+  });
+  return rows;
+}

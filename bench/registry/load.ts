@@ -1,0 +1,91 @@
+/** Load generation and reporting of the registry benchmark (autocannon, 64 connections). */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { cpus } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import autocannon from 'autocannon';
+
+/** One measured HTTP case. */
+export interface LoadResult {
+  store: string;
+  name: string;
+  requestsPerSec: number;
+  p50Ms: number;
+  p99Ms: number;
+  errors: number;
+  non2xx: number;
+  /** Requests/s as a share of the bare route's in the same run. */
+  ofBare: number | null;
+  target: string;
+}
+
+/** Runs autocannon against `url`, each request taking the next path from `paths`. */
+export async function load(
+  url: string,
+  paths: readonly string[],
+  seconds: number,
+  connections = 64,
+) {
+  let next = 0;
+  const result = await autocannon({
+    url,
+    connections,
+    duration: seconds,
+    requests: [
+      {
+        method: 'GET',
+        setupRequest: (request) => ({ ...request, path: paths[next++ % paths.length]! }),
+      },
+    ],
+  });
+  return {
+    requestsPerSec: result.requests.average,
+    p50Ms: result.latency.p50,
+    p99Ms: result.latency.p99,
+    errors: result.errors + result.timeouts,
+    non2xx: result.non2xx,
+  };
+}
+
+/** Percentile of a sorted list of numbers. */
+export function percentile(sorted: readonly number[], p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
+}
+
+/** Prints the table of HTTP results. */
+export function printLoadTable(title: string, rows: readonly LoadResult[]): void {
+  const header = ['store', 'case', 'req/s', 'p50 ms', 'p99 ms', '× bare', 'errors', 'target'];
+  const cells = rows.map((r) => [
+    r.store,
+    r.name,
+    Math.round(r.requestsPerSec).toLocaleString('en-US'),
+    r.p50Ms.toFixed(2),
+    r.p99Ms.toFixed(2),
+    r.ofBare === null ? '-' : r.ofBare.toFixed(2),
+    String(r.errors + r.non2xx),
+    r.target,
+  ]);
+  const widths = header.map((h, i) => Math.max(h.length, ...cells.map((c) => c[i]!.length)));
+  const line = (c: readonly string[]) =>
+    c.map((x, i) => (i < 2 ? x.padEnd(widths[i]!) : x.padStart(widths[i]!))).join('  ');
+  console.log(`\n${title}`);
+  console.log(line(header));
+  console.log(widths.map((w) => '-'.repeat(w)).join('  '));
+  for (const c of cells) console.log(line(c));
+}
+
+/** Writes `bench/results/registry.json`. */
+export function writeLoadResults(rows: readonly LoadResult[], settings: object): void {
+  const directory = join(dirname(fileURLToPath(import.meta.url)), '..', 'results');
+  mkdirSync(directory, { recursive: true });
+  const document = {
+    suite: 'registry',
+    date: new Date().toISOString(),
+    node: process.version,
+    cpu: cpus()[0]?.model ?? 'unknown',
+    cores: cpus().length,
+    settings,
+    results: rows,
+  };
+  writeFileSync(join(directory, 'registry.json'), `${JSON.stringify(document, null, 2)}\n`);
+}

@@ -1,0 +1,99 @@
+import { readFile } from 'node:fs/promises';
+import type { Command } from 'commander';
+import type { CreatedKey, SigningKeyInfo } from '@weft/core';
+import { createLocalKey } from '@weft/server';
+import { EXIT } from '../exit-codes.js';
+import type { Io } from '../io.js';
+import { guard } from '../command-errors.js';
+import { outputOption } from '../options.js';
+import {
+  apiKeyOption,
+  RegistryClient,
+  registryOption,
+  type RegistryFlags,
+} from '../registry-client.js';
+
+interface CreateKeyFlags extends RegistryFlags {
+  name: string;
+  owner?: string;
+  admin?: boolean;
+  dataDir: string;
+  databaseUrl?: string;
+  output: string;
+}
+
+/** `weft auth create-key` and `weft auth add-signing-key`. */
+export function registerAuth(parent: Command, io: Io, setExit: (code: number) => void): void {
+  parent
+    .command('create-key')
+    .description(
+      'create an API key in the local store (or, with --registry, on a server with an admin key); printed once',
+    )
+    .requiredOption('--name <label>', 'label of the key')
+    .option(
+      '--owner <org>',
+      'organisation or user owning what the key publishes (default: from the name)',
+    )
+    .option('--admin', 'the key may create other keys over HTTP')
+    .option('--data-dir <dir>', 'data directory of the local store', './.weft')
+    .option(
+      '--database-url <url>',
+      'PostgreSQL store instead of the data directory (default: DATABASE_URL)',
+    )
+    .addOption(registryOption())
+    .addOption(apiKeyOption())
+    .addOption(outputOption())
+    .action(async (flags: CreateKeyFlags) =>
+      guard(io, setExit, async () => {
+        const request = {
+          name: flags.name,
+          ...(flags.owner ? { owner: flags.owner } : {}),
+          ...(flags.admin ? { admin: true } : {}),
+        };
+        let created: CreatedKey;
+        if (flags.registry) {
+          const answer = await new RegistryClient(flags).expectOk('POST', '/auth/keys', {
+            body: request,
+          });
+          created = answer.json as CreatedKey;
+        } else {
+          const databaseUrl = flags.databaseUrl ?? process.env['DATABASE_URL'];
+          created = await createLocalKey(
+            { dataDir: flags.dataDir, ...(databaseUrl ? { databaseUrl } : {}) },
+            request,
+          );
+        }
+        if (flags.output === 'json') {
+          io.out(
+            `${JSON.stringify({ name: created.name, owner: created.owner, key: created.key, created_at: created.created_at })}\n`,
+          );
+        } else {
+          io.err(
+            `created key "${created.name}" for owner ${created.owner}; it is shown once, keep it safe:\n`,
+          );
+          io.out(`${created.key}\n`);
+        }
+        return EXIT.ok;
+      }),
+    );
+
+  parent
+    .command('add-signing-key')
+    .description("upload an armored OpenPGP public key for the key owner's signed publishes")
+    .argument('<file>', 'armored public key (gpg --armor --export <id>)')
+    .addOption(registryOption())
+    .addOption(apiKeyOption())
+    .action(async (file: string, flags: RegistryFlags) =>
+      guard(io, setExit, async () => {
+        const armored = await readFile(file, 'utf8');
+        const answer = await new RegistryClient(flags).expectOk('POST', '/keys', {
+          body: { armored_key: armored },
+        });
+        const key = answer.json as SigningKeyInfo;
+        io.out(
+          `${answer.status === 201 ? 'added' : 'already known'}: key ${key.key_id} (${key.fingerprint}) for ${key.owner}\n`,
+        );
+        return EXIT.ok;
+      }),
+    );
+}

@@ -1,0 +1,68 @@
+import type { Command } from 'commander';
+import { checksumOf } from '@weft/server';
+import { ValidationError } from '@weft/core';
+import { EXIT } from '../exit-codes.js';
+import type { Io } from '../io.js';
+import { guard } from '../command-errors.js';
+import { pluginsDir, saveInstalled } from '../plugins-dir.js';
+import {
+  apiKeyOption,
+  parseSpecifier,
+  RegistryClient,
+  registryOption,
+  type RegistryFlags,
+} from '../registry-client.js';
+import { fetchVerified } from '../fetch-definition.js';
+
+/** `weft plugin install <slug>[@<version>] [--registry URL] [--save]`. */
+export function registerPluginInstall(
+  parent: Command,
+  io: Io,
+  setExit: (code: number) => void,
+): void {
+  parent
+    .command('install')
+    .description(
+      'download a plugin definition, verify its SHA-256, and with --save write ./plugins/<slug>.yaml',
+    )
+    .argument('<plugin>', 'slug, or slug@version (default: the latest version)')
+    .addOption(registryOption())
+    .addOption(apiKeyOption())
+    .option('--save', 'write ./plugins/<slug>.yaml (otherwise the definition is printed)')
+    .option('--plugins-dir <dir>', 'where --save writes', './plugins')
+    .action(
+      async (specifier: string, flags: RegistryFlags & { save?: boolean; pluginsDir: string }) =>
+        guard(io, setExit, async () => {
+          const { slug, version } = parseSpecifier(specifier);
+          const client = new RegistryClient(flags);
+          const fetched = await fetchVerified(client, slug, version);
+          if (!fetched.ok) {
+            io.err(`error: ${fetched.message}\n`);
+            return EXIT.failure;
+          }
+          const { detail, bytes } = fetched;
+          if (detail.slug !== slug)
+            throw new ValidationError(`registry answered for ${detail.slug}, not ${slug}`, {
+              field: 'slug',
+              constraint: 'matches',
+            });
+          if (!flags.save) {
+            io.out(new TextDecoder().decode(bytes));
+            io.err(
+              `verified ${slug}@${detail.version} (${detail.checksum}); add --save to write ${flags.pluginsDir}/${slug}.yaml\n`,
+            );
+            return EXIT.ok;
+          }
+          const target = await saveInstalled(pluginsDir(flags.pluginsDir), slug, bytes, {
+            version: detail.version,
+            registry: client.baseUrl,
+            checksum: checksumOf(bytes),
+            installed_at: new Date().toISOString(),
+          });
+          io.out(`installed ${slug}@${detail.version} (${detail.checksum}) -> ${target}\n`);
+          if (detail.status === 'deprecated')
+            io.err(`warning: ${slug}@${detail.version} is deprecated\n`);
+          return EXIT.ok;
+        }),
+    );
+}

@@ -1,0 +1,51 @@
+import type { RunResult } from '@weft/sdk';
+import type { Io } from '../io.js';
+import { paint } from '../style.js';
+
+/** The `--output json` document of one run (issue 3's contract). */
+export function runDocument(result: RunResult): Record<string, unknown> {
+  const steps: Record<string, unknown> = {};
+  for (const [name, step] of Object.entries(result.steps)) {
+    steps[name] = {
+      status: step.status,
+      ...(step.output !== undefined ? { output: step.output } : {}),
+      ...(step.outputs !== undefined ? { outputs: step.outputs } : {}),
+      ...(step.error !== undefined ? { error: step.error } : {}),
+      attempts: step.attempts,
+      duration_ms: step.duration_ms,
+    };
+  }
+  return {
+    workflow: result.workflow,
+    execution_id: result.execution_id,
+    status: result.status,
+    outputs: result.outputs,
+    steps,
+    ...(result.error ? { error: result.error } : {}),
+    duration_ms: result.duration_ms,
+  };
+}
+
+/** A readable summary: status, each step with its timing, the outputs or the error. */
+export function printRun(io: Io, result: RunResult): void {
+  const ok = result.status === 'completed';
+  io.out(
+    `${paint(io, ok ? 'green' : 'red', `${result.workflow} ${result.status}`)} in ${result.duration_ms} ms\n`,
+  );
+  const names = Object.keys(result.steps);
+  const width = Math.max(4, ...names.map((n) => n.length));
+  for (const [name, step] of Object.entries(result.steps)) {
+    const mark = step.status === 'success' ? '✓' : step.status === 'skipped' ? '-' : '✗';
+    const tries = step.attempts > 1 ? ` (${step.attempts} calls)` : '';
+    const line = `  ${mark} ${name.padEnd(width)}  ${step.status.padEnd(7)}  ${String(step.duration_ms).padStart(5)} ms${tries}`;
+    io.out(`${step.status === 'failed' ? paint(io, 'red', line) : line}\n`);
+    if (step.error) io.out(`      ${step.error.code}: ${step.error.message}\n`);
+  }
+  if (result.error) {
+    io.err(`${paint(io, 'red', `error ${result.error.code}`)}: ${result.error.message}\n`);
+  } else if (Object.keys(result.outputs).length > 0) {
+    io.out('outputs:\n');
+    for (const [name, value] of Object.entries(result.outputs))
+      io.out(`  ${name}: ${JSON.stringify(value)}\n`);
+  }
+}

@@ -1,0 +1,56 @@
+import type { Command } from 'commander';
+import {
+  closeOnSignals,
+  serverOptionsFromEnv,
+  startServer,
+  type ServerOptions,
+} from '@weft/server';
+import { EXIT } from '../exit-codes.js';
+import type { Io } from '../io.js';
+import { guard } from '../command-errors.js';
+
+interface ServerFlags {
+  port: string;
+  host: string;
+  dataDir: string;
+  databaseUrl?: string;
+  private?: boolean;
+  publicUrl?: string;
+  logLevel?: string;
+}
+
+/** `weft server`: the platform server (registry today), until SIGTERM or SIGINT. */
+export function registerServer(program: Command, io: Io, setExit: (code: number) => void): void {
+  program
+    .command('server')
+    .description('run the platform server: the plugin registry, health and OpenAPI on one port')
+    .option('--port <port>', 'TCP port (0: any free port)', '8080')
+    .option('--host <host>', 'interface to listen on', '127.0.0.1')
+    .option('--data-dir <dir>', 'where the embedded SQLite store lives', './.weft')
+    .option('--database-url <url>', 'use PostgreSQL (default: DATABASE_URL)')
+    .option('--private', 'private registry: reads need a key too (default: WEFT_REGISTRY_PRIVATE)')
+    .option('--public-url <url>', 'base of absolute URLs in answers (default: from the request)')
+    .option('--log-level <level>', 'pino level: fatal, error, warn, info, debug (default: info)')
+    .action(async (flags: ServerFlags) =>
+      guard(io, setExit, async () => {
+        const port = Number(flags.port);
+        if (!Number.isInteger(port) || port < 0 || port > 65535) {
+          io.err(`error: --port must be a port number, not ${flags.port}\n`);
+          return EXIT.invalid;
+        }
+        const options: ServerOptions = {
+          ...serverOptionsFromEnv(process.env),
+          port,
+          host: flags.host,
+          dataDir: flags.dataDir,
+          ...(flags.databaseUrl ? { databaseUrl: flags.databaseUrl } : {}),
+          ...(flags.private ? { private: true } : {}),
+          ...(flags.publicUrl ? { publicUrl: flags.publicUrl } : {}),
+          ...(flags.logLevel ? { logLevel: flags.logLevel } : {}),
+        };
+        const server = await startServer(options);
+        await closeOnSignals(server);
+        return EXIT.ok;
+      }),
+    );
+}

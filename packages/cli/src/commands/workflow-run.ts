@@ -1,0 +1,139 @@
+import { Option, type Command } from 'commander';
+import { WeftError } from '@weft/core';
+import { resolveInputs, type WorkflowDefinition } from '@weft/engine';
+import { Weft, type RunResult } from '@weft/sdk';
+import { EXIT } from '../exit-codes.js';
+import type { Io } from '../io.js';
+import { loadFile } from '../load-files.js';
+import { maxFileSizeOption, outputOption, workflowOption } from '../options.js';
+import { countLine, printDiagnostics } from '../report.js';
+import { collectInput, collectList, parseJsonArgument, requireModules } from './run-support.js';
+import { printRun, runDocument } from './run-output.js';
+
+interface RunFlags {
+  input: Record<string, unknown>;
+  workflow?: string;
+  all?: boolean;
+  dryRun?: boolean;
+  plugins?: string;
+  require: string[];
+  output: string;
+  stream?: boolean;
+  payload?: unknown;
+  event?: unknown;
+  logLevel: string;
+  maxFileSize: number;
+}
+
+/** `weft workflow run FILE`: runs workflows locally (SPEC.md Appendix A, `local`). */
+export function registerWorkflowRun(
+  parent: Command,
+  io: Io,
+  setExit: (code: number) => void,
+): void {
+  parent
+    .command('run')
+    .description(
+      'run workflows of a file locally, with connectors from ./plugins and handlers from --require',
+    )
+    .argument('<file>', 'workflow file')
+    .option(
+      '-i, --input <key=value>',
+      'an input (JSON values are parsed); repeatable',
+      collectInput,
+      {},
+    )
+    .addOption(workflowOption())
+    .option('--all', 'run every workflow of the file')
+    .option('--dry-run', 'answer actions from testing.dryRun.mockData')
+    .option(
+      '--payload <json|@file>',
+      'trigger.payload of the run (a webhook body)',
+      parseJsonArgument,
+    )
+    .option('--event <json|@file>', 'trigger.event of the run', parseJsonArgument)
+    .option('--plugins <dir>', 'directory of connector definitions (default ./plugins)')
+    .option(
+      '--require <module>',
+      'ES module whose default export registers handlers: (weft) => void; repeatable',
+      collectList,
+      [],
+    )
+    .addOption(outputOption())
+    .option('--stream', 'print each event as a JSON line while it runs')
+    .addOption(
+      new Option('--log-level <level>', 'step logs on stderr')
+        .choices(['debug', 'info', 'warn', 'error', 'silent'])
+        .default('warn'),
+    )
+    .addOption(maxFileSizeOption())
+    .addHelpText(
+      'after',
+      '\nExit status: 0 every run completed, 1 a run failed, 2 invalid file, input or usage.',
+    )
+    .action(async (file: string, flags: RunFlags) => {
+      setExit(await runCommand(io, file, flags));
+    });
+}
+
+async function runCommand(io: Io, file: string, flags: RunFlags): Promise<number> {
+  if (flags.all && flags.workflow !== undefined)
+    return usage(io, '--all and --workflow exclude each other');
+  const loaded = await loadFile(file, { maxFileSize: flags.maxFileSize });
+  printDiagnostics(io, loaded.diagnostics);
+  if (!loaded.ok) {
+    io.err(`${file}: ${countLine(loaded.diagnostics)}\n`);
+    return EXIT.invalid;
+  }
+  const selected = select(loaded.workflows, flags);
+  if (typeof selected === 'string') return usage(io, selected);
+  const weft = new Weft({ logLevel: flags.logLevel as 'warn', logFormat: 'text' });
+  weft.addWorkflows(loaded.workflows);
+  try {
+    for (const workflow of selected) resolveInputs(workflow, flags.input);
+    await weft.loadConnectors(flags.plugins ?? 'plugins', {
+      missingOk: flags.plugins === undefined,
+    });
+    await requireModules(weft, flags.require);
+  } catch (error) {
+    io.err(`weft: ${(error as Error).message}\n`);
+    return error instanceof WeftError || (error as Error).name === 'InvalidArgumentError'
+      ? EXIT.invalid
+      : EXIT.failure;
+  }
+  const results: RunResult[] = [];
+  for (const workflow of selected) {
+    const result = await weft.run(workflow, flags.input, {
+      ...(flags.dryRun ? { dryRun: true } : {}),
+      trigger: {
+        ...(flags.payload !== undefined ? { payload: flags.payload } : {}),
+        ...(flags.event !== undefined ? { event: flags.event } : {}),
+      },
+      ...(flags.stream ? { onEvent: (event) => io.out(`${JSON.stringify(event)}\n`) } : {}),
+    });
+    results.push(result);
+    if (flags.output === 'text') printRun(io, result);
+  }
+  if (flags.output === 'json') {
+    const documents = results.map(runDocument);
+    io.out(`${JSON.stringify(flags.all ? documents : documents[0], null, 2)}\n`);
+  }
+  return results.every((r) => r.status === 'completed') ? EXIT.ok : EXIT.failure;
+}
+
+function select(workflows: WorkflowDefinition[], flags: RunFlags): WorkflowDefinition[] | string {
+  if (flags.all) return workflows;
+  if (flags.workflow !== undefined) {
+    const match = workflows.find((w) => w.name === flags.workflow);
+    return match
+      ? [match]
+      : `no workflow named "${flags.workflow}"; the file has ${workflows.map((w) => w.name).join(', ')}`;
+  }
+  if (workflows.length === 1) return workflows;
+  return `the file has ${workflows.length} workflows (${workflows.map((w) => w.name).join(', ')}): pick one with --workflow NAME, or --all`;
+}
+
+function usage(io: Io, message: string): number {
+  io.err(`weft: ${message}\n`);
+  return EXIT.invalid;
+}

@@ -1,0 +1,3 @@
+export * from './codes.js';
+export * from './weft-error.js';
+export * from './codec.js';

@@ -1,0 +1,5 @@
+export * from './execution-context.js';
+export * from './action-invoker.js';
+export * from './secrets-provider.js';
+export * from './clock.js';
+export * from './events.js';

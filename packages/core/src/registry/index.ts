@@ -1,0 +1,5 @@
+export * from './definition.js';
+export * from './plugin-definition.js';
+export * from './resources.js';
+export * from './keys.js';
+export * from './store.js';

@@ -1,0 +1,43 @@
+import { Type, type Static } from '@sinclair/typebox';
+
+/** Guardrails of a step (SPEC.md §2.18); they override the agent's defaults. */
+export const Guardrails = Type.Object(
+  {
+    piiDetection: Type.Optional(
+      Type.Boolean({ description: 'Block the step if personal data appears in its output' }),
+    ),
+    toxicityThreshold: Type.Optional(
+      Type.Number({
+        minimum: 0,
+        maximum: 1,
+        description: 'Toxicity score (0..1) above which output is blocked',
+      }),
+    ),
+    blockedTopics: Type.Optional(
+      Type.Array(Type.String({ minLength: 1, maxLength: 200 }), {
+        maxItems: 200,
+        description: 'Topics the output must not touch',
+      }),
+    ),
+    maxCost: Type.Optional(Type.Number({ minimum: 0, description: 'USD per execution' })),
+    maxTokens: Type.Optional(Type.Integer({ minimum: 1, description: 'Token budget' })),
+    maxToolCalls: Type.Optional(Type.Integer({ minimum: 0, description: 'Tool-call budget' })),
+    timeLimit: Type.Optional(Type.Integer({ minimum: 1, description: 'Seconds' })),
+    outputSchema: Type.Optional(
+      Type.Object(
+        {
+          type: Type.String({ minLength: 1, description: 'JSON type of the output, e.g. object' }),
+          required: Type.Optional(
+            Type.Array(Type.String(), { description: 'Properties the output must have' }),
+          ),
+        },
+        {
+          additionalProperties: true,
+          description: 'JSON Schema the output must match (other JSON Schema keywords allowed)',
+        },
+      ),
+    ),
+  },
+  { additionalProperties: false, description: 'Guardrails for the step' },
+);
+export type Guardrails = Static<typeof Guardrails>;

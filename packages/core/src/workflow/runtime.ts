@@ -1,0 +1,97 @@
+import { Type, type Static } from '@sinclair/typebox';
+
+const Quantity = (description: string, example: string) =>
+  Type.String({
+    pattern: '^[0-9]+(\\.[0-9]+)?\\s*[A-Za-z/]*$',
+    maxLength: 32,
+    description: `${description}, e.g. "${example}"`,
+    'x-expected': `a quantity with an optional unit, e.g. "${example}"`,
+  });
+
+/** Connector runtime configuration (SPEC.md §2.20), limited by §8. */
+export const ConnectorRuntime = Type.Object(
+  {
+    resources: Type.Optional(
+      Type.Object(
+        {
+          cpu: Type.Optional(Quantity('Cores (default 0.5, at most 4)', '0.5')),
+          memory: Type.Optional(Quantity('Memory (default 512MB, at most 4GB)', '512MB')),
+          timeout: Type.Optional(
+            Type.Integer({
+              minimum: 1,
+              maximum: 600,
+              description: 'Seconds (default 120, at most 600)',
+            }),
+          ),
+        },
+        { additionalProperties: false },
+      ),
+    ),
+    storage: Type.Optional(
+      Type.Object(
+        {
+          maxSize: Type.Optional(Quantity('Largest scratch storage', '1GB')),
+          ephemeral: Type.Optional(Type.Boolean({ description: 'Delete after execution' })),
+        },
+        { additionalProperties: false },
+      ),
+    ),
+    network: Type.Optional(
+      Type.Object(
+        {
+          bandwidth: Type.Optional(
+            Quantity('Network bandwidth (default 10MB/s, at most 100MB/s)', '10MB/s'),
+          ),
+        },
+        { additionalProperties: false },
+      ),
+    ),
+    limits: Type.Optional(
+      Type.Object(
+        {
+          maxFileDescriptors: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_048_576 })),
+          maxProcesses: Type.Optional(Type.Integer({ minimum: 1, maximum: 65_536 })),
+        },
+        { additionalProperties: false },
+      ),
+    ),
+  },
+  { additionalProperties: false, description: 'Connector runtime configuration (§2.20)' },
+);
+export type ConnectorRuntime = Static<typeof ConnectorRuntime>;
+
+/** Stream event types (SPEC.md §6.1). */
+export const EVENT_TYPES = [
+  'step.started',
+  'step.progress',
+  'step.completed',
+  'step.failed',
+  'workflow.completed',
+] as const;
+
+/** Workflow-level execution settings; `streaming` is SPEC.md §2.21. */
+export const ExecutionSettings = Type.Object(
+  {
+    streaming: Type.Optional(
+      Type.Object(
+        {
+          enabled: Type.Optional(Type.Boolean({ description: 'Stream events of runs' })),
+          protocol: Type.Optional(
+            Type.Union([Type.Literal('sse'), Type.Literal('websocket')], {
+              description: 'Transport of the event stream (default sse)',
+            }),
+          ),
+          events: Type.Optional(
+            Type.Array(Type.Union(EVENT_TYPES.map((e) => Type.Literal(e))), {
+              uniqueItems: true,
+              description: 'Event types to send (default all)',
+            }),
+          ),
+        },
+        { additionalProperties: false, description: 'Streaming configuration (§2.21)' },
+      ),
+    ),
+  },
+  { additionalProperties: false, description: 'Execution settings' },
+);
+export type ExecutionSettings = Static<typeof ExecutionSettings>;

@@ -1,0 +1,89 @@
+import {
+  EnvironmentSecretsProvider,
+  systemClock,
+  type ActionCall,
+  type ActionInvoker,
+  type Clock,
+  type ExecutionMode,
+  type RetrySpec,
+  type SecretsProvider,
+  type StreamEvent,
+} from '@weft/core';
+import { randomUUID } from 'node:crypto';
+import type { WorkflowDefinition } from '../model.js';
+
+/** Options of {@link runWorkflow}. */
+export interface RunOptions {
+  /** Runs the actions. */
+  invoker: ActionInvoker;
+  /** Id of this execution (`workflow_id` in events and contexts); a UUID by default. */
+  executionId?: string;
+  /** Default `local`. */
+  executionMode?: ExecutionMode;
+  /** What `env.*` reads and handlers get as `environment`. */
+  environment?: Readonly<Record<string, string | undefined>>;
+  /** Where `secrets.*` come from; default: the `environment` map. */
+  secrets?: SecretsProvider;
+  /** Time, for retry delays. */
+  clock?: Clock;
+  /** Cancels the run: in-flight actions are aborted and the run ends `canceled`. */
+  signal?: AbortSignal;
+  /** Receives every §2.11 event. */
+  onEvent?: (event: StreamEvent) => void;
+  /** What started the run: `trigger.payload` (webhook) and `trigger.event` (event trigger). */
+  trigger?: { payload?: unknown; event?: unknown };
+  /** Finds the workflow a subworkflow step calls. */
+  resolveWorkflow?: (name: string, version: string | undefined) => WorkflowDefinition | undefined;
+  /** Timeout of an action attempt whose step sets none. Default 120 s (SPEC §8). */
+  defaultTimeoutMs?: number;
+  /** Timeout an invoker knows for an action (a connector's own `timeout`). */
+  timeoutFor?: (target: ActionCall['target'], action: string) => number | undefined;
+  /** Retry policy of steps that set none. Default: one attempt. */
+  defaultRetry?: RetrySpec;
+  /**
+   * Runs agent steps, called with target `{kind: 'connector', ref: <agent reference>}` and action
+   * `run`. Without it agent steps fail with `UNAVAILABLE`. Dry runs answer them from
+   * `mockData[<agent reference>].run`.
+   */
+  agents?: ActionInvoker;
+}
+
+/** {@link RunOptions} with the defaults filled in. */
+export interface CompiledRunOptions extends Required<
+  Omit<
+    RunOptions,
+    'signal' | 'onEvent' | 'trigger' | 'resolveWorkflow' | 'timeoutFor' | 'defaultRetry' | 'agents'
+  >
+> {
+  signal: AbortSignal | undefined;
+  onEvent: ((event: StreamEvent) => void) | undefined;
+  trigger: { payload?: unknown; event?: unknown };
+  resolveWorkflow: RunOptions['resolveWorkflow'];
+  timeoutFor: RunOptions['timeoutFor'];
+  defaultRetry: RetrySpec | undefined;
+  agents: ActionInvoker | undefined;
+}
+
+/** Default timeout of an action attempt: 120 s (SPEC.md §8). */
+export const DEFAULT_ACTION_TIMEOUT_MS = 120_000;
+
+/** Fills the defaults of {@link RunOptions} once. */
+export function compileRunOptions(options: RunOptions): CompiledRunOptions {
+  const environment = options.environment ?? {};
+  return {
+    invoker: options.invoker,
+    executionId: options.executionId ?? randomUUID(),
+    executionMode: options.executionMode ?? 'local',
+    environment,
+    secrets: options.secrets ?? new EnvironmentSecretsProvider(environment),
+    clock: options.clock ?? systemClock,
+    signal: options.signal,
+    onEvent: options.onEvent,
+    trigger: options.trigger ?? {},
+    resolveWorkflow: options.resolveWorkflow,
+    defaultTimeoutMs: options.defaultTimeoutMs ?? DEFAULT_ACTION_TIMEOUT_MS,
+    timeoutFor: options.timeoutFor,
+    defaultRetry: options.defaultRetry,
+    agents: options.agents,
+  };
+}

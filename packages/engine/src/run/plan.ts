@@ -1,0 +1,109 @@
+import type { ActionCall, RetrySpec } from '@weft/core';
+import { compileTemplate, hasTemplate, type CompiledTemplate } from '@weft/expr';
+import type { StepDefinition, WorkflowDefinition } from '../model.js';
+import { compileValue, type ValueBuilder } from './value-builder.js';
+
+/** How a step retries: attempts in all, and the delay before attempt n+1. */
+export interface RetryPlan {
+  maxAttempts: number;
+  backoff: 'exponential' | 'fixed';
+  /** First delay in milliseconds. */
+  firstDelayMs: number;
+}
+
+/** A step compiled once: templates compiled, defaults resolved. */
+export interface StepPlan {
+  def: StepDefinition;
+  name: string;
+  /** Path used in idempotency keys and event names: `step`, `block/child`. */
+  path: string;
+  input: ValueBuilder | undefined;
+  condition: CompiledTemplate | boolean | undefined;
+  forEach: CompiledTemplate | readonly unknown[] | undefined;
+  parallelItems: boolean;
+  children: StepPlan[];
+  retry: RetryPlan | undefined;
+  timeoutMs: number | undefined;
+  continueOnError: boolean;
+  target: ActionCall['target'] | undefined;
+}
+
+/** A workflow compiled once: its steps and output templates. */
+export interface WorkflowPlan {
+  workflow: WorkflowDefinition;
+  steps: StepPlan[];
+  outputs: { name: string; value: ValueBuilder }[];
+  /** Every secret any template of the workflow reads. */
+  secretNames: Set<string>;
+}
+
+const plans = new WeakMap<WorkflowDefinition, WorkflowPlan>();
+
+/** Compiles a validated workflow (cached per definition object). */
+export function planWorkflow(workflow: WorkflowDefinition): WorkflowPlan {
+  let plan = plans.get(workflow);
+  if (!plan) {
+    const secretNames = new Set<string>();
+    const steps = workflow.steps.map((s) => planStep(s, '', secretNames));
+    const outputs = Object.entries(workflow.outputs ?? {}).map(([name, spec]) => ({
+      name,
+      value: compileValue(spec.value),
+    }));
+    plan = { workflow, steps, outputs, secretNames };
+    plans.set(workflow, plan);
+  }
+  return plan;
+}
+
+function planStep(def: StepDefinition, prefix: string, secretNames: Set<string>): StepPlan {
+  const path = prefix === '' ? def.name : `${prefix}/${def.name}`;
+  collectSecrets(def.input, secretNames);
+  return {
+    def,
+    name: def.name,
+    path,
+    input: def.input === undefined ? undefined : compileValue(def.input),
+    condition: typeof def.condition === 'string' ? compileTemplate(def.condition) : def.condition,
+    forEach: typeof def.for_each === 'string' ? compileTemplate(def.for_each) : def.for_each,
+    parallelItems: def.parallel === true,
+    children: Array.isArray(def.parallel)
+      ? def.parallel.map((c) => planStep(c, path, secretNames))
+      : [],
+    retry: def.retry ? planRetry(def.retry) : undefined,
+    timeoutMs: def.timeout === undefined ? undefined : def.timeout * 1000,
+    continueOnError: def.continue_on_error === true,
+    target:
+      def.agent !== undefined
+        ? { kind: 'connector', ref: def.agent }
+        : def.connector !== undefined
+          ? { kind: 'connector', ref: def.connector }
+          : def.plugin !== undefined
+            ? { kind: 'plugin', slug: def.plugin }
+            : undefined,
+  };
+}
+
+/** Fills the defaults of a retry block (DESIGN.md §4: factor 1 s, exponential). */
+export function planRetry(spec: RetrySpec): RetryPlan {
+  return {
+    maxAttempts: spec.max_attempts ?? 1,
+    backoff: spec.backoff ?? 'exponential',
+    firstDelayMs: (spec.backoff_factor ?? 1) * 1000,
+  };
+}
+
+/** Delay before the attempt after `failures` failed ones. */
+export function retryDelayMs(retry: RetryPlan, failures: number): number {
+  return retry.backoff === 'fixed' ? retry.firstDelayMs : retry.firstDelayMs * 2 ** (failures - 1);
+}
+
+function collectSecrets(value: unknown, into: Set<string>): void {
+  if (typeof value === 'string') {
+    if (!hasTemplate(value)) return;
+    for (const ref of compileTemplate(value).references) {
+      if (ref.root === 'secrets' && typeof ref.path[0] === 'string') into.add(ref.path[0]);
+    }
+  } else if (typeof value === 'object' && value !== null) {
+    for (const item of Object.values(value)) collectSecrets(item, into);
+  }
+}

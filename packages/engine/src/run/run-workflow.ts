@@ -1,0 +1,189 @@
+import {
+  InternalError,
+  toErrorObject,
+  ValidationError,
+  WeftError,
+  type ErrorObject,
+} from '@weft/core';
+import type { WorkflowDefinition } from '../model.js';
+import { resolveInputs } from './inputs.js';
+import { compileRunOptions, type CompiledRunOptions, type RunOptions } from './options.js';
+import { planWorkflow, type StepPlan, type WorkflowPlan } from './plan.js';
+import type { RunResult, RunStatus, StepRecord } from './records.js';
+import { Run } from './run.js';
+import { resolveSecrets, ResolvedSecrets } from './secrets.js';
+import { runStep } from './steps.js';
+
+/**
+ * Runs a validated workflow (see `loadWorkflowSource`) to its end: inputs are checked and
+ * completed, secrets resolved and every action target checked before any step runs; steps run in
+ * order; the outputs are evaluated and checked for secret values. Never rejects: a failure is a
+ * result with status `failed` (or `canceled`) and the §7 error object.
+ */
+export function runWorkflow(
+  workflow: WorkflowDefinition,
+  inputs: Readonly<Record<string, unknown>>,
+  options: RunOptions,
+): Promise<RunResult> {
+  return runPlanned(workflow, inputs, compileRunOptions(options), 0);
+}
+
+/** {@link runWorkflow} with compiled options, at a subworkflow depth. */
+export async function runPlanned(
+  workflow: WorkflowDefinition,
+  given: Readonly<Record<string, unknown>>,
+  options: CompiledRunOptions,
+  depth: number,
+): Promise<RunResult> {
+  const startedMs = Date.now();
+  const plan = planWorkflow(workflow);
+  let run: Run | undefined;
+  let error: WeftError | undefined;
+  let outputs: Record<string, unknown> = {};
+  try {
+    const inputs = resolveInputs(workflow, given);
+    checkTargets(plan.steps, options);
+    const secrets = await resolveSecrets(plan.secretNames, options.secrets);
+    run = new Run(plan, options, inputs, secrets, depth);
+    error = await runSteps(run, plan.steps);
+    if (!error) outputs = evaluateOutputs(run, plan);
+  } catch (caught) {
+    error = caught instanceof WeftError ? caught : InternalError.from(caught);
+  } finally {
+    run?.close();
+  }
+  const status: RunStatus = error
+    ? error.code === 'CANCELED'
+      ? 'canceled'
+      : 'failed'
+    : 'completed';
+  return finish(workflow, run, status, error, error ? {} : outputs, startedMs, options);
+}
+
+/** Runs steps in order; returns the error that halts the workflow, if one does. */
+async function runSteps(run: Run, steps: StepPlan[]): Promise<WeftError | undefined> {
+  for (const plan of steps) {
+    const canceled = run.canceled;
+    if (canceled) return canceled;
+    const entry = await runStep(run, plan);
+    run.scope.steps[plan.name] = entry;
+    if (entry.status === 'failed' && !plan.continueOnError) {
+      return run.canceled ?? errorOf(entry.error);
+    }
+  }
+  return run.canceled;
+}
+
+function errorOf(object: unknown): WeftError {
+  const error = object as ErrorObject;
+  return new WeftError(error.code, error.message, error.details as never);
+}
+
+/** Evaluates the outputs; refuses any that reads or carries a secret (SPEC.md §7 rule 5). */
+function evaluateOutputs(run: Run, plan: WorkflowPlan): Record<string, unknown> {
+  const outputs: Record<string, unknown> = {};
+  for (const { name, value } of plan.outputs) {
+    const secret = value.readsSecrets ? 'secrets' : undefined;
+    const result = secret === undefined ? value.build(run.scope) : undefined;
+    const carried = secret ?? run.secrets.find(result);
+    if (carried !== undefined) {
+      throw new ValidationError(
+        `output "${name}" would expose the secret ${carried}; the run is blocked`,
+        {
+          field: `outputs.${name}`,
+          constraint: 'no_secrets',
+        },
+      );
+    }
+    outputs[name] = result;
+  }
+  return outputs;
+}
+
+/** Refuses, before anything runs, actions the invoker cannot serve. */
+function checkTargets(steps: StepPlan[], options: CompiledRunOptions): void {
+  const check = options.invoker.check?.bind(options.invoker);
+  if (!check) return;
+  for (const plan of steps) {
+    if (plan.target && plan.def.action !== undefined) check(plan.target, plan.def.action);
+    if (plan.def.type === 'agent' && options.agents?.check)
+      options.agents.check(plan.target!, 'run');
+    checkTargets(plan.children, options);
+  }
+}
+
+function finish(
+  workflow: WorkflowDefinition,
+  run: Run | undefined,
+  status: RunStatus,
+  error: WeftError | undefined,
+  outputs: Record<string, unknown>,
+  startedMs: number,
+  options: CompiledRunOptions,
+): RunResult {
+  const finishedMs = Date.now();
+  const secrets = run?.secrets ?? new ResolvedSecrets({});
+  const steps: Record<string, StepRecord> = {};
+  const iso = isoFormatter();
+  for (const [name, record] of run?.records ?? []) {
+    const { status: stepStatus, output, outputs: subOutputs, error: stepError } = record.entry;
+    steps[name] = secrets.mask({
+      status: stepStatus,
+      ...(output !== undefined ? { output } : {}),
+      ...(subOutputs !== undefined ? { outputs: subOutputs } : {}),
+      ...(stepError !== undefined ? { error: stepError as ErrorObject } : {}),
+      attempts: record.attempts,
+      started_at: iso(record.startedMs),
+      finished_at: iso(record.finishedMs),
+      duration_ms: record.finishedMs - record.startedMs,
+    });
+  }
+  const errorObject = error
+    ? secrets.mask(toErrorObject(error, { includeStack: true }))
+    : undefined;
+  const result: RunResult = {
+    execution_id: options.executionId,
+    workflow: workflow.name,
+    status,
+    outputs,
+    steps,
+    ...(errorObject ? { error: errorObject } : {}),
+    started_at: new Date(startedMs).toISOString(),
+    finished_at: new Date(finishedMs).toISOString(),
+    duration_ms: finishedMs - startedMs,
+  };
+  run?.emit('workflow.completed', '', {
+    status,
+    outputs,
+    ...(errorObject ? { error: errorObject } : {}),
+    duration_ms: result.duration_ms,
+  });
+  if (!run && options.onEvent) {
+    options.onEvent({
+      type: 'workflow.completed',
+      timestamp: result.finished_at,
+      workflow_id: options.executionId,
+      step_name: '',
+      data: {
+        status,
+        outputs,
+        ...(errorObject ? { error: errorObject } : {}),
+        duration_ms: result.duration_ms,
+      },
+    });
+  }
+  return result;
+}
+
+/** `toISOString` remembering its last answer: fast steps share their millisecond. */
+function isoFormatter(): (ms: number) => string {
+  let lastMs = NaN;
+  let last = '';
+  return (ms) => {
+    if (ms !== lastMs) {
+      lastMs = ms;
+      last = new Date(ms).toISOString();
+    }
+    return last;
+  };
+}

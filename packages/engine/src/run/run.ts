@@ -1,0 +1,200 @@
+import {
+  BackendError,
+  CanceledError,
+  TimeoutError,
+  WeftError,
+  type ActionCall,
+  type StreamEvent,
+  type StreamEventType,
+} from '@weft/core';
+import type { Scope } from '@weft/expr';
+import { Deadlines, type Deadline } from './deadlines.js';
+import type { CompiledRunOptions } from './options.js';
+import { planRetry, type RetryPlan, type StepPlan, type WorkflowPlan } from './plan.js';
+import type { ResolvedSecrets } from './secrets.js';
+import { StepContext, type SharedContext } from './step-context.js';
+
+/** What the scope holds for a finished step: read as `steps.<id>.output` and friends. */
+export interface StepEntry {
+  status: 'success' | 'failed' | 'skipped';
+  output?: unknown;
+  outputs?: Record<string, unknown>;
+  error?: unknown;
+  [child: string]: unknown;
+}
+
+/** The internal record of a step, turned into a `StepRecord` when the run ends. */
+export interface InternalRecord {
+  entry: StepEntry;
+  attempts: number;
+  startedMs: number;
+  finishedMs: number;
+}
+
+interface Attempt extends Deadline {
+  cancel(reason: unknown): void;
+}
+
+/**
+ * The state of one run: its scope, records, in-flight attempts and event sink. Step semantics
+ * live in `steps.ts`; this class owns what every step shares.
+ */
+export class Run {
+  readonly scope: Scope & { steps: Record<string, StepEntry> };
+  readonly records = new Map<string, InternalRecord>();
+  readonly shared: SharedContext;
+  private readonly deadlines = new Deadlines();
+  private readonly attempts = new Set<Attempt>();
+  private canceledAt: string | undefined;
+  /** Retry policy of steps that set none. */
+  readonly defaultRetry: RetryPlan | undefined;
+  private readonly onAbort = () => this.cancel();
+
+  constructor(
+    readonly plan: WorkflowPlan,
+    readonly options: CompiledRunOptions,
+    readonly inputs: Record<string, unknown>,
+    readonly secrets: ResolvedSecrets,
+    readonly depth: number,
+  ) {
+    this.defaultRetry = options.defaultRetry ? planRetry(options.defaultRetry) : undefined;
+    const steps: Record<string, StepEntry> = {};
+    this.scope = {
+      inputs,
+      env: options.environment,
+      secrets: secrets.values,
+      steps,
+      trigger: options.trigger,
+    };
+    this.shared = {
+      workflowId: options.executionId,
+      inputs,
+      executionMode: options.executionMode,
+      environment: options.environment,
+      secrets: secrets.values,
+      previousSteps: steps as SharedContext['previousSteps'],
+      progress: (step, percent, message) => this.emit('step.progress', step, { percent, message }),
+    };
+    if (options.signal?.aborted) this.cancel();
+    else options.signal?.addEventListener('abort', this.onAbort, { once: true });
+  }
+
+  /** True when events are listened to (building them is skipped otherwise). */
+  get listening(): boolean {
+    return this.options.onEvent !== undefined;
+  }
+
+  /** The cancellation error once the run is canceled. */
+  get canceled(): CanceledError | undefined {
+    return this.canceledAt === undefined
+      ? undefined
+      : new CanceledError('the execution was canceled', { canceled_at: this.canceledAt });
+  }
+
+  /** Emits a §2.11 event (secret values masked). */
+  emit(type: StreamEventType, stepName: string, data: Record<string, unknown>): void {
+    const sink = this.options.onEvent;
+    if (!sink) return;
+    const event: StreamEvent = {
+      type,
+      timestamp: new Date().toISOString(),
+      workflow_id: this.options.executionId,
+      step_name: stepName,
+      data: this.secrets.mask(data),
+    };
+    sink(event);
+  }
+
+  /**
+   * One action attempt: invokes the action with its own context, and rejects with `TIMEOUT`
+   * when it outlives `timeoutMs` or `CANCELED` when the run is canceled (the handler's signal
+   * fires either way). Errors other than `WeftError` become `BACKEND_ERROR`.
+   */
+  attempt(
+    plan: StepPlan,
+    input: Record<string, unknown>,
+    key: string,
+    timeoutMs: number,
+  ): Promise<unknown> {
+    const canceled = this.canceled;
+    if (canceled) return Promise.reject(canceled);
+    const context = new StepContext(this.shared, plan.path, key);
+    const agent = plan.def.type === 'agent';
+    const call: ActionCall = {
+      target: plan.target!,
+      action: agent ? 'run' : plan.def.action!,
+      input,
+      context,
+    };
+    const started = Date.now();
+    return new Promise((resolve, reject) => {
+      const attempt: Attempt = {
+        deadline: started + timeoutMs,
+        expire: () => {
+          this.attempts.delete(attempt);
+          const elapsed = Date.now() - started;
+          const error = new TimeoutError(`step "${plan.path}" timed out after ${timeoutMs} ms`, {
+            timeout_ms: timeoutMs,
+            elapsed_ms: elapsed,
+          });
+          context.abort(error);
+          reject(error);
+        },
+        cancel: (reason) => {
+          this.deadlines.delete(attempt);
+          context.abort(reason);
+          reject(reason);
+        },
+      };
+      this.deadlines.add(attempt);
+      this.attempts.add(attempt);
+      const settle = () => {
+        this.deadlines.delete(attempt);
+        this.attempts.delete(attempt);
+      };
+      let pending: Promise<unknown>;
+      try {
+        pending = (agent ? this.options.agents! : this.options.invoker).invoke(call);
+      } catch (error) {
+        pending = Promise.reject(error);
+      }
+      pending.then(
+        (value) => {
+          settle();
+          resolve(value);
+        },
+        (error: unknown) => {
+          settle();
+          reject(asActionError(error, call));
+        },
+      );
+    });
+  }
+
+  /** Cancels the run: every in-flight attempt is aborted with `CANCELED`. */
+  cancel(): void {
+    if (this.canceledAt !== undefined) return;
+    this.canceledAt = new Date().toISOString();
+    const error = this.canceled!;
+    for (const attempt of [...this.attempts]) attempt.cancel(error);
+    this.attempts.clear();
+  }
+
+  /** Releases the timer and the abort listener. */
+  close(): void {
+    this.deadlines.close();
+    this.options.signal?.removeEventListener('abort', this.onAbort);
+  }
+}
+
+/** Keeps a `WeftError`; reports anything else a handler threw as `BACKEND_ERROR`. */
+export function asActionError(error: unknown, call: Pick<ActionCall, 'target'>): WeftError {
+  if (error instanceof WeftError) return error;
+  const backend = call.target.kind === 'plugin' ? call.target.slug : call.target.ref;
+  const message = error instanceof Error ? error.message : String(error);
+  return new BackendError(
+    `${backend} failed: ${message}`,
+    { backend, original_error: message },
+    { cause: error },
+  );
+}

@@ -1,0 +1,212 @@
+import {
+  assertNever,
+  InternalError,
+  toErrorObject,
+  UnavailableError,
+  ValidationError,
+  WeftError,
+} from '@weft/core';
+import { isTruthy } from '@weft/expr';
+import { retryDelayMs, type StepPlan } from './plan.js';
+import type { Run, StepEntry } from './run.js';
+import { runSubworkflow } from './subworkflow.js';
+
+/** Most iterations of one concurrent `for_each` in flight at a time. */
+export const FOR_EACH_WINDOW = 1_000;
+
+/** Codes never retried (DESIGN.md §4). */
+const FINAL_CODES = new Set(['VALIDATION', 'CANCELED']);
+
+/**
+ * Runs one step with every semantic of SPEC.md §2.16: condition, for_each, retry, timeout,
+ * continue_on_error; records it and makes it readable as `steps.<id>`. Resolves to its entry;
+ * never rejects (a failure is an entry with status `failed`).
+ */
+export async function runStep(run: Run, plan: StepPlan): Promise<StepEntry> {
+  const startedMs = Date.now();
+  const record = {
+    entry: { status: 'success' } as StepEntry,
+    attempts: 0,
+    startedMs,
+    finishedMs: startedMs,
+  };
+  run.records.set(plan.name, record);
+  if (run.listening) run.emit('step.started', plan.path, {});
+  try {
+    if (plan.condition !== undefined && !isTruthy(evaluateCondition(run, plan))) {
+      record.entry = { status: 'skipped', output: null };
+    } else {
+      record.entry = await execute(run, plan, record);
+    }
+  } catch (error) {
+    const weft = error instanceof WeftError ? error : InternalError.from(error);
+    record.entry = {
+      status: 'failed',
+      output: null,
+      error: toErrorObject(weft, { includeStack: true }),
+    };
+  }
+  record.finishedMs = Date.now();
+  if (run.listening) {
+    const duration_ms = record.finishedMs - startedMs;
+    const { status, output, error } = record.entry;
+    if (status === 'failed')
+      run.emit('step.failed', plan.path, { error, duration_ms, attempts: record.attempts });
+    else
+      run.emit('step.completed', plan.path, {
+        status,
+        output,
+        duration_ms,
+        attempts: record.attempts,
+      });
+  }
+  return record.entry;
+}
+
+function evaluateCondition(run: Run, plan: StepPlan): unknown {
+  return typeof plan.condition === 'boolean' ? plan.condition : plan.condition!.evaluate(run.scope);
+}
+
+async function execute(run: Run, plan: StepPlan, record: { attempts: number }): Promise<StepEntry> {
+  const kind = plan.def.type;
+  switch (kind) {
+    case 'action':
+      return { status: 'success', output: await runAction(run, plan, record) };
+    case 'transform':
+      return { status: 'success', output: plan.input?.build(run.scope) ?? null };
+    case 'workflow':
+      return { status: 'success', outputs: await runSubworkflow(run, plan, record) };
+    case 'parallel':
+      return runParallel(run, plan);
+    case 'agent':
+      if (run.options.agents)
+        return { status: 'success', output: await runAction(run, plan, record) };
+      throw new UnavailableError(
+        `no agent backend is configured to run agent step "${plan.path}"`,
+        {
+          backend: plan.def.backend ?? 'native',
+          suggestion:
+            'configure an agent backend for this SDK, or mock the step with testing.dryRun',
+        },
+      );
+    default:
+      return assertNever(kind, 'step type');
+  }
+}
+
+/** An action step: once, or once per `for_each` item (in order, or concurrently). */
+function runAction(run: Run, plan: StepPlan, record: { attempts: number }): Promise<unknown> {
+  if (plan.forEach === undefined) {
+    return callWithRetry(run, plan, buildInput(run, plan), plan.path, record);
+  }
+  return runForEach(run, plan, record);
+}
+
+async function runForEach(
+  run: Run,
+  plan: StepPlan,
+  record: { attempts: number },
+): Promise<unknown> {
+  const items = plan.forEach instanceof Array ? plan.forEach : plan.forEach!.evaluate(run.scope);
+  if (!Array.isArray(items)) {
+    throw new ValidationError(`for_each of step "${plan.path}" must give a list`, {
+      field: `steps.${plan.path}.for_each`,
+      constraint: 'type',
+    });
+  }
+  const outputs: unknown[] = new Array(items.length);
+  const item = (i: number): Promise<unknown> => {
+    run.scope.item = items[i];
+    let input: Record<string, unknown>;
+    try {
+      input = buildInput(run, plan);
+    } finally {
+      run.scope.item = undefined;
+    }
+    return callWithRetry(run, plan, input, `${plan.path}[${i}]`, record);
+  };
+  if (!plan.parallelItems) {
+    for (let i = 0; i < items.length; i++) outputs[i] = await item(i);
+    return outputs;
+  }
+  // Concurrent iterations, through a window of FOR_EACH_WINDOW in flight at a time: the
+  // connector's own cap (at most 100) is lower, and 100,000 pending calls at once would cost
+  // memory for nothing. The first failure stops new iterations; the lowest failed index wins.
+  let next = 0;
+  let failedAt = Infinity;
+  let failure: unknown;
+  const worker = async (): Promise<void> => {
+    while (next < items.length && failedAt === Infinity) {
+      const i = next++;
+      try {
+        outputs[i] = await item(i);
+      } catch (error) {
+        if (i < failedAt) {
+          failedAt = i;
+          failure = error;
+        }
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(FOR_EACH_WINDOW, items.length) }, worker));
+  if (failedAt !== Infinity) throw failure;
+  return outputs;
+}
+
+function buildInput(run: Run, plan: StepPlan): Record<string, unknown> {
+  return (plan.input?.build(run.scope) ?? {}) as Record<string, unknown>;
+}
+
+/** Attempts an action up to `max_attempts` times, waiting the backoff between attempts. */
+async function callWithRetry(
+  run: Run,
+  plan: StepPlan,
+  input: Record<string, unknown>,
+  key: string,
+  record: { attempts: number },
+): Promise<unknown> {
+  const retry = plan.retry ?? run.defaultRetry;
+  const max = retry?.maxAttempts ?? 1;
+  const timeoutMs =
+    plan.timeoutMs ??
+    (plan.def.type === 'agent'
+      ? undefined
+      : run.options.timeoutFor?.(plan.target!, plan.def.action!)) ??
+    run.options.defaultTimeoutMs;
+  const idempotencyKey = `${run.options.executionId}/${key}`;
+  for (let failures = 0; ;) {
+    record.attempts++;
+    try {
+      return await run.attempt(plan, input, idempotencyKey, timeoutMs);
+    } catch (error) {
+      failures++;
+      const weft = error as WeftError;
+      if (failures >= max || FINAL_CODES.has(weft.code) || run.canceled) throw error;
+      try {
+        await run.options.clock.sleep(retryDelayMs(retry!, failures), run.options.signal);
+      } catch (reason) {
+        throw run.canceled ?? reason;
+      }
+    }
+  }
+}
+
+/** A parallel block: children run concurrently; the block fails with its first failed child. */
+async function runParallel(run: Run, plan: StepPlan): Promise<StepEntry> {
+  const entries = await Promise.all(plan.children.map((child) => runStep(run, child)));
+  const block: StepEntry = { status: 'success', output: {} };
+  const output = block.output as Record<string, unknown>;
+  plan.children.forEach((child, i) => {
+    const entry = entries[i]!;
+    block[child.name] = entry;
+    output[child.name] = entry.outputs ?? entry.output ?? null;
+  });
+  const failed = plan.children.findIndex(
+    (c, i) => entries[i]!.status === 'failed' && !c.continueOnError,
+  );
+  if (failed >= 0) {
+    block.status = 'failed';
+    block.error = entries[failed]!.error;
+  }
+  return block;
+}

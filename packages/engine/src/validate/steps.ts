@@ -1,0 +1,244 @@
+import {
+  AGENT_REF_PATTERN,
+  CONNECTOR_REF_PATTERN,
+  assertNever,
+  type Step,
+  type StepType,
+} from '@weft/core';
+import { Ajv } from 'ajv';
+import semver from 'semver';
+import { formatPath, type Path } from '../diagnostics.js';
+import type { Reporter } from '../load/reporter.js';
+import { inferStepType } from '../model.js';
+import { checkRuntime } from './runtime-limits.js';
+
+type StepField = keyof Step;
+
+/** Fields each kind of step must have, and fields it must not have. */
+const KIND_RULES: Record<StepType, { needs: StepField[]; refuses: StepField[]; what: string }> = {
+  action: {
+    needs: ['action'],
+    refuses: ['agent', 'backend', 'workflow', 'version'],
+    what: 'plugin (or connector) and action',
+  },
+  agent: {
+    needs: ['agent'],
+    refuses: ['plugin', 'connector', 'action', 'workflow', 'version', 'runtime'],
+    what: 'agent',
+  },
+  workflow: {
+    needs: ['workflow'],
+    refuses: ['plugin', 'connector', 'action', 'agent', 'backend', 'runtime', 'guardrails'],
+    what: 'workflow',
+  },
+  parallel: {
+    needs: ['parallel'],
+    refuses: [
+      'plugin',
+      'connector',
+      'action',
+      'agent',
+      'backend',
+      'workflow',
+      'version',
+      'input',
+      'for_each',
+      'runtime',
+      'guardrails',
+    ],
+    what: 'parallel (a list of steps)',
+  },
+  transform: {
+    needs: ['input'],
+    refuses: [
+      'plugin',
+      'connector',
+      'action',
+      'agent',
+      'backend',
+      'workflow',
+      'version',
+      'runtime',
+    ],
+    what: 'input (the transform output)',
+  },
+};
+
+/** Names that would clash with the fields read from a step (`steps.<block>.<child>` vs `.output`). */
+const RESERVED_NAMES = new Set(['output', 'outputs', 'status', 'error']);
+
+const ajv = new Ajv({ strict: false, allErrors: false, validateSchema: true });
+
+/**
+ * Checks what the schema cannot: every step has one identifier (name or id), identifiers are
+ * unique across the workflow (parallel children included), each step is of one kind with the
+ * fields that kind needs, and references and versions are well formed.
+ */
+export function checkStepStructure(steps: Step[], base: Path, reporter: Reporter): void {
+  const seen = new Map<string, Path>();
+  const visit = (list: Step[], path: Path): void => {
+    list.forEach((step, index) => {
+      const at = [...path, index];
+      checkIdentity(step, at, seen, reporter);
+      checkKind(step, at, reporter);
+      checkCommon(step, at, reporter);
+      if (Array.isArray(step.parallel)) visit(step.parallel as Step[], [...at, 'parallel']);
+    });
+  };
+  visit(steps, [...base, 'steps']);
+}
+
+function checkIdentity(step: Step, at: Path, seen: Map<string, Path>, reporter: Reporter): void {
+  if (step.name !== undefined && step.id !== undefined) {
+    reporter.error(
+      [...at, 'id'],
+      'identity',
+      'give the step a name or an id, not both (they are the same field)',
+      {
+        key: true,
+      },
+    );
+  }
+  const name = step.name ?? step.id;
+  if (name === undefined) {
+    reporter.error(
+      at,
+      'required',
+      'missing required key "name" (or "id"): every step needs an identifier',
+      {
+        expected: 'a key "name"',
+        found: 'none',
+      },
+    );
+    return;
+  }
+  const field = step.name !== undefined ? 'name' : 'id';
+  if (RESERVED_NAMES.has(name)) {
+    reporter.error(
+      [...at, field],
+      'reserved',
+      `"${name}" is reserved (steps.<id>.${name} reads a field); name the step otherwise`,
+    );
+  }
+  const first = seen.get(name);
+  if (first) {
+    reporter.error(
+      [...at, field],
+      'duplicate',
+      `duplicate step name "${name}" (first used at ${formatPath(first)})`,
+    );
+  } else {
+    seen.set(name, at);
+  }
+}
+
+function checkKind(step: Step, at: Path, reporter: Reporter): void {
+  const kind = inferStepType(step);
+  if (kind === undefined) {
+    reporter.error(
+      at,
+      'step_kind',
+      'the step does nothing: give it plugin + action, connector + action, type: agent with agent, workflow, parallel, or type: transform with input',
+    );
+    return;
+  }
+  const rules = KIND_RULES[kind];
+  for (const field of rules.needs) {
+    if (step[field] === undefined) {
+      reporter.error(at, 'required', `a ${kind} step needs "${field}" (it takes ${rules.what})`, {
+        expected: `a key "${field}"`,
+        found: 'none',
+      });
+    }
+  }
+  for (const field of rules.refuses) {
+    if (step[field] !== undefined) {
+      reporter.error([...at, field], 'step_kind', `"${field}" does not belong on a ${kind} step`, {
+        key: true,
+      });
+    }
+  }
+  switch (kind) {
+    case 'action':
+      return checkAction(step, at, reporter);
+    case 'agent':
+      return checkReference(step.agent, AGENT_REF_PATTERN, [...at, 'agent'], reporter);
+    case 'workflow':
+      if (step.version !== undefined && semver.validRange(step.version) === null) {
+        reporter.error(
+          [...at, 'version'],
+          'version',
+          `expected a version or range such as 1.2.0 or ^1.2, found "${step.version}"`,
+        );
+      }
+      return;
+    case 'parallel':
+      if (!Array.isArray(step.parallel)) {
+        reporter.error([...at, 'parallel'], 'type', 'a parallel block needs a list of steps');
+      }
+      return;
+    case 'transform':
+      return;
+    default:
+      assertNever(kind, 'step type');
+  }
+}
+
+function checkAction(step: Step, at: Path, reporter: Reporter): void {
+  if (step.plugin !== undefined && step.connector !== undefined) {
+    reporter.error([...at, 'connector'], 'step_kind', 'give plugin or connector, not both', {
+      key: true,
+    });
+  } else if (step.plugin === undefined && step.connector === undefined) {
+    reporter.error(
+      at,
+      'required',
+      'an action step needs "plugin" or "connector" to say whose action it is',
+      {
+        expected: 'a key "plugin" or "connector"',
+        found: 'none',
+      },
+    );
+  }
+  checkReference(step.connector, CONNECTOR_REF_PATTERN, [...at, 'connector'], reporter);
+}
+
+/** Checks shared by every kind: `parallel: true`, runtime limits, guardrail schemas. */
+function checkCommon(step: Step, at: Path, reporter: Reporter): void {
+  if (typeof step.parallel === 'boolean' && step.for_each === undefined) {
+    reporter.error(
+      [...at, 'parallel'],
+      'parallel',
+      '"parallel: true" only means something with for_each',
+    );
+  }
+  if (step.runtime) checkRuntime(step.runtime, [...at, 'runtime'], reporter);
+  if (step.guardrails?.outputSchema) {
+    try {
+      ajv.compile(step.guardrails.outputSchema);
+    } catch (error) {
+      reporter.error(
+        [...at, 'guardrails', 'outputSchema'],
+        'schema',
+        `not a valid JSON Schema: ${(error as Error).message}`,
+      );
+    }
+  }
+}
+
+function checkReference(
+  ref: string | undefined,
+  pattern: string,
+  at: Path,
+  reporter: Reporter,
+): void {
+  if (ref === undefined) return;
+  const version = new RegExp(pattern).exec(ref)?.[3];
+  if (version !== undefined && semver.valid(version) === null) {
+    reporter.error(
+      at,
+      'version',
+      `the version after @ must be a semantic version such as 1.0.0, found "${version}"`,
+    );
+  }
+}

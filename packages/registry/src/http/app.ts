@@ -1,0 +1,63 @@
+import swagger from '@fastify/swagger';
+import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import { sendError, sendNotFound } from './errors.js';
+import { ErrorBody } from './schemas.js';
+
+/** Version of the HTTP API documented in the OpenAPI document. */
+export const API_VERSION = '0.1.0';
+
+/**
+ * A Fastify instance ready for weft's HTTP parts: §2.10 error bodies for every error and
+ * unknown route, the shared `ErrorObject` schema, and @fastify/swagger collecting the route
+ * schemas for `GET /openapi.json`. Register the registry (and later router, runtime) on it.
+ */
+export async function createHttpApp(options: FastifyServerOptions = {}): Promise<FastifyInstance> {
+  const app = Fastify({
+    logger: false,
+    // Unknown body fields are refused, not silently dropped; query strings are still coerced.
+    ajv: {
+      customOptions: {
+        removeAdditional: false,
+        coerceTypes: true,
+        useDefaults: true,
+        allErrors: false,
+      },
+    },
+    ...options,
+  });
+  app.setErrorHandler(sendError);
+  app.setNotFoundHandler(sendNotFound);
+  app.addSchema(ErrorBody);
+  await app.register(swagger, {
+    refResolver: {
+      buildLocalReference: (json, _baseUri, _fragment, i) =>
+        typeof json['$id'] === 'string' ? json['$id'] : `def-${i}`,
+    },
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'weft',
+        description: 'weft platform HTTP API: the plugin registry (SPEC.md §4.1) and health.',
+        version: API_VERSION,
+      },
+      components: {
+        securitySchemes: {
+          bearerAuth: {
+            type: 'http',
+            scheme: 'bearer',
+            description: 'weft API key (weft auth create-key)',
+          },
+        },
+      },
+    },
+  });
+  app.get('/openapi.json', { schema: { hide: true } }, async (_request, reply) =>
+    reply.type('application/json').send(renderOpenApi(app)),
+  );
+  return app;
+}
+
+/** The OpenAPI document of `app` as stable, pretty JSON text (what `docs/openapi.json` holds). */
+export function renderOpenApi(app: FastifyInstance): string {
+  return `${JSON.stringify(app.swagger(), null, 2)}\n`;
+}

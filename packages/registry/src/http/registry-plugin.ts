@@ -1,0 +1,27 @@
+import type { FastifyInstance } from 'fastify';
+import { compileRegistryOptions, type RegistryOptions } from '../options.js';
+import { RegistryService } from '../service.js';
+import { installBodyParsers } from './content.js';
+import { sendError } from './errors.js';
+import { registerKeyRoutes } from './routes-keys.js';
+import { registerReadRoutes } from './routes-read.js';
+import { registerWriteRoutes } from './routes-write.js';
+import { ErrorBody } from './schemas.js';
+
+/**
+ * The registry as a Fastify plugin: every route of SPEC.md §4.1 plus keys and analytics, with
+ * its own body parsers (JSON and YAML, size-limited) and §2.10 error bodies. Register it on a
+ * Fastify instance (with @fastify/swagger registered first to get the OpenAPI document).
+ */
+export function registryPlugin(options: RegistryOptions) {
+  const compiled = compileRegistryOptions(options);
+  const service = new RegistryService(compiled);
+  return async function registry(app: FastifyInstance): Promise<void> {
+    if (!app.getSchema('ErrorObject')) app.addSchema(ErrorBody);
+    installBodyParsers(app, compiled.bodyLimit);
+    app.setErrorHandler(sendError);
+    registerReadRoutes(app, service);
+    registerWriteRoutes(app, service);
+    registerKeyRoutes(app, service);
+  };
+}

@@ -1,0 +1,46 @@
+import type { FastifyInstance } from 'fastify';
+import { AddSigningKeyRequest, CreatedKey, CreateKeyRequest, SigningKeyInfo } from '@weft/core';
+import type { RegistryService } from '../service.js';
+import { requireKey, principalOf } from './principal.js';
+import { bearer, errorResponses } from './schemas.js';
+
+/** Signing-key upload and API-key creation. */
+export function registerKeyRoutes(app: FastifyInstance, service: RegistryService): void {
+  const auth = requireKey(service);
+  app.post<{ Body: AddSigningKeyRequest }>(
+    '/keys',
+    {
+      onRequest: auth,
+      schema: {
+        summary: 'Upload an armored OpenPGP public key of the caller’s owner',
+        tags: ['keys'],
+        security: bearer,
+        body: AddSigningKeyRequest,
+        response: { 200: SigningKeyInfo, 201: SigningKeyInfo, ...errorResponses(400, 401, 413) },
+      },
+    },
+    async (request, reply) => {
+      const principal = principalOf(request);
+      const { created, key } = await service.addSigningKey(principal, request.body.armored_key);
+      return reply.code(created ? 201 : 200).send(key);
+    },
+  );
+
+  app.post<{ Body: CreateKeyRequest }>(
+    '/auth/keys',
+    {
+      onRequest: auth,
+      schema: {
+        summary: 'Create an API key (admin key)',
+        tags: ['keys'],
+        security: bearer,
+        body: CreateKeyRequest,
+        response: { 201: CreatedKey, ...errorResponses(400, 401, 403) },
+      },
+    },
+    async (request, reply) => {
+      const principal = principalOf(request);
+      return reply.code(201).send(await service.createKey(principal, request.body));
+    },
+  );
+}

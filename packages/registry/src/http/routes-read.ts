@@ -1,0 +1,144 @@
+import { Type } from '@sinclair/typebox';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { AnalyticsResponse, PluginDetail, SearchResponse, SigningKeyInfo } from '@weft/core';
+import type { RegistryService } from '../service.js';
+import { readAccess, requireKey, principalOf } from './principal.js';
+import { bearer, errorResponses, SlugParams, SlugVersionParams } from './schemas.js';
+
+/** The base of absolute URLs: the configured public URL, or the request's own. */
+export function baseUrlOf(service: RegistryService, request: FastifyRequest): string {
+  return service.options.publicUrl ?? `${request.protocol}://${request.host}`;
+}
+
+const SearchQuery = Type.Object({
+  q: Type.Optional(
+    Type.String({
+      maxLength: 256,
+      description: 'Words matched as prefixes in name, tags and description',
+    }),
+  ),
+  tag: Type.Optional(Type.String({ maxLength: 64, description: 'Only plugins with this tag' })),
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 20 })),
+  offset: Type.Optional(Type.Integer({ minimum: 0, maximum: 100_000, default: 0 })),
+});
+
+/** Search, detail, schema download, analytics and owners' public keys. */
+export function registerReadRoutes(app: FastifyInstance, service: RegistryService): void {
+  const auth = requireKey(service);
+  const read = readAccess(service);
+  app.get<{ Querystring: { q?: string; tag?: string; limit?: number; offset?: number } }>(
+    '/plugins/search',
+    {
+      onRequest: read,
+      schema: {
+        summary: 'Search plugins',
+        tags: ['registry'],
+        querystring: SearchQuery,
+        response: { 200: SearchResponse, ...errorResponses(400, 401) },
+      },
+    },
+    async (request, reply) => {
+      return reply.type('application/json').send(await service.search(request.query));
+    },
+  );
+
+  app.get<{ Params: { slug: string }; Querystring: { version?: string } }>(
+    '/plugins/:slug',
+    {
+      onRequest: read,
+      schema: {
+        summary: 'Plugin detail (latest version, or ?version=)',
+        tags: ['registry'],
+        params: SlugParams,
+        querystring: Type.Object({ version: Type.Optional(Type.String({ maxLength: 256 })) }),
+        response: { 200: PluginDetail, ...errorResponses(400, 401, 404) },
+      },
+    },
+    async (request, reply) => {
+      const text = await service.detail(
+        request.params.slug,
+        request.query.version,
+        baseUrlOf(service, request),
+      );
+      return reply.type('application/json').send(text);
+    },
+  );
+
+  app.get<{ Params: { slug: string; version: string } }>(
+    '/plugins/:slug/:version/schema',
+    {
+      onRequest: read,
+      schema: {
+        summary: 'Download the exact definition published (YAML or JSON)',
+        tags: ['registry'],
+        params: SlugVersionParams,
+        response: {
+          200: Type.String({ description: 'The definition bytes' }),
+          ...errorResponses(400, 401, 404),
+        },
+      },
+    },
+    async (request, reply) => {
+      const { record, body, count } = await service.schema(
+        request.params.slug,
+        request.params.version,
+      );
+      const etag = `"${record.checksum}"`;
+      const digest = Buffer.from(record.checksum.slice('sha256:'.length), 'hex').toString('base64');
+      reply
+        .header('ETag', etag)
+        .header('Content-Digest', `sha-256=:${digest}:`)
+        .header('Cache-Control', 'no-cache');
+      const match = request.headers['if-none-match'];
+      if (
+        match !== undefined &&
+        (match.trim() === '*' ||
+          match.split(',').some((t) => t.trim().replace(/^W\//, '') === etag))
+      ) {
+        return reply.code(304).send();
+      }
+      await count();
+      return reply.type(record.content_type).send(Buffer.from(body));
+    },
+  );
+
+  app.get<{ Params: { slug: string }; Querystring: { days?: number } }>(
+    '/plugins/:slug/analytics',
+    {
+      onRequest: auth,
+      schema: {
+        summary: 'Downloads per version and per day (owner only)',
+        tags: ['registry'],
+        security: bearer,
+        params: SlugParams,
+        querystring: Type.Object({
+          days: Type.Optional(Type.Integer({ minimum: 1, maximum: 366, default: 30 })),
+        }),
+        response: { 200: AnalyticsResponse, ...errorResponses(400, 401, 403, 404) },
+      },
+    },
+    async (request) => {
+      const principal = principalOf(request);
+      return service.analytics(principal, request.params.slug, request.query.days ?? 30);
+    },
+  );
+
+  app.get<{ Params: { owner: string } }>(
+    '/owners/:owner/keys',
+    {
+      onRequest: read,
+      schema: {
+        summary: 'Public signing keys of an owner',
+        tags: ['keys'],
+        params: Type.Object({ owner: Type.String({ maxLength: 128 }) }),
+        response: {
+          200: Type.Object({ keys: Type.Array(SigningKeyInfo) }),
+          ...errorResponses(401),
+        },
+      },
+    },
+    async (request) => {
+      return { keys: await service.signingKeys(request.params.owner) };
+    },
+  );
+}

@@ -1,0 +1,130 @@
+import type { FastifyInstance } from 'fastify';
+import {
+  DeprecateRequest,
+  DeprecateResponse,
+  PluginDefinition,
+  PublishResponse,
+  RemoveResponse,
+  UpdateResponse,
+} from '@weft/core';
+import type { RegistryService } from '../service.js';
+import { requireKey, principalOf } from './principal.js';
+import { dryRunOf, submissionOf } from './content.js';
+import { baseUrlOf } from './routes-read.js';
+import { bearer, DryRunQuery, errorResponses, SlugParams, SlugVersionParams } from './schemas.js';
+
+/** Definitions are checked by the registry (all problems at once), not by Fastify. */
+const skipValidation = () => () => true;
+const definitionBody = {
+  content: {
+    'application/json': { schema: PluginDefinition },
+    'application/yaml': { schema: PluginDefinition },
+  },
+};
+
+/** Publish, update, deprecate and unpublish. */
+export function registerWriteRoutes(app: FastifyInstance, service: RegistryService): void {
+  const auth = requireKey(service);
+  app.post(
+    '/plugins',
+    {
+      onRequest: auth,
+      validatorCompiler: skipValidation,
+      schema: {
+        summary: 'Publish a new plugin',
+        tags: ['registry'],
+        security: bearer,
+        querystring: DryRunQuery,
+        body: definitionBody,
+        response: {
+          200: PublishResponse,
+          201: PublishResponse,
+          ...errorResponses(400, 401, 409, 413),
+        },
+      },
+    },
+    async (request, reply) => {
+      const principal = principalOf(request);
+      const dryRun = dryRunOf(request);
+      const answer = await service.publish(
+        principal,
+        submissionOf(request),
+        dryRun,
+        baseUrlOf(service, request),
+      );
+      return reply.code(dryRun ? 200 : 201).send(answer);
+    },
+  );
+
+  app.put<{ Params: { slug: string } }>(
+    '/plugins/:slug',
+    {
+      onRequest: auth,
+      validatorCompiler: skipValidation,
+      schema: {
+        summary: 'Publish a new version of a plugin',
+        tags: ['registry'],
+        security: bearer,
+        params: SlugParams,
+        querystring: DryRunQuery,
+        body: definitionBody,
+        response: { 200: UpdateResponse, ...errorResponses(400, 401, 403, 404, 409, 413) },
+      },
+    },
+    async (request) => {
+      const principal = principalOf(request);
+      const dryRun = dryRunOf(request);
+      return service.update(
+        principal,
+        request.params.slug,
+        submissionOf(request),
+        dryRun,
+        baseUrlOf(service, request),
+      );
+    },
+  );
+
+  app.post<{ Params: { slug: string; version: string }; Body: DeprecateRequest }>(
+    '/plugins/:slug/:version/deprecate',
+    {
+      onRequest: auth,
+      schema: {
+        summary: 'Deprecate a version',
+        tags: ['registry'],
+        security: bearer,
+        params: SlugVersionParams,
+        body: DeprecateRequest,
+        response: { 200: DeprecateResponse, ...errorResponses(400, 401, 403, 404, 413) },
+      },
+    },
+    async (request) => {
+      const principal = principalOf(request);
+      const { slug, version } = request.params;
+      return service.deprecate(
+        principal,
+        slug,
+        version,
+        request.body.reason,
+        request.body.replacement_version ?? null,
+      );
+    },
+  );
+
+  app.delete<{ Params: { slug: string; version: string } }>(
+    '/plugins/:slug/:version',
+    {
+      onRequest: auth,
+      schema: {
+        summary: 'Unpublish a deprecated version within 72 hours of publication',
+        tags: ['registry'],
+        security: bearer,
+        params: SlugVersionParams,
+        response: { 200: RemoveResponse, ...errorResponses(400, 401, 403, 404, 409) },
+      },
+    },
+    async (request) => {
+      const principal = principalOf(request);
+      return service.remove(principal, request.params.slug, request.params.version);
+    },
+  );
+}

@@ -1,0 +1,55 @@
+import { noPluginUsage, type PluginUsage, type RegistryStore } from '@weft/core';
+import type { RegistryClock } from './rules/clock.js';
+
+/** Options of the registry. */
+export interface RegistryOptions {
+  /** Where plugins, versions and keys live. */
+  store: RegistryStore;
+  /** Time source (tests move it to cross the unpublish window). Default: the system clock. */
+  clock?: RegistryClock;
+  /** Which active workflows use a version; default: none (until the runtime exists). */
+  usage?: PluginUsage;
+  /** Private registry: every read needs a key too. Default false. */
+  private?: boolean;
+  /** Largest request body in bytes; larger ones get 413 before being read whole. Default 1 MiB. */
+  bodyLimit?: number;
+  /** Hours after publication during which a deprecated version may be unpublished. Default 72. */
+  unpublishWindowHours?: number;
+  /** Base of absolute URLs (`schema_url`, `url`); default: from the request's Host. */
+  publicUrl?: string;
+  /** How long search and detail answers are cached, in ms (writes clear it). Default 2000; 0: off. */
+  cacheTtlMs?: number;
+  /** Most cached answers. Default 10,000. */
+  cacheSize?: number;
+}
+
+/** {@link RegistryOptions} with every default filled in. */
+export interface CompiledRegistryOptions {
+  store: RegistryStore;
+  clock: RegistryClock;
+  usage: PluginUsage;
+  private: boolean;
+  bodyLimit: number;
+  unpublishWindowMs: number;
+  publicUrl: string | undefined;
+  cacheTtlMs: number;
+  cacheSize: number;
+}
+
+/** Default body limit: 1 MiB. */
+export const DEFAULT_BODY_LIMIT = 1024 * 1024;
+
+/** Fills the defaults of {@link RegistryOptions} once. */
+export function compileRegistryOptions(options: RegistryOptions): CompiledRegistryOptions {
+  return {
+    store: options.store,
+    clock: options.clock ?? { now: () => Date.now() },
+    usage: options.usage ?? noPluginUsage,
+    private: options.private ?? false,
+    bodyLimit: options.bodyLimit ?? DEFAULT_BODY_LIMIT,
+    unpublishWindowMs: (options.unpublishWindowHours ?? 72) * 3_600_000,
+    publicUrl: options.publicUrl?.replace(/\/+$/, ''),
+    cacheTtlMs: options.cacheTtlMs ?? 2000,
+    cacheSize: options.cacheSize ?? 10_000,
+  };
+}

@@ -1,0 +1,76 @@
+import { createHash } from 'node:crypto';
+import {
+  ValidationError,
+  type NewVersion,
+  type PluginDefinition,
+  type RegistryStore,
+} from '@weft/core';
+import {
+  parseDefinitionBytes,
+  type DefinitionFormat,
+  type DefinitionProblem,
+} from './definition/parse.js';
+import { validateDefinition } from './definition/validate.js';
+import { verifyDefinitionSignature } from './signatures.js';
+
+/** `sha256:<hex>` of bytes: the checksum of a stored definition. */
+export function checksumOf(bytes: Uint8Array): string {
+  return `sha256:${createHash('sha256').update(bytes).digest('hex')}`;
+}
+
+/** The content type a definition is stored and served with. */
+export function contentTypeOf(format: DefinitionFormat): string {
+  return format === 'json' ? 'application/json' : 'application/yaml';
+}
+
+/** Throws the VALIDATION error of a list of problems: the first names field and constraint. */
+export function problemsError(problems: readonly DefinitionProblem[]): ValidationError {
+  const first = problems[0] ?? { field: '', constraint: 'invalid', message: 'invalid definition' };
+  const more = problems.length > 1 ? ` (and ${problems.length - 1} more problems)` : '';
+  return new ValidationError(`invalid plugin definition: ${first.message}${more}`, {
+    field: first.field,
+    constraint: first.constraint,
+    problems: problems.map((p) => ({ ...p })),
+  });
+}
+
+/**
+ * Parses and checks a submitted definition and, when it is signed, verifies the signature
+ * against the owner's keys. Nothing is stored.
+ */
+export async function prepareVersion(
+  store: RegistryStore,
+  bytes: Uint8Array,
+  format: DefinitionFormat,
+  owner: string,
+  at: string,
+): Promise<{ definition: PluginDefinition; version: NewVersion }> {
+  const parsed = parseDefinitionBytes(bytes, format);
+  if (!parsed.ok) throw problemsError(parsed.problems);
+  const checked = validateDefinition(parsed.value);
+  if (!checked.ok) throw problemsError(checked.problems);
+  const definition = checked.definition;
+  let signatureKeyId: string | null = null;
+  if (definition.signature) {
+    const check = await verifyDefinitionSignature(definition, await store.listSigningKeys(owner));
+    if (!check.ok) {
+      throw new ValidationError(check.message, {
+        field: 'signature',
+        constraint: check.constraint,
+      });
+    }
+    signatureKeyId = check.keyId;
+  }
+  return {
+    definition,
+    version: {
+      version: definition.version,
+      published_at: at,
+      checksum: checksumOf(bytes),
+      content_type: contentTypeOf(format),
+      body: bytes,
+      definition,
+      signature_key_id: signatureKeyId,
+    },
+  };
+}

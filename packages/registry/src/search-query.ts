@@ -1,0 +1,48 @@
+import { ValidationError, type SearchQuery } from '@weft/core';
+
+/** Raw search parameters (already typed by the route schema). */
+export interface SearchParams {
+  q?: string;
+  tag?: string;
+  limit?: number;
+  offset?: number;
+}
+
+/** Default and largest page size (SPEC.md §8). */
+export const SEARCH_LIMITS = {
+  defaultLimit: 20,
+  maxLimit: 100,
+  maxOffset: 100_000,
+  maxWords: 8,
+} as const;
+
+/**
+ * Turns parameters into a store query: `q` split into lower-case words (letters and digits),
+ * each matched as a word prefix; `limit` and `offset` checked.
+ */
+export function toSearchQuery(params: SearchParams): SearchQuery {
+  const limit = params.limit ?? SEARCH_LIMITS.defaultLimit;
+  const offset = params.offset ?? 0;
+  if (!Number.isInteger(limit) || limit < 1 || limit > SEARCH_LIMITS.maxLimit) {
+    throw new ValidationError(`limit must be an integer from 1 to ${SEARCH_LIMITS.maxLimit}`, {
+      field: 'limit',
+      constraint: 'range',
+    });
+  }
+  if (!Number.isInteger(offset) || offset < 0 || offset > SEARCH_LIMITS.maxOffset) {
+    throw new ValidationError(`offset must be an integer from 0 to ${SEARCH_LIMITS.maxOffset}`, {
+      field: 'offset',
+      constraint: 'range',
+    });
+  }
+  const exact = (params.q ?? '').trim().toLowerCase();
+  const words = [...new Set(exact.match(/[\p{L}\p{N}]+/gu) ?? [])];
+  if (words.length > SEARCH_LIMITS.maxWords) {
+    throw new ValidationError(`q may hold at most ${SEARCH_LIMITS.maxWords} words`, {
+      field: 'q',
+      constraint: 'max_words',
+    });
+  }
+  const tag = params.tag?.trim().toLowerCase();
+  return { words, exact, tag: tag === '' ? undefined : tag, limit, offset };
+}

@@ -1,0 +1,291 @@
+import {
+  ForbiddenError,
+  NotFoundError,
+  ValidationError,
+  type AnalyticsResponse,
+  type CreatedKey,
+  type CreateKeyRequest,
+  type DeprecateResponse,
+  type Principal,
+  type PublishResponse,
+  type RemoveResponse,
+  type SearchResponse,
+  type SigningKeyInfo,
+  type UpdateResponse,
+} from '@weft/core';
+import { authenticate, generateApiKey } from './auth.js';
+import { TtlCache } from './cache.js';
+import type { DefinitionFormat } from './definition/parse.js';
+import { buildDetail, pickVersion } from './detail.js';
+import type { CompiledRegistryOptions } from './options.js';
+import { prepareVersion } from './prepare-version.js';
+import { isoNow } from './rules/clock.js';
+import { decideDeprecate, decidePublish, decideRemove, decideUpdate } from './rules/decide.js';
+import { slugKey, slugProblem, versionProblem } from './rules/names.js';
+import { toSearchQuery, type SearchParams } from './search-query.js';
+import { readPublicKey } from './signatures.js';
+
+/** A definition as received: its exact bytes and format. */
+export interface Submission {
+  bytes: Uint8Array;
+  format: DefinitionFormat;
+}
+
+/** The registry's operations, independent of HTTP. Reads of search and detail are cached. */
+export class RegistryService {
+  private readonly cache: TtlCache<string>;
+
+  constructor(readonly options: CompiledRegistryOptions) {
+    this.cache = new TtlCache(options.cacheTtlMs, options.cacheSize, () => options.clock.now());
+  }
+
+  /** The caller of a write; throws UNAUTHORIZED. */
+  authenticate(header: string | undefined): Promise<Principal> {
+    return authenticate(this.options.store, header);
+  }
+
+  /** Checks read access: anyone on a public registry, key holders on a private one. */
+  async authorizeRead(header: string | undefined): Promise<void> {
+    if (this.options.private) await this.authenticate(header);
+  }
+
+  /** `GET /plugins/search`, serialised. */
+  async search(params: SearchParams): Promise<string> {
+    const query = toSearchQuery(params);
+    const key = `s\0${query.exact}\0${query.tag ?? ''}\0${query.limit}\0${query.offset}`;
+    const cached = this.cache.get(key);
+    if (cached !== undefined) return cached;
+    const { total, plugins } = await this.options.store.search(query);
+    const answer: SearchResponse = {
+      total,
+      results: plugins.map(({ slug, listing, downloads, created_at, updated_at }) => ({
+        slug,
+        name: listing!.name,
+        description: listing!.description,
+        version: listing!.latest_version,
+        author: listing!.author,
+        tags: listing!.tags,
+        downloads,
+        created_at,
+        updated_at,
+      })),
+    };
+    const text = JSON.stringify(answer);
+    this.cache.set(key, text);
+    return text;
+  }
+
+  /** `GET /plugins/{slug}`, serialised. */
+  async detail(slug: string, version: string | undefined, baseUrl: string): Promise<string> {
+    requireSlug(slug);
+    const key = `d\0${slug}\0${version ?? ''}\0${baseUrl}`;
+    const cached = this.cache.get(key);
+    if (cached !== undefined) return cached;
+    const state = await this.options.store.getPlugin(slug);
+    if (!state) throw new NotFoundError(`no plugin ${slug}`, { slug });
+    const record = pickVersion(state, slug, version);
+    const definition = await this.options.store.getDefinition(slug, record.version);
+    if (!definition)
+      throw new NotFoundError(`${slug}@${record.version} has no definition`, { slug });
+    const text = JSON.stringify(buildDetail(state, record, definition, baseUrl));
+    this.cache.set(key, text);
+    return text;
+  }
+
+  /** `GET /plugins/{slug}/{version}/schema`: the exact bytes (counted as a download). */
+  async schema(slug: string, version: string) {
+    requireSlug(slug);
+    const state = await this.options.store.getPlugin(slug);
+    if (!state) throw new NotFoundError(`no plugin ${slug}`, { slug });
+    const record = pickVersion(state, slug, version);
+    const body = await this.options.store.getBody(slug, record.version);
+    if (!body) throw new NotFoundError(`${slug}@${version} has no definition`, { slug, version });
+    return {
+      record,
+      body,
+      count: () =>
+        this.options.store.recordDownload(slug, record.version, isoNow(this.options.clock)),
+    };
+  }
+
+  /** `POST /plugins`. */
+  async publish(
+    principal: Principal,
+    submission: Submission,
+    dryRun: boolean,
+    baseUrl: string,
+  ): Promise<PublishResponse> {
+    const at = isoNow(this.options.clock);
+    const { definition, version } = await prepareVersion(
+      this.options.store,
+      submission.bytes,
+      submission.format,
+      principal.owner,
+      at,
+    );
+    const slug = definition.slug;
+    const key = slugKey(slug);
+    await this.options.store.modifyPlugin(slug, key, (state, confusable) =>
+      decidePublish(state, confusable, slug, key, version, { principal, at, dryRun }),
+    );
+    if (!dryRun) this.cache.clear();
+    return {
+      status: 'published',
+      slug,
+      version: version.version,
+      url: `${baseUrl}/plugins/${slug}`,
+      checksum: version.checksum,
+      ...(dryRun ? { dry_run: true } : {}),
+    };
+  }
+
+  /** `PUT /plugins/{slug}`. */
+  async update(
+    principal: Principal,
+    slug: string,
+    submission: Submission,
+    dryRun: boolean,
+    baseUrl: string,
+  ): Promise<UpdateResponse> {
+    requireSlug(slug);
+    const at = isoNow(this.options.clock);
+    const { definition, version } = await prepareVersion(
+      this.options.store,
+      submission.bytes,
+      submission.format,
+      principal.owner,
+      at,
+    );
+    if (definition.slug !== slug) {
+      throw new ValidationError(
+        `the definition's slug ${definition.slug} is not ${slug}, the plugin being updated`,
+        {
+          field: 'slug',
+          constraint: 'matches_path',
+        },
+      );
+    }
+    const { previous } = await this.options.store.modifyPlugin(slug, slugKey(slug), (state) =>
+      decideUpdate(state, slug, version, { principal, at, dryRun }),
+    );
+    if (!dryRun) this.cache.clear();
+    return {
+      status: 'updated',
+      slug,
+      version: version.version,
+      previous_version: previous,
+      url: `${baseUrl}/plugins/${slug}`,
+      checksum: version.checksum,
+      ...(dryRun ? { dry_run: true } : {}),
+    };
+  }
+
+  /** `POST /plugins/{slug}/{version}/deprecate`. */
+  async deprecate(
+    principal: Principal,
+    slug: string,
+    version: string,
+    reason: string,
+    replacement: string | null,
+  ): Promise<DeprecateResponse> {
+    requireSlugVersion(slug, version);
+    const at = isoNow(this.options.clock);
+    await this.options.store.modifyPlugin(slug, slugKey(slug), (state) =>
+      decideDeprecate(state, slug, version, reason, replacement, { principal, at, dryRun: false }),
+    );
+    this.cache.clear();
+    return { status: 'deprecated', slug, version, reason, replacement_version: replacement };
+  }
+
+  /** `DELETE /plugins/{slug}/{version}`. */
+  async remove(principal: Principal, slug: string, version: string): Promise<RemoveResponse> {
+    requireSlugVersion(slug, version);
+    const nowMs = this.options.clock.now();
+    const usedBy = await this.options.usage.activeWorkflows(slug, version);
+    await this.options.store.modifyPlugin(slug, slugKey(slug), (state) =>
+      decideRemove(state, slug, version, {
+        principal,
+        at: new Date(nowMs).toISOString(),
+        dryRun: false,
+        nowMs,
+        windowMs: this.options.unpublishWindowMs,
+        usedBy,
+      }),
+    );
+    this.cache.clear();
+    return { status: 'removed', slug, version };
+  }
+
+  /** `GET /plugins/{slug}/analytics`: owner only. */
+  async analytics(principal: Principal, slug: string, days: number): Promise<AnalyticsResponse> {
+    requireSlug(slug);
+    const state = await this.options.store.getPlugin(slug);
+    if (!state) throw new NotFoundError(`no plugin ${slug}`, { slug });
+    if (state.plugin.owner !== principal.owner) {
+      throw new ForbiddenError(
+        `analytics of ${slug} are for its owner ${state.plugin.owner} only`,
+        { slug },
+      );
+    }
+    const since = new Date(this.options.clock.now() - (days - 1) * 86_400_000)
+      .toISOString()
+      .slice(0, 10);
+    const stats = await this.options.store.downloadStats(slug, since);
+    return { slug, downloads: state.plugin.downloads, ...stats };
+  }
+
+  /** `POST /keys`: uploads an owner's OpenPGP public key. */
+  async addSigningKey(
+    principal: Principal,
+    armored: string,
+  ): Promise<{ created: boolean; key: SigningKeyInfo }> {
+    const record = await readPublicKey(armored, principal.owner, isoNow(this.options.clock));
+    const created = await this.options.store.insertSigningKey(record);
+    const { key_ids: _ids, armored: armored_key, ...info } = record;
+    return { created, key: { ...info, armored_key } };
+  }
+
+  /** `GET /owners/{owner}/keys`: the public keys of an owner. */
+  async signingKeys(owner: string): Promise<SigningKeyInfo[]> {
+    const records = await this.options.store.listSigningKeys(owner);
+    return records.map(({ key_ids: _ids, armored: armored_key, ...info }) => ({
+      ...info,
+      armored_key,
+    }));
+  }
+
+  /** `POST /auth/keys`: an admin creates a key. */
+  async createKey(principal: Principal, request: CreateKeyRequest): Promise<CreatedKey> {
+    if (!principal.admin)
+      throw new ForbiddenError('only admin keys may create keys', { reason: 'not_admin' });
+    return createKey(this.options.store, request, isoNow(this.options.clock));
+  }
+}
+
+/** Creates and stores a key; the answer holds the key itself, shown once. */
+export async function createKey(
+  store: CompiledRegistryOptions['store'],
+  request: CreateKeyRequest,
+  at: string,
+): Promise<CreatedKey> {
+  const owner = request.owner ?? request.name.toLowerCase().replace(/[^a-z0-9_.-]+/g, '-');
+  const { key, record } = generateApiKey(request.name, owner, request.admin ?? false, at);
+  await store.insertApiKey(record);
+  return { name: record.name, owner: record.owner, key, created_at: at };
+}
+
+function requireSlug(slug: string): void {
+  const problem = slugProblem(slug);
+  if (problem)
+    throw new ValidationError(problem.message, { field: 'slug', constraint: problem.constraint });
+}
+
+function requireSlugVersion(slug: string, version: string): void {
+  requireSlug(slug);
+  const problem = versionProblem(version);
+  if (problem)
+    throw new ValidationError(problem.message, {
+      field: 'version',
+      constraint: problem.constraint,
+    });
+}

@@ -1,0 +1,69 @@
+import type { StreamEvent } from '@weft/core';
+import { pino, type Logger } from 'pino';
+import pretty from 'pino-pretty';
+import type { LogLevel } from './options.js';
+
+/** A pino logger writing JSON lines, or readable text with `format: 'text'`. */
+export function createLogger(
+  level: LogLevel,
+  format: 'json' | 'text',
+  destination: NodeJS.WritableStream,
+): Logger {
+  const base = { level, base: { service: 'weft' } };
+  if (format === 'text') {
+    return pino(
+      base,
+      pretty({ destination, colorize: false, sync: true, ignore: 'pid,hostname,service' }),
+    );
+  }
+  return pino(base, destination);
+}
+
+/**
+ * One log line per step start and end, with timing (secret values are already masked in
+ * events), and one per workflow end.
+ */
+export function logEvent(logger: Logger, workflow: string, event: StreamEvent): void {
+  const fields = { workflow, execution_id: event.workflow_id, step: event.step_name };
+  switch (event.type) {
+    case 'step.started':
+      logger.debug(fields, `step ${event.step_name} started`);
+      return;
+    case 'step.progress':
+      logger.debug({ ...fields, ...event.data }, `step ${event.step_name} progress`);
+      return;
+    case 'step.completed':
+      logger.info(
+        {
+          ...fields,
+          status: event.data['status'],
+          duration_ms: event.data['duration_ms'],
+          attempts: event.data['attempts'],
+        },
+        `step ${event.step_name} ${String(event.data['status'])}`,
+      );
+      return;
+    case 'step.failed':
+      logger.warn(
+        {
+          ...fields,
+          error: event.data['error'],
+          duration_ms: event.data['duration_ms'],
+          attempts: event.data['attempts'],
+        },
+        `step ${event.step_name} failed`,
+      );
+      return;
+    case 'workflow.completed':
+      logger.info(
+        {
+          workflow,
+          execution_id: event.workflow_id,
+          status: event.data['status'],
+          duration_ms: event.data['duration_ms'],
+        },
+        `workflow ${workflow} ${String(event.data['status'])}`,
+      );
+      return;
+  }
+}

@@ -1,0 +1,216 @@
+import {
+  ValidationError,
+  type ActionCall,
+  type ActionInvoker,
+  type ConnectorDefinition,
+} from '@weft/core';
+import { Reporter } from '@weft/engine';
+import pLimit from 'p-limit';
+import {
+  compileConnector,
+  type CompiledConnector,
+  type ConnectorDefaults,
+} from '../connector/compile-connector.js';
+import { parseConnectorDefinition } from '../connector/parse-definition.js';
+import { checkInput, checkOutput, createAjv } from '../connector/schemas.js';
+import { decoratedHandlers, parseHandlerKey, type ActionHandler } from '../handlers/handler.js';
+import type { ActionRun } from '../kinds/action-run.js';
+import { abortError, toActionError } from '../kinds/errors.js';
+import { runHttp } from '../kinds/http.js';
+import { runShell } from '../kinds/shell.js';
+import { ConnectorTable, type Resolved } from './connector-table.js';
+import { readConnectorDir, readConnectorFile, type ConnectorSource } from './read-files.js';
+import { compileInvokerOptions, type LocalInvokerOptions } from './options.js';
+
+/**
+ * The `local` execution mode's {@link ActionInvoker} (SPEC.md Appendix A): runs actions in this
+ * process — `function` connectors through registered handlers, `shell` connectors as child
+ * processes, `http` connectors over HTTP. Validates inputs and outputs against the action
+ * schemas, caps in-flight calls per connector, and maps failures to the §7 taxonomy.
+ * Per-attempt timeouts and retries are the engine's: it aborts `context.signal`, and asks
+ * {@link LocalInvoker.timeoutFor} for the timeout of a step that sets none.
+ */
+export class LocalInvoker implements ActionInvoker {
+  private readonly options;
+  private readonly defaults: ConnectorDefaults;
+  private readonly ajv = createAjv();
+  private readonly table = new ConnectorTable();
+  private readonly implicit = new Map<string, CompiledConnector>();
+
+  constructor(options: LocalInvokerOptions = {}) {
+    this.options = compileInvokerOptions(options);
+    this.defaults = {
+      timeoutSeconds: this.options.defaultTimeoutSeconds,
+      concurrency: this.options.defaultConcurrency,
+    };
+  }
+
+  /**
+   * Registers a connector from an in-memory definition (`{connector: {...}, actions: [...]}`),
+   * checked like a file. Returns the compiled connector. Throws `VALIDATION`.
+   */
+  registerConnector(definition: ConnectorDefinition | object): CompiledConnector {
+    return this.register({ input: definition });
+  }
+
+  /** Registers a connector from the text of a YAML or JSON document; `file` names it in errors. */
+  registerConnectorSource(text: string | Uint8Array, file?: string): CompiledConnector {
+    return this.register({ input: text, ...(file !== undefined ? { file } : {}) });
+  }
+
+  /** Loads and registers a connector file (YAML or JSON). `shell` commands run in its folder. */
+  async loadConnectorFile(path: string): Promise<CompiledConnector> {
+    return this.register(await readConnectorFile(path, this.options.maxFileSize));
+  }
+
+  /**
+   * Loads every `*.yaml`, `*.yml` and `*.json` file of a folder (such as `./plugins`), in name
+   * order. Every file is checked before any is registered; the error lists every bad file. A
+   * missing folder is an error unless `missingOk`.
+   */
+  async loadConnectorDir(dir: string, options: { missingOk?: boolean } = {}) {
+    const sources = await readConnectorDir(dir, this.options.maxFileSize, options.missingOk);
+    return this.registerAll(sources);
+  }
+
+  /** Registers the handler of `<plugin>.<action>` (replacing an earlier one). */
+  registerHandler<Input = Record<string, unknown>>(key: string, fn: ActionHandler<Input>): this {
+    parseHandlerKey(key);
+    this.table.addHandler(key, fn as ActionHandler);
+    return this;
+  }
+
+  /** Registers every method of `target` marked with the `@handler(key)` decorator. */
+  registerHandlers(target: object): this {
+    for (const { key, fn } of decoratedHandlers(target)) this.registerHandler(key, fn);
+    return this;
+  }
+
+  /** Every registered connector. */
+  connectors(): CompiledConnector[] {
+    return this.table.connectors();
+  }
+
+  /** Throws `VALIDATION` naming the target or action that cannot be served (with did-you-mean). */
+  check(target: ActionCall['target'], action: string): void {
+    this.resolve(target, action);
+  }
+
+  /** Effective timeout of an action in milliseconds (`action.timeout`, connector, default). */
+  timeoutFor(target: ActionCall['target'], action: string): number {
+    const { action: compiled } = this.resolve(target, action, false);
+    return compiled?.timeoutMs ?? this.defaults.timeoutSeconds * 1000;
+  }
+
+  /** Runs one action call; see the class comment. */
+  invoke(call: ActionCall): Promise<unknown> {
+    let resolved: Resolved;
+    try {
+      resolved = this.resolve(call.target, call.action);
+      checkInput(resolved.action?.validateInput, call.input, resolved.call);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    const { connector, action } = resolved;
+    const { context } = call;
+    const run: ActionRun = { ...resolved, input: call.input, context: call.context };
+    return connector.limit(async () => {
+      if (context.aborted) throw abortError(context.signal);
+      let output: unknown;
+      try {
+        output = await this.runKind(run, resolved.handler);
+      } catch (error) {
+        throw toActionError(error, connector.name, context.signal);
+      }
+      checkOutput(action?.validateOutput, output, resolved.call, connector.name);
+      return output;
+    });
+  }
+
+  private runKind(run: ActionRun, handler: ActionHandler | undefined): Promise<unknown> {
+    switch (run.connector.kind) {
+      case 'function':
+        return Promise.resolve(handler!(run.input, run.context));
+      case 'shell':
+        return runShell(run, this.options.maxOutputBytes);
+      case 'http':
+        return runHttp(run, this.options.maxOutputBytes);
+    }
+  }
+
+  private resolve(target: ActionCall['target'], action: string, requireHandler = true): Resolved {
+    const implicit = (plugin: string) => this.implicitConnector(plugin);
+    return this.table.resolve(target, action, implicit, requireHandler);
+  }
+
+  /** The connector of a plugin made only of registered handlers (no definition, no schemas). */
+  private implicitConnector(plugin: string): CompiledConnector {
+    let connector = this.implicit.get(plugin);
+    if (!connector) {
+      connector = {
+        kind: 'function',
+        name: plugin,
+        namespace: 'local',
+        version: '0.0.0',
+        ref: `connector:local/${plugin}@0.0.0`,
+        slug: undefined,
+        definition: {
+          connector: { kind: 'function', name: plugin, namespace: 'local', version: '0.0.0' },
+          actions: [],
+        },
+        actions: new Map(),
+        concurrency: this.defaults.concurrency,
+        limit: pLimit(this.defaults.concurrency),
+        file: undefined,
+        cwd: undefined,
+      };
+      this.implicit.set(plugin, connector);
+    }
+    return connector;
+  }
+
+  private register(source: ConnectorSource): CompiledConnector {
+    const connector = this.compile(source);
+    this.table.add(connector);
+    return connector;
+  }
+
+  private registerAll(sources: ConnectorSource[]): CompiledConnector[] {
+    const compiled: CompiledConnector[] = [];
+    const failures: ValidationError[] = [];
+    for (const source of sources) {
+      try {
+        compiled.push(this.compile(source));
+      } catch (error) {
+        if (!(error instanceof ValidationError)) throw error;
+        failures.push(error);
+      }
+    }
+    const first = failures[0];
+    if (first) {
+      const text = failures.map((f) => f.message).join('\n');
+      throw new ValidationError(`${failures.length} connector file(s) are invalid:\n${text}`, {
+        ...first.details,
+      });
+    }
+    const probe = new ConnectorTable();
+    for (const connector of [...this.table.connectors(), ...compiled]) probe.add(connector);
+    for (const connector of compiled) this.table.add(connector);
+    return compiled;
+  }
+
+  private compile(source: ConnectorSource): CompiledConnector {
+    const { definition, reporter } = parseConnectorDefinition(source.input, {
+      environment: this.options.environment,
+      ...(source.file !== undefined ? { file: source.file } : {}),
+      ...(this.options.maxFileSize !== undefined ? { maxFileSize: this.options.maxFileSize } : {}),
+    });
+    return compileConnector(definition, {
+      ajv: this.ajv,
+      reporter: reporter ?? new Reporter(source.file, undefined),
+      defaults: this.defaults,
+      ...(source.file !== undefined ? { file: source.file } : {}),
+      ...(source.cwd !== undefined ? { cwd: source.cwd } : {}),
+    });
+  }
+}

@@ -1,0 +1,61 @@
+import { CONNECTOR_DEFAULTS, ValidationError } from '@weft/core';
+import type { Environment } from '../connector/interpolate-env.js';
+
+/** Options of {@link LocalInvoker}. Nothing is read from the process: pass what you mean. */
+export interface LocalInvokerOptions {
+  /** Variables for `${VAR}` interpolation in connector definitions. Default: none. */
+  environment?: Environment;
+  /** Timeout in seconds of actions whose connector gives none. Default 120, at most 600. */
+  defaultTimeout?: number;
+  /** In-flight calls per connector when the connector gives no `concurrency`. Default 10, at most 100. */
+  defaultConcurrency?: number;
+  /** Largest command stdout or HTTP answer body, in bytes. Default 10 MiB. */
+  maxOutputBytes?: number;
+  /** Largest connector definition file, in bytes. Default 1 MiB. */
+  maxFileSize?: number;
+}
+
+/** {@link LocalInvokerOptions} with defaults filled in. */
+export interface CompiledInvokerOptions {
+  environment: Environment;
+  defaultTimeoutSeconds: number;
+  defaultConcurrency: number;
+  maxOutputBytes: number;
+  maxFileSize: number | undefined;
+}
+
+/** Default largest command stdout or HTTP body: 10 MiB. */
+export const DEFAULT_MAX_OUTPUT_BYTES = 10 * 1024 * 1024;
+
+/** Fills the defaults of {@link LocalInvokerOptions} once, checking the §8 limits. */
+export function compileInvokerOptions(options: LocalInvokerOptions = {}): CompiledInvokerOptions {
+  return {
+    environment: options.environment ?? {},
+    defaultTimeoutSeconds: bounded(
+      'defaultTimeout',
+      options.defaultTimeout ?? CONNECTOR_DEFAULTS.timeoutSeconds,
+      CONNECTOR_DEFAULTS.maxTimeoutSeconds,
+    ),
+    defaultConcurrency: bounded(
+      'defaultConcurrency',
+      options.defaultConcurrency ?? CONNECTOR_DEFAULTS.concurrency,
+      CONNECTOR_DEFAULTS.maxConcurrency,
+    ),
+    maxOutputBytes: bounded(
+      'maxOutputBytes',
+      options.maxOutputBytes ?? DEFAULT_MAX_OUTPUT_BYTES,
+      Number.MAX_SAFE_INTEGER,
+    ),
+    maxFileSize: options.maxFileSize,
+  };
+}
+
+function bounded(field: string, value: number, max: number): number {
+  if (!Number.isInteger(value) || value < 1 || value > max) {
+    throw new ValidationError(`${field} must be an integer from 1 to ${max}, got ${value}`, {
+      field,
+      constraint: 'range',
+    });
+  }
+  return value;
+}

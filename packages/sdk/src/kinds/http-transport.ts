@@ -1,0 +1,153 @@
+import { BackendError, UnavailableError, type WeftError } from '@weft/core';
+import type { ActionRun } from './action-run.js';
+import { abortError, tail } from './errors.js';
+
+/** An HTTP answer whose body was read (bounded) and parsed when it is JSON. */
+export interface HttpAnswer {
+  status: number;
+  /** The parsed JSON body; `undefined` when the body is not JSON. */
+  json: unknown;
+  /** The body as text (for messages). */
+  text: string;
+}
+
+/** Connection failures that mean "the service is not there" rather than "it failed". */
+const UNREACHABLE = new Set([
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'UND_ERR_CONNECT_TIMEOUT',
+]);
+
+/**
+ * Sends one request with Node's fetch on the call's signal, with `Idempotency-Key` set to the
+ * call's idempotency key, and reads the answer: redirects are never followed (a 3xx is
+ * `BACKEND_ERROR` naming the location), a body over `maxBytes` is `BACKEND_ERROR`, a service
+ * that cannot be reached (connection refused, DNS failure) is `UNAVAILABLE`.
+ */
+export async function sendRequest(
+  url: string,
+  init: { method: string; headers: Record<string, string>; body?: string },
+  run: ActionRun,
+  maxBytes: number,
+): Promise<HttpAnswer> {
+  const { context, connector, call } = run;
+  const backend = connector.name;
+  const headers: Record<string, string> = { accept: 'application/json' };
+  if (init.body !== undefined) headers['content-type'] = 'application/json';
+  for (const [key, value] of Object.entries(init.headers)) headers[key.toLowerCase()] = value;
+  if (context.idempotencyKey !== '') headers['idempotency-key'] = context.idempotencyKey;
+  let response: Response;
+  try {
+    response = await fetch(url, {
+      method: init.method,
+      headers,
+      redirect: 'manual',
+      signal: context.signal,
+      ...(init.body !== undefined ? { body: init.body } : {}),
+    });
+  } catch (error) {
+    throw requestError(error, run, url);
+  }
+  if (response.status >= 300 && response.status < 400) {
+    await response.body?.cancel();
+    const location = response.headers.get('location') ?? 'an unknown location';
+    const message = `${url} answered ${response.status}, a redirect to ${location}, which is not followed`;
+    throw new BackendError(`${call}: ${message}`, { backend, original_error: message });
+  }
+  const text = await readBody(response, maxBytes, run);
+  let json: unknown;
+  try {
+    json = text.trim() === '' ? undefined : (JSON.parse(text) as unknown);
+  } catch {
+    json = undefined;
+  }
+  return { status: response.status, json, text };
+}
+
+/** A BACKEND_ERROR for an answer that is not what the caller expected. */
+export function badAnswer(
+  run: ActionRun,
+  url: string,
+  answer: HttpAnswer,
+  what: string,
+): WeftError {
+  const body = tail(answer.text, 500) || '(empty body)';
+  const message = `${url} answered ${answer.status} ${what}: ${body}`;
+  return new BackendError(`${run.call}: ${message}`, {
+    backend: run.connector.name,
+    original_error: message,
+    status_code: answer.status,
+  });
+}
+
+async function readBody(response: Response, maxBytes: number, run: ActionRun): Promise<string> {
+  const tooLarge = () => {
+    const message = `the answer is over the limit of ${maxBytes} bytes`;
+    return new BackendError(`${run.call}: ${message}`, {
+      backend: run.connector.name,
+      original_error: message,
+    });
+  };
+  const declared = Number(response.headers.get('content-length') ?? 0);
+  if (declared > maxBytes) {
+    await response.body?.cancel();
+    throw tooLarge();
+  }
+  if (!response.body) return '';
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  try {
+    for await (const chunk of response.body) {
+      size += chunk.byteLength;
+      if (size > maxBytes) {
+        await response.body.cancel().catch(() => undefined);
+        throw tooLarge();
+      }
+      chunks.push(chunk);
+    }
+  } catch (error) {
+    if (error instanceof BackendError) throw error;
+    throw requestError(error, run, response.url);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+function requestError(error: unknown, run: ActionRun, url: string): WeftError {
+  const { context, connector, call } = run;
+  if (context.signal.aborted) return abortError(context.signal);
+  const code = errorCode(error);
+  const host = safeHost(url);
+  if (code !== undefined && UNREACHABLE.has(code)) {
+    return new UnavailableError(`${call}: cannot reach ${host} (${code})`, {
+      backend: connector.name,
+      suggestion: `start the service at ${host}, or check the URL of ${connector.name}`,
+    });
+  }
+  const message = `${error instanceof Error ? error.message : String(error)}${code ? ` (${code})` : ''}`;
+  return new BackendError(`${call}: request to ${host} failed: ${message}`, {
+    backend: connector.name,
+    original_error: message,
+  });
+}
+
+/** The `code` of a fetch failure's cause (or of the first of an AggregateError's errors). */
+function errorCode(error: unknown): string | undefined {
+  let cause: unknown = error instanceof Error ? (error.cause ?? error) : error;
+  for (let depth = 0; depth < 4 && cause !== null && typeof cause === 'object'; depth++) {
+    const record = cause as { code?: unknown; errors?: unknown[]; cause?: unknown };
+    if (typeof record.code === 'string') return record.code;
+    cause = record.errors?.[0] ?? record.cause;
+  }
+  return undefined;
+}
+
+function safeHost(url: string): string {
+  try {
+    return new URL(url).host;
+  } catch {
+    return 'the service';
+  }
+}

@@ -1,0 +1,19 @@
+export { buildServer, storeOptionsOf } from './build.js';
+export type { BuiltServer, ServerDependencies } from './build.js';
+export { startServer, closeOnSignals } from './start.js';
+export type { RunningServer } from './start.js';
+export { compileServerOptions, serverOptionsFromEnv, envFlag } from './config.js';
+export type { ServerOptions, CompiledServerOptions } from './config.js';
+export { createLocalKey } from './local-keys.js';
+export { registerHealth, SERVER_VERSION } from './health.js';
+export {
+  parseDefinitionBytes,
+  validateDefinition,
+  checksumOf,
+  signedPayload,
+  signDefinition,
+  verifyDefinitionSignature,
+  renderOpenApi,
+} from '@weft/registry';
+export type { DefinitionFormat, DefinitionProblem } from '@weft/registry';
+export { renderServerOpenApi } from './openapi.js';

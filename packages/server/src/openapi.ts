@@ -1,0 +1,18 @@
+import { renderOpenApi } from '@weft/registry';
+import { openStore } from '@weft/store';
+import { buildServer } from './build.js';
+
+/**
+ * The OpenAPI document `GET /openapi.json` serves, rendered from a server on a throwaway
+ * in-memory store. The committed copy is `docs/openapi.json` (`npm run openapi` rewrites it).
+ */
+export async function renderServerOpenApi(): Promise<string> {
+  const { registry } = await openStore({ kind: 'sqlite', dataDir: ':memory:' });
+  const server = await buildServer({}, { store: registry, logger: false });
+  try {
+    return renderOpenApi(server.app);
+  } finally {
+    await server.close();
+    await registry.close();
+  }
+}

@@ -1,0 +1,87 @@
+import type { Generated } from 'kysely';
+
+/** `plugins`: one row per slug, with the searchable listing of its latest version. */
+export interface PluginsTable {
+  slug: string;
+  slug_key: string;
+  owner: string;
+  created_at: string;
+  updated_at: string;
+  downloads: Generated<number>;
+  latest_version: string | null;
+  name: string;
+  description: string;
+  author: string;
+  /** JSON array of strings. */
+  tags: string;
+}
+
+/** `plugin_versions`: every version ever published, removed ones included. */
+export interface PluginVersionsTable {
+  slug: string;
+  version: string;
+  status: string;
+  published_at: string;
+  checksum: string;
+  content_type: string;
+  body: Uint8Array;
+  /** JSON of the parsed definition. */
+  definition: string;
+  signature_key_id: string | null;
+  deprecated_reason: string | null;
+  replacement_version: string | null;
+  deprecated_at: string | null;
+  removed_at: string | null;
+  downloads: Generated<number>;
+}
+
+/** `plugin_tags`: tag filter of the search. */
+export interface PluginTagsTable {
+  slug: string;
+  tag: string;
+}
+
+/** `download_days`: downloads per version per UTC day. */
+export interface DownloadDaysTable {
+  slug: string;
+  version: string;
+  date: string;
+  downloads: number;
+}
+
+/** `api_keys`: hashed API keys. */
+export interface ApiKeysTable {
+  id: string;
+  name: string;
+  owner: string;
+  hash: string;
+  /** 0 or 1. */
+  admin: number;
+  created_at: string;
+}
+
+/** `signing_keys`: owners' OpenPGP public keys. */
+export interface SigningKeysTable {
+  owner: string;
+  fingerprint: string;
+  key_id: string;
+  /** JSON array of key ids (primary and subkeys). */
+  key_ids: string;
+  armored: string;
+  /** JSON array of user ids. */
+  user_ids: string;
+  created_at: string;
+}
+
+/** The tables of the registry, as Kysely sees them. */
+export interface Database {
+  plugins: PluginsTable;
+  plugin_versions: PluginVersionsTable;
+  plugin_tags: PluginTagsTable;
+  download_days: DownloadDaysTable;
+  api_keys: ApiKeysTable;
+  signing_keys: SigningKeysTable;
+}
+
+/** The SQL dialects weft stores to. */
+export type Dialect = 'sqlite' | 'postgres';

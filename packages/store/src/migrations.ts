@@ -1,0 +1,119 @@
+import { Migrator, sql, type Kysely, type Migration } from 'kysely';
+import { InternalError } from '@weft/core';
+import type { Database, Dialect } from './database.js';
+
+/** The one migration set of weft, in order; dialect-specific only where SQL differs. */
+function migrations(dialect: Dialect): Record<string, Migration> {
+  return {
+    '0001_registry': {
+      async up(db: Kysely<unknown>) {
+        const bytes = dialect === 'postgres' ? 'bytea' : 'blob';
+        await db.schema
+          .createTable('plugins')
+          .addColumn('slug', 'text', (c) => c.primaryKey())
+          .addColumn('slug_key', 'text', (c) => c.notNull().unique())
+          .addColumn('owner', 'text', (c) => c.notNull())
+          .addColumn('created_at', 'text', (c) => c.notNull())
+          .addColumn('updated_at', 'text', (c) => c.notNull())
+          .addColumn('downloads', 'integer', (c) => c.notNull().defaultTo(0))
+          .addColumn('latest_version', 'text')
+          .addColumn('name', 'text', (c) => c.notNull())
+          .addColumn('description', 'text', (c) => c.notNull())
+          .addColumn('author', 'text', (c) => c.notNull())
+          .addColumn('tags', 'text', (c) => c.notNull())
+          .execute();
+        await db.schema
+          .createTable('plugin_versions')
+          .addColumn('slug', 'text', (c) => c.notNull().references('plugins.slug'))
+          .addColumn('version', 'text', (c) => c.notNull())
+          .addColumn('status', 'text', (c) => c.notNull())
+          .addColumn('published_at', 'text', (c) => c.notNull())
+          .addColumn('checksum', 'text', (c) => c.notNull())
+          .addColumn('content_type', 'text', (c) => c.notNull())
+          .addColumn('body', bytes, (c) => c.notNull())
+          .addColumn('definition', 'text', (c) => c.notNull())
+          .addColumn('signature_key_id', 'text')
+          .addColumn('deprecated_reason', 'text')
+          .addColumn('replacement_version', 'text')
+          .addColumn('deprecated_at', 'text')
+          .addColumn('removed_at', 'text')
+          .addColumn('downloads', 'integer', (c) => c.notNull().defaultTo(0))
+          .addPrimaryKeyConstraint('plugin_versions_pk', ['slug', 'version'])
+          .execute();
+        await db.schema
+          .createTable('plugin_tags')
+          .addColumn('slug', 'text', (c) => c.notNull().references('plugins.slug'))
+          .addColumn('tag', 'text', (c) => c.notNull())
+          .addPrimaryKeyConstraint('plugin_tags_pk', ['slug', 'tag'])
+          .execute();
+        await db.schema
+          .createIndex('plugin_tags_tag')
+          .on('plugin_tags')
+          .columns(['tag', 'slug'])
+          .execute();
+        await db.schema
+          .createIndex('plugins_rank')
+          .on('plugins')
+          .columns(['downloads desc', 'slug'])
+          .execute();
+        await db.schema
+          .createTable('download_days')
+          .addColumn('slug', 'text', (c) => c.notNull())
+          .addColumn('version', 'text', (c) => c.notNull())
+          .addColumn('date', 'text', (c) => c.notNull())
+          .addColumn('downloads', 'integer', (c) => c.notNull())
+          .addPrimaryKeyConstraint('download_days_pk', ['slug', 'version', 'date'])
+          .execute();
+        await db.schema
+          .createTable('api_keys')
+          .addColumn('id', 'text', (c) => c.primaryKey())
+          .addColumn('name', 'text', (c) => c.notNull())
+          .addColumn('owner', 'text', (c) => c.notNull())
+          .addColumn('hash', 'text', (c) => c.notNull())
+          .addColumn('admin', 'integer', (c) => c.notNull())
+          .addColumn('created_at', 'text', (c) => c.notNull())
+          .execute();
+        await db.schema
+          .createTable('signing_keys')
+          .addColumn('owner', 'text', (c) => c.notNull())
+          .addColumn('fingerprint', 'text', (c) => c.notNull())
+          .addColumn('key_id', 'text', (c) => c.notNull())
+          .addColumn('key_ids', 'text', (c) => c.notNull())
+          .addColumn('armored', 'text', (c) => c.notNull())
+          .addColumn('user_ids', 'text', (c) => c.notNull())
+          .addColumn('created_at', 'text', (c) => c.notNull())
+          .addPrimaryKeyConstraint('signing_keys_pk', ['owner', 'fingerprint'])
+          .execute();
+        if (dialect === 'postgres') {
+          await sql`ALTER TABLE plugins
+            ADD COLUMN search_all tsvector NOT NULL DEFAULT ''::tsvector,
+            ADD COLUMN search_name tsvector NOT NULL DEFAULT ''::tsvector,
+            ADD COLUMN search_tags tsvector NOT NULL DEFAULT ''::tsvector`.execute(db);
+          await sql`CREATE INDEX plugins_search ON plugins USING gin (search_all)`.execute(db);
+        } else {
+          await sql`CREATE VIRTUAL TABLE plugin_search USING fts5(
+            slug UNINDEXED, name, tags, description, tokenize = 'unicode61 remove_diacritics 2')`.execute(
+            db,
+          );
+        }
+      },
+    },
+  };
+}
+
+/** Applies every migration not yet applied; throws when one fails. */
+export async function migrate(db: Kysely<Database>, dialect: Dialect): Promise<void> {
+  const migrator = new Migrator({
+    db,
+    provider: { getMigrations: async () => migrations(dialect) },
+  });
+  const { error, results } = await migrator.migrateToLatest();
+  if (error) {
+    const failed = results?.find((r) => r.status === 'Error')?.migrationName ?? 'unknown';
+    const cause = error instanceof Error ? error : new Error(String(error));
+    throw new InternalError(`database migration ${failed} failed: ${cause.message}`, {
+      error_type: cause.name,
+      stack_trace: cause.stack ?? '',
+    });
+  }
+}

@@ -1,0 +1,176 @@
+import type { Kysely } from 'kysely';
+import {
+  ConflictError,
+  type ApiKeyRecord,
+  type Decision,
+  type DownloadStats,
+  type PluginDefinition,
+  type PluginRecord,
+  type PluginState,
+  type RegistryStore,
+  type SearchQuery,
+  type SigningKeyRecord,
+} from '@weft/core';
+import { applyChange } from './apply-change.js';
+import type { Database, Dialect } from './database.js';
+import {
+  isUniqueViolation,
+  PLUGIN_COLUMNS,
+  toPluginRecord,
+  toVersionRecord,
+  VERSION_COLUMNS,
+} from './rows.js';
+import { searchPlugins } from './search.js';
+import { downloadStats, recordDownload } from './downloads.js';
+
+/** The registry store port over Kysely, for SQLite and PostgreSQL alike. */
+export class KyselyRegistryStore implements RegistryStore {
+  constructor(
+    private readonly db: Kysely<Database>,
+    readonly kind: Dialect,
+  ) {}
+
+  async modifyPlugin<T>(
+    slug: string,
+    slugKey: string,
+    decide: (state: PluginState | undefined, confusableWith: string | undefined) => Decision<T>,
+  ): Promise<T> {
+    try {
+      return await this.db.transaction().execute(async (trx) => {
+        let select = trx.selectFrom('plugins').select(PLUGIN_COLUMNS).where('slug', '=', slug);
+        if (this.kind === 'postgres') select = select.forUpdate();
+        const row = await select.executeTakeFirst();
+        let state: PluginState | undefined;
+        let confusable: string | undefined;
+        if (row) {
+          const versions = await trx
+            .selectFrom('plugin_versions')
+            .select(VERSION_COLUMNS)
+            .where('slug', '=', slug)
+            .execute();
+          state = { plugin: toPluginRecord(row), versions: versions.map(toVersionRecord) };
+        } else {
+          const other = await trx
+            .selectFrom('plugins')
+            .select('slug')
+            .where('slug_key', '=', slugKey)
+            .executeTakeFirst();
+          confusable = other?.slug;
+        }
+        const { change, result } = decide(state, confusable);
+        await applyChange(trx, this.kind, slug, change);
+        return result;
+      });
+    } catch (error) {
+      if (isUniqueViolation(error)) {
+        throw new ConflictError(
+          `${slug} was changed by another request at the same time; read it again and retry`,
+          { slug, constraint: 'concurrent_change' },
+        );
+      }
+      throw error;
+    }
+  }
+
+  async getPlugin(slug: string): Promise<PluginState | undefined> {
+    const row = await this.db
+      .selectFrom('plugins')
+      .select(PLUGIN_COLUMNS)
+      .where('slug', '=', slug)
+      .executeTakeFirst();
+    if (!row) return undefined;
+    const versions = await this.db
+      .selectFrom('plugin_versions')
+      .select(VERSION_COLUMNS)
+      .where('slug', '=', slug)
+      .execute();
+    return { plugin: toPluginRecord(row), versions: versions.map(toVersionRecord) };
+  }
+
+  async getDefinition(slug: string, version: string): Promise<PluginDefinition | undefined> {
+    const row = await this.db
+      .selectFrom('plugin_versions')
+      .select('definition')
+      .where('slug', '=', slug)
+      .where('version', '=', version)
+      .executeTakeFirst();
+    return row ? (JSON.parse(row.definition) as PluginDefinition) : undefined;
+  }
+
+  async getBody(slug: string, version: string): Promise<Uint8Array | undefined> {
+    const row = await this.db
+      .selectFrom('plugin_versions')
+      .select('body')
+      .where('slug', '=', slug)
+      .where('version', '=', version)
+      .executeTakeFirst();
+    return row ? new Uint8Array(row.body) : undefined;
+  }
+
+  recordDownload(slug: string, version: string, at: string): Promise<void> {
+    return recordDownload(this.db, slug, version, at);
+  }
+
+  search(query: SearchQuery): Promise<{ total: number; plugins: PluginRecord[] }> {
+    return searchPlugins(this.db, this.kind, query);
+  }
+
+  downloadStats(slug: string, sinceDate: string): Promise<DownloadStats> {
+    return downloadStats(this.db, slug, sinceDate);
+  }
+
+  async insertApiKey(record: ApiKeyRecord): Promise<void> {
+    await this.db
+      .insertInto('api_keys')
+      .values({ ...record, admin: record.admin ? 1 : 0 })
+      .execute();
+  }
+
+  async findApiKey(id: string): Promise<ApiKeyRecord | undefined> {
+    const row = await this.db
+      .selectFrom('api_keys')
+      .selectAll()
+      .where('id', '=', id)
+      .executeTakeFirst();
+    return row ? { ...row, admin: Number(row.admin) === 1 } : undefined;
+  }
+
+  async insertSigningKey(record: SigningKeyRecord): Promise<boolean> {
+    try {
+      await this.db
+        .insertInto('signing_keys')
+        .values({
+          ...record,
+          key_ids: JSON.stringify(record.key_ids),
+          user_ids: JSON.stringify(record.user_ids),
+        })
+        .execute();
+      return true;
+    } catch (error) {
+      if (isUniqueViolation(error)) return false;
+      throw error;
+    }
+  }
+
+  async listSigningKeys(owner: string): Promise<SigningKeyRecord[]> {
+    const rows = await this.db
+      .selectFrom('signing_keys')
+      .selectAll()
+      .where('owner', '=', owner)
+      .orderBy('created_at')
+      .execute();
+    return rows.map((row) => ({
+      ...row,
+      key_ids: JSON.parse(row.key_ids) as string[],
+      user_ids: JSON.parse(row.user_ids) as string[],
+    }));
+  }
+
+  async ping(): Promise<void> {
+    await this.db.selectFrom('api_keys').select('id').limit(1).execute();
+  }
+
+  async close(): Promise<void> {
+    await this.db.destroy();
+  }
+}
