@@ -10,7 +10,10 @@ const exec = promisify(execFile);
 
 async function weft(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   try {
-    const { stdout, stderr } = await exec(bin, args, { cwd: root, env: { ...process.env, NO_COLOR: '1' } });
+    const { stdout, stderr } = await exec(bin, args, {
+      cwd: root,
+      env: { ...process.env, NO_COLOR: '1' },
+    });
     return { code: 0, stdout, stderr };
   } catch (error) {
     const e = error as { code: number; stdout: string; stderr: string };
