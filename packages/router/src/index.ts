@@ -1,0 +1,2 @@
+/** @packageDocumentation weft router: routing table, health checker, dispatch and its HTTP routes */
+export {};

@@ -1,0 +1,2 @@
+/** @packageDocumentation weft runtime: executions API, triggers, scheduler and workers */
+export {};
