@@ -14,7 +14,8 @@ interface Config {
   url?: string;
   schema?: string;
   seed: number;
-  cacheTtlMs: number;
+  /** Absent: the server's default. */
+  cacheTtlMs?: number;
 }
 
 const config = JSON.parse(process.argv[2]!) as Config;
@@ -47,7 +48,10 @@ if (config.seed > 0 && !(await store.getPlugin(seededDefinition(0).slug))) {
 }
 const apiKey = (await createKey(store, { name: 'bench' }, at)).key;
 const server = await buildServer(
-  { cacheTtlMs: config.cacheTtlMs, logLevel: 'error' },
+  {
+    ...(config.cacheTtlMs !== undefined ? { cacheTtlMs: config.cacheTtlMs } : {}),
+    logLevel: 'error',
+  },
   { store, logger: false, routes: (app) => app.get('/bare', async () => ({ ok: true })) },
 );
 await server.app.listen({ host: '127.0.0.1', port: 0 });

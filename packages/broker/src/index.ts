@@ -1,2 +1,9 @@
 /** @packageDocumentation weft broker: in-memory, NATS JetStream and Kafka implementations of the Broker port */
-export {};
+export * from './connect.js';
+export * from './consume-options.js';
+export { MemoryBroker } from './memory/memory-broker.js';
+export { MemoryBackend } from './memory/backend.js';
+export { NatsBroker, type NatsBrokerOptions } from './nats/nats-broker.js';
+export type { NatsLayout } from './nats/streams.js';
+export { KafkaBroker, type KafkaBrokerOptions } from './kafka/kafka-broker.js';
+export * from './test-brokers.js';

@@ -17,7 +17,11 @@ export interface RegistryOptions {
   unpublishWindowHours?: number;
   /** Base of absolute URLs (`schema_url`, `url`); default: from the request's Host. */
   publicUrl?: string;
-  /** How long search and detail answers are cached, in ms (writes clear it). Default 2000; 0: off. */
+  /**
+   * Search and detail answers are cached until a write of this process (publish, update,
+   * deprecate, unpublish, a counted download) makes them stale; this bounds, in ms, how long
+   * writes by other processes on the same database may go unseen. Default 10,000; 0: no cache.
+   */
   cacheTtlMs?: number;
   /** Most cached answers. Default 10,000. */
   cacheSize?: number;
@@ -49,7 +53,7 @@ export function compileRegistryOptions(options: RegistryOptions): CompiledRegist
     bodyLimit: options.bodyLimit ?? DEFAULT_BODY_LIMIT,
     unpublishWindowMs: (options.unpublishWindowHours ?? 72) * 3_600_000,
     publicUrl: options.publicUrl?.replace(/\/+$/, ''),
-    cacheTtlMs: options.cacheTtlMs ?? 2000,
+    cacheTtlMs: options.cacheTtlMs ?? 10_000,
     cacheSize: options.cacheSize ?? 10_000,
   };
 }

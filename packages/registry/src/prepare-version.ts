@@ -40,14 +40,18 @@ export function problemsError(problems: readonly DefinitionProblem[]): Validatio
  */
 export async function prepareVersion(
   store: RegistryStore,
-  bytes: Uint8Array,
-  format: DefinitionFormat,
+  submission: { bytes: Uint8Array; format: DefinitionFormat; parsed?: unknown },
   owner: string,
   at: string,
 ): Promise<{ definition: PluginDefinition; version: NewVersion }> {
-  const parsed = parseDefinitionBytes(bytes, format);
-  if (!parsed.ok) throw problemsError(parsed.problems);
-  const checked = validateDefinition(parsed.value);
+  const { bytes, format } = submission;
+  let value = submission.parsed;
+  if (value === undefined) {
+    const parsed = parseDefinitionBytes(bytes, format);
+    if (!parsed.ok) throw problemsError(parsed.problems);
+    value = parsed.value;
+  }
+  const checked = validateDefinition(value);
   if (!checked.ok) throw problemsError(checked.problems);
   const definition = checked.definition;
   let signatureKeyId: string | null = null;

@@ -2,9 +2,12 @@ import {
   ForbiddenError,
   NotFoundError,
   ValidationError,
+  WeftError,
   type AnalyticsResponse,
   type CreatedKey,
   type CreateKeyRequest,
+  type Decision,
+  type PluginState,
   type DeprecateResponse,
   type Principal,
   type PublishResponse,
@@ -14,7 +17,7 @@ import {
   type UpdateResponse,
 } from '@weft/core';
 import { authenticate, generateApiKey } from './auth.js';
-import { TtlCache } from './cache.js';
+import { AnswerCache } from './answer-cache.js';
 import type { DefinitionFormat } from './definition/parse.js';
 import { buildDetail, pickVersion } from './detail.js';
 import type { CompiledRegistryOptions } from './options.js';
@@ -25,18 +28,23 @@ import { slugKey, slugProblem, versionProblem } from './rules/names.js';
 import { toSearchQuery, type SearchParams } from './search-query.js';
 import { readPublicKey } from './signatures.js';
 
-/** A definition as received: its exact bytes and format. */
+/** A definition as received: its exact bytes and format (and its parsed data, when known). */
 export interface Submission {
   bytes: Uint8Array;
   format: DefinitionFormat;
+  /** The bytes already parsed by the hardened parser (the HTTP body parser does it). */
+  parsed?: unknown;
 }
 
-/** The registry's operations, independent of HTTP. Reads of search and detail are cached. */
+/**
+ * The registry's operations, independent of HTTP. Search and detail answers are cached until a
+ * change of this process makes them stale (see {@link AnswerCache}).
+ */
 export class RegistryService {
-  private readonly cache: TtlCache<string>;
+  private readonly cache: AnswerCache;
 
   constructor(readonly options: CompiledRegistryOptions) {
-    this.cache = new TtlCache(options.cacheTtlMs, options.cacheSize, () => options.clock.now());
+    this.cache = new AnswerCache(options.cacheTtlMs, options.cacheSize, () => options.clock.now());
   }
 
   /** The caller of a write; throws UNAUTHORIZED. */
@@ -53,8 +61,9 @@ export class RegistryService {
   async search(params: SearchParams): Promise<string> {
     const query = toSearchQuery(params);
     const key = `s\0${query.exact}\0${query.tag ?? ''}\0${query.limit}\0${query.offset}`;
-    const cached = this.cache.get(key);
+    const cached = this.cache.search(key);
     if (cached !== undefined) return cached;
+    const stamp = this.cache.searchStamp();
     const { total, plugins } = await this.options.store.search(query);
     const answer: SearchResponse = {
       total,
@@ -71,24 +80,30 @@ export class RegistryService {
       })),
     };
     const text = JSON.stringify(answer);
-    this.cache.set(key, text);
+    this.cache.keepSearch(key, text, stamp);
     return text;
   }
 
   /** `GET /plugins/{slug}`, serialised. */
   async detail(slug: string, version: string | undefined, baseUrl: string): Promise<string> {
     requireSlug(slug);
-    const key = `d\0${slug}\0${version ?? ''}\0${baseUrl}`;
-    const cached = this.cache.get(key);
+    const key = `${slug}\0${version ?? ''}\0${baseUrl}`;
+    const cached = this.cache.detail(slug, key);
     if (cached !== undefined) return cached;
-    const state = await this.options.store.getPlugin(slug);
-    if (!state) throw new NotFoundError(`no plugin ${slug}`, { slug });
+    const stamp = this.cache.detailStamp(slug);
+    const found = await this.options.store.getDetail(slug, version);
+    if (!found) throw new NotFoundError(`no plugin ${slug}`, { slug });
+    const { state } = found;
     const record = pickVersion(state, slug, version);
-    const definition = await this.options.store.getDefinition(slug, record.version);
+    // The store read the listing's latest; the rules decide which version is latest.
+    const definition =
+      version !== undefined || record.version === state.plugin.listing?.latest_version
+        ? found.definition
+        : await this.options.store.getDefinition(slug, record.version);
     if (!definition)
       throw new NotFoundError(`${slug}@${record.version} has no definition`, { slug });
     const text = JSON.stringify(buildDetail(state, record, definition, baseUrl));
-    this.cache.set(key, text);
+    this.cache.keepDetail(slug, key, text, stamp);
     return text;
   }
 
@@ -103,8 +118,13 @@ export class RegistryService {
     return {
       record,
       body,
-      count: () =>
-        this.options.store.recordDownload(slug, record.version, isoNow(this.options.clock)),
+      count: async () => {
+        try {
+          await this.options.store.recordDownload(slug, record.version, isoNow(this.options.clock));
+        } finally {
+          this.cache.changed(slug);
+        }
+      },
     };
   }
 
@@ -118,17 +138,15 @@ export class RegistryService {
     const at = isoNow(this.options.clock);
     const { definition, version } = await prepareVersion(
       this.options.store,
-      submission.bytes,
-      submission.format,
+      submission,
       principal.owner,
       at,
     );
     const slug = definition.slug;
     const key = slugKey(slug);
-    await this.options.store.modifyPlugin(slug, key, (state, confusable) =>
+    await this.modify(slug, key, dryRun, (state, confusable) =>
       decidePublish(state, confusable, slug, key, version, { principal, at, dryRun }),
     );
-    if (!dryRun) this.cache.clear();
     return {
       status: 'published',
       slug,
@@ -151,8 +169,7 @@ export class RegistryService {
     const at = isoNow(this.options.clock);
     const { definition, version } = await prepareVersion(
       this.options.store,
-      submission.bytes,
-      submission.format,
+      submission,
       principal.owner,
       at,
     );
@@ -165,10 +182,9 @@ export class RegistryService {
         },
       );
     }
-    const { previous } = await this.options.store.modifyPlugin(slug, slugKey(slug), (state) =>
+    const { previous } = await this.modify(slug, slugKey(slug), dryRun, (state) =>
       decideUpdate(state, slug, version, { principal, at, dryRun }),
     );
-    if (!dryRun) this.cache.clear();
     return {
       status: 'updated',
       slug,
@@ -190,10 +206,9 @@ export class RegistryService {
   ): Promise<DeprecateResponse> {
     requireSlugVersion(slug, version);
     const at = isoNow(this.options.clock);
-    await this.options.store.modifyPlugin(slug, slugKey(slug), (state) =>
+    await this.modify(slug, slugKey(slug), false, (state) =>
       decideDeprecate(state, slug, version, reason, replacement, { principal, at, dryRun: false }),
     );
-    this.cache.clear();
     return { status: 'deprecated', slug, version, reason, replacement_version: replacement };
   }
 
@@ -202,7 +217,7 @@ export class RegistryService {
     requireSlugVersion(slug, version);
     const nowMs = this.options.clock.now();
     const usedBy = await this.options.usage.activeWorkflows(slug, version);
-    await this.options.store.modifyPlugin(slug, slugKey(slug), (state) =>
+    await this.modify(slug, slugKey(slug), false, (state) =>
       decideRemove(state, slug, version, {
         principal,
         at: new Date(nowMs).toISOString(),
@@ -212,8 +227,29 @@ export class RegistryService {
         usedBy,
       }),
     );
-    this.cache.clear();
     return { status: 'removed', slug, version };
+  }
+
+  /**
+   * Runs a write through the store and marks the cached answers of `slug` stale, unless nothing
+   * was written: a dry run, or a refusal by the rules (a {@link WeftError} from `decide`). A
+   * failure of another kind may have happened after the commit, so it counts as a change.
+   */
+  private async modify<T>(
+    slug: string,
+    key: string,
+    dryRun: boolean,
+    decide: (state: PluginState | undefined, confusableWith: string | undefined) => Decision<T>,
+  ): Promise<T> {
+    let changed = !dryRun;
+    try {
+      return await this.options.store.modifyPlugin<T>(slug, key, decide);
+    } catch (error) {
+      if (error instanceof WeftError) changed = false;
+      throw error;
+    } finally {
+      if (changed) this.cache.changed(slug);
+    }
   }
 
   /** `GET /plugins/{slug}/analytics`: owner only. */

@@ -1,2 +1,23 @@
 /** @packageDocumentation weft runtime: executions API, triggers, scheduler and workers */
-export {};
+export {
+  Runtime,
+  isFinished,
+  fingerprintOf,
+  type ExecutionRequest,
+  type StartedExecution,
+  type ActionRequest,
+} from './runtime.js';
+export {
+  compileRuntimeOptions,
+  type RuntimeOptions,
+  type CompiledRuntimeOptions,
+  type ServerActions,
+  type ExecutionOwner,
+  type CallbackPolicy,
+} from './options.js';
+export { runtimeRoutes } from './http/plugin.js';
+export { loadRequestedWorkflow, type ExecutableWorkflow } from './executions/definition.js';
+export { toExecutionRecord, pollUrl } from './executions/record.js';
+export { actionTargets } from './executions/targets.js';
+export { CallbackEgress } from './callbacks/egress.js';
+export { signWebhook, generateSigningSecret } from './callbacks/sign.js';

@@ -34,3 +34,10 @@ export { Weft, type ExecuteOptions } from './client/weft.js';
 export { loadWorkflow, loadWorkflowFile } from './client/load.js';
 export { checkWeftOptions, type WeftOptions, type LogLevel } from './client/options.js';
 export type { RunResult, StepRecord, WorkflowDefinition } from '@weft/engine';
+export {
+  RouterInvoker,
+  checkRouterUrl,
+  type RouterInvokerOptions,
+} from './invoker/router-invoker.js';
+export * from './service/index.js';
+export type { ExecutionContext } from '@weft/core';

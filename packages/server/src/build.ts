@@ -1,18 +1,35 @@
-import { LogController, type FastifyInstance } from 'fastify';
-import type { PluginUsage, RegistryStore } from '@weft/core';
+import { readFileSync } from 'node:fs';
+import { LogController, type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import {
+  MemoryRoutesStore,
+  type ExecutionsStore,
+  type PluginUsage,
+  type RegistryStore,
+  type RoutesStore,
+} from '@weft/core';
 import { createHttpApp, registryPlugin, type RegistryClock } from '@weft/registry';
+import { Router } from '@weft/router';
+import { authenticate } from '@weft/registry';
+import { Runtime, runtimeRoutes, type RuntimeOptions } from '@weft/runtime';
 import { openStore, type StoreOptions } from '@weft/store';
 import { compileServerOptions, type CompiledServerOptions, type ServerOptions } from './config.js';
 import { registerHealth } from './health.js';
+import { RouterAndRegistryActions } from './runtime-actions.js';
 
 /** Parts a test or another composition may supply instead of the defaults. */
 export interface ServerDependencies {
   /** Use this store instead of opening one from the options (it is not closed by the server). */
   store?: RegistryStore;
+  /** The routing table to use (default: the store's; in memory when `store` is given alone). */
+  routesStore?: RoutesStore;
   clock?: RegistryClock;
   usage?: PluginUsage;
   /** `false`: no logging (default: pino at the configured level). */
   logger?: boolean;
+  /** Executions store (default: the opened store's; no runtime when `store` is given alone). */
+  executionsStore?: ExecutionsStore;
+  /** Options of the runtime beyond what the server options give (tests: short leases). */
+  runtime?: Partial<RuntimeOptions>;
   /** Adds routes of the caller before the server is sealed (benchmarks add a bare route). */
   routes?: (app: FastifyInstance) => void;
 }
@@ -21,6 +38,10 @@ export interface ServerDependencies {
 export interface BuiltServer {
   app: FastifyInstance;
   store: RegistryStore;
+  /** The router (routing table, health checker, dispatch). */
+  router: Router;
+  /** The runtime (executions API, durable runs, callbacks); absent without an executions store. */
+  runtime: Runtime | undefined;
   /** `sqlite:/path/weft.db` or the database URL without password. */
   storage: string;
   options: CompiledServerOptions;
@@ -46,10 +67,15 @@ export async function buildServer(
 ): Promise<BuiltServer> {
   const compiled = compileServerOptions(options);
   const opened = dependencies.store
-    ? { registry: dependencies.store, description: dependencies.store.kind }
+    ? {
+        registry: dependencies.store,
+        routes: dependencies.routesStore ?? new MemoryRoutesStore(),
+        description: dependencies.store.kind,
+      }
     : await openStore(storeOptionsOf(compiled));
   const store = opened.registry;
   const app = await createHttpApp({
+    ...httpsOptions(compiled),
     logger: dependencies.logger === false ? false : { level: compiled.logLevel },
     // Per-request lines only at debug level: the default info level logs startup and errors.
     logController: new LogController({
@@ -69,16 +95,76 @@ export async function buildServer(
       ...(dependencies.usage ? { usage: dependencies.usage } : {}),
     }),
   );
+  const router = new Router(
+    {
+      store: dependencies.routesStore ?? opened.routes,
+      ...(compiled.routerToken ? { token: compiled.routerToken } : {}),
+      requireClientCert: compiled.tls?.clientCa !== undefined,
+      ...(compiled.healthIntervalMs ? { healthIntervalMs: compiled.healthIntervalMs } : {}),
+      ...(compiled.healthTimeoutMs ? { healthTimeoutMs: compiled.healthTimeoutMs } : {}),
+      ...(compiled.healthFailures ? { healthFailures: compiled.healthFailures } : {}),
+      ...(compiled.routerTimeoutMs ? { executeTimeoutMs: compiled.routerTimeoutMs } : {}),
+      ...(compiled.bodyLimit !== undefined ? { bodyLimit: compiled.bodyLimit } : {}),
+      egressAllowlist: compiled.egressAllowlist,
+    },
+    (error) => app.log.error({ err: error }, 'router health check failed'),
+  );
+  await app.register(router.plugin());
+  if (!compiled.routerToken && compiled.tls?.clientCa === undefined) {
+    app.log.warn(
+      'router registration is open to anyone who can reach this server: set WEFT_ROUTER_TOKEN or --tls-client-ca (development only)',
+    );
+  }
+  const executions =
+    dependencies.executionsStore ?? ('executions' in opened ? opened.executions : undefined);
+  const runtime = executions
+    ? new Runtime({
+        store: executions,
+        authenticate: (header) => authenticate(store, header),
+        actions: new RouterAndRegistryActions(router, store),
+        egressAllowlist: compiled.egressAllowlist,
+        secrets: { get: (name) => compiled.runtimeSecrets[name] },
+        // One server owns an embedded SQLite file: it takes over every unfinished execution.
+        takeOverOnStart: !compiled.databaseUrl && !dependencies.executionsStore,
+        onError: (error, context) => app.log.error({ err: error }, context),
+        ...dependencies.runtime,
+      })
+    : undefined;
+  if (runtime) {
+    await app.register(runtimeRoutes(runtime));
+  }
   dependencies.routes?.(app);
   await app.ready();
+  await router.start();
+  await runtime?.start();
   return {
     app,
     store,
+    router,
+    runtime,
     storage: opened.description,
     options: compiled,
     close: async () => {
+      await runtime?.close();
       await app.close();
+      await router.close();
+      if (!dependencies.executionsStore && 'executions' in opened) await opened.executions.close();
       if (!dependencies.store) await store.close();
     },
   };
+}
+
+/** Fastify's `https` options: the server certificate, and client certificates when a CA is set. */
+function httpsOptions(compiled: CompiledServerOptions): FastifyServerOptions {
+  const tls = compiled.tls;
+  if (!tls) return {};
+  return {
+    https: {
+      cert: readFileSync(tls.cert),
+      key: readFileSync(tls.key),
+      ...(tls.clientCa
+        ? { ca: readFileSync(tls.clientCa), requestCert: true, rejectUnauthorized: false }
+        : {}),
+    },
+  } as FastifyServerOptions;
 }

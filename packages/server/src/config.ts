@@ -1,4 +1,5 @@
 import { resolve } from 'node:path';
+import { parseCidrList, ValidationError } from '@weft/core';
 
 /** Settings of `weft server`, from flags and environment. */
 export interface ServerOptions {
@@ -22,6 +23,22 @@ export interface ServerOptions {
   bodyLimit?: number;
   /** Cache time of search and detail answers in ms (0: off). Default 2000. */
   cacheTtlMs?: number;
+  /** Bearer token router registration needs (`WEFT_ROUTER_TOKEN`); none: open, with a warning. */
+  routerToken?: string;
+  /** Health-check interval of router instances in ms (`WEFT_HEALTH_INTERVAL_MS`, default 10000). */
+  healthIntervalMs?: number;
+  /** Health-check timeout in ms (`WEFT_HEALTH_TIMEOUT_MS`, default 2000). */
+  healthTimeoutMs?: number;
+  /** Consecutive failed checks that remove an instance (`WEFT_HEALTH_FAILURES`, default 3). */
+  healthFailures?: number;
+  /** Longest wait for a routed call in ms (`WEFT_ROUTER_TIMEOUT_MS`, default 120000). */
+  routerTimeoutMs?: number;
+  /** CIDRs weft may call although link-local or metadata (`WEFT_EGRESS_ALLOWLIST`). */
+  egressAllowlist?: string[];
+  /** HTTPS: PEM files of the server certificate and key; with `clientCa`, mutual TLS (§5.5). */
+  tls?: { cert: string; key: string; clientCa?: string };
+  /** `secrets.*` of server-side runs (from `WEFT_SECRET_<NAME>` variables). Default none. */
+  runtimeSecrets?: Record<string, string>;
 }
 
 /** {@link ServerOptions} with defaults filled in. */
@@ -36,6 +53,14 @@ export interface CompiledServerOptions {
   logLevel: string;
   bodyLimit: number | undefined;
   cacheTtlMs: number | undefined;
+  routerToken: string | undefined;
+  healthIntervalMs: number | undefined;
+  healthTimeoutMs: number | undefined;
+  healthFailures: number | undefined;
+  routerTimeoutMs: number | undefined;
+  egressAllowlist: string[];
+  tls: { cert: string; key: string; clientCa: string | undefined } | undefined;
+  runtimeSecrets: Record<string, string>;
 }
 
 /** Fills the defaults of {@link ServerOptions} once. */
@@ -51,6 +76,20 @@ export function compileServerOptions(options: ServerOptions = {}): CompiledServe
     logLevel: options.logLevel ?? 'info',
     bodyLimit: options.bodyLimit,
     cacheTtlMs: options.cacheTtlMs,
+    routerToken: options.routerToken || undefined,
+    healthIntervalMs: options.healthIntervalMs,
+    healthTimeoutMs: options.healthTimeoutMs,
+    healthFailures: options.healthFailures,
+    routerTimeoutMs: options.routerTimeoutMs,
+    egressAllowlist: options.egressAllowlist ?? [],
+    runtimeSecrets: options.runtimeSecrets ?? {},
+    tls: options.tls
+      ? {
+          cert: resolve(options.tls.cert),
+          key: resolve(options.tls.key),
+          clientCa: options.tls.clientCa ? resolve(options.tls.clientCa) : undefined,
+        }
+      : undefined,
   };
 }
 
@@ -68,5 +107,38 @@ export function serverOptionsFromEnv(env: NodeJS.ProcessEnv): ServerOptions {
       : {}),
     ...(env['WEFT_PUBLIC_URL'] ? { publicUrl: env['WEFT_PUBLIC_URL'] } : {}),
     ...(env['WEFT_LOG_LEVEL'] ? { logLevel: env['WEFT_LOG_LEVEL'] } : {}),
+    ...(env['WEFT_ROUTER_TOKEN'] ? { routerToken: env['WEFT_ROUTER_TOKEN'] } : {}),
+    ...envInteger(env, 'WEFT_HEALTH_INTERVAL_MS', 'healthIntervalMs'),
+    ...envInteger(env, 'WEFT_HEALTH_TIMEOUT_MS', 'healthTimeoutMs'),
+    ...envInteger(env, 'WEFT_HEALTH_FAILURES', 'healthFailures'),
+    ...envInteger(env, 'WEFT_ROUTER_TIMEOUT_MS', 'routerTimeoutMs'),
+    ...(env['WEFT_EGRESS_ALLOWLIST']
+      ? { egressAllowlist: parseCidrList(env['WEFT_EGRESS_ALLOWLIST']) }
+      : {}),
+    runtimeSecrets: runtimeSecretsFromEnv(env),
   };
+}
+
+/** `secrets.NAME` of server-side runs: the variables `WEFT_SECRET_NAME` (never the others). */
+export function runtimeSecretsFromEnv(env: NodeJS.ProcessEnv): Record<string, string> {
+  const secrets: Record<string, string> = {};
+  for (const [name, value] of Object.entries(env)) {
+    if (name.startsWith('WEFT_SECRET_') && name.length > 12 && value !== undefined) {
+      secrets[name.slice(12)] = value;
+    }
+  }
+  return secrets;
+}
+
+/** `{[key]: n}` for an environment variable holding a positive integer; throws naming it. */
+function envInteger(env: NodeJS.ProcessEnv, name: string, key: keyof ServerOptions) {
+  const text = env[name]?.trim();
+  if (text === undefined || text === '') return {};
+  if (!/^[0-9]{1,10}$/.test(text) || Number(text) < 1) {
+    throw new ValidationError(`${name} must be a positive integer, not ${JSON.stringify(text)}`, {
+      field: name,
+      constraint: 'integer',
+    });
+  }
+  return { [key]: Number(text) };
 }

@@ -3,7 +3,7 @@ import type { ServerOptions } from './config.js';
 
 /** A listening server. */
 export interface RunningServer extends BuiltServer {
-  /** `http://host:port`. */
+  /** `http://host:port` (`https://` with TLS). */
   url: string;
 }
 
@@ -29,7 +29,8 @@ export async function startServer(
   const address = built.app.server.address();
   const actualPort = typeof address === 'object' && address ? address.port : port;
   const shownHost = host.includes(':') ? `[${host}]` : host;
-  return { ...built, url: `http://${shownHost}:${actualPort}` };
+  const scheme = built.options.tls ? 'https' : 'http';
+  return { ...built, url: `${scheme}://${shownHost}:${actualPort}` };
 }
 
 /** Closes `server` on the first SIGTERM or SIGINT; resolves when it has closed. */

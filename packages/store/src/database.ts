@@ -1,4 +1,6 @@
 import type { Generated } from 'kysely';
+import type { ExecutionsTables } from './executions-tables.js';
+import type { TriggerTables } from './triggers-tables.js';
 
 /** `plugins`: one row per slug, with the searchable listing of its latest version. */
 export interface PluginsTable {
@@ -73,8 +75,33 @@ export interface SigningKeysTable {
   created_at: string;
 }
 
+/** `router_instances`: the router's routing table (SPEC.md §3.2), with health-check leases. */
+export interface RouterInstancesTable {
+  plugin_slug: string;
+  instance_id: string;
+  version: string;
+  url: string;
+  /** JSON array of action names. */
+  actions: string;
+  health_check_url: string;
+  region: string | null;
+  /** JSON object. */
+  metadata: string;
+  registered_at: string;
+  updated_at: string;
+  health: string;
+  last_check_at: string | null;
+  last_error: string | null;
+  consecutive_failures: Generated<number>;
+  /** ms since the epoch (PostgreSQL bigint comes back as a string). */
+  next_check_at: number | string;
+  lease_owner: string | null;
+  lease_until: Generated<number | string>;
+}
+
 /** The tables of the registry, as Kysely sees them. */
-export interface Database {
+export interface Database extends TriggerTables, ExecutionsTables {
+  router_instances: RouterInstancesTable;
   plugins: PluginsTable;
   plugin_versions: PluginVersionsTable;
   plugin_tags: PluginTagsTable;

@@ -3,3 +3,13 @@ export type { StoreOptions, CompiledStoreOptions, OpenedStore } from './open.js'
 export type { Dialect } from './database.js';
 export { openTestStore } from './test-stores.js';
 export type { TestStore } from './test-stores.js';
+export { KyselyRoutesStore } from './routes-store.js';
+export { openTestRoutesStore } from './routes-test-store.js';
+export type { TestRoutesStore } from './routes-test-store.js';
+export { KyselyTriggerStore } from './triggers-store.js';
+export { KyselyDeploymentStore } from './deployments-store.js';
+export { openTestTriggerStores } from './triggers-test-stores.js';
+export type { TestTriggerStores } from './triggers-test-stores.js';
+export { KyselyExecutionsStore } from './executions-store.js';
+export { openTestExecutionsStore } from './executions-test-store.js';
+export type { TestExecutionsStore } from './executions-test-store.js';

@@ -1,6 +1,8 @@
 import { Migrator, sql, type Kysely, type Migration } from 'kysely';
 import { InternalError } from '@weft/core';
 import type { Database, Dialect } from './database.js';
+import { executionsMigration } from './executions-migration.js';
+import { triggersMigration } from './triggers-migration.js';
 
 /** The one migration set of weft, in order; dialect-specific only where SQL differs. */
 function migrations(dialect: Dialect): Record<string, Migration> {
@@ -98,14 +100,55 @@ function migrations(dialect: Dialect): Record<string, Migration> {
         }
       },
     },
+    '0002_routes': {
+      async up(db: Kysely<unknown>) {
+        await db.schema
+          .createTable('router_instances')
+          .addColumn('plugin_slug', 'text', (c) => c.notNull())
+          .addColumn('instance_id', 'text', (c) => c.notNull())
+          .addColumn('version', 'text', (c) => c.notNull())
+          .addColumn('url', 'text', (c) => c.notNull())
+          .addColumn('actions', 'text', (c) => c.notNull())
+          .addColumn('health_check_url', 'text', (c) => c.notNull())
+          .addColumn('region', 'text')
+          .addColumn('metadata', 'text', (c) => c.notNull())
+          .addColumn('registered_at', 'text', (c) => c.notNull())
+          .addColumn('updated_at', 'text', (c) => c.notNull())
+          .addColumn('health', 'text', (c) => c.notNull())
+          .addColumn('last_check_at', 'text')
+          .addColumn('last_error', 'text')
+          .addColumn('consecutive_failures', 'integer', (c) => c.notNull().defaultTo(0))
+          .addColumn('next_check_at', 'bigint', (c) => c.notNull())
+          .addColumn('lease_owner', 'text')
+          .addColumn('lease_until', 'bigint', (c) => c.notNull().defaultTo(0))
+          .addPrimaryKeyConstraint('router_instances_pk', ['plugin_slug', 'instance_id'])
+          .execute();
+        await db.schema
+          .createIndex('router_instances_due')
+          .on('router_instances')
+          .columns(['next_check_at'])
+          .execute();
+      },
+    },
+    '0003_executions': executionsMigration(dialect),
+    '0004_triggers': triggersMigration(dialect),
   };
 }
 
-/** Applies every migration not yet applied; throws when one fails. */
-export async function migrate(db: Kysely<Database>, dialect: Dialect): Promise<void> {
+/**
+ * Applies every migration not yet applied; throws when one fails. `schema` (PostgreSQL) names
+ * where Kysely's own migration tables are: without it Kysely may find them in another schema of
+ * the same database and then fail to read them through the search path.
+ */
+export async function migrate(
+  db: Kysely<Database>,
+  dialect: Dialect,
+  schema?: string,
+): Promise<void> {
   const migrator = new Migrator({
     db,
     provider: { getMigrations: async () => migrations(dialect) },
+    ...(schema !== undefined ? { migrationTableSchema: schema } : {}),
   });
   const { error, results } = await migrator.migrateToLatest();
   if (error) {

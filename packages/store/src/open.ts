@@ -3,10 +3,20 @@ import { join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { Kysely, PostgresDialect, SqliteDialect, sql } from 'kysely';
 import pg from 'pg';
-import type { RegistryStore } from '@weft/core';
+import type {
+  DeploymentStore,
+  ExecutionsStore,
+  TriggerStore,
+  RegistryStore,
+  RoutesStore,
+} from '@weft/core';
 import type { Database, Dialect } from './database.js';
 import { migrate } from './migrations.js';
+import { KyselyDeploymentStore } from './deployments-store.js';
+import { KyselyExecutionsStore, openPostgresJournal } from './executions-store.js';
+import { KyselyTriggerStore } from './triggers-store.js';
 import { KyselyRegistryStore } from './registry-store.js';
+import { KyselyRoutesStore } from './routes-store.js';
 
 /** Where to store: an SQLite file in a data directory, or a PostgreSQL database. */
 export type StoreOptions =
@@ -23,6 +33,11 @@ export type StoreOptions =
       schema?: string;
       /** Largest number of pooled connections; default 10. */
       poolSize?: number;
+      /**
+       * How the executions journal commits: `async` (default; `synchronous_commit = off`, see
+       * `openPostgresJournal`) or `sync`.
+       */
+      journalCommit?: 'async' | 'sync';
     };
 
 /** {@link StoreOptions} with defaults filled in. */
@@ -48,7 +63,15 @@ export function compileStoreOptions(options: StoreOptions): CompiledStoreOptions
 /** An open store: the registry port plus where it keeps its data, for logs. */
 export interface OpenedStore {
   registry: RegistryStore;
+  /** The router's routing table, on the same database (closed with `registry`). */
+  routes: RoutesStore;
   /** `sqlite:/path/weft.db` or `postgres://host:port/db` (without password). */
+  /** Webhook replay/rate-limit state and schedule fires (closed with `registry`). */
+  triggers: TriggerStore;
+  /** Deployed workflows and their revisions (closed with `registry`). */
+  deployments: DeploymentStore;
+  /** Executions, their journal and events (close it too: on PostgreSQL it has own connections). */
+  executions: ExecutionsStore;
   description: string;
   dialect: Dialect;
 }
@@ -67,7 +90,11 @@ export async function openStore(options: StoreOptions): Promise<OpenedStore> {
     const db = new Kysely<Database>({ dialect: new SqliteDialect({ database }) });
     await migrate(db, 'sqlite');
     return {
-      registry: new KyselyRegistryStore(db, 'sqlite'),
+      registry: new KyselyRegistryStore(db, 'sqlite', database),
+      triggers: new KyselyTriggerStore(db, 'sqlite'),
+      deployments: new KyselyDeploymentStore(db, 'sqlite'),
+      routes: new KyselyRoutesStore(db, 'sqlite'),
+      executions: new KyselyExecutionsStore(db, 'sqlite', database),
       description: `sqlite:${compiled.file}`,
       dialect: 'sqlite',
     };
@@ -80,13 +107,26 @@ export async function openStore(options: StoreOptions): Promise<OpenedStore> {
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
   try {
     await sql`CREATE SCHEMA IF NOT EXISTS ${sql.id(compiled.schema)}`.execute(db);
-    await migrate(db, 'postgres');
+    await migrate(db, 'postgres', compiled.schema);
   } catch (error) {
     await db.destroy();
     throw error;
   }
   return {
     registry: new KyselyRegistryStore(db, 'postgres'),
+    triggers: new KyselyTriggerStore(db, 'postgres'),
+    deployments: new KyselyDeploymentStore(db, 'postgres'),
+    routes: new KyselyRoutesStore(db, 'postgres'),
+    executions: new KyselyExecutionsStore(
+      db,
+      'postgres',
+      undefined,
+      openPostgresJournal(
+        compiled.url,
+        compiled.schema,
+        options.kind === 'postgres' ? options.journalCommit : undefined,
+      ),
+    ),
     description: redactUrl(compiled.url),
     dialect: 'postgres',
   };

@@ -1,3 +1,4 @@
+import type BetterSqlite3 from 'better-sqlite3';
 import type { Kysely } from 'kysely';
 import {
   ConflictError,
@@ -20,15 +21,22 @@ import {
   toVersionRecord,
   VERSION_COLUMNS,
 } from './rows.js';
+import { readDetail, SqlRunner } from './registry-reads.js';
 import { searchPlugins } from './search.js';
 import { downloadStats, recordDownload } from './downloads.js';
 
 /** The registry store port over Kysely, for SQLite and PostgreSQL alike. */
 export class KyselyRegistryStore implements RegistryStore {
+  private readonly runner: SqlRunner;
+
+  /** `sqlite`: the connection under `db`, to keep the hot reads' statements prepared. */
   constructor(
     private readonly db: Kysely<Database>,
     readonly kind: Dialect,
-  ) {}
+    sqlite?: BetterSqlite3.Database,
+  ) {
+    this.runner = new SqlRunner(db, kind, sqlite);
+  }
 
   async modifyPlugin<T>(
     slug: string,
@@ -87,6 +95,13 @@ export class KyselyRegistryStore implements RegistryStore {
     return { plugin: toPluginRecord(row), versions: versions.map(toVersionRecord) };
   }
 
+  getDetail(
+    slug: string,
+    version: string | undefined,
+  ): Promise<{ state: PluginState; definition: PluginDefinition | undefined } | undefined> {
+    return readDetail(this.runner, slug, version);
+  }
+
   async getDefinition(slug: string, version: string): Promise<PluginDefinition | undefined> {
     const row = await this.db
       .selectFrom('plugin_versions')
@@ -112,7 +127,7 @@ export class KyselyRegistryStore implements RegistryStore {
   }
 
   search(query: SearchQuery): Promise<{ total: number; plugins: PluginRecord[] }> {
-    return searchPlugins(this.db, this.kind, query);
+    return searchPlugins(this.runner, query);
   }
 
   downloadStats(slug: string, sinceDate: string): Promise<DownloadStats> {
@@ -127,12 +142,20 @@ export class KyselyRegistryStore implements RegistryStore {
   }
 
   async findApiKey(id: string): Promise<ApiKeyRecord | undefined> {
-    const row = await this.db
-      .selectFrom('api_keys')
-      .selectAll()
-      .where('id', '=', id)
-      .executeTakeFirst();
-    return row ? { ...row, admin: Number(row.admin) === 1 } : undefined;
+    const [row] = await this.runner.all(
+      'SELECT id, name, owner, hash, admin, created_at FROM api_keys WHERE id = ?',
+      [id],
+    );
+    return row
+      ? {
+          id: String(row['id']),
+          name: String(row['name']),
+          owner: String(row['owner']),
+          hash: String(row['hash']),
+          admin: Number(row['admin']) === 1,
+          created_at: String(row['created_at']),
+        }
+      : undefined;
   }
 
   async insertSigningKey(record: SigningKeyRecord): Promise<boolean> {

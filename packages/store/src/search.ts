@@ -1,81 +1,102 @@
-import { sql, type Kysely, type RawBuilder, type SqlBool } from 'kysely';
 import type { PluginRecord, SearchQuery } from '@weft/core';
-import type { Database, Dialect } from './database.js';
-import { PLUGIN_COLUMNS, toPluginRecord } from './rows.js';
+import type { Dialect } from './database.js';
+import type { Row, SqlRunner } from './registry-reads.js';
+import { toPluginRecord } from './rows.js';
 
-/** Full-text predicates of one dialect: all words match somewhere, in the name, in the tags. */
-interface Predicates {
-  any: RawBuilder<SqlBool>;
-  name: RawBuilder<SqlBool>;
-  tags: RawBuilder<SqlBool>;
+const COLUMNS = `p.slug, p.slug_key, p.owner, p.created_at, p.updated_at, p.downloads,
+  p.latest_version, p.name, p.description, p.author, p.tags`;
+const TAG_FILTER = 'AND EXISTS (SELECT 1 FROM plugin_tags t WHERE t.slug = p.slug AND t.tag = ?)';
+
+/**
+ * The matching plugins with their rank, from the database's own full-text index: every word
+ * matches somewhere, and the rank says where — 0: the whole query is the slug or the name;
+ * 1: every word in the name; 2: every word in the tags; 3: elsewhere (description). Only narrow
+ * columns are ranked and sorted; the page's rows are read afterwards. Placeholders are filled
+ * by {@link matchParams}.
+ */
+function matchesText(dialect: Dialect, tag: boolean): string {
+  const filter = tag ? TAG_FILTER : '';
+  if (dialect === 'postgres') {
+    return `SELECT p.slug, p.downloads, CASE WHEN p.slug = ? OR lower(p.name) = ? THEN 0
+        WHEN p.search_name @@ q.query THEN 1 WHEN p.search_tags @@ q.query THEN 2 ELSE 3 END AS rank
+      FROM plugins p, (SELECT to_tsquery('simple', ?) AS query) q
+      WHERE p.search_all @@ q.query AND p.latest_version IS NOT NULL ${filter}`;
+  }
+  return `SELECT p.slug, p.downloads, CASE WHEN p.slug = ? OR lower(p.name) = ? THEN 0
+      WHEN s.rowid IN (SELECT rowid FROM plugin_search WHERE plugin_search MATCH ?) THEN 1
+      WHEN s.rowid IN (SELECT rowid FROM plugin_search WHERE plugin_search MATCH ?) THEN 2
+      ELSE 3 END AS rank
+    FROM plugin_search s JOIN plugins p ON p.slug = s.slug
+    WHERE plugin_search MATCH ? AND p.latest_version IS NOT NULL ${filter}`;
 }
 
-/** SQLite FTS5: every word as a prefix term, optionally restricted to one column. */
-function sqlitePredicates(words: readonly string[]): Predicates {
-  const terms = words.map((w) => `"${w.replaceAll('"', '""')}"*`).join(' AND ');
-  const match = (expression: string) =>
-    sql<SqlBool>`p.slug IN (SELECT slug FROM plugin_search WHERE plugin_search MATCH ${expression})`;
-  return {
-    any: match(`{name tags description} : (${terms})`),
-    name: match(`{name} : (${terms})`),
-    tags: match(`{tags} : (${terms})`),
-  };
+/** Every listed plugin (no words), rank 0. */
+function browseText(tag: boolean): string {
+  return `SELECT p.slug, p.downloads, 0 AS rank FROM plugins p
+    WHERE p.latest_version IS NOT NULL ${tag ? TAG_FILTER : ''}`;
 }
 
-/** PostgreSQL full text: `word:*` prefix terms joined by `&` over stored tsvectors. */
-function postgresPredicates(words: readonly string[]): Predicates {
-  const query = words.map((w) => `${w}:*`).join(' & ');
-  const tsquery = sql`to_tsquery('simple', ${query})`;
-  return {
-    any: sql<SqlBool>`p.search_all @@ ${tsquery}`,
-    name: sql<SqlBool>`p.search_name @@ ${tsquery}`,
-    tags: sql<SqlBool>`p.search_tags @@ ${tsquery}`,
-  };
+/** One page of ranked matches with the count of all of them, in one statement. */
+function pageText(dialect: Dialect, matches: string): string {
+  const slugOrder = dialect === 'postgres' ? 'COLLATE "C"' : '';
+  return `WITH m AS (${matches}),
+    page AS (SELECT slug, rank, downloads, count(*) OVER () AS total FROM m
+      ORDER BY rank, downloads DESC, slug ${slugOrder} LIMIT ? OFFSET ?)
+    SELECT ${COLUMNS}, page.total FROM page JOIN plugins p ON p.slug = page.slug
+    ORDER BY page.rank, page.downloads DESC, page.slug ${slugOrder}`;
+}
+
+const texts = new Map<string, { page: string; count: string }>();
+
+function textsOf(dialect: Dialect, words: boolean, tag: boolean) {
+  const key = `${dialect}/${words}/${tag}`;
+  let found = texts.get(key);
+  if (!found) {
+    const matches = words ? matchesText(dialect, tag) : browseText(tag);
+    found = { page: pageText(dialect, matches), count: `SELECT count(*) AS n FROM (${matches}) m` };
+    texts.set(key, found);
+  }
+  return found;
+}
+
+/** Parameters of the matches query, in placeholder order. */
+function matchParams(dialect: Dialect, query: SearchQuery): unknown[] {
+  const tag = query.tag === undefined ? [] : [query.tag];
+  if (query.words.length === 0) return tag;
+  if (dialect === 'postgres') {
+    const tsquery = query.words.map((w) => `${w}:*`).join(' & ');
+    return [query.exact, query.exact, tsquery, ...tag];
+  }
+  const terms = query.words.map((w) => `"${w.replaceAll('"', '""')}"*`).join(' AND ');
+  return [
+    query.exact,
+    query.exact,
+    `{name} : (${terms})`,
+    `{tags} : (${terms})`,
+    `{name tags description} : (${terms})`,
+    ...tag,
+  ];
 }
 
 /**
- * Runs a ranked search in the database's own full-text index. Ranking: exact slug or name
- * match, then all words in the name, then in the tags, then elsewhere (description); ties by
- * downloads, then slug.
+ * Runs a ranked search in the database's own full-text index (SQLite FTS5, PostgreSQL
+ * tsvector) in one statement. Ranking: exact slug or name match, then all words in the name,
+ * then in the tags, then elsewhere (description); ties by downloads, then slug (bytewise).
  */
 export async function searchPlugins(
-  db: Kysely<Database>,
-  dialect: Dialect,
+  runner: SqlRunner,
   query: SearchQuery,
 ): Promise<{ total: number; plugins: PluginRecord[] }> {
-  let base = db.selectFrom('plugins as p').where('p.latest_version', 'is not', null);
-  if (query.tag !== undefined) {
-    const tag = query.tag;
-    base = base.where(({ exists, selectFrom }) =>
-      exists(
-        selectFrom('plugin_tags as t')
-          .select('t.slug')
-          .whereRef('t.slug', '=', 'p.slug')
-          .where('t.tag', '=', tag),
-      ),
-    );
-  }
-  let rank: RawBuilder<number> = sql<number>`0`;
-  if (query.words.length > 0) {
-    const predicates =
-      dialect === 'postgres' ? postgresPredicates(query.words) : sqlitePredicates(query.words);
-    base = base.where(predicates.any);
-    rank = sql<number>`CASE WHEN p.slug = ${query.exact} OR lower(p.name) = ${query.exact} THEN 0
-      WHEN ${predicates.name} THEN 1 WHEN ${predicates.tags} THEN 2 ELSE 3 END`;
-  }
-  const rows = await base
-    .select(PLUGIN_COLUMNS.map((c) => `p.${c}` as const))
-    .select([rank.as('rank'), sql<number | string>`count(*) over ()`.as('total')])
-    .orderBy('rank')
-    .orderBy('p.downloads', 'desc')
-    .orderBy('p.slug')
-    .limit(query.limit)
-    .offset(query.offset)
-    .execute();
-  let total = rows.length > 0 ? Number(rows[0]!.total) : 0;
+  const { page, count } = textsOf(runner.dialect, query.words.length > 0, query.tag !== undefined);
+  const params = matchParams(runner.dialect, query);
+  const rows = await runner.all(page, [...params, query.limit, query.offset]);
+  let total = rows.length > 0 ? Number(rows[0]!['total']) : 0;
   if (rows.length === 0 && query.offset > 0) {
-    const counted = await base.select(sql<number | string>`count(*)`.as('n')).executeTakeFirst();
-    total = Number(counted?.n ?? 0);
+    const [counted] = await runner.all(count, params);
+    total = Number(counted?.['n'] ?? 0);
   }
-  return { total, plugins: rows.map((row) => toPluginRecord(row)) };
+  return {
+    total,
+    plugins: rows.map((row: Row) => toPluginRecord(row as Parameters<typeof toPluginRecord>[0])),
+  };
 }

@@ -17,13 +17,16 @@ interface ServerFlags {
   private?: boolean;
   publicUrl?: string;
   logLevel?: string;
+  tlsCert?: string;
+  tlsKey?: string;
+  tlsClientCa?: string;
 }
 
 /** `weft server`: the platform server (registry today), until SIGTERM or SIGINT. */
 export function registerServer(program: Command, io: Io, setExit: (code: number) => void): void {
   program
     .command('server')
-    .description('run the platform server: the plugin registry, health and OpenAPI on one port')
+    .description('run the platform server: plugin registry, router, health and OpenAPI on one port')
     .option('--port <port>', 'TCP port (0: any free port)', '8080')
     .option('--host <host>', 'interface to listen on', '127.0.0.1')
     .option('--data-dir <dir>', 'where the embedded SQLite store lives', './.weft')
@@ -31,11 +34,31 @@ export function registerServer(program: Command, io: Io, setExit: (code: number)
     .option('--private', 'private registry: reads need a key too (default: WEFT_REGISTRY_PRIVATE)')
     .option('--public-url <url>', 'base of absolute URLs in answers (default: from the request)')
     .option('--log-level <level>', 'pino level: fatal, error, warn, info, debug (default: info)')
+    .option('--tls-cert <file>', 'serve HTTPS with this PEM certificate (needs --tls-key)')
+    .option('--tls-key <file>', 'PEM private key of --tls-cert')
+    .option(
+      '--tls-client-ca <file>',
+      'mutual TLS: router routes need a client certificate signed by this PEM CA',
+    )
+    .addHelpText(
+      'after',
+      '\nRouter settings from the environment: WEFT_ROUTER_TOKEN (registration bearer token),\n' +
+        'WEFT_HEALTH_INTERVAL_MS (10000), WEFT_HEALTH_TIMEOUT_MS (2000), WEFT_HEALTH_FAILURES (3),\n' +
+        'WEFT_ROUTER_TIMEOUT_MS (120000), WEFT_EGRESS_ALLOWLIST (comma-separated CIDRs).',
+    )
     .action(async (flags: ServerFlags) =>
       guard(io, setExit, async () => {
         const port = Number(flags.port);
         if (!Number.isInteger(port) || port < 0 || port > 65535) {
           io.err(`error: --port must be a port number, not ${flags.port}\n`);
+          return EXIT.invalid;
+        }
+        if ((flags.tlsCert === undefined) !== (flags.tlsKey === undefined)) {
+          io.err('error: --tls-cert and --tls-key go together\n');
+          return EXIT.invalid;
+        }
+        if (flags.tlsClientCa !== undefined && flags.tlsCert === undefined) {
+          io.err('error: --tls-client-ca needs --tls-cert and --tls-key\n');
           return EXIT.invalid;
         }
         const options: ServerOptions = {
@@ -47,6 +70,15 @@ export function registerServer(program: Command, io: Io, setExit: (code: number)
           ...(flags.private ? { private: true } : {}),
           ...(flags.publicUrl ? { publicUrl: flags.publicUrl } : {}),
           ...(flags.logLevel ? { logLevel: flags.logLevel } : {}),
+          ...(flags.tlsCert && flags.tlsKey
+            ? {
+                tls: {
+                  cert: flags.tlsCert,
+                  key: flags.tlsKey,
+                  ...(flags.tlsClientCa ? { clientCa: flags.tlsClientCa } : {}),
+                },
+              }
+            : {}),
         };
         const server = await startServer(options);
         await closeOnSignals(server);

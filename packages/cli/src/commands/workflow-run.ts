@@ -1,7 +1,8 @@
+import { readFileSync } from 'node:fs';
 import { Option, type Command } from 'commander';
 import { WeftError } from '@weft/core';
 import { resolveInputs, type WorkflowDefinition } from '@weft/engine';
-import { Weft, type RunResult } from '@weft/sdk';
+import { Weft, type RunResult, type WeftOptions } from '@weft/sdk';
 import { EXIT } from '../exit-codes.js';
 import type { Io } from '../io.js';
 import { loadFile } from '../load-files.js';
@@ -23,9 +24,13 @@ interface RunFlags {
   event?: unknown;
   logLevel: string;
   maxFileSize: number;
+  router?: string;
+  routerCert?: string;
+  routerKey?: string;
+  routerCa?: string;
 }
 
-/** `weft workflow run FILE`: runs workflows locally (SPEC.md Appendix A, `local`). */
+/** `weft workflow run FILE`: runs workflows locally, or through a router with `--router` (Appendix A). */
 export function registerWorkflowRun(
   parent: Command,
   io: Io,
@@ -59,6 +64,13 @@ export function registerWorkflowRun(
       collectList,
       [],
     )
+    .option(
+      '--router <url>',
+      'self_hosted mode: send every action step to the router of weft server at this URL',
+    )
+    .option('--router-cert <file>', 'PEM client certificate for a router that requires mutual TLS')
+    .option('--router-key <file>', 'PEM private key of --router-cert')
+    .option('--router-ca <file>', 'PEM CA of the router certificate (default: the system CAs)')
     .addOption(outputOption())
     .option('--stream', 'print each event as a JSON line while it runs')
     .addOption(
@@ -87,14 +99,28 @@ async function runCommand(io: Io, file: string, flags: RunFlags): Promise<number
   }
   const selected = select(loaded.workflows, flags);
   if (typeof selected === 'string') return usage(io, selected);
-  const weft = new Weft({ logLevel: flags.logLevel as 'warn', logFormat: 'text' });
-  weft.addWorkflows(loaded.workflows);
+  if (flags.router !== undefined && (flags.plugins !== undefined || flags.require.length > 0))
+    return usage(
+      io,
+      '--router sends every action to the router; --plugins and --require do not apply',
+    );
+  if ((flags.routerCert === undefined) !== (flags.routerKey === undefined))
+    return usage(io, '--router-cert and --router-key go together');
+  let weft: Weft;
   try {
-    for (const workflow of selected) resolveInputs(workflow, flags.input);
-    await weft.loadConnectors(flags.plugins ?? 'plugins', {
-      missingOk: flags.plugins === undefined,
+    weft = new Weft({
+      logLevel: flags.logLevel as 'warn',
+      logFormat: 'text',
+      ...(flags.router !== undefined ? routerOptions(flags) : {}),
     });
-    await requireModules(weft, flags.require);
+    weft.addWorkflows(loaded.workflows);
+    for (const workflow of selected) resolveInputs(workflow, flags.input);
+    if (flags.router === undefined) {
+      await weft.loadConnectors(flags.plugins ?? 'plugins', {
+        missingOk: flags.plugins === undefined,
+      });
+      await requireModules(weft, flags.require);
+    }
   } catch (error) {
     io.err(`weft: ${(error as Error).message}\n`);
     return error instanceof WeftError || (error as Error).name === 'InvalidArgumentError'
@@ -114,6 +140,7 @@ async function runCommand(io: Io, file: string, flags: RunFlags): Promise<number
     results.push(result);
     if (flags.output === 'text') printRun(io, result);
   }
+  await weft.close();
   if (flags.output === 'json') {
     const documents = results.map(runDocument);
     io.out(`${JSON.stringify(flags.all ? documents : documents[0], null, 2)}\n`);
@@ -131,6 +158,23 @@ function select(workflows: WorkflowDefinition[], flags: RunFlags): WorkflowDefin
   }
   if (workflows.length === 1) return workflows;
   return `the file has ${workflows.length} workflows (${workflows.map((w) => w.name).join(', ')}): pick one with --workflow NAME, or --all`;
+}
+
+/** `self_hosted` options of the Weft client from `--router` and its TLS files. */
+function routerOptions(flags: RunFlags): WeftOptions {
+  return {
+    executionMode: 'self_hosted',
+    routerUrl: flags.router!,
+    ...(flags.routerCert && flags.routerKey
+      ? {
+          routerTls: {
+            cert: readFileSync(flags.routerCert),
+            key: readFileSync(flags.routerKey),
+            ...(flags.routerCa ? { ca: readFileSync(flags.routerCa) } : {}),
+          },
+        }
+      : {}),
+  };
 }
 
 function usage(io: Io, message: string): number {

@@ -3,3 +3,4 @@ export * from './action-invoker.js';
 export * from './secrets-provider.js';
 export * from './clock.js';
 export * from './events.js';
+export * from './broker.js';

@@ -123,6 +123,14 @@ export interface RegistryStore {
   ): Promise<T>;
   /** A plugin and all its versions, or undefined. */
   getPlugin(slug: string): Promise<PluginState | undefined>;
+  /**
+   * A plugin, all its versions and, in the same read, the stored definition of `version` (or of
+   * the listing's latest version when `version` is undefined; undefined when there is none).
+   */
+  getDetail(
+    slug: string,
+    version: string | undefined,
+  ): Promise<{ state: PluginState; definition: PluginDefinition | undefined } | undefined>;
   /** The stored definition of one version (removed ones included). */
   getDefinition(slug: string, version: string): Promise<PluginDefinition | undefined>;
   /** The exact bytes of one version. */

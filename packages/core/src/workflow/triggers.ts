@@ -7,6 +7,11 @@ export const ManualTrigger = Type.Object(
   { additionalProperties: false, description: 'Manual trigger' },
 );
 
+/** What a schedule does with fires missed while no server ran. */
+export const CATCHUP_POLICIES = ['none', 'last', 'all'] as const;
+/** One of {@link CATCHUP_POLICIES}. */
+export type CatchupPolicy = (typeof CATCHUP_POLICIES)[number];
+
 /** `schedule`: a cron expression in an IANA time zone (§2.15). */
 export const ScheduleTrigger = Type.Object(
   {
@@ -22,6 +27,15 @@ export const ScheduleTrigger = Type.Object(
         maxLength: 64,
         description: 'IANA time zone name such as Europe/Berlin (default UTC)',
       }),
+    ),
+    catchup: Type.Optional(
+      Type.Union(
+        CATCHUP_POLICIES.map((p) => Type.Literal(p)),
+        {
+          description:
+            'Fires missed while no server ran: none (skip them), last (run the latest once; default), all (run each, bounded)',
+        },
+      ),
     ),
   },
   { additionalProperties: false, description: 'Schedule trigger' },
@@ -119,8 +133,8 @@ export const WebhookTrigger = Type.Object(
   { additionalProperties: false, description: 'Webhook trigger' },
 );
 
-/** Event sources of `event` triggers (§2.15). */
-export const EVENT_SOURCES = ['kafka', 'sns', 'sqs', 'webhook', 'custom'] as const;
+/** Event sources of `event` triggers (§2.15), plus `nats` (NATS subjects). */
+export const EVENT_SOURCES = ['kafka', 'sns', 'sqs', 'webhook', 'custom', 'nats'] as const;
 
 /** `event`: a message from an event bus (§2.15). */
 export const EventTrigger = Type.Object(

@@ -11,6 +11,7 @@ import {
 } from '@weft/core';
 import { randomUUID } from 'node:crypto';
 import type { WorkflowDefinition } from '../model.js';
+import type { JournaledStep } from './records.js';
 
 /** Options of {@link runWorkflow}. */
 export interface RunOptions {
@@ -46,13 +47,34 @@ export interface RunOptions {
    * `mockData[<agent reference>].run`.
    */
   agents?: ActionInvoker;
+  /**
+   * Steps that already finished in an earlier attempt of this execution (durability): each one
+   * is taken as it was and never run again; its outputs feed templates as before, and no events
+   * are sent for it. Keyed by {@link JournaledStep.path}.
+   */
+  journal?: Iterable<JournaledStep>;
+  /**
+   * Called once for every step that finishes (parallel children included), after its
+   * `step.completed` / `step.failed` event and before the next step starts. A returned promise is
+   * awaited first, so a step that is reported durable is never run again; a rejection fails the
+   * run. Not called for journaled steps, nor for the steps inside a subworkflow.
+   */
+  onStepFinished?: (step: JournaledStep) => void | Promise<void>;
 }
 
 /** {@link RunOptions} with the defaults filled in. */
 export interface CompiledRunOptions extends Required<
   Omit<
     RunOptions,
-    'signal' | 'onEvent' | 'trigger' | 'resolveWorkflow' | 'timeoutFor' | 'defaultRetry' | 'agents'
+    | 'signal'
+    | 'onEvent'
+    | 'trigger'
+    | 'resolveWorkflow'
+    | 'timeoutFor'
+    | 'defaultRetry'
+    | 'agents'
+    | 'journal'
+    | 'onStepFinished'
   >
 > {
   signal: AbortSignal | undefined;
@@ -62,6 +84,8 @@ export interface CompiledRunOptions extends Required<
   timeoutFor: RunOptions['timeoutFor'];
   defaultRetry: RetrySpec | undefined;
   agents: ActionInvoker | undefined;
+  journal: ReadonlyMap<string, JournaledStep> | undefined;
+  onStepFinished: RunOptions['onStepFinished'];
 }
 
 /** Default timeout of an action attempt: 120 s (SPEC.md §8). */
@@ -85,5 +109,15 @@ export function compileRunOptions(options: RunOptions): CompiledRunOptions {
     timeoutFor: options.timeoutFor,
     defaultRetry: options.defaultRetry,
     agents: options.agents,
+    journal: options.journal ? journalMap(options.journal) : undefined,
+    onStepFinished: options.onStepFinished,
   };
+}
+
+function journalMap(
+  steps: Iterable<JournaledStep>,
+): ReadonlyMap<string, JournaledStep> | undefined {
+  const map = new Map<string, JournaledStep>();
+  for (const step of steps) map.set(step.path, step);
+  return map.size === 0 ? undefined : map;
 }

@@ -35,3 +35,25 @@ export interface RunResult {
   finished_at: string;
   duration_ms: number;
 }
+
+/**
+ * A finished step as the durability hook reports it and as a resumed run takes it back
+ * (`RunOptions.journal`): enough to skip the step and feed its outputs to later templates.
+ * Plain JSON; `entry` of a parallel block holds its children's entries by name.
+ */
+export interface JournaledStep {
+  /** Path of the step: `step`, or `block/child` for a child of a parallel block. */
+  path: string;
+  /** What `steps.<name>` reads: `status`, `output`, `outputs`, `error` (raw, not masked). */
+  entry: {
+    status: StepStatus;
+    output?: unknown;
+    outputs?: Record<string, unknown>;
+    error?: unknown;
+    [child: string]: unknown;
+  };
+  attempts: number;
+  /** Milliseconds since the epoch. */
+  started_ms: number;
+  finished_ms: number;
+}

@@ -11,6 +11,7 @@ import type { Scope } from '@weft/expr';
 import { Deadlines, type Deadline } from './deadlines.js';
 import type { CompiledRunOptions } from './options.js';
 import { planRetry, type RetryPlan, type StepPlan, type WorkflowPlan } from './plan.js';
+import type { JournaledStep } from './records.js';
 import type { ResolvedSecrets } from './secrets.js';
 import { StepContext, type SharedContext } from './step-context.js';
 
@@ -169,6 +170,47 @@ export class Run {
         },
       );
     });
+  }
+
+  /**
+   * Takes a step back from the journal of an earlier attempt, with its parallel children: their
+   * records are restored as they were. Undefined when the step is not journaled.
+   */
+  restore(plan: StepPlan): StepEntry | undefined {
+    const journaled = this.options.journal?.get(plan.path);
+    if (!journaled) return undefined;
+    const entry = journaled.entry as StepEntry;
+    this.records.set(plan.name, {
+      entry,
+      attempts: journaled.attempts,
+      startedMs: journaled.started_ms,
+      finishedMs: journaled.finished_ms,
+    });
+    for (const child of plan.children) {
+      if (this.restore(child)) continue;
+      const childEntry = (entry[child.name] as StepEntry | undefined) ?? { status: 'skipped' };
+      this.records.set(child.name, {
+        entry: childEntry,
+        attempts: 0,
+        startedMs: journaled.started_ms,
+        finishedMs: journaled.finished_ms,
+      });
+    }
+    return entry;
+  }
+
+  /** Reports a finished step to the durability hook; resolves once it is journaled. */
+  journal(plan: StepPlan, record: InternalRecord): void | Promise<void> {
+    const hook = this.options.onStepFinished;
+    if (!hook) return;
+    const step: JournaledStep = {
+      path: plan.path,
+      entry: record.entry,
+      attempts: record.attempts,
+      started_ms: record.startedMs,
+      finished_ms: record.finishedMs,
+    };
+    return hook(step);
   }
 
   /** Cancels the run: every in-flight attempt is aborted with `CANCELED`. */

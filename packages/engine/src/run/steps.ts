@@ -23,6 +23,8 @@ const FINAL_CODES = new Set(['VALIDATION', 'CANCELED']);
  * never rejects (a failure is an entry with status `failed`).
  */
 export async function runStep(run: Run, plan: StepPlan): Promise<StepEntry> {
+  const journaled = run.restore(plan);
+  if (journaled) return journaled;
   const startedMs = Date.now();
   const record = {
     entry: { status: 'success' } as StepEntry,
@@ -60,6 +62,8 @@ export async function runStep(run: Run, plan: StepPlan): Promise<StepEntry> {
         attempts: record.attempts,
       });
   }
+  const journaling = run.journal(plan, record);
+  if (journaling) await journaling;
   return record.entry;
 }
 

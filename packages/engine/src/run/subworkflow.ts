@@ -49,6 +49,9 @@ export async function runSubworkflow(
       signal:
         active.length === 0 ? undefined : active.length === 1 ? active[0] : AbortSignal.any(active),
       onEvent: run.options.onEvent,
+      // The called workflow is one step of this execution: journaled as a whole, not inside.
+      journal: undefined,
+      onStepFinished: undefined,
     },
     run.depth + 1,
   );

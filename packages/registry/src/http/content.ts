@@ -24,7 +24,7 @@ export function installBodyParsers(app: FastifyInstance, bodyLimit: number): voi
         done(problemsError(parsed.problems), undefined);
         return;
       }
-      submissions.set(request, { bytes, format });
+      submissions.set(request, { bytes, format, parsed: parsed.value });
       done(null, parsed.value);
     });
   add(JSON_TYPES, 'json');

@@ -11,6 +11,7 @@ import semver from 'semver';
 import type { Logger } from 'pino';
 import type { ActionHandler } from '../handlers/handler.js';
 import { LocalInvoker } from '../invoker/local-invoker.js';
+import { RouterInvoker } from '../invoker/router-invoker.js';
 import { processEnvironment } from './environment.js';
 import { loadWorkflowFile } from './load.js';
 import { createLogger, logEvent } from './logging.js';
@@ -38,6 +39,8 @@ export interface ExecuteOptions {
 export class Weft {
   /** The invoker that runs actions; connectors and handlers are registered on it. */
   readonly invoker: LocalInvoker;
+  /** In `self_hosted` mode: the invoker that sends every action step to the router. */
+  readonly router: RouterInvoker | undefined;
   readonly logger: Logger;
   private readonly loaded = new Map<string, WorkflowDefinition[]>();
   private readonly environment: Record<string, string | undefined>;
@@ -52,6 +55,13 @@ export class Weft {
       environment: this.environment,
       ...(options.timeout !== undefined ? { defaultTimeout: options.timeout } : {}),
     });
+    this.router =
+      options.executionMode === 'self_hosted'
+        ? new RouterInvoker({
+            routerUrl: options.routerUrl!,
+            ...(options.routerTls ? { tls: options.routerTls } : {}),
+          })
+        : undefined;
     this.logger = createLogger(
       options.logLevel ?? 'info',
       options.logFormat ?? 'json',
@@ -199,7 +209,12 @@ export class Weft {
 
   /** The invoker real actions go through (the testing kit swaps it for mocks). */
   protected actionInvoker(): ActionInvoker {
-    return this.invoker;
+    return this.router ?? this.invoker;
+  }
+
+  /** Closes connections kept open to the router (self_hosted mode). */
+  async close(): Promise<void> {
+    await this.router?.close();
   }
 
   private find(name: string, range?: string): WorkflowDefinition | undefined {

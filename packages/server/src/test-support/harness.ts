@@ -56,10 +56,10 @@ export interface PublishOptions {
   query?: string;
 }
 
-/** Sets up a fresh {@link Harness} before each test (options: private registry). */
+/** Sets up a fresh {@link Harness} before each test (options: private registry, answer cache). */
 export function useHarness(
   kind: 'sqlite' | 'postgres',
-  options: { private?: boolean } = {},
+  options: { private?: boolean; cacheTtlMs?: number } = {},
 ): () => Harness {
   let current: (Harness & { test: TestStore }) | undefined;
   beforeEach(async () => {
@@ -67,7 +67,7 @@ export function useHarness(
     const clock = new ManualClock();
     const usage = new FakeUsage();
     const server = await buildServer(
-      { private: options.private ?? false, cacheTtlMs: 0 },
+      { private: options.private ?? false, cacheTtlMs: options.cacheTtlMs ?? 0 },
       { store: test.store, clock, usage, logger: false },
     );
     const at = new Date(clock.ms).toISOString();

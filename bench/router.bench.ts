@@ -1,0 +1,247 @@
+/**
+ * Router overhead (issue 5): the same §2.7 call to a connector service, measured as a bare
+ * node:http round trip (the physical limit: no work at all), a direct call to the connector
+ * service, the call through a naive node:http proxy (what a user would write instead), and the
+ * call through weft's router (with health checks running every second). Each sequentially (one
+ * keep-alive connection, latency percentiles) and under 64 concurrent connections (autocannon).
+ * Every server runs in its own child process; the cases are interleaved (request by request
+ * sequentially, round by round under load) so that a busy machine slows them alike. Targets: the router adds at most 50 µs at p50
+ * over the direct call, and serves at least 1.5× the naive proxy's requests/s.
+ */
+import { fork, type ChildProcess } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { cpus } from 'node:os';
+import { fileURLToPath } from 'node:url';
+import autocannon from 'autocannon';
+import { Client } from 'undici';
+
+const SECONDS = Number(process.env['WEFT_BENCH_SECONDS'] ?? 5);
+const SEQUENTIAL = Number(process.env['WEFT_BENCH_SEQUENTIAL'] ?? 5000);
+const ROUNDS = Number(process.env['WEFT_BENCH_ROUNDS'] ?? 3);
+const BODY = JSON.stringify({ action: 'bench.echo', input: { n: 1 } });
+const script = fileURLToPath(new URL('./router/server.ts', import.meta.url));
+
+interface Child {
+  child: ChildProcess;
+  url: string;
+}
+
+function start(kind: string, target?: string): Promise<Child> {
+  const child = fork(script, [kind, ...(target ? [target] : [])], {
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
+  return new Promise((resolve, reject) => {
+    child.once('message', (m) => resolve({ child, url: (m as { url: string }).url }));
+    child.once('exit', (code) => reject(new Error(`bench server ${kind} exited with ${code}`)));
+  });
+}
+
+/** CPU time (user + system) the child has used so far, in µs. */
+function cpuOf({ child }: Child): Promise<number> {
+  return new Promise((resolve) => {
+    const onMessage = (m: unknown) => {
+      if (typeof m === 'object' && m !== null && 'cpuUs' in m) {
+        child.off('message', onMessage);
+        resolve((m as { cpuUs: number }).cpuUs);
+      }
+    };
+    child.on('message', onMessage);
+    child.send('cpu');
+  });
+}
+
+async function stopChild({ child }: Child): Promise<void> {
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  child.send('stop');
+  await exited;
+}
+
+interface Row {
+  name: string;
+  /** CPU time the serving process spent per sequential request (the proxy's or router's own work). */
+  cpuUsPerRequest: number;
+  seqP50Us: number;
+  seqP99Us: number;
+  seqRps: number;
+  c64Rps: number;
+  c64P50Ms: number;
+  c64P99Ms: number;
+  errors: number;
+}
+
+/** One request on `client`; throws on a non-200 answer. */
+async function once(client: Client, path: string): Promise<void> {
+  const { statusCode, body } = await client.request({
+    path,
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: BODY,
+  });
+  await body.text();
+  if (statusCode !== 200) throw new Error(`${path} answered ${statusCode}`);
+}
+
+/**
+ * One keep-alive connection per case, one request at a time, the cases interleaved request by
+ * request (A, B, C, D, A, ...) so that every case sees the same machine load: latency in µs.
+ */
+async function sequential(targets: { url: string; path: string }[]) {
+  const clients = targets.map((t) => new Client(t.url, { pipelining: 1 }));
+  for (let i = 0; i < 500; i++)
+    for (const [k, t] of targets.entries()) await once(clients[k]!, t.path);
+  const times = targets.map((): number[] => []);
+  for (let i = 0; i < SEQUENTIAL; i++) {
+    for (const [k, t] of targets.entries()) {
+      const start = process.hrtime.bigint();
+      await once(clients[k]!, t.path);
+      times[k]!.push(Number(process.hrtime.bigint() - start) / 1000);
+    }
+  }
+  await Promise.all(clients.map((c) => c.close()));
+  return times.map((list) => {
+    list.sort((a, b) => a - b);
+    const at = (p: number) => list[Math.min(list.length - 1, Math.floor(p * list.length))]!;
+    const total = list.reduce((a, b) => a + b, 0) / 1e6;
+    return { p50: at(0.5), p99: at(0.99), rps: list.length / total };
+  });
+}
+
+async function concurrent(url: string, path: string, seconds: number) {
+  const result = await autocannon({
+    url: `${url}${path}`,
+    connections: 64,
+    duration: seconds,
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: BODY,
+  });
+  return {
+    rps: result.requests.average,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    errors: result.errors + result.timeouts + result.non2xx,
+  };
+}
+
+/** 64 connections, in ROUNDS rounds per case with the cases interleaved; the median round. */
+async function concurrentRounds(targets: { url: string; path: string }[]) {
+  const rounds = targets.map((): Awaited<ReturnType<typeof concurrent>>[] => []);
+  const seconds = Math.max(1, Math.round(SECONDS / ROUNDS));
+  for (let r = 0; r < ROUNDS; r++) {
+    for (const [k, t] of targets.entries())
+      rounds[k]!.push(await concurrent(t.url, t.path, seconds));
+  }
+  return rounds.map((list) => {
+    const sorted = [...list].sort((a, b) => a.rps - b.rps);
+    const median = sorted[Math.floor(sorted.length / 2)]!;
+    return { ...median, errors: list.reduce((sum, x) => sum + x.errors, 0) };
+  });
+}
+
+async function measure(
+  cases: { name: string; url: string; path: string; child: Child }[],
+): Promise<Row[]> {
+  const cpuBefore = await Promise.all(cases.map((c) => cpuOf(c.child)));
+  const seq = await sequential(cases);
+  const cpuAfter = await Promise.all(cases.map((c) => cpuOf(c.child)));
+  const requests = SEQUENTIAL + 500;
+  const c64 = await concurrentRounds(cases);
+  return cases.map((c, i) => ({
+    name: c.name,
+    cpuUsPerRequest: (cpuAfter[i]! - cpuBefore[i]!) / requests,
+    seqP50Us: seq[i]!.p50,
+    seqP99Us: seq[i]!.p99,
+    seqRps: seq[i]!.rps,
+    c64Rps: c64[i]!.rps,
+    c64P50Ms: c64[i]!.p50,
+    c64P99Ms: c64[i]!.p99,
+    errors: c64[i]!.errors,
+  }));
+}
+
+function print(rows: Row[]): void {
+  const header = [
+    'case',
+    'cpu µs/req',
+    'seq p50 µs',
+    'seq p99 µs',
+    'seq req/s',
+    '64c req/s',
+    '64c p50 ms',
+    '64c p99 ms',
+    'errors',
+  ];
+  const cells = rows.map((r) => [
+    r.name,
+    r.cpuUsPerRequest.toFixed(0),
+    r.seqP50Us.toFixed(0),
+    r.seqP99Us.toFixed(0),
+    Math.round(r.seqRps).toLocaleString('en-US'),
+    Math.round(r.c64Rps).toLocaleString('en-US'),
+    r.c64P50Ms.toFixed(2),
+    r.c64P99Ms.toFixed(2),
+    String(r.errors),
+  ]);
+  const widths = header.map((h, i) => Math.max(h.length, ...cells.map((c) => c[i]!.length)));
+  const line = (c: readonly string[]) =>
+    c.map((x, i) => (i === 0 ? x.padEnd(widths[i]!) : x.padStart(widths[i]!))).join('  ');
+  console.log(
+    '\nrouter (one §2.7 call; servers in child processes; cpu: of the serving process only)',
+  );
+  console.log(line(header));
+  console.log(widths.map((w) => '-'.repeat(w)).join('  '));
+  for (const c of cells) console.log(line(c));
+}
+
+/** Runs the suite, prints the table and the targets, writes `bench/results/router.json`. */
+export async function run(): Promise<void> {
+  const bare = await start('bare');
+  const service = await start('service');
+  const proxy = await start('proxy', service.url);
+  const router = await start('router', service.url);
+  try {
+    const rows = await measure([
+      { name: 'bare node:http (limit)', url: bare.url, path: '/execute', child: bare },
+      { name: 'direct to connector service', url: service.url, path: '/execute', child: service },
+      { name: 'naive node:http proxy', url: proxy.url, path: '/execute', child: proxy },
+      { name: 'weft router', url: router.url, path: '/execute', child: router },
+    ]);
+    print(rows);
+    const [, direct, naive, routed] = rows as [Row, Row, Row, Row];
+    const added = routed.seqP50Us - direct.seqP50Us;
+    const ratio = routed.c64Rps / naive.c64Rps;
+    console.log(
+      `router adds ${added.toFixed(0)} µs at p50 over the direct call (target ≤ 50: ${added <= 50 ? 'ok' : 'MISSED'}); ` +
+        `naive proxy adds ${(naive.seqP50Us - direct.seqP50Us).toFixed(0)} µs`,
+    );
+    console.log(
+      `CPU per call: router ${routed.cpuUsPerRequest.toFixed(0)} µs, naive proxy ${naive.cpuUsPerRequest.toFixed(0)} µs, connector service ${direct.cpuUsPerRequest.toFixed(0)} µs`,
+    );
+    console.log(
+      `router serves ${ratio.toFixed(2)}× the naive proxy's requests/s under 64 connections (target ≥ 1.5: ${ratio >= 1.5 ? 'ok' : 'MISSED'}); ` +
+        `${((routed.c64Rps / direct.c64Rps) * 100).toFixed(0)}% of the direct call's`,
+    );
+    const directory = fileURLToPath(new URL('./results/', import.meta.url));
+    mkdirSync(directory, { recursive: true });
+    writeFileSync(
+      `${directory}router.json`,
+      `${JSON.stringify(
+        {
+          suite: 'router',
+          date: new Date().toISOString(),
+          node: process.version,
+          cpu: cpus()[0]?.model ?? 'unknown',
+          cores: cpus().length,
+          settings: { seconds: SECONDS, rounds: ROUNDS, sequential: SEQUENTIAL, connections: 64 },
+          results: rows,
+          addedP50Us: added,
+          ratioToNaive: ratio,
+        },
+        null,
+        2,
+      )}\n`,
+    );
+  } finally {
+    for (const child of [router, proxy, service, bare]) await stopChild(child);
+  }
+}

@@ -1,0 +1,158 @@
+/**
+ * Triggers under load (issue 8).
+ * 1. Signed webhook requests accepted end to end (HMAC verified, timestamp and delivery id
+ *    checked, pending record durable in SQLite) under 64 connections, next to a bare Fastify route
+ *    on the same server (the limit). The server runs in a child process.
+ * 2. Scheduler precision: 1,000 schedules due in the same second; fire time minus due time.
+ */
+import { createHmac, randomUUID } from 'node:crypto';
+import { fork } from 'node:child_process';
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { cpus, tmpdir } from 'node:os';
+import { fileURLToPath } from 'node:url';
+import autocannon from 'autocannon';
+import type { ScheduleTrigger } from '@weft/core';
+import { openStore } from '@weft/store';
+import { compileSchedule, Scheduler } from '../packages/runtime/src/triggers/index.js';
+import type { WorkflowDefinition } from '../packages/engine/src/index.js';
+import { percentile, printLoadTable, type LoadResult } from './registry/load.js';
+import { durableStart } from './webhook/durable-start.js';
+
+const SECONDS = Number(process.env['WEFT_BENCH_SECONDS'] ?? 5);
+const SCHEDULES = 1000;
+const serverScript = fileURLToPath(new URL('./webhook/server.ts', import.meta.url));
+
+async function measure(url: string, signed: boolean) {
+  const body = JSON.stringify({
+    ref: 'refs/heads/main',
+    commits: [{ id: 'abc', message: 'bench' }],
+  });
+  const signature = `sha256=${createHmac('sha256', 'bench-secret').update(body).digest('hex')}`;
+  const result = await autocannon({
+    url,
+    connections: 64,
+    duration: SECONDS,
+    requests: [
+      signed
+        ? {
+            method: 'POST',
+            path: '/hooks/bench',
+            setupRequest: (request) => ({
+              ...request,
+              body,
+              headers: {
+                'content-type': 'application/json',
+                'x-hub-signature-256': signature,
+                'x-timestamp': String(Math.floor(Date.now() / 1000)),
+                'x-github-delivery': randomUUID(),
+              },
+            }),
+          }
+        : { method: 'GET', path: '/bare' },
+    ],
+  });
+  return {
+    requestsPerSec: result.requests.average,
+    p50Ms: result.latency.p50,
+    p99Ms: result.latency.p99,
+    errors: result.errors + result.timeouts,
+    non2xx: result.non2xx,
+  };
+}
+
+async function webhookLoad(): Promise<LoadResult[]> {
+  const child = fork(serverScript, [], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const url = await new Promise<string>((resolve, reject) => {
+    child.once('message', (m) => resolve((m as { url: string }).url));
+    child.once('exit', (code) => reject(new Error(`bench server exited with ${code}`)));
+  });
+  try {
+    await measure(url, true); // warm-up
+    const bare = await measure(url, false);
+    const hook = await measure(url, true);
+    return [
+      { store: 'sqlite', name: 'bare Fastify route (limit)', ...bare, ofBare: 1, target: '' },
+      {
+        store: 'sqlite',
+        name: 'signed webhook -> durable pending',
+        ...hook,
+        ofBare: hook.requestsPerSec / bare.requestsPerSec,
+        target: `≥ 5000/s p99 < 20 ms ${hook.requestsPerSec >= 5000 && hook.p99Ms < 20 && hook.non2xx === 0 ? 'ok' : 'MISSED'}`,
+      },
+    ];
+  } finally {
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    child.send('stop');
+    await exited;
+  }
+}
+
+async function schedulerPrecision(): Promise<{
+  p50: number;
+  p99: number;
+  max: number;
+  fired: number;
+}> {
+  const dataDir = mkdtempSync(`${tmpdir()}/weft-schedule-bench-`);
+  const opened = await openStore({ kind: 'sqlite', dataDir });
+  const durable = durableStart(dataDir);
+  const lags: number[] = [];
+  const scheduler = new Scheduler({
+    store: opened.triggers,
+    start: durable.start,
+    onFire: ({ dueMs, firedMs }) => lags.push(firedMs - dueMs),
+  });
+  const due = new Date(Math.ceil(Date.now() / 1000) * 1000 + 10_000);
+  const cron = `${due.getUTCSeconds()} ${due.getUTCMinutes()} ${due.getUTCHours()} * * *`;
+  for (let i = 0; i < SCHEDULES; i++) {
+    const trigger: ScheduleTrigger = { type: 'schedule', cron, timezone: 'UTC' };
+    const workflow = {
+      name: `s-${i}`,
+      version: '1.0.0',
+      inputs: {},
+      triggers: [trigger],
+      steps: [],
+    } as unknown as WorkflowDefinition;
+    await scheduler.register(workflow.name, [compileSchedule(workflow, trigger, 0)]);
+  }
+  if (Date.now() >= due.getTime())
+    throw new Error('registering the schedules took longer than the 10 s lead');
+  scheduler.start();
+  const deadline = due.getTime() + 10_000;
+  while (lags.length < SCHEDULES && Date.now() < deadline)
+    await new Promise((r) => setTimeout(r, 20));
+  await scheduler.stop();
+  durable.close();
+  await opened.registry.close();
+  const sorted = [...lags].sort((a, b) => a - b);
+  return {
+    p50: percentile(sorted, 50),
+    p99: percentile(sorted, 99),
+    max: sorted.at(-1) ?? NaN,
+    fired: lags.length,
+  };
+}
+
+export async function run(): Promise<void> {
+  const rows = await webhookLoad();
+  printLoadTable('webhook (64 connections, SQLite)', rows);
+  const precision = await schedulerPrecision();
+  console.log(`\nscheduler precision (${SCHEDULES} schedules due in the same second, SQLite)`);
+  console.log('fired  p50 ms  p99 ms  max ms  target');
+  console.log(
+    `${String(precision.fired).padStart(5)}  ${precision.p50.toFixed(1).padStart(6)}  ${precision.p99.toFixed(1).padStart(6)}  ${precision.max.toFixed(1).padStart(6)}  p99 < 50 ms ${precision.p99 < 50 && precision.fired === SCHEDULES ? 'ok' : 'MISSED'}`,
+  );
+  const directory = fileURLToPath(new URL('./results/', import.meta.url));
+  mkdirSync(directory, { recursive: true });
+  const document = {
+    suite: 'webhook',
+    date: new Date().toISOString(),
+    node: process.version,
+    cpu: cpus()[0]?.model ?? 'unknown',
+    cores: cpus().length,
+    seconds: SECONDS,
+    webhook: rows,
+    scheduler: { schedules: SCHEDULES, ...precision },
+  };
+  writeFileSync(`${directory}webhook.json`, `${JSON.stringify(document, null, 2)}\n`);
+}

@@ -1,0 +1,4 @@
+import { describeBrokerContract } from '../broker.contract.js';
+import { openTestBroker } from '../test-brokers.js';
+
+describeBrokerContract('in-memory', async () => openTestBroker('memory'));

@@ -1,0 +1,3 @@
+export * from './messages.js';
+export * from './worker.js';
+export * from './dispatcher.js';

@@ -1,0 +1,147 @@
+import { Type, type Static } from '@sinclair/typebox';
+
+/** Execution statuses on the wire. */
+export const ExecutionStatusSchema = Type.Union(
+  [
+    Type.Literal('pending'),
+    Type.Literal('running'),
+    Type.Literal('completed'),
+    Type.Literal('failed'),
+    Type.Literal('canceled'),
+  ],
+  { description: 'pending → running → completed | failed | canceled' },
+);
+
+/** Body of `POST /workflows/executions`. */
+export const StartExecutionRequest = Type.Object(
+  {
+    workflow: Type.Optional(
+      Type.Union([Type.String({ minLength: 1 }), Type.Object({}, { additionalProperties: true })], {
+        description:
+          'The workflow file (YAML or JSON text, or a parsed object with `workflows`), or one workflow definition',
+      }),
+    ),
+    workflow_file: Type.Optional(
+      Type.String({ minLength: 1, description: 'Workflow file text (YAML or JSON)' }),
+    ),
+    workflow_name: Type.Optional(
+      Type.String({ minLength: 1, description: 'Which workflow of the file to run' }),
+    ),
+    inputs: Type.Optional(Type.Object({}, { additionalProperties: true })),
+    callback_url: Type.Optional(
+      Type.String({ minLength: 1, maxLength: 2048, description: 'Receives the §2.8 callback' }),
+    ),
+    mode: Type.Optional(Type.Literal('cloud', { description: 'Only `cloud` runs on the server' })),
+    idempotency_key: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 255,
+        description: 'The same key from the same API key returns the same execution',
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+export type StartExecutionRequest = Static<typeof StartExecutionRequest>;
+
+/** State of the completion callback, on the record. */
+export const CallbackInfo = Type.Object({
+  url: Type.String(),
+  status: Type.Union([Type.Literal('pending'), Type.Literal('delivered'), Type.Literal('failed')]),
+  attempts: Type.Integer(),
+  last_status: Type.Union([Type.Integer(), Type.Null()]),
+  last_error: Type.Union([Type.String(), Type.Null()]),
+  webhook_id: Type.String(),
+  delivered_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+});
+export type CallbackInfo = Static<typeof CallbackInfo>;
+
+/** An execution record (SPEC.md §2.8, DESIGN.md §4). */
+export const ExecutionRecord = Type.Object(
+  {
+    execution_id: Type.String(),
+    status: ExecutionStatusSchema,
+    poll_url: Type.String({ description: '/workflows/executions/<execution_id>' }),
+    workflow: Type.String(),
+    workflow_version: Type.String(),
+    mode: Type.String(),
+    trigger: Type.String({ description: 'api, webhook, schedule or event' }),
+    created_at: Type.String({ format: 'date-time' }),
+    started_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+    finished_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+    canceled_at: Type.Optional(Type.String({ format: 'date-time' })),
+    result: Type.Optional(
+      Type.Object({
+        outputs: Type.Object({}, { additionalProperties: true }),
+        steps: Type.Object({}, { additionalProperties: true }),
+      }),
+    ),
+    error: Type.Optional(Type.Ref('ErrorObject')),
+    callback: Type.Optional(CallbackInfo),
+  },
+  { $id: 'ExecutionRecord' },
+);
+export type ExecutionRecord = Static<typeof ExecutionRecord> & {
+  error?: { status: 'error'; code: string; message: string; details: Record<string, unknown> };
+};
+
+/** One page of `GET /workflows/executions`. */
+export const ExecutionPage = Type.Object({
+  executions: Type.Array(Type.Ref('ExecutionRecord')),
+  next_cursor: Type.Union([Type.String(), Type.Null()], {
+    description: 'Pass as `cursor` for the next page; null on the last one',
+  }),
+});
+
+/** Query of `GET /workflows/executions`. */
+export const ExecutionListQuery = Type.Object(
+  {
+    status: Type.Optional(ExecutionStatusSchema),
+    workflow: Type.Optional(Type.String({ minLength: 1, maxLength: 256 })),
+    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 20 })),
+    cursor: Type.Optional(Type.String({ minLength: 1, maxLength: 512 })),
+  },
+  { additionalProperties: false },
+);
+export type ExecutionListQuery = Static<typeof ExecutionListQuery>;
+
+/** Callback body (SPEC.md §2.8). */
+export interface CallbackBody {
+  execution_id: string;
+  status: string;
+  result: { outputs: Record<string, unknown>; steps?: Record<string, unknown> };
+  error?: unknown;
+}
+
+/** Body of `POST /actions/execute`: one action, run on the server (hybrid mode). */
+export const ExecuteActionRequest = Type.Object(
+  {
+    plugin: Type.String({ minLength: 1, maxLength: 214, description: 'Plugin slug' }),
+    version: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
+    action: Type.String({ minLength: 1, maxLength: 128 }),
+    input: Type.Optional(Type.Object({}, { additionalProperties: true })),
+  },
+  { additionalProperties: false },
+);
+export type ExecuteActionRequest = Static<typeof ExecuteActionRequest>;
+
+/** Usage of the caller's keys (`GET /usage`). */
+export const UsageReport = Type.Object({
+  owner: Type.String(),
+  since: Type.String({ description: 'YYYY-MM-DD' }),
+  totals: Type.Object({
+    executions: Type.Integer(),
+    action_calls: Type.Integer(),
+    duration_ms: Type.Integer(),
+  }),
+  days: Type.Array(
+    Type.Object({
+      date: Type.String(),
+      key_id: Type.String(),
+      executions: Type.Integer(),
+      action_calls: Type.Integer(),
+      duration_ms: Type.Integer(),
+    }),
+  ),
+});
+export type UsageReport = Static<typeof UsageReport>;

@@ -1,0 +1,51 @@
+import { describe, expect, it } from 'vitest';
+import { AnswerCache } from './answer-cache.js';
+
+describe('AnswerCache', () => {
+  const make = (ttlMs = 1000) => {
+    let now = 0;
+    const cache = new AnswerCache(ttlMs, 100, () => now);
+    return { cache, advance: (ms: number) => (now += ms) };
+  };
+
+  it('keeps answers until their time to live runs out', () => {
+    const { cache, advance } = make();
+    cache.keepSearch('q', 'S', cache.searchStamp());
+    cache.keepDetail('a', 'a/', 'A', cache.detailStamp('a'));
+    expect(cache.search('q')).toBe('S');
+    expect(cache.detail('a', 'a/')).toBe('A');
+    advance(1000);
+    expect(cache.search('q')).toBeUndefined();
+    expect(cache.detail('a', 'a/')).toBeUndefined();
+  });
+
+  it('drops every search answer and the changed slug details on a change, keeping other details', () => {
+    const { cache } = make();
+    cache.keepSearch('q', 'S', cache.searchStamp());
+    cache.keepDetail('a', 'a/', 'A', cache.detailStamp('a'));
+    cache.keepDetail('b', 'b/', 'B', cache.detailStamp('b'));
+    cache.changed('a');
+    expect(cache.search('q')).toBeUndefined();
+    expect(cache.detail('a', 'a/')).toBeUndefined();
+    expect(cache.detail('b', 'b/')).toBe('B');
+  });
+
+  it('never keeps an answer whose read began before a change', () => {
+    const { cache } = make();
+    const searchStamp = cache.searchStamp();
+    const detailStamp = cache.detailStamp('a');
+    cache.changed('a');
+    cache.keepSearch('q', 'stale', searchStamp);
+    cache.keepDetail('a', 'a/', 'stale', detailStamp);
+    expect(cache.search('q')).toBeUndefined();
+    expect(cache.detail('a', 'a/')).toBeUndefined();
+    cache.keepDetail('a', 'a/', 'fresh', cache.detailStamp('a'));
+    expect(cache.detail('a', 'a/')).toBe('fresh');
+  });
+
+  it('keeps nothing when its time to live is 0', () => {
+    const { cache } = make(0);
+    cache.keepSearch('q', 'S', cache.searchStamp());
+    expect(cache.search('q')).toBeUndefined();
+  });
+});

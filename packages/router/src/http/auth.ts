@@ -1,0 +1,46 @@
+import { timingSafeEqual, createHash } from 'node:crypto';
+import type { TLSSocket } from 'node:tls';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { UnauthorizedError } from '@weft/core';
+
+/** What a router route requires of its caller. */
+export interface Guard {
+  /** Bearer token (registration and the table only). */
+  token: string | undefined;
+  /** A client certificate verified by the server's TLS layer (every router route). */
+  clientCert: boolean;
+}
+
+const digest = (text: string) => createHash('sha256').update(text).digest();
+
+/** An `onRequest` hook enforcing `guard`; refusals are `UNAUTHORIZED` (401) and change nothing. */
+export function guardHook(guard: Guard) {
+  const expected = guard.token === undefined ? undefined : digest(guard.token);
+  return async (request: FastifyRequest, _reply: FastifyReply): Promise<void> => {
+    if (guard.clientCert) {
+      const socket = request.raw.socket as Partial<TLSSocket>;
+      if (socket.encrypted !== true || socket.authorized !== true) {
+        const why =
+          socket.encrypted !== true
+            ? 'the connection is not TLS'
+            : (socket.authorizationError?.toString() ?? 'no client certificate was sent');
+        throw new UnauthorizedError(
+          `this router requires mutual TLS: present a client certificate signed by its client CA (${why})`,
+          { scheme: 'mtls' },
+        );
+      }
+    }
+    if (expected !== undefined) {
+      const header = request.headers.authorization ?? '';
+      const match = /^Bearer\s+(.+)$/i.exec(header);
+      if (!match || !timingSafeEqual(digest(match[1]!.trim()), expected)) {
+        throw new UnauthorizedError(
+          match
+            ? 'the router token is not valid'
+            : 'registration needs the router token: send Authorization: Bearer <WEFT_ROUTER_TOKEN>',
+          { scheme: 'bearer' },
+        );
+      }
+    }
+  };
+}

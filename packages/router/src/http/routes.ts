@@ -1,0 +1,178 @@
+import type {} from '@fastify/swagger';
+import type { FastifyInstance } from 'fastify';
+import { Ajv } from 'ajv';
+import {
+  DeregistrationResponse,
+  ExecuteRequest,
+  ExecuteSuccess,
+  NotFoundError,
+  RegistrationResponse,
+  RouterRegistration,
+  RoutesResponse,
+} from '@weft/core';
+import { parseAction } from '../dispatch.js';
+import type { Router } from '../router.js';
+import { guardHook } from './auth.js';
+import { sendError } from './errors.js';
+import {
+  ErrorBody,
+  errorResponses,
+  EXECUTE_HEADERS,
+  InstanceParams,
+  PluginParams,
+  routerSecurity,
+} from './schemas.js';
+
+/**
+ * The router's HTTP routes (SPEC.md §4.2, DESIGN.md §4) as a Fastify plugin: `POST /register`,
+ * `DELETE /register/{plugin_slug}/{instance_id}`, `GET /routes`, and the connector contract
+ * `POST /execute` and `POST /{plugin_slug}/execute`.
+ */
+export function routerRoutes(router: Router) {
+  const { options } = router;
+  return async function routes(app: FastifyInstance): Promise<void> {
+    if (!app.getSchema('ErrorObject')) app.addSchema(ErrorBody);
+    app.setErrorHandler(sendError);
+    // Strict types: a number is not a region, whatever the host app's coercion settings.
+    const ajv = new Ajv({
+      coerceTypes: false,
+      removeAdditional: false,
+      allErrors: false,
+      strict: false,
+    });
+    app.setValidatorCompiler(({ schema }) => ajv.compile(schema));
+    const admin = guardHook({ token: options.token, clientCert: options.requireClientCert });
+    // Without mutual TLS, execute calls run no hook at all (the hot path).
+    const caller = options.requireClientCert
+      ? { onRequest: guardHook({ token: undefined, clientCert: true }) }
+      : {};
+    const bodyLimit = options.bodyLimit;
+
+    app.post<{ Body: RouterRegistration }>(
+      '/register',
+      {
+        onRequest: admin,
+        bodyLimit,
+        schema: {
+          summary: 'Register a connector service instance (SPEC.md §4.2)',
+          tags: ['router'],
+          security: routerSecurity,
+          body: RouterRegistration,
+          response: {
+            200: RegistrationResponse,
+            201: RegistrationResponse,
+            ...errorResponses(400, 401, 413),
+          },
+        },
+      },
+      async (request, reply) => {
+        const { created, answer } = await router.register(request.body);
+        return reply.code(created ? 201 : 200).send(answer);
+      },
+    );
+
+    app.delete<{ Params: InstanceParams }>(
+      '/register/:plugin_slug/:instance_id',
+      {
+        onRequest: admin,
+        schema: {
+          summary: 'Remove an instance from the routing table (SPEC.md §4.2)',
+          tags: ['router'],
+          security: routerSecurity,
+          params: InstanceParams,
+          response: { 200: DeregistrationResponse, ...errorResponses(400, 401, 404) },
+        },
+      },
+      async (request) => {
+        const { plugin_slug, instance_id } = request.params;
+        const answer = await router.deregister(plugin_slug, instance_id);
+        if (!answer) {
+          throw new NotFoundError(
+            `no instance "${instance_id}" of plugin "${plugin_slug}" is registered`,
+            {
+              plugin_slug,
+              instance_id,
+            },
+          );
+        }
+        return answer;
+      },
+    );
+
+    app.get(
+      '/routes',
+      {
+        onRequest: admin,
+        schema: {
+          summary: 'The routing table, with health and calls in flight',
+          tags: ['router'],
+          security: routerSecurity,
+          response: { 200: RoutesResponse, ...errorResponses(401) },
+        },
+      },
+      async () => router.routes(),
+    );
+
+    const execute = {
+      ...caller,
+      bodyLimit,
+      schema: {
+        tags: ['router'],
+        description: EXECUTE_HEADERS,
+        body: ExecuteRequest,
+        response: { 200: ExecuteSuccess, ...errorResponses(400, 401, 409, 413, 502, 503, 504) },
+      },
+    };
+
+    app.post<{ Body: ExecuteRequest }>(
+      '/execute',
+      {
+        ...execute,
+        schema: {
+          ...execute.schema,
+          summary: 'Run an action on a healthy instance (SPEC.md §2.7)',
+        },
+      },
+      async (request, reply) => {
+        const { plugin, name } = parseAction(request.body.action);
+        const answer = await router.dispatcher.execute(
+          plugin,
+          name,
+          request.body.input,
+          request.headers,
+          headerOf(request.headers['x-weft-timeout-ms']),
+        );
+        if (answer.instanceId !== undefined) reply.header('x-weft-instance-id', answer.instanceId);
+        return reply.code(answer.statusCode).type('application/json').send(answer.body);
+      },
+    );
+
+    app.post<{ Body: ExecuteRequest; Params: PluginParams }>(
+      '/:plugin_slug/execute',
+      {
+        ...execute,
+        schema: {
+          ...execute.schema,
+          summary: 'Run an action of one plugin; action is <action> or <plugin_slug>.<action>',
+          params: PluginParams,
+        },
+      },
+      async (request, reply) => {
+        const { plugin, name } = parseAction(request.body.action, request.params.plugin_slug);
+        const answer = await router.dispatcher.execute(
+          plugin,
+          name,
+          request.body.input,
+          request.headers,
+          headerOf(request.headers['x-weft-timeout-ms']),
+        );
+        if (answer.instanceId !== undefined) reply.header('x-weft-instance-id', answer.instanceId);
+        return reply.code(answer.statusCode).type('application/json').send(answer.body);
+      },
+    );
+  };
+}
+
+function headerOf(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value[0] : value;
+}

@@ -1,0 +1,44 @@
+import { Type, type Static } from '@sinclair/typebox';
+import { ERROR_CODES, INSTANCE_ID_PATTERN, SLUG_PATTERN } from '@weft/core';
+
+/** The §2.10 error object (the same `$id` as the registry's, so one definition is shared). */
+export const ErrorBody = Type.Object(
+  {
+    status: Type.Literal('error'),
+    code: Type.Union(ERROR_CODES.map((c) => Type.Literal(c))),
+    message: Type.String(),
+    details: Type.Record(Type.String(), Type.Unknown()),
+  },
+  { $id: 'ErrorObject', description: 'Error object (SPEC.md §2.10)' },
+);
+
+/** Error answers of a route, by status. */
+export const errorResponses = (...statuses: number[]) =>
+  Object.fromEntries(statuses.map((s) => [s, Type.Ref('ErrorObject')]));
+
+/** `{plugin_slug}` path parameter. */
+export const PluginParams = Type.Object({
+  plugin_slug: Type.String({ pattern: SLUG_PATTERN, description: 'Plugin slug' }),
+});
+/** See {@link PluginParams}. */
+export type PluginParams = Static<typeof PluginParams>;
+
+/** `{plugin_slug}/{instance_id}` path parameters. */
+export const InstanceParams = Type.Object({
+  plugin_slug: Type.String({ pattern: SLUG_PATTERN, description: 'Plugin slug' }),
+  instance_id: Type.String({ pattern: INSTANCE_ID_PATTERN, description: 'metadata.instance_id' }),
+});
+/** See {@link InstanceParams}. */
+export type InstanceParams = Static<typeof InstanceParams>;
+
+/**
+ * Headers of an execute call, documented rather than validated by schema (the handler checks
+ * `x-weft-timeout-ms`; skipping a schema pass keeps the hot path short).
+ */
+export const EXECUTE_HEADERS =
+  'Headers: `Idempotency-Key` (passed on to the instance: <execution_id>/<step path>), ' +
+  '`x-weft-timeout-ms` (a shorter deadline than the router default, in ms). ' +
+  'The answer names the instance that served it in `x-weft-instance-id`.';
+
+/** Registration routes take the router token (`WEFT_ROUTER_TOKEN`) as a bearer token. */
+export const routerSecurity = [{ bearerAuth: [] as string[] }];

@@ -1,0 +1,123 @@
+import { randomUUID } from 'node:crypto';
+import {
+  EgressPolicy,
+  systemClock,
+  ValidationError,
+  type Clock,
+  type RoutesStore,
+} from '@weft/core';
+
+/** Options of the router. Nothing is read from the environment: the server passes settings in. */
+export interface RouterOptions {
+  /** Where the routing table lives (shared by every server replica on one database). */
+  store: RoutesStore;
+  /** Bearer token that `POST /register`, `DELETE /register/...` and `GET /routes` require. */
+  token?: string;
+  /**
+   * Mutual TLS (SPEC.md §5.5): every router route requires a client certificate the server's
+   * TLS layer verified against its client CA. The server must request client certificates.
+   */
+  requireClientCert?: boolean;
+  /** Milliseconds between two health checks of an instance. Default 10000. */
+  healthIntervalMs?: number;
+  /** Timeout of one health check in ms. Default 2000. */
+  healthTimeoutMs?: number;
+  /** Consecutive failed checks that remove an instance. Default 3. */
+  healthFailures?: number;
+  /** Run the health checker (default true; tests of routes alone turn it off). */
+  healthChecks?: boolean;
+  /** CIDRs that may be called even though link-local or metadata (`WEFT_EGRESS_ALLOWLIST`). */
+  egressAllowlist?: readonly string[];
+  /** Longest wait for an instance's answer in ms. Default 120000 (the §8 connector default), at most 600000. */
+  executeTimeoutMs?: number;
+  /** Largest answer accepted from an instance, in bytes. Default 10 MiB. */
+  maxResponseBytes?: number;
+  /** Largest request body, in bytes. Default 1 MiB. */
+  bodyLimit?: number;
+  /** How often this replica re-reads the routing table written by others, in ms. Default 1000. */
+  refreshMs?: number;
+  /** Name of this replica in health-check leases. Default: a random UUID. */
+  replicaId?: string;
+  /** Connections kept open per instance. Default 128. */
+  connectionsPerInstance?: number;
+  clock?: Clock;
+}
+
+/** {@link RouterOptions} with defaults filled in and checked. */
+export interface CompiledRouterOptions {
+  store: RoutesStore;
+  token: string | undefined;
+  requireClientCert: boolean;
+  healthIntervalMs: number;
+  healthTimeoutMs: number;
+  healthFailures: number;
+  healthChecks: boolean;
+  egress: EgressPolicy;
+  executeTimeoutMs: number;
+  maxResponseBytes: number;
+  bodyLimit: number;
+  refreshMs: number;
+  replicaId: string;
+  connectionsPerInstance: number;
+  clock: Clock;
+}
+
+/** Fills the defaults of {@link RouterOptions} once; throws `VALIDATION` naming a bad one. */
+export function compileRouterOptions(options: RouterOptions): CompiledRouterOptions {
+  const token = options.token === undefined || options.token === '' ? undefined : options.token;
+  if (token !== undefined && token.length < 16) {
+    throw new ValidationError(
+      'the router token (WEFT_ROUTER_TOKEN) must be at least 16 characters long',
+      {
+        field: 'token',
+        constraint: 'minLength',
+      },
+    );
+  }
+  return {
+    store: options.store,
+    token,
+    requireClientCert: options.requireClientCert ?? false,
+    healthIntervalMs: integer('healthIntervalMs', options.healthIntervalMs, 10_000, 10, 86_400_000),
+    healthTimeoutMs: integer('healthTimeoutMs', options.healthTimeoutMs, 2_000, 1, 600_000),
+    healthFailures: integer('healthFailures', options.healthFailures, 3, 1, 1000),
+    healthChecks: options.healthChecks ?? true,
+    egress: new EgressPolicy(options.egressAllowlist ?? []),
+    executeTimeoutMs: integer('executeTimeoutMs', options.executeTimeoutMs, 120_000, 1, 600_000),
+    maxResponseBytes: integer(
+      'maxResponseBytes',
+      options.maxResponseBytes,
+      10 * 1024 * 1024,
+      1,
+      1024 ** 3,
+    ),
+    bodyLimit: integer('bodyLimit', options.bodyLimit, 1024 * 1024, 1, 1024 ** 3),
+    refreshMs: integer('refreshMs', options.refreshMs, 1000, 10, 3_600_000),
+    replicaId: options.replicaId ?? randomUUID(),
+    connectionsPerInstance: integer(
+      'connectionsPerInstance',
+      options.connectionsPerInstance,
+      128,
+      1,
+      10_000,
+    ),
+    clock: options.clock ?? systemClock,
+  };
+}
+
+function integer(
+  field: string,
+  value: number | undefined,
+  fallback: number,
+  min: number,
+  max: number,
+): number {
+  const v = value ?? fallback;
+  if (!Number.isInteger(v) || v < min || v > max) {
+    throw new ValidationError(`${field} must be an integer from ${min} to ${max}, got ${v}`, {
+      field,
+      constraint: 'range',
+    });
+  }
+  return v;
+}

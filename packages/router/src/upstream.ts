@@ -1,0 +1,44 @@
+import type { Dispatcher } from 'undici';
+
+/** An instance's answer, read whole. */
+export interface UpstreamAnswer {
+  statusCode: number;
+  body: Buffer;
+}
+
+/**
+ * Sends one request through `dispatcher` (an instance's pool) and collects the answer with a
+ * bare dispatch handler: no body stream and no extra promise per chunk, which is most of the
+ * client-side cost of a small call. Errors reject with undici's error (and its `code`):
+ * connection failures, header and body timeouts, answers over the pool's `maxResponseSize`.
+ */
+export function sendUpstream(
+  dispatcher: Dispatcher,
+  options: Dispatcher.DispatchOptions,
+): Promise<UpstreamAnswer> {
+  return new Promise((resolve, reject) => {
+    let statusCode = 0;
+    const chunks: Buffer[] = [];
+    // The callback interface Pool and Client take directly (the newer one is wrapped into it).
+    dispatcher.dispatch(options, {
+      onConnect() {},
+      onHeaders(status) {
+        statusCode = status;
+        return true;
+      },
+      onData(chunk) {
+        chunks.push(chunk);
+        return true;
+      },
+      onComplete() {
+        resolve({
+          statusCode,
+          body: chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks),
+        });
+      },
+      onError(error) {
+        reject(error);
+      },
+    });
+  });
+}

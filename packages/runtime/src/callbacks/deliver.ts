@@ -1,0 +1,157 @@
+import { Agent, request } from 'undici';
+import type { CallbackBody, CallbackState, StoredExecution } from '@weft/core';
+import type { CompiledRuntimeOptions } from '../options.js';
+import type { CallbackEgress } from './egress.js';
+import { generateSigningSecret, signWebhook } from './sign.js';
+
+/** Statuses worth another attempt (besides network errors). */
+function retryable(status: number): boolean {
+  return status >= 500 || status === 429 || status === 408;
+}
+
+/**
+ * Delivers completion callbacks (SPEC.md §2.8): the body signed with the Standard Webhooks
+ * headers under the key's signing secret, retried with exponential backoff on network errors,
+ * 5xx, 408 and 429 (honouring `Retry-After`), never following redirects; every attempt and the
+ * delivery state are recorded on the execution.
+ */
+export class CallbackSender {
+  private readonly agent: Agent;
+  private readonly stop = new AbortController();
+  private readonly inFlight = new Set<Promise<void>>();
+
+  constructor(
+    private readonly options: CompiledRuntimeOptions,
+    private readonly egress: CallbackEgress,
+  ) {
+    this.agent = new Agent({ connect: { lookup: egress.lookup() } });
+  }
+
+  /** The body sent for an ended execution. */
+  static body(execution: StoredExecution): CallbackBody {
+    return {
+      execution_id: execution.id,
+      status: execution.status,
+      result: execution.result ?? { outputs: {} },
+      ...(execution.error ? { error: execution.error } : {}),
+    };
+  }
+
+  /** Starts delivering in the background (tracked, so {@link close} can wait). */
+  send(execution: StoredExecution): void {
+    const delivery = this.deliver(execution)
+      .catch((error: unknown) => this.options.onError(error, `callback of ${execution.id}`))
+      .finally(() => this.inFlight.delete(delivery));
+    this.inFlight.add(delivery);
+  }
+
+  /** Stops retrying; pending deliveries resume at the next start. */
+  async close(): Promise<void> {
+    this.stop.abort();
+    await Promise.allSettled([...this.inFlight]);
+    await this.agent.close();
+  }
+
+  /** Delivers one callback until it succeeds, fails for good or runs out of attempts. */
+  async deliver(execution: StoredExecution): Promise<void> {
+    const url = execution.callback_url;
+    let state = execution.callback;
+    if (!url || !state || state.status !== 'pending') return;
+    const { store, clock, callbacks } = this.options;
+    const secret = await store.signingSecret(
+      execution.key_id ?? `owner:${execution.owner}`,
+      generateSigningSecret,
+    );
+    const body = JSON.stringify(CallbackSender.body(execution));
+    while (state.status === 'pending' && !this.stop.signal.aborted) {
+      const attempt: number = state.attempts + 1;
+      const started = clock.now();
+      const outcome = await this.attempt(url, secret, state.webhook_id, body);
+      const at = new Date(started).toISOString();
+      const finalAttempt = attempt >= callbacks.maxAttempts;
+      const ok = outcome.status !== null && outcome.status >= 200 && outcome.status < 300;
+      const again = !ok && (outcome.status === null || retryable(outcome.status));
+      state = {
+        ...state,
+        attempts: attempt,
+        last_status: outcome.status,
+        last_error: ok ? null : outcome.error,
+        status: ok ? 'delivered' : again && !finalAttempt ? 'pending' : 'failed',
+        delivered_at: ok ? at : null,
+      } satisfies CallbackState;
+      await store.recordCallback(
+        execution.id,
+        {
+          attempt,
+          at,
+          status: outcome.status,
+          error: outcome.error,
+          duration_ms: clock.now() - started,
+        },
+        state,
+      );
+      if (state.status !== 'pending') return;
+      const backoff = callbacks.firstDelayMs * 2 ** (attempt - 1);
+      const delay = Math.min(callbacks.maxDelayMs, outcome.retryAfterMs ?? backoff);
+      try {
+        await clock.sleep(delay, this.stop.signal);
+      } catch {
+        return;
+      }
+    }
+  }
+
+  private async attempt(
+    url: string,
+    secret: string,
+    id: string,
+    body: string,
+  ): Promise<{ status: number | null; error: string | null; retryAfterMs?: number }> {
+    try {
+      const refused = await this.egress.check(url).then(
+        () => undefined,
+        (error: Error) => error.message,
+      );
+      if (refused) return { status: null, error: refused };
+      const timestamp = Math.floor(this.options.clock.now() / 1000);
+      const response = await request(url, {
+        method: 'POST',
+        dispatcher: this.agent,
+        headers: {
+          'content-type': 'application/json',
+          'user-agent': 'weft-callbacks/0.1',
+          ...signWebhook(secret, id, timestamp, body),
+        },
+        body,
+        signal: AbortSignal.any([
+          AbortSignal.timeout(this.options.callbacks.timeoutMs),
+          this.stop.signal,
+        ]),
+      });
+      await response.body.dump();
+      const status = response.statusCode;
+      const retryAfter = retryAfterMs(response.headers['retry-after'], this.options.clock.now());
+      return {
+        status,
+        error: status >= 200 && status < 300 ? null : `HTTP ${status}`,
+        ...(retryAfter !== undefined ? { retryAfterMs: retryAfter } : {}),
+      };
+    } catch (error) {
+      const code = (error as { code?: string }).code;
+      const message = error instanceof Error ? error.message : String(error);
+      return { status: null, error: code ? `${code}: ${message}` : message };
+    }
+  }
+}
+
+/** `Retry-After` as milliseconds: delta seconds or an HTTP date. */
+export function retryAfterMs(
+  header: string | string[] | undefined,
+  now: number,
+): number | undefined {
+  const value = Array.isArray(header) ? header[0] : header;
+  if (value === undefined || value.trim() === '') return undefined;
+  if (/^\d+$/.test(value.trim())) return Number(value.trim()) * 1000;
+  const date = Date.parse(value);
+  return Number.isNaN(date) ? undefined : Math.max(0, date - now);
+}

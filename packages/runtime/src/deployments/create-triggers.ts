@@ -1,0 +1,140 @@
+import type { FastifyInstance } from 'fastify';
+import {
+  systemClock,
+  type Clock,
+  type DeploymentStore,
+  type SecretsProvider,
+  type TriggerStore,
+} from '@weft/core';
+import { EventRouter } from '../triggers/events/event-router.js';
+import { eventRoutes, type EventRoutesOptions } from '../triggers/events/events-plugin.js';
+import type { EventSource } from '../triggers/events/source.js';
+import { silentLogger, type TriggerLogger } from '../triggers/logger.js';
+import { Scheduler } from '../triggers/schedule/scheduler.js';
+import type { Authenticate, StartExecution } from '../triggers/start-execution.js';
+import type { WebhookAuditEntry } from '../triggers/webhook/refusal.js';
+import { webhookRoutes } from '../triggers/webhook/webhook-plugin.js';
+import { WebhookTable } from '../triggers/webhook/webhook-table.js';
+import { deploymentRoutes } from './deployment-routes.js';
+import { DeploymentService } from './deployment-service.js';
+import { watchWorkflowDirectory, type WatchedDirectory } from './directory-watcher.js';
+
+/** Everything the trigger machinery needs from the composition root. */
+export interface TriggersOptions {
+  start: StartExecution;
+  authenticate: Authenticate;
+  triggerStore: TriggerStore;
+  deploymentStore: DeploymentStore;
+  secrets: SecretsProvider;
+  /** External event sources (NATS, Kafka, SQS, SNS) the server configured. */
+  eventSources?: readonly EventSource[];
+  clock?: Clock;
+  logger?: TriggerLogger;
+  /** `WEFT_TRUSTED_PROXIES`, parsed into a list. */
+  trustedProxies?: readonly string[];
+  /** Body limit of definitions, events and webhooks without maxPayloadSize. Default 1 MiB. */
+  bodyLimit?: number;
+  resolvePluginVersion?: (slug: string) => Promise<string | undefined>;
+  audit?: (entry: WebhookAuditEntry) => void;
+  sns?: EventRoutesOptions['sns'];
+}
+
+/** The assembled triggers: register `plugin` on the server, then `start()`. */
+export interface Triggers {
+  service: DeploymentService;
+  scheduler: Scheduler;
+  events: EventRouter;
+  webhooks: WebhookTable;
+  /** Registers every trigger route: /hooks/*, /events/{topic}, /sns, /workflows/{name}... */
+  plugin: (app: FastifyInstance) => Promise<void>;
+  /** Serves stored deployments, deploys `workflowsDir` (watched) and starts the scheduler. */
+  start(workflowsDir?: string): Promise<void>;
+  /** Stops watching, scheduling and listening. */
+  close(): Promise<void>;
+}
+
+/** Builds the deployment service, webhook table, scheduler and event router as one unit. */
+export function createTriggers(options: TriggersOptions): Triggers {
+  const clock = options.clock ?? systemClock;
+  const logger = options.logger ?? silentLogger;
+  const webhooks = new WebhookTable();
+  const scheduler = new Scheduler({
+    store: options.triggerStore,
+    start: options.start,
+    clock,
+    logger,
+  });
+  const events = new EventRouter({
+    start: options.start,
+    sources: options.eventSources ?? [],
+    logger,
+  });
+  const service = new DeploymentService({
+    store: options.deploymentStore,
+    webhooks,
+    scheduler,
+    events,
+    secrets: options.secrets,
+    start: options.start,
+    clock,
+    logger,
+    ...(options.bodyLimit !== undefined ? { maxPayloadSize: options.bodyLimit } : {}),
+    ...(options.resolvePluginVersion ? { resolvePluginVersion: options.resolvePluginVersion } : {}),
+  });
+  let watched: WatchedDirectory | undefined;
+  let pruneTimer: NodeJS.Timeout | undefined;
+  return {
+    service,
+    scheduler,
+    events,
+    webhooks,
+    plugin: async (app) => {
+      await app.register(
+        webhookRoutes({
+          table: webhooks,
+          start: options.start,
+          store: options.triggerStore,
+          clock,
+          ...(options.trustedProxies ? { trustedProxies: options.trustedProxies } : {}),
+          ...(options.audit ? { audit: options.audit } : {}),
+          events: { router: events, authenticate: options.authenticate },
+        }),
+      );
+      await app.register(
+        eventRoutes({
+          router: events,
+          authenticate: options.authenticate,
+          clock,
+          logger,
+          ...(options.bodyLimit !== undefined ? { bodyLimit: options.bodyLimit } : {}),
+          ...(options.sns ? { sns: options.sns } : {}),
+        }),
+      );
+      await app.register(
+        deploymentRoutes({
+          service,
+          authenticate: options.authenticate,
+          ...(options.bodyLimit !== undefined ? { bodyLimit: options.bodyLimit } : {}),
+        }),
+      );
+    },
+    start: async (workflowsDir) => {
+      await service.restore();
+      if (workflowsDir !== undefined)
+        watched = await watchWorkflowDirectory(workflowsDir, service, { logger });
+      scheduler.start();
+      pruneTimer = setInterval(() => {
+        const now = clock.now();
+        options.triggerStore
+          .prune(now, now - 86_400_000)
+          .catch((error: unknown) => logger.error({ err: error }, 'triggers: prune failed'));
+      }, 600_000);
+      pruneTimer.unref();
+    },
+    close: async () => {
+      watched?.close();
+      clearInterval(pruneTimer);
+      await service.close();
+    },
+  };
+}

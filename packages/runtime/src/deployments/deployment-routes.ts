@@ -1,0 +1,249 @@
+import { Type } from '@sinclair/typebox';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { isPlainObject } from '@weft/engine';
+import {
+  DeployedWorkflowDetail,
+  DeployedWorkflowList,
+  DeployedWorkflowSummary,
+  DeployResponse,
+  ManualRunRequest,
+  NotFoundError,
+  TriggerPendingRecord,
+  UndeployResponse,
+  ValidationError,
+  type DeploymentRecord,
+} from '@weft/core';
+import { ensureErrorSchema, errorResponses, sendTriggerError } from '../triggers/http-errors.js';
+import type { Authenticate } from '../triggers/start-execution.js';
+import type { DeploymentService } from './deployment-service.js';
+import { parseDefinitionBody } from './parse-definition.js';
+
+/** Options of {@link deploymentRoutes}. */
+export interface DeploymentRoutesOptions {
+  service: DeploymentService;
+  /** Checks the bearer key of every route. */
+  authenticate: Authenticate;
+  /** Largest definition body, bytes. Default 1 MiB. */
+  bodyLimit?: number;
+}
+
+const NameParams = Type.Object({
+  name: Type.String({ minLength: 1, maxLength: 128, description: 'Workflow name' }),
+});
+const bearer = [{ bearerAuth: [] }];
+const JSON_TYPES = ['application/json'];
+const YAML_TYPES = ['application/yaml', 'application/x-yaml', 'text/yaml', 'text/x-yaml'];
+const principals = new WeakMap<FastifyRequest, { keyId: string; owner: string }>();
+
+/**
+ * Deployed workflows over HTTP (bearer key on every route): `PUT /workflows/{name}` deploys a
+ * definition sent as JSON or YAML, `GET /workflows` and `GET /workflows/{name}` read them,
+ * `DELETE /workflows/{name}` undeploys, and `POST /workflows/{name}/executions` starts one by
+ * hand, answering 202 with the pending record.
+ */
+export function deploymentRoutes(options: DeploymentRoutesOptions) {
+  const { service } = options;
+  const bodyLimit = options.bodyLimit ?? 1024 * 1024;
+  const auth = async (request: FastifyRequest) => {
+    principals.set(request, await options.authenticate(request.headers.authorization));
+  };
+
+  return async function deployments(app: FastifyInstance): Promise<void> {
+    ensureErrorSchema(app);
+    if (!app.getSchema('DeployedWorkflowSummary')) app.addSchema(DeployedWorkflowSummary);
+    app.setErrorHandler(sendTriggerError);
+    app.removeAllContentTypeParsers();
+    app.addContentTypeParser(
+      [...JSON_TYPES, ...YAML_TYPES],
+      { parseAs: 'buffer', bodyLimit },
+      (request, body, done) => {
+        try {
+          const value = parseDefinitionBody(body as Buffer, bodyLimit);
+          done(
+            null,
+            request.routeOptions.url === '/workflows/:name' ? { definition: value } : value,
+          );
+        } catch (error) {
+          done(error as Error, undefined);
+        }
+      },
+    );
+
+    app.put<{ Params: { name: string }; Body: { definition: unknown } }>(
+      '/workflows/:name',
+      {
+        onRequest: auth,
+        schema: {
+          summary: 'Deploy a workflow definition (JSON or YAML: the object inside `workflows`)',
+          tags: ['workflows'],
+          security: bearer,
+          params: NameParams,
+          response: {
+            200: DeployResponse,
+            201: DeployResponse,
+            ...errorResponses(400, 401, 409, 413),
+          },
+        },
+      },
+      async (request, reply) => {
+        if (request.body === undefined || request.body === null) {
+          throw new ValidationError(
+            'send the workflow definition as application/json or application/yaml',
+            { field: 'body', constraint: 'required' },
+          );
+        }
+        const principal = principals.get(request)!;
+        const deployed = await service.deploy(
+          request.body.definition,
+          'api',
+          principal.owner,
+          request.params.name,
+        );
+        return reply.code(deployed.record.revision === 1 ? 201 : 200).send({
+          status: 'deployed',
+          name: deployed.record.name,
+          version: deployed.record.version,
+          revision: deployed.record.revision,
+          previous_version: deployed.previousVersion,
+          webhooks: deployed.webhooks,
+          warnings: deployed.warnings,
+        });
+      },
+    );
+
+    app.get(
+      '/workflows',
+      {
+        onRequest: auth,
+        schema: {
+          summary: 'List deployed workflows',
+          tags: ['workflows'],
+          security: bearer,
+          response: { 200: DeployedWorkflowList, ...errorResponses(401) },
+        },
+      },
+      async () => {
+        const records = await service.list();
+        return {
+          total: records.length,
+          workflows: records.map((r) => summary(r, service.webhooksOf(r.name))),
+        };
+      },
+    );
+
+    app.get<{ Params: { name: string } }>(
+      '/workflows/:name',
+      {
+        onRequest: auth,
+        schema: {
+          summary: 'A deployed workflow with its definition and revisions',
+          tags: ['workflows'],
+          security: bearer,
+          params: NameParams,
+          response: { 200: DeployedWorkflowDetail, ...errorResponses(401, 404) },
+        },
+      },
+      async (request) => {
+        const record = await service.get(request.params.name);
+        if (!record)
+          throw new NotFoundError(`no deployed workflow is named "${request.params.name}"`, {
+            name: request.params.name,
+          });
+        const history = await service.history(record.name);
+        return {
+          ...summary(record, service.webhooksOf(record.name)),
+          definition: record.definition,
+          revisions: history.map((h) => ({
+            revision: h.revision,
+            version: h.version,
+            deployed_at: h.deployed_at,
+            source: h.source,
+          })),
+        };
+      },
+    );
+
+    app.delete<{ Params: { name: string } }>(
+      '/workflows/:name',
+      {
+        onRequest: auth,
+        schema: {
+          summary: 'Undeploy a workflow (its execution history is kept)',
+          tags: ['workflows'],
+          security: bearer,
+          params: NameParams,
+          response: { 200: UndeployResponse, ...errorResponses(401, 404) },
+        },
+      },
+      async (request) => {
+        await service.undeploy(request.params.name);
+        return { status: 'undeployed', name: request.params.name };
+      },
+    );
+
+    app.post<{ Params: { name: string }; Body: ManualRunRequest | undefined }>(
+      '/workflows/:name/executions',
+      {
+        onRequest: auth,
+        schema: {
+          summary: 'Start a deployed workflow by hand (manual trigger); body {inputs}',
+          tags: ['workflows'],
+          security: bearer,
+          params: NameParams,
+          response: { 202: TriggerPendingRecord, ...errorResponses(400, 401, 404) },
+        },
+      },
+      async (request, reply) => {
+        const principal = principals.get(request)!;
+        const record = await service.runManually(
+          request.params.name,
+          manualInputs(request.body),
+          principal.keyId,
+        );
+        return reply.code(202).send(record);
+      },
+    );
+  };
+}
+
+/** The `inputs` of a manual-run body ({@link ManualRunRequest}); an absent body means none. */
+function manualInputs(body: unknown): Record<string, unknown> {
+  if (body === undefined || body === null) return {};
+  if (!isPlainObject(body)) {
+    throw new ValidationError('the body must be an object {inputs}', {
+      field: 'body',
+      constraint: 'type',
+    });
+  }
+  const extra = Object.keys(body).find((k) => k !== 'inputs');
+  if (extra !== undefined) {
+    throw new ValidationError(`unknown field "${extra}": the body is {inputs}`, {
+      field: extra,
+      constraint: 'additionalProperties',
+    });
+  }
+  if (body['inputs'] === undefined) return {};
+  if (!isPlainObject(body['inputs'])) {
+    throw new ValidationError('inputs must be an object of input values by name', {
+      field: 'inputs',
+      constraint: 'type',
+    });
+  }
+  return body['inputs'];
+}
+
+function summary(record: DeploymentRecord, webhooks: string[]) {
+  const triggers = (record.definition['triggers'] as { type: string }[] | undefined) ?? [];
+  return {
+    name: record.name,
+    version: record.version,
+    revision: record.revision,
+    triggers: triggers.map((t) => t.type),
+    webhooks,
+    plugins: record.plugins,
+    source: record.source,
+    deployed_by: record.deployed_by,
+    deployed_at: record.deployed_at,
+    created_at: record.created_at,
+  };
+}

@@ -1,0 +1,104 @@
+import { watch, type FSWatcher } from 'node:fs';
+import { readdir, readFile } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import { isPlainObject } from '@weft/engine';
+import { silentLogger, type TriggerLogger } from '../triggers/logger.js';
+import type { DeploymentService } from './deployment-service.js';
+import { parseDefinitionBody } from './parse-definition.js';
+
+/** Options of {@link watchWorkflowDirectory}. */
+export interface DirectoryWatchOptions {
+  logger?: TriggerLogger;
+  /** Quiet time after a change before redeploying, ms. Default 200. */
+  debounceMs?: number;
+  /** Largest workflow file, bytes. Default 1 MiB. */
+  maxFileSize?: number;
+  /** Deploy once and do not watch. */
+  once?: boolean;
+}
+
+/** A watched directory. */
+export interface WatchedDirectory {
+  /** Deploys the files again now (also what a change triggers); resolves when done. */
+  sync(file?: string): Promise<void>;
+  close(): void;
+}
+
+const WORKFLOW_FILE = /\.(ya?ml|json)$/i;
+
+/**
+ * `weft server --workflows DIR`: deploys every workflow of every `*.yaml`, `*.yml` and `*.json`
+ * file of `directory` at start, and again when a file changes (debounced); workflows that
+ * disappear from a file, or whose file is deleted, are undeployed. A file that fails validation is
+ * logged and leaves its previous deployment serving.
+ */
+export async function watchWorkflowDirectory(
+  directory: string,
+  service: DeploymentService,
+  options: DirectoryWatchOptions = {},
+): Promise<WatchedDirectory> {
+  const root = resolve(directory);
+  const logger = options.logger ?? silentLogger;
+  const timers = new Map<string, NodeJS.Timeout>();
+
+  const syncFile = async (name: string): Promise<void> => {
+    const path = join(root, name);
+    const source = `file:${path}`;
+    let bytes: Buffer;
+    try {
+      bytes = await readFile(path);
+    } catch {
+      const gone = await service.undeploySource(source);
+      if (gone.length > 0)
+        logger.info({ file: path, workflows: gone }, 'workflow file removed: undeployed');
+      return;
+    }
+    try {
+      const value = parseDefinitionBody(bytes, options.maxFileSize ?? 1024 * 1024);
+      const list =
+        isPlainObject(value) && Array.isArray(value['workflows']) ? value['workflows'] : undefined;
+      if (!list) throw new Error('a workflow file needs a top-level "workflows" list');
+      const names = new Set<string>();
+      for (const raw of list) {
+        const deployed = await service.deploy(raw, source, null);
+        names.add(deployed.record.name);
+      }
+      for (const record of await service.list()) {
+        if (record.source === source && !names.has(record.name))
+          await service.undeploy(record.name);
+      }
+    } catch (error) {
+      logger.error(
+        { file: path, err: error },
+        `could not deploy ${path}: ${(error as Error).message}`,
+      );
+    }
+  };
+
+  const sync = async (file?: string): Promise<void> => {
+    if (file !== undefined) return syncFile(file);
+    const names = (await readdir(root)).filter((n) => WORKFLOW_FILE.test(n)).sort();
+    for (const name of names) await syncFile(name);
+  };
+
+  await sync();
+  if (options.once) return { sync, close: () => {} };
+  const watcher: FSWatcher = watch(root, (_event, name) => {
+    if (!name || !WORKFLOW_FILE.test(name)) return;
+    clearTimeout(timers.get(name));
+    timers.set(
+      name,
+      setTimeout(() => {
+        timers.delete(name);
+        void syncFile(name);
+      }, options.debounceMs ?? 200),
+    );
+  });
+  return {
+    sync,
+    close: () => {
+      watcher.close();
+      for (const timer of timers.values()) clearTimeout(timer);
+    },
+  };
+}

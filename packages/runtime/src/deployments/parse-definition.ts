@@ -1,0 +1,80 @@
+import { ValidationError } from '@weft/core';
+import {
+  compileLoadOptions,
+  formatDiagnostic,
+  isPlainObject,
+  loadWorkflowSource,
+  parseWorkflowSource,
+  type Diagnostic,
+  type WorkflowDefinition,
+} from '@weft/engine';
+
+/** A definition that passed the engine's validator. */
+export interface ValidDefinition {
+  workflow: WorkflowDefinition;
+  /** The definition as sent (stored and shown by `GET /workflows/{name}`). */
+  raw: Record<string, unknown>;
+  warnings: string[];
+}
+
+/**
+ * Validates one workflow definition (the object that sits inside `workflows`) with the engine's
+ * loader, as if it were a file holding only it. `knownWorkflows` are deployed names a subworkflow
+ * step may call. Throws `VALIDATION` with every diagnostic in `details.diagnostics`.
+ */
+export function validateDefinition(
+  raw: unknown,
+  knownWorkflows: readonly string[],
+): ValidDefinition {
+  if (!isPlainObject(raw)) {
+    throw new ValidationError('send one workflow definition: an object with name and steps', {
+      field: 'body',
+      constraint: 'type',
+    });
+  }
+  const result = loadWorkflowSource(JSON.stringify({ workflows: [raw] }), { knownWorkflows });
+  const diagnostics = result.diagnostics.map(relative);
+  if (!result.ok) {
+    const first = diagnostics.find((d) => d.severity === 'error')!;
+    throw new ValidationError(`invalid workflow: ${formatDiagnostic(first)}`, {
+      field: first.path || 'body',
+      constraint: first.code,
+      diagnostics: diagnostics.map((d) => ({
+        severity: d.severity,
+        path: d.path,
+        code: d.code,
+        message: d.message,
+      })),
+    });
+  }
+  return {
+    workflow: result.workflows[0]!,
+    raw: raw as Record<string, unknown>,
+    warnings: diagnostics.filter((d) => d.severity === 'warning').map(formatDiagnostic),
+  };
+}
+
+/** Parses a JSON or YAML body (hardened: aliases, depth, size, duplicate keys) into plain data. */
+export function parseDefinitionBody(bytes: Uint8Array, maxSize: number): unknown {
+  const { value, reporter } = parseWorkflowSource(
+    bytes,
+    compileLoadOptions({ maxFileSize: maxSize }),
+  );
+  const error = reporter.diagnostics.find((d) => d.severity === 'error');
+  if (value === undefined || error) {
+    throw new ValidationError(
+      `the body is not valid JSON or YAML: ${error ? formatDiagnostic(error) : 'empty'}`,
+      {
+        field: 'body',
+        constraint: error?.code ?? 'syntax',
+      },
+    );
+  }
+  return value;
+}
+
+function relative(d: Diagnostic): Diagnostic {
+  const path = d.path.replace(/^workflows\[0\]\.?/, '');
+  const { line: _l, column: _c, file: _f, ...rest } = d;
+  return { ...rest, path };
+}

@@ -1,0 +1,94 @@
+import type {
+  EventRow,
+  ExecutionOutcome,
+  ExecutionsStore,
+  JournalRow,
+  StreamEvent,
+} from '@weft/core';
+import type { JournaledStep } from '@weft/engine';
+import type { ExecutionHub } from './hub.js';
+import { cleanError } from './record.js';
+
+/** Longest time an event waits for a step to be written with. */
+export const EVENT_DELAY_MS = 5;
+
+/**
+ * The durable side of one running execution: numbers its events, buffers them, and writes them
+ * with the finished steps. Writes of one execution are serialized (so events commit in order)
+ * and grouped (what accumulated while a write was in flight goes in the next one). Waiters are
+ * woken only once events are stored, so a client never sees an event that could vanish.
+ */
+export class JournalBuffer {
+  private steps: JournalRow[] = [];
+  private events: EventRow[] = [];
+  private tail: Promise<unknown> = Promise.resolve();
+  private scheduled = false;
+
+  constructor(
+    private readonly store: ExecutionsStore,
+    private readonly hub: ExecutionHub,
+    private readonly id: string,
+    private seq: number,
+    /** Event types to keep (`execution.streaming.events`); all when undefined. */
+    private readonly types: ReadonlySet<string> | undefined,
+  ) {}
+
+  /** Takes an event of the engine (already masked); written with the next step or shortly. */
+  event(event: StreamEvent): void {
+    if (this.types && !this.types.has(event.type)) return;
+    if (event.type === 'step.failed' || event.type === 'workflow.completed') {
+      const error = event.data['error'];
+      if (error !== undefined)
+        event = { ...event, data: { ...event.data, error: cleanError(error) } };
+    }
+    this.events.push({ seq: ++this.seq, type: event.type, json: JSON.stringify(event) });
+    if (!this.scheduled) {
+      // Events usually go with the step that finishes next; those of a longer step (its
+      // `step.started`, its progress) are written after EVENT_DELAY_MS.
+      this.scheduled = true;
+      setTimeout(() => {
+        this.scheduled = false;
+        if (this.events.length > 0) this.flush().catch(() => {});
+      }, EVENT_DELAY_MS).unref();
+    }
+  }
+
+  /** Journals a finished step (with the events so far); resolves once it is stored. */
+  step(step: JournaledStep): Promise<void> {
+    this.steps.push({ path: step.path, json: JSON.stringify(step) });
+    return this.flush();
+  }
+
+  /** Writes what is buffered, after the writes before it. */
+  flush(): Promise<void> {
+    const write = this.tail.then(() => this.write());
+    this.tail = write.catch(() => {});
+    return write;
+  }
+
+  /** Ends the execution with the events still buffered; false when it had already ended. */
+  finish(outcome: ExecutionOutcome): Promise<boolean> {
+    const write = this.tail.then(async () => {
+      const events = this.take().events;
+      const ended = await this.store.finish(this.id, outcome, events);
+      this.hub.notify(this.id);
+      return ended;
+    });
+    this.tail = write.catch(() => {});
+    return write;
+  }
+
+  private async write(): Promise<void> {
+    const { steps, events } = this.take();
+    if (steps.length === 0 && events.length === 0) return;
+    await this.store.journal(this.id, steps, events);
+    if (events.length > 0) this.hub.notify(this.id);
+  }
+
+  private take(): { steps: JournalRow[]; events: EventRow[] } {
+    const taken = { steps: this.steps, events: this.events };
+    this.steps = [];
+    this.events = [];
+    return taken;
+  }
+}

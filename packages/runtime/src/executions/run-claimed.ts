@@ -1,0 +1,129 @@
+import {
+  InternalError,
+  type ActionInvoker,
+  type CallbackState,
+  type ExecutionOutcome,
+  type SecretsProvider,
+  type StoredExecution,
+} from '@weft/core';
+import { runWorkflow, type JournaledStep, type RunResult } from '@weft/engine';
+import type { CompiledRuntimeOptions } from '../options.js';
+import { restoreWorkflow, type ExecutableWorkflow } from './definition.js';
+import type { ExecutionHub } from './hub.js';
+import { JournalBuffer } from './journal-buffer.js';
+import { cleanError, cleanSteps, pendingCallback } from './record.js';
+
+/** An execution running in this process. */
+export interface ActiveRun {
+  id: string;
+  /** The ended execution; undefined when the run was detached or someone else ended it. */
+  done: Promise<StoredExecution | undefined>;
+  /** Cancels it: in-flight actions get their abort signal; it ends `canceled`. */
+  cancel(): void;
+  /**
+   * Stops it without ending it (shutdown, or the lease was lost): nothing more is journaled, so
+   * whoever resumes it runs the interrupted steps again.
+   */
+  detach(reason: 'shutdown' | 'lost'): void;
+  /** Action calls made so far. */
+  actionCalls(): number;
+}
+
+/** What a run needs from the worker. */
+export interface RunContext {
+  options: CompiledRuntimeOptions;
+  hub: ExecutionHub;
+  secrets: SecretsProvider;
+}
+
+/** Runs a claimed execution from its journal to its end (see {@link ActiveRun}). */
+export function runClaimed(
+  execution: StoredExecution,
+  executable: ExecutableWorkflow | undefined,
+  journal: JournaledStep[],
+  lastSeq: number,
+  context: RunContext,
+): ActiveRun {
+  const { options, hub } = context;
+  const controller = new AbortController();
+  let detached: string | undefined;
+  let calls = 0;
+  const { workflow, library } = executable ?? restoreWorkflow(execution.definition);
+  const streaming = workflow.execution?.streaming;
+  const types =
+    streaming?.enabled === false
+      ? new Set<string>()
+      : streaming?.events
+        ? new Set<string>(streaming.events)
+        : undefined;
+  const buffer = new JournalBuffer(options.store, hub, execution.id, lastSeq, types);
+  const base = options.actions.invoker({ owner: execution.owner, keyId: execution.key_id });
+  const invoker: ActionInvoker = {
+    invoke: (call) => {
+      calls++;
+      return base.invoke(call);
+    },
+  };
+  const run = async (): Promise<StoredExecution | undefined> => {
+    const result = await runWorkflow(workflow, execution.inputs, {
+      invoker,
+      executionId: execution.id,
+      executionMode: 'cloud',
+      environment: options.environment,
+      secrets: context.secrets,
+      clock: options.clock,
+      signal: controller.signal,
+      onEvent: (event) => {
+        if (detached === undefined) buffer.event(event);
+      },
+      trigger: execution.trigger,
+      resolveWorkflow: (name, version) =>
+        library.find((w) => w.name === name && (version === undefined || w.version === version)),
+      journal,
+      onStepFinished: (step) =>
+        detached === undefined
+          ? buffer.step(step)
+          : Promise.reject(
+              new InternalError(`execution ${detached}`, { error_type: detached, stack_trace: '' }),
+            ),
+      ...(options.defaultTimeoutMs !== undefined
+        ? { defaultTimeoutMs: options.defaultTimeoutMs }
+        : {}),
+    });
+    if (detached !== undefined) return undefined;
+    const outcome = outcomeOf(result, execution);
+    if (!(await buffer.finish(outcome))) return undefined;
+    return { ...execution, ...outcome, status: outcome.status };
+  };
+  return {
+    id: execution.id,
+    done: run(),
+    cancel: () => controller.abort(),
+    detach: (reason) => {
+      detached = reason;
+      controller.abort();
+    },
+    actionCalls: () => calls,
+  };
+}
+
+function outcomeOf(result: RunResult, execution: StoredExecution): ExecutionOutcome {
+  const error = result.error ? cleanError(result.error) : null;
+  const callback: CallbackState | null = execution.callback_url
+    ? pendingCallback(execution.id)
+    : null;
+  return {
+    status: result.status,
+    finished_at: result.finished_at,
+    canceled_at:
+      result.status === 'canceled'
+        ? String(result.error?.details['canceled_at'] ?? result.finished_at)
+        : null,
+    result: {
+      outputs: result.outputs,
+      steps: cleanSteps(result.steps) as unknown as Record<string, unknown>,
+    },
+    error,
+    callback,
+  };
+}

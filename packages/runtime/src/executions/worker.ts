@@ -1,0 +1,137 @@
+import { randomUUID } from 'node:crypto';
+import pLimit, { type LimitFunction } from 'p-limit';
+import { EnvironmentSecretsProvider, type StoredExecution } from '@weft/core';
+import type { JournaledStep } from '@weft/engine';
+import type { CompiledRuntimeOptions } from '../options.js';
+import type { ExecutableWorkflow } from './definition.js';
+import { ExecutionHub } from './hub.js';
+import { runClaimed, type ActiveRun } from './run-claimed.js';
+
+/** Why a local run stopped without ending its execution. */
+export type Detach = 'shutdown' | 'lost';
+
+/**
+ * Runs executions in this process: claims them with a lease (renewed while they run), runs at
+ * most `maxConcurrent` at once, finds pending ones and expired leases (another server died) and
+ * takes them over, resuming each from its journal.
+ */
+export class ExecutionWorker {
+  readonly id = `worker-${randomUUID()}`;
+  readonly hub = new ExecutionHub();
+  private readonly active = new Map<string, ActiveRun>();
+  private readonly queued = new Map<string, Promise<StoredExecution | undefined>>();
+  private readonly limit: LimitFunction;
+  private timers: NodeJS.Timeout[] = [];
+  private closing = false;
+  private readonly emptySecrets = new EnvironmentSecretsProvider({});
+
+  constructor(
+    private readonly options: CompiledRuntimeOptions,
+    private readonly onEnded: (execution: StoredExecution, actionCalls: number) => void,
+  ) {
+    this.limit = pLimit(options.maxConcurrent);
+  }
+
+  /** Takes over unfinished executions and starts the lease and sweep timers. */
+  async start(): Promise<void> {
+    const { leaseMs, sweepMs, takeOverOnStart } = this.options;
+    await this.sweep(takeOverOnStart ? Number.MAX_SAFE_INTEGER : this.options.clock.now());
+    const renew = setInterval(() => void this.renew(), Math.max(50, leaseMs / 3));
+    const sweep = setInterval(() => void this.sweep(this.options.clock.now()), sweepMs);
+    renew.unref();
+    sweep.unref();
+    this.timers = [renew, sweep];
+  }
+
+  /**
+   * Runs execution `id` here when it can be claimed; resolves with how it ended (undefined when
+   * another server has it, or it stopped here without ending). `executable`: its workflow, when
+   * this process has it already (its compiled plan is then reused).
+   */
+  launch(
+    id: string,
+    now = this.options.clock.now(),
+    executable?: ExecutableWorkflow,
+  ): Promise<StoredExecution | undefined> {
+    const known = this.queued.get(id);
+    if (known) return known;
+    const run = this.limit(() => this.claimAndRun(id, now, executable)).finally(() =>
+      this.queued.delete(id),
+    );
+    this.queued.set(id, run);
+    return run;
+  }
+
+  /** The local run of `id`, when it runs here. */
+  running(id: string): ActiveRun | undefined {
+    return this.active.get(id);
+  }
+
+  /** Stops timers and detaches the runs in flight: their executions resume elsewhere or later. */
+  async close(): Promise<void> {
+    this.closing = true;
+    for (const timer of this.timers) clearInterval(timer);
+    const runs = [...this.active.values()];
+    for (const run of runs) run.detach('shutdown');
+    await Promise.allSettled(runs.map((r) => r.done));
+    const ids = runs.map((r) => r.id);
+    if (ids.length > 0) await this.options.store.renew(this.id, ids, 0).catch(() => {});
+  }
+
+  private async claimAndRun(
+    id: string,
+    now: number,
+    executable: ExecutableWorkflow | undefined,
+  ): Promise<StoredExecution | undefined> {
+    if (this.closing) return undefined;
+    const { store, clock, leaseMs } = this.options;
+    const startedAt = new Date(clock.now()).toISOString();
+    const claimed = await store.claim(id, this.id, now, clock.now() + leaseMs, startedAt);
+    if (!claimed) return undefined;
+    const fresh = claimed.started_at === startedAt;
+    const journal: JournaledStep[] = fresh
+      ? []
+      : (await store.steps(id)).map((row) => JSON.parse(row.json) as JournaledStep);
+    const seq = fresh ? 0 : await store.lastEventSeq(id);
+    const run = runClaimed(claimed, executable, journal, seq, {
+      options: this.options,
+      hub: this.hub,
+      secrets: this.options.secrets ?? this.emptySecrets,
+    });
+    this.active.set(id, run);
+    try {
+      const ended = await run.done;
+      if (ended) this.onEnded(ended, run.actionCalls());
+      return ended;
+    } finally {
+      this.active.delete(id);
+    }
+  }
+
+  private async renew(): Promise<void> {
+    const ids = [...this.active.keys()];
+    if (ids.length === 0) return;
+    try {
+      const until = this.options.clock.now() + this.options.leaseMs;
+      const lost = await this.options.store.renew(this.id, ids, until);
+      for (const id of lost) this.active.get(id)?.detach('lost');
+    } catch (error) {
+      this.options.onError(error, 'renewing execution leases');
+    }
+  }
+
+  private async sweep(now: number): Promise<void> {
+    if (this.closing) return;
+    try {
+      const ids = await this.options.store.claimable(now, 100);
+      for (const id of ids) {
+        if (this.active.has(id) || this.queued.has(id)) continue;
+        this.launch(id, now).catch((error: unknown) =>
+          this.options.onError(error, `running execution ${id}`),
+        );
+      }
+    } catch (error) {
+      this.options.onError(error, 'looking for executions to run');
+    }
+  }
+}

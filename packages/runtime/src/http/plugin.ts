@@ -1,0 +1,39 @@
+import type { FastifyInstance, FastifyPluginAsync } from 'fastify';
+import { ExecutionPage, ExecutionRecord } from '@weft/core';
+import type { Runtime } from '../runtime.js';
+import { sendRuntimeError } from './errors.js';
+import { ErrorObjectSchema } from './schemas.js';
+import { registerAccountRoutes } from './routes-account.js';
+import { registerActionRoutes } from './routes-actions.js';
+import { registerEventRoutes } from './routes-events.js';
+import { registerExecutionRoutes } from './routes-executions.js';
+
+/**
+ * The runtime's HTTP routes as a Fastify plugin: the executions API (DESIGN.md §4), its event
+ * stream (SSE and WebSocket), `POST /actions/execute`, `GET /usage` and the callback signing
+ * secret. Adds the schemas it refers to when missing, and registers @fastify/websocket on the root instance when nobody did.
+ */
+export function runtimeRoutes(runtime: Runtime) {
+  return async function runtimePlugin(app: FastifyInstance): Promise<void> {
+    if (!app.hasDecorator('websocketServer')) await app.register(await loadWebsocket());
+    if (!app.getSchema('ErrorObject')) app.addSchema(ErrorObjectSchema);
+    if (!app.getSchema('ExecutionRecord')) app.addSchema(ExecutionRecord);
+    if (!app.getSchema('ExecutionPage')) app.addSchema({ $id: 'ExecutionPage', ...ExecutionPage });
+    app.setErrorHandler(sendRuntimeError);
+    registerExecutionRoutes(app, runtime);
+    registerEventRoutes(app, runtime);
+    registerActionRoutes(app, runtime);
+    registerAccountRoutes(app, runtime);
+  };
+}
+
+/**
+ * @fastify/websocket, imported by a computed name: a static import would bring its type
+ * augmentation of Fastify's route methods into the whole package, where it breaks the typing of
+ * plain routes' handlers.
+ */
+async function loadWebsocket(): Promise<FastifyPluginAsync> {
+  const name = '@fastify/websocket';
+  const module = (await import(name)) as { default: FastifyPluginAsync };
+  return module.default;
+}

@@ -1,0 +1,68 @@
+import { Type } from '@sinclair/typebox';
+import type { FastifyInstance } from 'fastify';
+import { ExecuteActionRequest, ValidationError } from '@weft/core';
+import type { Runtime } from '../runtime.js';
+import { principalOf, requireKey } from './auth.js';
+import { ERROR_RESPONSES } from './schemas.js';
+
+const ActionResult = Type.Object({
+  status: Type.Literal('success'),
+  data: Type.Unknown({ description: "The action's output" }),
+});
+
+/**
+ * `POST /actions/execute {plugin, version?, action, input}`: runs one action on the server (the
+ * cloud steps of hybrid runs) and answers like a connector (SPEC.md §2.7).
+ */
+export function registerActionRoutes(app: FastifyInstance, runtime: Runtime): void {
+  app.post(
+    '/actions/execute',
+    {
+      onRequest: requireKey(runtime),
+      schema: {
+        tags: ['actions'],
+        security: [{ bearerAuth: [] }],
+        summary: 'Run one action on the server (hybrid mode)',
+        headers: Type.Object({
+          'idempotency-key': Type.Optional(Type.String({ maxLength: 512 })),
+        }),
+        body: ExecuteActionRequest,
+        response: {
+          200: ActionResult,
+          409: Type.Ref('ErrorObject'),
+          502: Type.Ref('ErrorObject'),
+          503: Type.Ref('ErrorObject'),
+          504: Type.Ref('ErrorObject'),
+          ...ERROR_RESPONSES,
+        },
+      },
+    },
+    async (request) => {
+      const principal = principalOf(request);
+      const body = request.body as ExecuteActionRequest;
+      if (body.action.includes('.') && !body.action.startsWith(`${body.plugin}.`)) {
+        throw new ValidationError(
+          `action "${body.action}" does not belong to plugin "${body.plugin}"`,
+          {
+            field: 'action',
+            constraint: 'plugin',
+          },
+        );
+      }
+      const action = body.action.startsWith(`${body.plugin}.`)
+        ? body.action.slice(body.plugin.length + 1)
+        : body.action;
+      const key = request.headers['idempotency-key'];
+      const data = await runtime.executeAction({
+        owner: principal.owner,
+        keyId: principal.keyId,
+        plugin: body.plugin,
+        ...(body.version !== undefined ? { version: body.version } : {}),
+        action,
+        input: body.input ?? {},
+        ...(typeof key === 'string' ? { idempotencyKey: key } : {}),
+      });
+      return { status: 'success' as const, data };
+    },
+  );
+}

@@ -1,0 +1,182 @@
+import { Type } from '@sinclair/typebox';
+import type { FastifyInstance } from 'fastify';
+import {
+  ConflictError,
+  ExecutionListQuery,
+  StartExecutionRequest,
+  type ExecutionRecord,
+  type StoredExecution,
+} from '@weft/core';
+import { decodeCursor, encodeCursor } from '../executions/cursor.js';
+import { loadRequestedWorkflow } from '../executions/definition.js';
+import { toExecutionRecord } from '../executions/record.js';
+import { fingerprintOf, isFinished, type Runtime } from '../runtime.js';
+import { principalOf, requireKey } from './auth.js';
+import { ERROR_RESPONSES, ExecutionParams, PreferHeader, preferredWait } from './schemas.js';
+
+const TAGS = ['executions'];
+const SECURITY = [{ bearerAuth: [] }];
+
+/** `POST/GET /workflows/executions`, `GET .../{id}`, `POST .../{id}/cancel`. */
+export function registerExecutionRoutes(app: FastifyInstance, runtime: Runtime): void {
+  const onRequest = requireKey(runtime);
+
+  app.post(
+    '/workflows/executions',
+    {
+      onRequest,
+      schema: {
+        tags: TAGS,
+        security: SECURITY,
+        summary:
+          'Start a workflow execution (202 pending; 200 with Prefer: wait=N when it ends in time)',
+        headers: PreferHeader,
+        body: StartExecutionRequest,
+        response: {
+          200: Type.Ref('ExecutionRecord'),
+          202: Type.Ref('ExecutionRecord'),
+          409: Type.Ref('ErrorObject'),
+          ...ERROR_RESPONSES,
+        },
+      },
+    },
+    async (request, reply) => {
+      const principal = principalOf(request);
+      const body = request.body as StartExecutionRequest;
+      const executable = loadRequestedWorkflow(body);
+      const wait = preferredWait(request.headers.prefer, runtime.options.maxWaitSeconds);
+      const started = await runtime.startExecution({
+        ...executable,
+        inputs: body.inputs ?? {},
+        trigger: { type: 'api' },
+        owner: principal.owner,
+        keyId: principal.keyId,
+        ...(body.callback_url !== undefined ? { callbackUrl: body.callback_url } : {}),
+        ...(body.idempotency_key !== undefined
+          ? {
+              idempotency: {
+                key: body.idempotency_key,
+                fingerprint: fingerprintOf([
+                  body.workflow ?? body.workflow_file,
+                  body.workflow_name,
+                  body.inputs ?? {},
+                  body.callback_url,
+                ]),
+              },
+            }
+          : {}),
+      });
+      let execution: StoredExecution = started.execution;
+      if (!started.created) reply.header('idempotent-replayed', 'true');
+      if (wait > 0) {
+        reply.header('preference-applied', `wait=${wait}`);
+        execution = await waitUntilEnded(runtime, started, principal.owner, wait * 1000);
+      } else if (!started.created) {
+        execution = await runtime.get(execution.id, principal.owner);
+      }
+      const record = toExecutionRecord(execution);
+      reply.header('location', record.poll_url);
+      return reply
+        .code(isFinished(execution) && (wait > 0 || !started.created) ? 200 : 202)
+        .send(record);
+    },
+  );
+
+  app.get(
+    '/workflows/executions',
+    {
+      onRequest,
+      schema: {
+        tags: TAGS,
+        security: SECURITY,
+        summary: "List the caller's executions, newest first",
+        querystring: ExecutionListQuery,
+        response: { 200: Type.Ref('ExecutionPage'), ...ERROR_RESPONSES },
+      },
+    },
+    async (request) => {
+      const principal = principalOf(request);
+      const query = request.query as ExecutionListQuery;
+      const limit = query.limit ?? 20;
+      const rows = await runtime.options.store.list({
+        owner: principal.owner,
+        limit: limit + 1,
+        ...(query.status ? { status: query.status } : {}),
+        ...(query.workflow ? { workflow: query.workflow } : {}),
+        ...(query.cursor ? { after: decodeCursor(query.cursor) } : {}),
+      });
+      const page = rows.slice(0, limit);
+      const last = page.at(-1);
+      return {
+        executions: page.map(toExecutionRecord),
+        next_cursor: rows.length > limit && last ? encodeCursor(last) : null,
+      };
+    },
+  );
+
+  app.get(
+    '/workflows/executions/:id',
+    {
+      onRequest,
+      schema: {
+        tags: TAGS,
+        security: SECURITY,
+        summary: 'Poll an execution (SPEC.md §4.4)',
+        params: ExecutionParams,
+        response: { 200: Type.Ref('ExecutionRecord'), ...ERROR_RESPONSES },
+      },
+    },
+    async (request): Promise<ExecutionRecord> => {
+      const { id } = request.params as { id: string };
+      return toExecutionRecord(await runtime.get(id, principalOf(request).owner));
+    },
+  );
+
+  app.post(
+    '/workflows/executions/:id/cancel',
+    {
+      onRequest,
+      schema: {
+        tags: TAGS,
+        security: SECURITY,
+        summary: 'Cancel an execution: in-flight actions are aborted; it ends canceled',
+        params: ExecutionParams,
+        response: {
+          200: Type.Ref('ExecutionRecord'),
+          409: Type.Ref('ErrorObject'),
+          ...ERROR_RESPONSES,
+        },
+      },
+    },
+    async (request): Promise<ExecutionRecord> => {
+      const { id } = request.params as { id: string };
+      const execution = await runtime.cancel(id, principalOf(request).owner);
+      if (execution.status !== 'canceled') {
+        throw new ConflictError(
+          `execution ${id} already ended ${execution.status}; only a pending or running execution can be canceled`,
+          { execution_id: id, status: execution.status },
+        );
+      }
+      return toExecutionRecord(execution);
+    },
+  );
+}
+
+/** The execution once it ended, or as it is after `ms`. */
+async function waitUntilEnded(
+  runtime: Runtime,
+  started: { execution: StoredExecution; done: Promise<StoredExecution | undefined> },
+  owner: string,
+  ms: number,
+): Promise<StoredExecution> {
+  const startedMs = Date.now();
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<'timeout'>((resolve) => {
+    timer = setTimeout(() => resolve('timeout'), ms);
+  });
+  const first = await Promise.race([started.done, timeout]);
+  clearTimeout(timer);
+  if (first && first !== 'timeout') return first;
+  if (first === 'timeout') return runtime.get(started.execution.id, owner);
+  return runtime.waitFor(started.execution.id, owner, Math.max(0, ms - (Date.now() - startedMs)));
+}

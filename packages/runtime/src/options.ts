@@ -1,0 +1,114 @@
+import {
+  systemClock,
+  type ActionCall,
+  type ActionInvoker,
+  type Clock,
+  type ExecutionsStore,
+  type Principal,
+  type SecretsProvider,
+} from '@weft/core';
+
+/** Who an execution runs for: what the server's action invoker may need to know. */
+export interface ExecutionOwner {
+  owner: string;
+  keyId: string | null;
+}
+
+/**
+ * How the server runs actions (the router's registered instances, published plugins' declarative
+ * `http` actions). The runtime only calls it; the server composes it.
+ */
+export interface ServerActions {
+  /** The invoker of one execution's actions. */
+  invoker(owner: ExecutionOwner): ActionInvoker;
+  /**
+   * Of these targets, the ones that can be served neither by a registered instance nor by a
+   * published plugin (`plugin` or `connector:` reference as written). Empty when all can.
+   */
+  unavailable?(targets: readonly ActionCall['target'][]): Promise<string[]>;
+}
+
+/** Retry policy of completion callbacks. */
+export interface CallbackPolicy {
+  /** Attempts in all. Default 8. */
+  maxAttempts?: number;
+  /** Delay before the second attempt; doubled each time. Default 1000 ms. */
+  firstDelayMs?: number;
+  /** Longest delay (also caps `Retry-After`). Default 5 minutes. */
+  maxDelayMs?: number;
+  /** Timeout of one attempt. Default 10 s. */
+  timeoutMs?: number;
+}
+
+/** Options of the runtime. */
+export interface RuntimeOptions {
+  store: ExecutionsStore;
+  /** Resolves an `Authorization` header to its principal (the registry's API keys). */
+  authenticate(authorization: string | undefined): Promise<Principal>;
+  actions: ServerActions;
+  /** Secrets of server-side runs (`secrets.*`). Default: none. */
+  secrets?: SecretsProvider;
+  /** What `env.*` reads in server-side runs. Default: empty. */
+  environment?: Readonly<Record<string, string>>;
+  /** CIDRs callbacks may reach although private (`WEFT_EGRESS_ALLOWLIST`). */
+  egressAllowlist?: readonly string[];
+  /** Resolves a host name for callbacks (tests). Default: DNS. */
+  lookup?: (host: string) => Promise<string[]>;
+  callbacks?: CallbackPolicy;
+  /** Lease of a running execution; renewed at a third of it. Default 30 s. */
+  leaseMs?: number;
+  /** How often expired leases and pending executions are looked for. Default 5 s. */
+  sweepMs?: number;
+  /**
+   * Take over every unfinished execution at start, leases or not: right when one server owns the
+   * database (embedded SQLite). Default false.
+   */
+  takeOverOnStart?: boolean;
+  /** Executions running at once in this process. Default 256. */
+  maxConcurrent?: number;
+  /** Longest `Prefer: wait`. Default 60 s. */
+  maxWaitSeconds?: number;
+  /** Default timeout of an action attempt (ms); the engine's default otherwise. */
+  defaultTimeoutMs?: number;
+  clock?: Clock;
+  /** Reports background failures (sweeps, callbacks). Default: ignored. */
+  onError?: (error: unknown, context: string) => void;
+}
+
+/** {@link RuntimeOptions} with defaults filled in. */
+export interface CompiledRuntimeOptions extends Required<
+  Omit<RuntimeOptions, 'secrets' | 'lookup' | 'callbacks' | 'defaultTimeoutMs' | 'onError'>
+> {
+  secrets: SecretsProvider | undefined;
+  lookup: RuntimeOptions['lookup'];
+  callbacks: Required<CallbackPolicy>;
+  defaultTimeoutMs: number | undefined;
+  onError: (error: unknown, context: string) => void;
+}
+
+/** Fills the defaults of {@link RuntimeOptions} once. */
+export function compileRuntimeOptions(options: RuntimeOptions): CompiledRuntimeOptions {
+  return {
+    store: options.store,
+    authenticate: options.authenticate,
+    actions: options.actions,
+    secrets: options.secrets,
+    environment: options.environment ?? {},
+    egressAllowlist: options.egressAllowlist ?? [],
+    lookup: options.lookup,
+    callbacks: {
+      maxAttempts: options.callbacks?.maxAttempts ?? 8,
+      firstDelayMs: options.callbacks?.firstDelayMs ?? 1000,
+      maxDelayMs: options.callbacks?.maxDelayMs ?? 300_000,
+      timeoutMs: options.callbacks?.timeoutMs ?? 10_000,
+    },
+    leaseMs: options.leaseMs ?? 30_000,
+    sweepMs: options.sweepMs ?? 5_000,
+    takeOverOnStart: options.takeOverOnStart ?? false,
+    maxConcurrent: options.maxConcurrent ?? 256,
+    maxWaitSeconds: options.maxWaitSeconds ?? 60,
+    defaultTimeoutMs: options.defaultTimeoutMs,
+    clock: options.clock ?? systemClock,
+    onError: options.onError ?? (() => {}),
+  };
+}

@@ -1,0 +1,340 @@
+import { createHash, randomUUID } from 'node:crypto';
+import {
+  BackendError,
+  CanceledError,
+  TimeoutError,
+  WeftError,
+  type ActionCall,
+  type ExecutionContext,
+  ConflictError,
+  FINISHED_STATUSES,
+  NotFoundError,
+  toErrorObject,
+  ValidationError,
+  type ExecutionTrigger,
+  type StoredExecution,
+} from '@weft/core';
+import { resolveInputs, type WorkflowDefinition } from '@weft/engine';
+import { CallbackEgress } from './callbacks/egress.js';
+import { CallbackSender } from './callbacks/deliver.js';
+import { pendingCallback } from './executions/record.js';
+import { actionTargets } from './executions/targets.js';
+import { ExecutionWorker } from './executions/worker.js';
+import {
+  compileRuntimeOptions,
+  type CompiledRuntimeOptions,
+  type RuntimeOptions,
+} from './options.js';
+
+/** What {@link Runtime.startExecution} needs: a validated workflow and who runs it. */
+export interface ExecutionRequest {
+  workflow: WorkflowDefinition;
+  /** Workflows its subworkflow steps may call (the rest of its file, deployed workflows). */
+  library?: readonly WorkflowDefinition[];
+  inputs?: Readonly<Record<string, unknown>>;
+  /** What started it: `{type: 'api'}`, `{type: 'webhook', payload}`, `{type: 'event', event}`… */
+  trigger: ExecutionTrigger;
+  /** Owner who may see it (the key's owner, or the deployment's). */
+  owner: string;
+  /** The API key that started it, when one did (idempotency and usage are per key). */
+  keyId?: string | null;
+  callbackUrl?: string;
+  /** Idempotency key of the request, with a fingerprint of what was asked. */
+  idempotency?: { key: string; fingerprint: string };
+}
+
+/** One action to run for a caller (`POST /actions/execute`). */
+export interface ActionRequest {
+  owner: string;
+  keyId: string;
+  plugin: string;
+  version?: string;
+  /** The action name, without the plugin. */
+  action: string;
+  input: Record<string, unknown>;
+  idempotencyKey?: string;
+}
+
+/** What {@link Runtime.startExecution} did. */
+export interface StartedExecution {
+  execution: StoredExecution;
+  /** False when the idempotency key named an execution created before. */
+  created: boolean;
+  /** Resolves when this process's run of it ends (undefined: it did not run here). */
+  done: Promise<StoredExecution | undefined>;
+}
+
+/**
+ * The runtime (DESIGN.md §4, §5): starts executions, runs them durably (journal, leases,
+ * resume), cancels them, and delivers their callbacks. HTTP routes are in `http/`.
+ */
+export class Runtime {
+  readonly options: CompiledRuntimeOptions;
+  readonly worker: ExecutionWorker;
+  readonly egress: CallbackEgress;
+  readonly callbacks: CallbackSender;
+  private started = false;
+
+  constructor(options: RuntimeOptions) {
+    this.options = compileRuntimeOptions(options);
+    this.egress = new CallbackEgress(this.options.egressAllowlist, this.options.lookup);
+    this.callbacks = new CallbackSender(this.options, this.egress);
+    this.worker = new ExecutionWorker(this.options, (execution, calls) =>
+      this.ended(execution, calls),
+    );
+  }
+
+  /** Resumes unfinished executions and pending callbacks, then keeps looking for work. */
+  async start(): Promise<void> {
+    if (this.started) return;
+    this.started = true;
+    await this.worker.start();
+    for (const id of await this.options.store.pendingCallbacks(1000)) {
+      const execution = await this.options.store.get(id);
+      if (execution) this.callbacks.send(execution);
+    }
+  }
+
+  /** Detaches running executions (they resume at the next start) and stops callbacks. */
+  async close(): Promise<void> {
+    await this.worker.close();
+    await this.callbacks.close();
+  }
+
+  /**
+   * Starts an execution of a validated workflow: checks inputs, action targets and the callback
+   * URL (throwing `VALIDATION`, nothing stored), stores it `pending` and runs it here. The
+   * triggers (webhooks, schedules, events) start their runs through this too.
+   */
+  async startExecution(request: ExecutionRequest): Promise<StartedExecution> {
+    const { workflow } = request;
+    const library = request.library ?? [workflow];
+    const inputs = resolveInputs(workflow, request.inputs ?? {});
+    const unavailable = await this.options.actions.unavailable?.(actionTargets(workflow, library));
+    if (unavailable && unavailable.length > 0) {
+      throw new ValidationError(
+        `plugins must be published or registered to run on the server; not found: ${unavailable.join(', ')}`,
+        { field: 'workflow', constraint: 'plugins_available', unavailable },
+      );
+    }
+    if (request.callbackUrl !== undefined) await this.egress.check(request.callbackUrl);
+    const keyId = request.keyId ?? null;
+    const execution: StoredExecution = {
+      id: randomUUID(),
+      owner: request.owner,
+      key_id: keyId,
+      workflow: workflow.name,
+      workflow_version: workflow.version,
+      mode: 'cloud',
+      status: 'pending',
+      definition: { workflow, library: library.length === 1 ? [] : [...library] },
+      inputs,
+      trigger: request.trigger,
+      callback_url: request.callbackUrl ?? null,
+      created_at: new Date(this.options.clock.now()).toISOString(),
+      started_at: null,
+      finished_at: null,
+      canceled_at: null,
+      result: null,
+      error: null,
+      callback: null,
+    };
+    const claim =
+      request.idempotency && keyId !== null
+        ? {
+            key_id: keyId,
+            key: request.idempotency.key,
+            fingerprint: request.idempotency.fingerprint,
+          }
+        : undefined;
+    const outcome = await this.options.store.create(execution, claim);
+    if (!outcome.created) {
+      if (outcome.fingerprint !== claim!.fingerprint) {
+        throw new ConflictError(
+          `idempotency_key "${claim!.key}" was used for a different request; use a new key`,
+          { field: 'idempotency_key', execution_id: outcome.execution.id },
+        );
+      }
+      return { ...outcome, done: Promise.resolve(undefined) };
+    }
+    const done = this.worker.launch(execution.id, undefined, { workflow, library: [...library] });
+    done.catch((error: unknown) => this.options.onError(error, `running ${execution.id}`));
+    return { execution, created: true, done };
+  }
+
+  /** An execution of `owner`; `NOT_FOUND` for unknown ids and other owners' executions alike. */
+  async get(id: string, owner: string): Promise<StoredExecution> {
+    const execution = await this.options.store.get(id);
+    if (!execution || execution.owner !== owner) {
+      throw new NotFoundError(`no execution ${id}`, { execution_id: id });
+    }
+    return execution;
+  }
+
+  /**
+   * Waits up to `ms` for execution `id` to end; gives it as it is then. Woken by this process's
+   * writes, polling the store every second for executions running elsewhere.
+   */
+  async waitFor(
+    id: string,
+    owner: string,
+    ms: number,
+    signal?: AbortSignal,
+  ): Promise<StoredExecution> {
+    const deadline = this.options.clock.now() + ms;
+    for (;;) {
+      const remaining = deadline - this.options.clock.now();
+      const wake = this.worker.hub.wait(id, Math.max(0, Math.min(remaining, 1000)), signal);
+      const execution = await this.get(id, owner);
+      if (isFinished(execution) || remaining <= 0 || signal?.aborted) return execution;
+      await wake;
+    }
+  }
+
+  /**
+   * Cancels an execution of `owner`: a run here is aborted (its in-flight actions get their
+   * signal) and ends `canceled`; a pending one, or one running on another server, is ended
+   * `canceled` in the store (the other server notices at its next lease renewal). An ended
+   * execution is answered as it is.
+   */
+  async cancel(id: string, owner: string): Promise<StoredExecution> {
+    const execution = await this.get(id, owner);
+    if (isFinished(execution)) return execution;
+    const local = this.worker.running(id);
+    if (local) {
+      local.cancel();
+      await local.done;
+      return this.get(id, owner);
+    }
+    const at = new Date(this.options.clock.now()).toISOString();
+    const error = toErrorObject(
+      new CanceledError('the execution was canceled', { canceled_at: at }),
+    );
+    const seq = (await this.options.store.lastEventSeq(id)) + 1;
+    const event = {
+      type: 'workflow.completed',
+      timestamp: at,
+      workflow_id: id,
+      step_name: '',
+      data: { status: 'canceled', outputs: {}, error, duration_ms: 0 },
+    };
+    const ended = await this.options.store.finish(
+      id,
+      {
+        status: 'canceled',
+        finished_at: at,
+        canceled_at: at,
+        result: { outputs: {}, steps: {} },
+        error,
+        callback: execution.callback_url ? pendingCallback(id) : null,
+      },
+      [{ seq, type: event.type, json: JSON.stringify(event) }],
+    );
+    this.worker.hub.notify(id);
+    const final = await this.get(id, owner);
+    if (ended) this.ended(final, 0);
+    return final;
+  }
+
+  /**
+   * Runs one action for a caller (`POST /actions/execute`, the cloud steps of hybrid runs) with
+   * the server's invoker and a §2.9 context of its own; counts it in the key's usage. A `version`
+   * makes the target `connector` reference `<plugin>@<version>`.
+   */
+  async executeAction(call: ActionRequest): Promise<unknown> {
+    const target: ActionCall['target'] =
+      call.version !== undefined
+        ? { kind: 'connector', ref: `${call.plugin}@${call.version}` }
+        : { kind: 'plugin', slug: call.plugin };
+    const unavailable = await this.options.actions.unavailable?.([target]);
+    if (unavailable && unavailable.length > 0) {
+      throw new ValidationError(
+        `plugin ${unavailable.join(', ')} is neither published nor registered on this server`,
+        { field: 'plugin', constraint: 'plugins_available', unavailable },
+      );
+    }
+    const controller = new AbortController();
+    const timeoutMs = this.options.defaultTimeoutMs ?? 120_000;
+    const timer = setTimeout(
+      () =>
+        controller.abort(
+          new TimeoutError(`action ${call.plugin}.${call.action} timed out after ${timeoutMs} ms`, {
+            timeout_ms: timeoutMs,
+            elapsed_ms: timeoutMs,
+          }),
+        ),
+      timeoutMs,
+    );
+    const started = this.options.clock.now();
+    const id = call.idempotencyKey ?? randomUUID();
+    const context: ExecutionContext = {
+      workflowId: id,
+      stepName: call.action,
+      inputs: {},
+      executionMode: 'cloud',
+      environment: this.options.environment,
+      secrets: {},
+      previousSteps: {},
+      signal: controller.signal,
+      get aborted() {
+        return controller.signal.aborted;
+      },
+      idempotencyKey: id,
+      progress: () => {},
+    };
+    try {
+      const invoker = this.options.actions.invoker({ owner: call.owner, keyId: call.keyId });
+      const invoked = invoker.invoke({ target, action: call.action, input: call.input, context });
+      const aborted = new Promise<never>((_, reject) =>
+        controller.signal.addEventListener('abort', () => reject(controller.signal.reason), {
+          once: true,
+        }),
+      );
+      return await Promise.race([invoked, aborted]);
+    } catch (error) {
+      throw error instanceof WeftError ? error : asBackendError(error, call.plugin);
+    } finally {
+      clearTimeout(timer);
+      const finished = this.options.clock.now();
+      this.options.store
+        .addUsage(call.keyId, call.owner, new Date(finished).toISOString().slice(0, 10), {
+          executions: 0,
+          action_calls: 1,
+          duration_ms: finished - started,
+        })
+        .catch((error: unknown) => this.options.onError(error, 'usage of an action call'));
+    }
+  }
+
+  /** Records usage and sends the callback of an ended execution. */
+  private ended(execution: StoredExecution, actionCalls: number): void {
+    const started = Date.parse(execution.started_at ?? execution.created_at);
+    const finished = Date.parse(execution.finished_at ?? execution.created_at);
+    this.options.store
+      .addUsage(
+        execution.key_id ?? `owner:${execution.owner}`,
+        execution.owner,
+        (execution.finished_at ?? execution.created_at).slice(0, 10),
+        { executions: 1, action_calls: actionCalls, duration_ms: Math.max(0, finished - started) },
+      )
+      .catch((error: unknown) => this.options.onError(error, `usage of ${execution.id}`));
+    if (execution.callback_url && execution.callback?.status === 'pending') {
+      this.callbacks.send(execution);
+    }
+  }
+}
+
+/** True once an execution has ended. */
+export function isFinished(execution: Pick<StoredExecution, 'status'>): boolean {
+  return FINISHED_STATUSES.includes(execution.status);
+}
+
+/** The fingerprint of a start request, to tell a replay from a different request. */
+export function fingerprintOf(value: unknown): string {
+  return createHash('sha256').update(JSON.stringify(value)).digest('hex');
+}
+
+function asBackendError(error: unknown, backend: string): WeftError {
+  const message = error instanceof Error ? error.message : String(error);
+  return new BackendError(`${backend} failed: ${message}`, { backend, original_error: message });
+}

@@ -1,0 +1,208 @@
+import { describe, expect, it } from 'vitest';
+import { MemoryTriggerStore, type ScheduleTrigger } from '@weft/core';
+import { FakeClock, RecordingStarter, workflowWith } from '../test-support.js';
+import { compileSchedule, dueFires, nextFireAfter } from './schedule.js';
+import { Scheduler } from './scheduler.js';
+
+const iso = (ms: number | undefined) => (ms === undefined ? undefined : new Date(ms).toISOString());
+const at = (text: string) => Date.parse(text);
+
+function schedule(cron: string, timezone?: string, catchup?: ScheduleTrigger['catchup']) {
+  const trigger: ScheduleTrigger = {
+    type: 'schedule',
+    cron,
+    ...(timezone ? { timezone } : {}),
+    ...(catchup ? { catchup } : {}),
+  };
+  return compileSchedule(workflowWith('nightly', [trigger]), trigger, 0);
+}
+
+/** Every fire of `cron` in `zone` from `from` for `hours`, ticking a scheduler once a minute. */
+async function firesOver(cron: string, zone: string, from: string, hours: number) {
+  const clock = new FakeClock(at(from));
+  const starter = new RecordingStarter();
+  const scheduler = new Scheduler({ store: new MemoryTriggerStore(), start: starter.start, clock });
+  await scheduler.register('nightly', [schedule(cron, zone)]);
+  for (let minute = 0; minute < hours * 60; minute++) {
+    clock.advance(60_000);
+    await scheduler.tick();
+  }
+  return starter.requests.map((r) => (r.trigger.payload as { scheduled_at: string }).scheduled_at);
+}
+
+describe('schedule fire times', () => {
+  it('reads 5 fields (minute first) and 6 fields (seconds first)', () => {
+    expect(iso(nextFireAfter(schedule('0 9 * * 1-5'), at('2026-06-05T10:00:00Z')))).toBe(
+      '2026-06-08T09:00:00.000Z',
+    );
+    expect(iso(nextFireAfter(schedule('30 0 9 * * *'), at('2026-06-05T10:00:00Z')))).toBe(
+      '2026-06-06T09:00:30.000Z',
+    );
+  });
+
+  it('evaluates the expression in the IANA time zone and stores UTC instants', () => {
+    expect(
+      iso(nextFireAfter(schedule('0 9 * * *', 'Europe/Berlin'), at('2026-01-10T00:00:00Z'))),
+    ).toBe('2026-01-10T08:00:00.000Z');
+    expect(
+      iso(nextFireAfter(schedule('0 9 * * *', 'Europe/Berlin'), at('2026-07-10T00:00:00Z'))),
+    ).toBe('2026-07-10T07:00:00.000Z');
+    expect(
+      iso(nextFireAfter(schedule('0 9 * * *', 'America/New_York'), at('2026-01-10T00:00:00Z'))),
+    ).toBe('2026-01-10T14:00:00.000Z');
+  });
+
+  it('refuses a bad expression, a wrong field count and an unknown zone', () => {
+    expect(() => schedule('61 * * * *')).toThrow(/invalid schedule/);
+    expect(() => schedule('* * * *')).toThrow(/4 fields/);
+    expect(() => schedule('* * * * * * *')).toThrow(/7 fields/);
+    expect(() => schedule('0 9 * * *', 'Mars/Olympus')).toThrow(/unknown time zone/);
+  });
+});
+
+describe('schedules across daylight-saving transitions (fake clock)', () => {
+  it('Europe/Berlin spring gap: 02:30 runs once, at 03:00 CEST, the first valid instant after it', async () => {
+    const fires = await firesOver('30 2 * * *', 'Europe/Berlin', '2026-03-28T12:00:00Z', 48);
+    expect(fires).toEqual(['2026-03-29T01:00:00.000Z', '2026-03-30T00:30:00.000Z']);
+  });
+
+  it('Europe/Berlin autumn repeated hour: 02:30 runs once, at its first occurrence (CEST)', async () => {
+    const fires = await firesOver('30 2 * * *', 'Europe/Berlin', '2026-10-24T12:00:00Z', 48);
+    expect(fires).toEqual(['2026-10-25T00:30:00.000Z', '2026-10-26T01:30:00.000Z']);
+  });
+
+  it('America/New_York spring gap: 02:15 runs once, at 03:00 EDT', async () => {
+    const fires = await firesOver('15 2 * * *', 'America/New_York', '2026-03-07T12:00:00Z', 48);
+    expect(fires).toEqual(['2026-03-08T07:00:00.000Z', '2026-03-09T06:15:00.000Z']);
+  });
+
+  it('America/New_York repeated hour: 01:30 runs once (EDT), 6-field form too', async () => {
+    for (const cron of ['30 1 * * *', '0 30 1 * * *']) {
+      const fires = await firesOver(cron, 'America/New_York', '2026-10-31T12:00:00Z', 48);
+      expect(fires).toEqual(['2026-11-01T05:30:00.000Z', '2026-11-02T06:30:00.000Z']);
+    }
+  });
+
+  it('a list of fixed times is fixed too: runs once in the repeated hour', async () => {
+    const fires = await firesOver('30 1,2 * * *', 'America/New_York', '2026-11-01T04:00:00Z', 4);
+    expect(fires).toEqual(['2026-11-01T05:30:00.000Z', '2026-11-01T07:30:00.000Z']);
+  });
+
+  it('interval schedules follow elapsed time: every 30 minutes through both passes of the hour', async () => {
+    const fires = await firesOver('*/30 * * * *', 'Europe/Berlin', '2026-10-24T23:50:00Z', 2);
+    expect(fires).toEqual([
+      '2026-10-25T00:00:00.000Z',
+      '2026-10-25T00:30:00.000Z',
+      '2026-10-25T01:00:00.000Z',
+      '2026-10-25T01:30:00.000Z',
+    ]);
+  });
+});
+
+describe('catch-up after downtime', () => {
+  const hourly = (catchup?: ScheduleTrigger['catchup']) => schedule('0 * * * *', 'UTC', catchup);
+  const stored = at('2026-01-01T00:00:00Z');
+  const now = at('2026-01-01T05:30:00Z');
+
+  it('last (default) runs the latest missed fire once', () => {
+    expect(dueFires(hourly(), stored, now)).toEqual({
+      run: [at('2026-01-01T05:00:00Z')],
+      skipped: 5,
+      next: at('2026-01-01T06:00:00Z'),
+    });
+  });
+
+  it('none runs nothing missed; all runs each, oldest first, bounded', () => {
+    expect(dueFires(hourly('none'), stored, now).run).toEqual([]);
+    expect(dueFires(hourly('all'), stored, now).run.map(iso)).toEqual([
+      '2026-01-01T00:00:00.000Z',
+      '2026-01-01T01:00:00.000Z',
+      '2026-01-01T02:00:00.000Z',
+      '2026-01-01T03:00:00.000Z',
+      '2026-01-01T04:00:00.000Z',
+      '2026-01-01T05:00:00.000Z',
+    ]);
+    const bounded = dueFires(hourly('all'), stored, now, { graceMs: 60_000, maxCatchup: 2 });
+    expect(bounded.run.map(iso)).toEqual(['2026-01-01T04:00:00.000Z', '2026-01-01T05:00:00.000Z']);
+    // Missed fires are looked up backwards, maxCatchup + 1 of them: the count is a lower bound.
+    expect(bounded.skipped).toBeGreaterThanOrEqual(1);
+  });
+
+  it('an on-time fire runs under every policy and covers the missed ones under last', () => {
+    const onTime = at('2026-01-01T05:00:30Z');
+    expect(dueFires(hourly('none'), stored, onTime).run).toEqual([at('2026-01-01T05:00:00Z')]);
+    expect(dueFires(hourly('last'), stored, onTime).run).toEqual([at('2026-01-01T05:00:00Z')]);
+  });
+
+  it('bounds the work of a long outage of a per-second schedule', () => {
+    const result = dueFires(schedule('* * * * * *', 'UTC', 'all'), stored, stored + 86_400_000);
+    // 100 missed (maxCatchup) plus the 61 on time within the 60 s grace.
+    expect(result.run.length).toBe(161);
+    expect(result.skipped).toBeGreaterThanOrEqual(1);
+    expect(result.next).toBeGreaterThan(stored + 86_400_000);
+  });
+
+  it('a restarted scheduler catches up from the stored next fire', async () => {
+    const store = new MemoryTriggerStore();
+    const clock = new FakeClock(at('2026-01-01T00:30:00Z'));
+    const first = new Scheduler({ store, start: new RecordingStarter().start, clock });
+    await first.register('nightly', [hourly()]);
+    expect(await store.getNextFire('nightly', '0:0 * * * *@UTC')).toBe(at('2026-01-01T01:00:00Z'));
+    clock.ms = at('2026-01-01T04:10:00Z');
+    const starter = new RecordingStarter();
+    const second = new Scheduler({ store, start: starter.start, clock });
+    await second.register('nightly', [hourly()]);
+    await second.tick();
+    expect(starter.requests.map((r) => r.trigger)).toEqual([
+      { type: 'schedule', payload: { scheduled_at: '2026-01-01T04:00:00.000Z' } },
+    ]);
+    expect(await store.getNextFire('nightly', '0:0 * * * *@UTC')).toBe(at('2026-01-01T05:00:00Z'));
+  });
+});
+
+describe('exactly once across replicas', () => {
+  it('two schedulers sharing a store start each fire once', async () => {
+    const store = new MemoryTriggerStore();
+    const clock = new FakeClock(at('2026-01-01T00:00:30Z'));
+    const starters = [new RecordingStarter(), new RecordingStarter()];
+    const replicas = starters.map((s) => new Scheduler({ store, start: s.start, clock }));
+    for (const r of replicas) await r.register('nightly', [schedule('* * * * *')]);
+    for (let i = 0; i < 10; i++) {
+      clock.advance(60_000);
+      await Promise.all(replicas.map((r) => r.tick()));
+    }
+    const all = starters.flatMap((s) =>
+      s.requests.map((r) => (r.trigger.payload as { scheduled_at: string }).scheduled_at),
+    );
+    expect(all).toHaveLength(10);
+    expect(new Set(all).size).toBe(10);
+  });
+
+  it('a fire whose start fails is logged and not retried', async () => {
+    const store = new MemoryTriggerStore();
+    const clock = new FakeClock(at('2026-01-01T00:00:30Z'));
+    const starter = new RecordingStarter();
+    starter.failWith = new Error('down');
+    const errors: string[] = [];
+    const scheduler = new Scheduler({
+      store,
+      start: starter.start,
+      clock,
+      logger: { info() {}, warn() {}, error: (_o, m) => errors.push(m) },
+    });
+    await scheduler.register('nightly', [schedule('* * * * *')]);
+    clock.advance(60_000);
+    expect(await scheduler.tick()).toEqual([]);
+    expect(errors).toEqual(['schedule: could not start the execution']);
+  });
+
+  it('ticks on the real clock when started', async () => {
+    const starter = new RecordingStarter();
+    const scheduler = new Scheduler({ store: new MemoryTriggerStore(), start: starter.start });
+    scheduler.start();
+    await scheduler.register('nightly', [schedule('* * * * * *')]);
+    await new Promise((r) => setTimeout(r, 2200));
+    await scheduler.stop();
+    expect(starter.requests.length).toBeGreaterThanOrEqual(1);
+  });
+});

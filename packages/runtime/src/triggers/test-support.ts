@@ -1,0 +1,51 @@
+import { EnvironmentSecretsProvider, type Clock, type Trigger } from '@weft/core';
+import type { WorkflowDefinition } from '@weft/engine';
+import type { PendingRecord, StartExecution, StartRequest } from './start-execution.js';
+
+/** A clock whose time only moves when a test says so. */
+export class FakeClock implements Clock {
+  constructor(public ms: number) {}
+  now(): number {
+    return this.ms;
+  }
+  async sleep(ms: number): Promise<void> {
+    this.ms += ms;
+  }
+  /** Moves time forward. */
+  advance(ms: number): void {
+    this.ms += ms;
+  }
+}
+
+/** A {@link StartExecution} that records what it was asked and answers pending records. */
+export class RecordingStarter {
+  readonly requests: StartRequest[] = [];
+  failWith: Error | undefined;
+  readonly start: StartExecution = async (request) => {
+    if (this.failWith) throw this.failWith;
+    this.requests.push(request);
+    const id = `exec-${this.requests.length}`;
+    const record: PendingRecord = {
+      status: 'pending',
+      execution_id: id,
+      poll_url: `/workflows/executions/${id}`,
+    };
+    return record;
+  };
+}
+
+/** A minimal valid workflow definition with the given triggers. */
+export function workflowWith(name: string, triggers: Trigger[]): WorkflowDefinition {
+  return {
+    name,
+    version: '1.0.0',
+    inputs: {},
+    triggers,
+    steps: [{ name: 'noop', type: 'transform', output: { ok: true } } as never],
+  } as WorkflowDefinition;
+}
+
+/** Secrets from a plain map. */
+export function secretsOf(values: Record<string, string>) {
+  return new EnvironmentSecretsProvider(values);
+}

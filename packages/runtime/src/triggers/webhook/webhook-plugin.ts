@@ -1,0 +1,251 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { NotFoundError, systemClock, WeftError, type Clock, type TriggerStore } from '@weft/core';
+import { sendTriggerError } from '../http-errors.js';
+import type { Authenticate, StartExecution } from '../start-execution.js';
+import { payloadOf, readLimitedBody, tooLarge } from './body.js';
+import {
+  DEFAULT_MAX_PAYLOAD_SIZE,
+  DELIVERY_ID_HEADERS,
+  type CompiledWebhook,
+} from './compile-webhook.js';
+import type { EventRouter } from '../events/event-router.js';
+import { clientAddress, compileAddressList, type AddressList } from './ip-allowlist.js';
+import {
+  forbidden,
+  rateLimited,
+  replayed,
+  unauthorized,
+  type WebhookAuditEntry,
+} from './refusal.js';
+import { verifyBearer, verifyHmac } from './signature.js';
+import { checkTimestamp } from './timestamp.js';
+import type { WebhookTable } from './webhook-table.js';
+
+/** Options of {@link webhookRoutes}. */
+export interface WebhookRoutesOptions {
+  table: WebhookTable;
+  start: StartExecution;
+  /** Replay and rate-limit state. */
+  store: TriggerStore;
+  clock?: Clock;
+  /** Proxies whose `X-Forwarded-For` is believed (IPs and CIDRs; `WEFT_TRUSTED_PROXIES`). */
+  trustedProxies?: readonly string[];
+  /** Receives every refusal (it is also logged at warn level). */
+  audit?: (entry: WebhookAuditEntry) => void;
+  /**
+   * Event triggers with `source: webhook`: a POST to `/hooks` + their `topic` (a path) that no
+   * webhook trigger serves is authenticated with a weft API key and dispatched as an event.
+   */
+  events?: {
+    router: EventRouter;
+    authenticate: Authenticate;
+  };
+}
+
+interface Matched {
+  hook: CompiledWebhook;
+  clientIp: string | undefined;
+}
+
+const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
+
+/**
+ * Serves deployed webhooks at `/hooks/*`. In order, a request is refused when: no webhook has
+ * this method and path (404); the caller is outside `ipAllowlist` (403); `Content-Length` or the
+ * streamed body passes `maxPayloadSize` (413, before the body is buffered whole); the timestamp
+ * is missing or outside `replayWindow` (401); the signature or token does not verify (401); the
+ * rate limit is spent (429 with Retry-After); the delivery id was seen within the window (409).
+ * Every refusal is logged for audit and starts nothing. An accepted request answers 202 with the
+ * pending record of the execution it started, its body as `trigger.payload`.
+ */
+export function webhookRoutes(options: WebhookRoutesOptions) {
+  const clock = options.clock ?? systemClock;
+  const proxies: AddressList | undefined =
+    options.trustedProxies && options.trustedProxies.length > 0
+      ? compileAddressList(options.trustedProxies)
+      : undefined;
+  const matched = new WeakMap<FastifyRequest, Matched>();
+
+  const refuse = (request: FastifyRequest, m: Matched, error: WeftError): WeftError => {
+    const entry: WebhookAuditEntry = {
+      event: 'webhook.refused',
+      webhook: m.hook.key,
+      workflow: m.hook.workflow.name,
+      status: error.httpStatus,
+      reason: String(error.details['reason'] ?? error.code),
+      client_ip: m.clientIp ?? null,
+      delivery_id: deliveryIdOf(request) ?? null,
+      at: new Date(clock.now()).toISOString(),
+    };
+    request.log.warn(entry, `webhook refused: ${entry.reason}`);
+    options.audit?.(entry);
+    return error;
+  };
+
+  return async function webhooks(app: FastifyInstance): Promise<void> {
+    app.setErrorHandler(sendTriggerError);
+    app.removeAllContentTypeParsers();
+    app.addContentTypeParser('*', (request, payload, done) => {
+      const m = matched.get(request);
+      const limit = m?.hook.maxPayloadSize ?? 0;
+      readLimitedBody(payload, limit).then(
+        (body) => done(null, body),
+        (error: unknown) => {
+          done((m && error instanceof WeftError ? refuse(request, m, error) : error) as Error);
+        },
+      );
+    });
+
+    app.route({
+      method: [...METHODS],
+      url: '/hooks/*',
+      schema: { hide: true },
+      onRequest: async (request) => {
+        const path = request.url.slice('/hooks'.length).split('?')[0]!;
+        const hook = options.table.find(request.method, path);
+        if (!hook && request.method === 'POST' && options.events?.router.has('webhook', path)) {
+          await options.events.authenticate(request.headers.authorization);
+          matched.set(request, { hook: eventHook(path), clientIp: undefined });
+          return;
+        }
+        if (!hook) {
+          throw new NotFoundError(`no webhook answers ${request.method} /hooks${path}`, {
+            method: request.method,
+            path: `/hooks${path}`,
+          });
+        }
+        const address = clientAddress(
+          request.socket.remoteAddress,
+          request.headers['x-forwarded-for'],
+          proxies,
+        );
+        const m: Matched = { hook, clientIp: address?.toString() };
+        matched.set(request, m);
+        if (hook.allowlist && (!address || !hook.allowlist.contains(address))) {
+          throw refuse(request, m, forbidden(m.clientIp));
+        }
+        const declared = Number(request.headers['content-length'] ?? 0);
+        if (declared > hook.maxPayloadSize) {
+          throw refuse(request, m, tooLarge(hook.maxPayloadSize, declared));
+        }
+      },
+      handler: async (request: FastifyRequest, reply: FastifyReply) => {
+        const m = matched.get(request)!;
+        if (m.hook.key === EVENT_HOOK) {
+          const body = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
+          const event = payloadOf(body, request.headers['content-type'], {});
+          const started = await options.events!.router.dispatch('webhook', m.hook.path, event);
+          return reply.code(202).send({
+            status: 'accepted',
+            topic: m.hook.path,
+            started: started.map((s) => ({
+              workflow: s.workflow,
+              execution_id: s.record.execution_id,
+              poll_url: s.record.poll_url,
+            })),
+          });
+        }
+        try {
+          return await accept(request, reply, m);
+        } catch (error) {
+          if (error instanceof WeftError && error.httpStatus < 500 && error.code !== 'VALIDATION') {
+            throw refuse(request, m, error);
+          }
+          throw error;
+        }
+      },
+    });
+  };
+
+  async function accept(request: FastifyRequest, reply: FastifyReply, { hook }: Matched) {
+    const body = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
+    const now = clock.now();
+    const header = (name: string) => single(request.headers[name]);
+    const standard = { id: header('webhook-id'), timestamp: header('webhook-timestamp') };
+    const usesStandard =
+      hook.auth.type === 'hmac' && /(^|\s)v1,/.test(header(hook.auth.header) ?? '');
+    const timestampHeader =
+      hook.timestampHeader ?? (usesStandard ? 'webhook-timestamp' : undefined);
+    if (timestampHeader !== undefined) {
+      const failure = checkTimestamp(header(timestampHeader), now, hook.replayWindowMs);
+      if (failure) throw unauthorized(failure, timestampHeader);
+    }
+    if (hook.auth.type === 'hmac') {
+      const check = verifyHmac(hook.auth.key, body, header(hook.auth.header), standard);
+      if (!check.ok) throw unauthorized(check.reason, hook.auth.header);
+    } else if (hook.auth.type === 'bearer') {
+      const check = verifyBearer(hook.auth.token, request.headers.authorization);
+      if (!check.ok) throw unauthorized(check.reason, 'authorization');
+    }
+    if (hook.bucket) {
+      const token = await options.store.takeToken(`webhook:${hook.key}`, hook.bucket, now);
+      if (!token.allowed) throw rateLimited(token.retryAfterMs);
+    }
+    const payload = payloadOf(
+      body,
+      request.headers['content-type'],
+      request.query as object as Record<string, unknown>,
+    );
+    const deliveryId = hook.dedupe || usesStandard ? deliveryIdOf(request) : undefined;
+    if (deliveryId !== undefined) {
+      const fresh = await options.store.rememberDelivery(
+        hook.key,
+        deliveryId,
+        now,
+        now + hook.replayWindowMs,
+      );
+      if (!fresh) {
+        throw replayed(
+          deliveryId,
+          await options.store.deliveryExecution(hook.key, deliveryId, now),
+        );
+      }
+    }
+    let pending;
+    try {
+      pending = await options.start({
+        workflow: hook.workflow,
+        inputs: {},
+        trigger: { type: 'webhook', payload },
+      });
+    } catch (error) {
+      if (deliveryId !== undefined) await options.store.forgetDelivery(hook.key, deliveryId);
+      throw error;
+    }
+    if (deliveryId !== undefined) {
+      await options.store.attachExecution(hook.key, deliveryId, pending.execution_id);
+    }
+    return reply.code(202).send(pending);
+  }
+}
+
+const EVENT_HOOK = '\u0000event';
+
+/** A pseudo-webhook for event triggers with `source: webhook` (default body limit, no auth block). */
+function eventHook(path: string): CompiledWebhook {
+  return {
+    workflow: { name: '(event)' } as CompiledWebhook['workflow'],
+    key: EVENT_HOOK,
+    method: 'POST',
+    path,
+    auth: { type: 'none' },
+    allowlist: undefined,
+    timestampHeader: undefined,
+    replayWindowMs: 0,
+    dedupe: false,
+    bucket: undefined,
+    maxPayloadSize: DEFAULT_MAX_PAYLOAD_SIZE,
+  };
+}
+
+function single(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value[0] : value;
+}
+
+function deliveryIdOf(request: FastifyRequest): string | undefined {
+  for (const name of DELIVERY_ID_HEADERS) {
+    const value = single(request.headers[name])?.trim();
+    if (value) return value.slice(0, 256);
+  }
+  return undefined;
+}

@@ -1,0 +1,51 @@
+import type { CompiledWebhook } from './compile-webhook.js';
+
+/**
+ * The webhooks currently served, by `METHOD path`. Deployments replace a workflow's webhooks as
+ * a whole; a route served by another workflow is a collision the deployment must refuse first.
+ */
+export class WebhookTable {
+  private readonly routes = new Map<string, CompiledWebhook>();
+  private readonly byWorkflow = new Map<string, string[]>();
+
+  /** The webhook answering `method path`, if any. */
+  find(method: string, path: string): CompiledWebhook | undefined {
+    return this.routes.get(`${method} ${path}`);
+  }
+
+  /** Routes of `hooks` already served by a workflow other than `workflow`, with their owner. */
+  collisions(workflow: string, keys: readonly string[]): { route: string; workflow: string }[] {
+    const out: { route: string; workflow: string }[] = [];
+    for (const key of keys) {
+      const owner = this.routes.get(key)?.workflow.name;
+      if (owner !== undefined && owner !== workflow) out.push({ route: key, workflow: owner });
+    }
+    return out;
+  }
+
+  /** Serves `hooks` for `workflow`, replacing the webhooks it had. */
+  replace(workflow: string, hooks: readonly CompiledWebhook[]): void {
+    this.remove(workflow);
+    for (const hook of hooks) this.routes.set(hook.key, hook);
+    this.byWorkflow.set(
+      workflow,
+      hooks.map((h) => h.key),
+    );
+  }
+
+  /** Stops serving the webhooks of `workflow`. */
+  remove(workflow: string): void {
+    for (const key of this.byWorkflow.get(workflow) ?? []) {
+      if (this.routes.get(key)?.workflow.name === workflow) this.routes.delete(key);
+    }
+    this.byWorkflow.delete(workflow);
+  }
+
+  /** `METHOD /hooks/path` of every webhook of `workflow`. */
+  routesOf(workflow: string): string[] {
+    return (this.byWorkflow.get(workflow) ?? []).map((key) => {
+      const space = key.indexOf(' ');
+      return `${key.slice(0, space)} /hooks${key.slice(space + 1)}`;
+    });
+  }
+}

@@ -1,0 +1,192 @@
+import { Agent, request } from 'undici';
+import {
+  BackendError,
+  CONNECTOR_REF_PATTERN,
+  fromErrorObject,
+  UnavailableError,
+  ValidationError,
+  type ActionCall,
+  type ActionInvoker,
+  type WeftError,
+} from '@weft/core';
+import { abortError } from '../kinds/errors.js';
+import type { ClientTls } from '../service/router-client.js';
+
+/** Options of {@link RouterInvoker}. */
+export interface RouterInvokerOptions {
+  /** Base URL of the router (`weft server`), e.g. `https://router.internal:8080`. */
+  routerUrl: string;
+  /** Client certificate for a router that requires mutual TLS (SPEC.md §5.5). */
+  tls?: ClientTls;
+  /** Largest answer accepted, in bytes. Default 10 MiB. */
+  maxResponseBytes?: number;
+}
+
+const REF = new RegExp(CONNECTOR_REF_PATTERN);
+const UNREACHABLE = new Set([
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'UND_ERR_CONNECT_TIMEOUT',
+]);
+
+/**
+ * The `self_hosted` execution mode's {@link ActionInvoker} (SPEC.md Appendix A): every action
+ * step goes to the router as `POST {routerUrl}/execute` with `{action: "<plugin>.<action>",
+ * input}` and `Idempotency-Key: <execution_id>/<step path>`; no call reaches any other address.
+ * The router's §2.7 / §2.10 answer becomes the output or the error of that code.
+ */
+export class RouterInvoker implements ActionInvoker {
+  private readonly url: URL;
+  private readonly agent: Agent;
+  private readonly maxBytes: number;
+
+  constructor(options: RouterInvokerOptions) {
+    this.url = checkRouterUrl(options.routerUrl, 'routerUrl');
+    const tls = options.tls;
+    this.agent = new Agent({
+      keepAliveTimeout: 30_000,
+      ...(tls
+        ? { connect: { cert: tls.cert, key: tls.key, ...(tls.ca ? { ca: tls.ca } : {}) } }
+        : {}),
+    });
+    this.maxBytes = options.maxResponseBytes ?? 10 * 1024 * 1024;
+  }
+
+  /** The router's base URL. */
+  get routerUrl(): string {
+    return this.url.toString().replace(/\/+$/, '');
+  }
+
+  async invoke(call: ActionCall): Promise<unknown> {
+    const plugin = pluginOf(call.target);
+    const { context } = call;
+    if (context.aborted) throw abortError(context.signal);
+    const headers: Record<string, string> = {
+      'content-type': 'application/json',
+      accept: 'application/json',
+    };
+    if (context.idempotencyKey !== '') headers['idempotency-key'] = context.idempotencyKey;
+    let status: number;
+    let text: string;
+    try {
+      const response = await request(`${this.routerUrl}/execute`, {
+        method: 'POST',
+        dispatcher: this.agent,
+        headers,
+        body: JSON.stringify({ action: `${plugin}.${call.action}`, input: call.input }),
+        signal: context.signal,
+      });
+      status = response.statusCode;
+      text = await this.read(response.body as AsyncIterable<Buffer>, plugin);
+    } catch (error) {
+      throw this.failure(error, plugin, call);
+    }
+    let json: unknown;
+    try {
+      json = JSON.parse(text);
+    } catch {
+      throw new BackendError(
+        `${plugin}.${call.action}: the router answered ${status} with a body that is not JSON`,
+        {
+          backend: 'router',
+          original_error: `HTTP ${status}`,
+        },
+      );
+    }
+    const record = (typeof json === 'object' && json !== null ? json : {}) as Record<
+      string,
+      unknown
+    >;
+    if (status >= 200 && status < 300 && record['status'] === 'success')
+      return record['data'] ?? {};
+    if (record['status'] === 'error') throw fromErrorObject(record);
+    throw new BackendError(
+      `${plugin}.${call.action}: the router answered ${status} without a §2.7 status`,
+      {
+        backend: 'router',
+        original_error: `HTTP ${status}`,
+      },
+    );
+  }
+
+  /** Closes the connections to the router. */
+  async close(): Promise<void> {
+    await this.agent.close();
+  }
+
+  private async read(body: AsyncIterable<Buffer>, plugin: string): Promise<string> {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    for await (const chunk of body) {
+      size += chunk.byteLength;
+      if (size > this.maxBytes) {
+        throw new BackendError(`${plugin}: the router's answer is over ${this.maxBytes} bytes`, {
+          backend: 'router',
+          original_error: 'answer too large',
+        });
+      }
+      chunks.push(chunk);
+    }
+    return Buffer.concat(chunks).toString('utf8');
+  }
+
+  private failure(error: unknown, plugin: string, call: ActionCall): WeftError {
+    if (error instanceof BackendError) return error;
+    if (call.context.signal.aborted) return abortError(call.context.signal);
+    const code = (error as { code?: string }).code ?? '';
+    if (UNREACHABLE.has(code)) {
+      return new UnavailableError(
+        `${plugin}.${call.action}: cannot reach the router at ${this.url.host} (${code})`,
+        {
+          backend: 'router',
+          suggestion: `start weft server at ${this.routerUrl}, or pass the right routerUrl`,
+        },
+      );
+    }
+    const message = `${error instanceof Error ? error.message : String(error)}${code ? ` (${code})` : ''}`;
+    return new BackendError(`${plugin}.${call.action}: the call to the router failed: ${message}`, {
+      backend: 'router',
+      original_error: message,
+    });
+  }
+}
+
+/** Checks a router URL: absolute http(s), no credentials. Throws `VALIDATION` naming `field`. */
+export function checkRouterUrl(text: string | undefined, field: string): URL {
+  let url: URL | undefined;
+  try {
+    url = text ? new URL(text) : undefined;
+  } catch {
+    url = undefined;
+  }
+  if (
+    !url ||
+    (url.protocol !== 'http:' && url.protocol !== 'https:') ||
+    url.username ||
+    url.password
+  ) {
+    throw new ValidationError(
+      `${field} must be the router's absolute http(s) URL, e.g. http://127.0.0.1:8080${text ? `, not "${text}"` : ''}`,
+      { field, constraint: 'url' },
+    );
+  }
+  return url;
+}
+
+function pluginOf(target: ActionCall['target']): string {
+  if (target.kind === 'plugin') return target.slug;
+  const match = REF.exec(target.ref);
+  if (!match) {
+    throw new ValidationError(
+      `"${target.ref}" is not a connector reference connector:<namespace>/<name>@<version>`,
+      {
+        field: 'connector',
+        constraint: 'pattern',
+      },
+    );
+  }
+  return match[2]!;
+}

@@ -1,0 +1,198 @@
+import {
+  ACTION_PATTERN,
+  BackendError,
+  HTTP_STATUS,
+  SLUG_PATTERN,
+  TimeoutError,
+  toErrorObject,
+  ValidationError,
+  type ActionCall,
+  type ErrorObject,
+  type ExecutionContext,
+  type HealthResponse,
+} from '@weft/core';
+import type { LocalInvoker } from '../invoker/local-invoker.js';
+import { runHealthChecks, type HealthChecks } from './health.js';
+
+/** An answer of the connector contract: HTTP status and §2.7 / §2.10 body. */
+export interface HostAnswer {
+  statusCode: number;
+  body: { status: 'success'; data: Record<string, unknown> } | ErrorObject;
+}
+
+/** Options of {@link ConnectorHost}. */
+export interface ConnectorHostOptions {
+  /** The invoker holding the connectors and handlers to serve (e.g. `weft.invoker`). */
+  invoker: LocalInvoker;
+  /** Dependency checks reported by `GET /healthz`. */
+  healthChecks?: HealthChecks;
+  /** Timeout of each health check in ms. Default 2000. */
+  healthTimeoutMs?: number;
+  /** Environment handlers see in `context.environment`. Default: none. */
+  environment?: Readonly<Record<string, string | undefined>>;
+}
+
+const PLUGIN = new RegExp(SLUG_PATTERN);
+const ACTION = new RegExp(ACTION_PATTERN);
+
+/**
+ * The connector contract (SPEC.md §2.7, §4.3) over a {@link LocalInvoker}, without HTTP: checks
+ * the request, the action and its input against the action's schema, runs it under the
+ * connector's concurrency cap and timeout, and formats the answer. The connector service and the
+ * Fastify / Express / node:http integrations are thin layers over it.
+ */
+export class ConnectorHost {
+  readonly invoker: LocalInvoker;
+  private readonly options: ConnectorHostOptions;
+
+  constructor(options: ConnectorHostOptions) {
+    this.invoker = options.invoker;
+    this.options = options;
+  }
+
+  /** Slugs of the plugins served: each connector's plugin slug (or name). */
+  plugins(): string[] {
+    return this.invoker.connectors().map((c) => c.slug ?? c.name);
+  }
+
+  /**
+   * Runs one §2.7 request. `pathPlugin` is the `<plugin_slug>` of `POST /<plugin_slug>/execute`
+   * (then `action` may be the bare action name). `idempotencyKey` is `<execution_id>/<step path>`.
+   */
+  async execute(body: unknown, pathPlugin?: string, idempotencyKey = ''): Promise<HostAnswer> {
+    try {
+      const { plugin, action, input } = this.parse(body, pathPlugin);
+      const target = { kind: 'plugin' as const, slug: plugin };
+      this.invoker.check(target, action);
+      const data = await this.run(target, action, input, idempotencyKey);
+      return { statusCode: 200, body: { status: 'success', data } };
+    } catch (error) {
+      const object = toErrorObject(error);
+      return { statusCode: HTTP_STATUS[object.code], body: object };
+    }
+  }
+
+  /** The §2.6 health answer and its HTTP status (503 when unhealthy). */
+  async health(): Promise<{ statusCode: number; body: HealthResponse }> {
+    const body = await runHealthChecks(
+      this.options.healthChecks ?? {},
+      this.options.healthTimeoutMs ?? 2000,
+      this.invoker.connectors()[0]?.version ?? '0.0.0',
+    );
+    return { statusCode: body.status === 'unhealthy' ? 503 : 200, body };
+  }
+
+  private parse(body: unknown, pathPlugin: string | undefined) {
+    if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+      throw invalid('body', 'type', 'the body must be a JSON object {action, input}');
+    }
+    const record = body as Record<string, unknown>;
+    const extra = Object.keys(record).find((k) => k !== 'action' && k !== 'input');
+    if (extra !== undefined)
+      throw invalid(extra, 'additionalProperties', `${extra} is not a known field`);
+    const raw = record['action'];
+    if (typeof raw !== 'string')
+      throw invalid(
+        'action',
+        raw === undefined ? 'required' : 'type',
+        'action must be a string "<plugin>.<action>"',
+      );
+    const input = record['input'];
+    if (typeof input !== 'object' || input === null || Array.isArray(input)) {
+      throw invalid(
+        'input',
+        input === undefined ? 'required' : 'type',
+        'input must be an object of action parameters',
+      );
+    }
+    const dot = raw.indexOf('.');
+    const plugin = dot < 0 ? (pathPlugin ?? '') : raw.slice(0, dot);
+    const action = dot < 0 ? raw : raw.slice(dot + 1);
+    if (!PLUGIN.test(plugin) || !ACTION.test(action)) {
+      throw invalid(
+        'action',
+        'pattern',
+        `action "${raw.slice(0, 100)}" is not of the form <plugin>.<action>`,
+      );
+    }
+    if (pathPlugin !== undefined && plugin !== pathPlugin) {
+      throw invalid(
+        'action',
+        'plugin',
+        `action "${raw}" does not belong to plugin "${pathPlugin}" of the path`,
+      );
+    }
+    return { plugin, action, input: input as Record<string, unknown> };
+  }
+
+  private async run(
+    target: ActionCall['target'],
+    action: string,
+    input: Record<string, unknown>,
+    idempotencyKey: string,
+  ): Promise<Record<string, unknown>> {
+    const timeoutMs = this.invoker.timeoutFor(target, action);
+    const controller = new AbortController();
+    const started = Date.now();
+    let timer: NodeJS.Timeout | undefined;
+    const expired = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => {
+        const error = new TimeoutError(
+          `${target.kind === 'plugin' ? target.slug : ''}.${action} did not finish within ${timeoutMs} ms`,
+          {
+            timeout_ms: timeoutMs,
+            elapsed_ms: Date.now() - started,
+          },
+        );
+        controller.abort(error);
+        reject(error);
+      }, timeoutMs);
+    });
+    try {
+      const context = contextOf(controller.signal, idempotencyKey, this.options.environment ?? {});
+      const output = await Promise.race([
+        this.invoker.invoke({ target, action, input, context }),
+        expired,
+      ]);
+      if (output === undefined) return {};
+      if (typeof output !== 'object' || output === null || Array.isArray(output)) {
+        const message = `the handler returned ${Array.isArray(output) ? 'an array' : typeof output}, not an object (SPEC.md §2.7: data is an object)`;
+        throw new BackendError(message, {
+          backend: target.kind === 'plugin' ? target.slug : 'connector',
+          original_error: message,
+        });
+      }
+      return output as Record<string, unknown>;
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+}
+
+/** The §2.9 context of a call received over HTTP: ids from its idempotency key. */
+function contextOf(
+  signal: AbortSignal,
+  idempotencyKey: string,
+  environment: ExecutionContext['environment'],
+): ExecutionContext {
+  const slash = idempotencyKey.indexOf('/');
+  return {
+    workflowId: slash < 0 ? idempotencyKey : idempotencyKey.slice(0, slash),
+    stepName: slash < 0 ? '' : idempotencyKey.slice(slash + 1),
+    inputs: {},
+    executionMode: 'self_hosted',
+    environment,
+    secrets: {},
+    previousSteps: {},
+    signal,
+    get aborted() {
+      return signal.aborted;
+    },
+    idempotencyKey,
+    progress: () => undefined,
+  };
+}
+
+function invalid(field: string, constraint: string, message: string): ValidationError {
+  return new ValidationError(message, { field, constraint });
+}

@@ -1,0 +1,44 @@
+import type { FastifyInstance } from 'fastify';
+import type { ConnectorHost } from './host.js';
+
+/** `POST /execute` and `GET /healthz` of a connector service (SPEC.md §4.3) as a Fastify plugin. */
+export function connectorServiceRoutes(host: ConnectorHost) {
+  return async function routes(app: FastifyInstance): Promise<void> {
+    app.setErrorHandler((error, _request, reply) => {
+      const statusCode = (error as { statusCode?: number }).statusCode ?? 500;
+      const code =
+        statusCode === 413
+          ? 'PAYLOAD_TOO_LARGE'
+          : statusCode < 500
+            ? 'VALIDATION'
+            : 'INTERNAL_ERROR';
+      const details =
+        code === 'VALIDATION'
+          ? { field: 'body', constraint: 'syntax' }
+          : code === 'INTERNAL_ERROR'
+            ? { error_type: 'Error', stack_trace: '' }
+            : {};
+      const message = code === 'INTERNAL_ERROR' ? 'internal error' : (error as Error).message;
+      const status = code === 'VALIDATION' ? 400 : code === 'PAYLOAD_TOO_LARGE' ? 413 : 500;
+      return reply.code(status).send({ status: 'error', code, message, details });
+    });
+    app.post('/execute', async (request, reply) => {
+      const answer = await host.execute(
+        request.body,
+        undefined,
+        idempotencyKey(request.headers['idempotency-key']),
+      );
+      return reply.code(answer.statusCode).send(answer.body);
+    });
+    app.get('/healthz', async (_request, reply) => {
+      const answer = await host.health();
+      return reply.code(answer.statusCode).send(answer.body);
+    });
+  };
+}
+
+/** The `Idempotency-Key` header value (first one, bounded). */
+export function idempotencyKey(value: string | string[] | undefined): string {
+  const first = Array.isArray(value) ? value[0] : value;
+  return typeof first === 'string' ? first.slice(0, 512) : '';
+}

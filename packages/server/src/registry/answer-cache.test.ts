@@ -1,0 +1,58 @@
+import { describe, expect, it } from 'vitest';
+import { bearer, pluginDefinition, TEST_STORES, useHarness } from '../test-support/harness.js';
+
+for (const store of TEST_STORES) {
+  describe.skipIf(store.skip)(`cached answers on ${store.name}`, () => {
+    // The manual clock never moves by itself: cached answers live until a change drops them.
+    const h = useHarness(store.kind, { cacheTtlMs: 60_000 });
+    const slugs = async (q: string) =>
+      (await h().get(`/plugins/search?q=${q}`))
+        .json<{ results: { slug: string; downloads: number }[] }>()
+        .results.map((r) => `${r.slug}:${r.downloads}`);
+
+    it('shows every publish, update, deprecation and unpublish at once', async () => {
+      await h().publish(pluginDefinition('slack'));
+      expect(await slugs('slack')).toEqual(['slack:0']);
+      expect((await h().get('/plugins/slack')).json().version).toBe('1.0.0');
+      await h().publish(pluginDefinition('slack-relay'));
+      expect(await slugs('slack')).toEqual(['slack:0', 'slack-relay:0']);
+      await h().publish(pluginDefinition('slack', '1.1.0'), { method: 'PUT' });
+      expect((await h().get('/plugins/slack')).json().version).toBe('1.1.0');
+      const deprecated = await h().app.inject({
+        method: 'POST',
+        url: '/plugins/slack/1.1.0/deprecate',
+        headers: bearer(h().keys.acme),
+        payload: { reason: 'broken' },
+      });
+      expect(deprecated.statusCode).toBe(200);
+      expect((await h().get('/plugins/slack')).json().status).toBe('deprecated');
+      const removed = await h().app.inject({
+        method: 'DELETE',
+        url: '/plugins/slack/1.1.0',
+        headers: bearer(h().keys.acme),
+      });
+      expect(removed.statusCode).toBe(200);
+      expect((await h().get('/plugins/slack')).json().version).toBe('1.0.0');
+      expect((await h().get('/plugins/slack?version=1.1.0')).statusCode).toBe(404);
+    });
+
+    it('shows download counts and the ordering they decide at once', async () => {
+      await h().publish(pluginDefinition('slack-a'));
+      await h().publish(pluginDefinition('slack-b'));
+      expect(await slugs('slack')).toEqual(['slack-a:0', 'slack-b:0']);
+      expect((await h().get('/plugins/slack-b')).json().downloads).toBe(0);
+      expect((await h().get('/plugins/slack-b/1.0.0/schema')).statusCode).toBe(200);
+      expect(await slugs('slack')).toEqual(['slack-b:1', 'slack-a:0']);
+      expect((await h().get('/plugins/slack-b')).json().downloads).toBe(1);
+    });
+
+    it('keeps the cache through refused writes and dry runs', async () => {
+      await h().publish(pluginDefinition('slack'));
+      expect(await slugs('slack')).toEqual(['slack:0']);
+      expect((await h().publish(pluginDefinition('slack'))).statusCode).toBe(409);
+      const dry = await h().publish(pluginDefinition('slack-dry'), { query: '?dry_run=true' });
+      expect(dry.statusCode).toBe(200);
+      expect(await slugs('slack')).toEqual(['slack:0']);
+    });
+  });
+}

@@ -1,0 +1,79 @@
+import { afterEach, beforeEach, expect, it } from 'vitest';
+import type { DeploymentRecord, DeploymentStore } from '@weft/core';
+
+function deployment(
+  name: string,
+  version: string,
+  extra: Partial<DeploymentRecord> = {},
+): Omit<DeploymentRecord, 'revision' | 'created_at'> {
+  return {
+    name,
+    version,
+    definition: { name, version, steps: [{ name: 's', plugin: 'slack', action: 'post' }] },
+    plugins: [{ slug: 'slack', version: '1.2.0' }],
+    source: 'api',
+    deployed_by: 'acme',
+    deployed_at: `2026-01-0${version.split('.')[0]}T00:00:00.000Z`,
+    ...extra,
+  };
+}
+
+/** The behaviour every {@link DeploymentStore} shares. */
+export function deploymentStoreContract(
+  open: () => Promise<{ store: DeploymentStore; dispose(): Promise<void> }>,
+): void {
+  let store: DeploymentStore;
+  let dispose: () => Promise<void>;
+  beforeEach(async () => {
+    ({ store, dispose } = await open());
+  });
+  afterEach(async () => dispose());
+
+  it('numbers revisions, keeps the first deployment time and the whole history', async () => {
+    const first = await store.put(deployment('orders', '1.0.0'));
+    expect(first).toMatchObject({ revision: 1, created_at: '2026-01-01T00:00:00.000Z' });
+    const second = await store.put(deployment('orders', '2.0.0'));
+    expect(second).toMatchObject({ revision: 2, version: '2.0.0' });
+    expect(second.created_at).toBe('2026-01-01T00:00:00.000Z');
+    expect(await store.get('orders')).toEqual(second);
+    expect((await store.history('orders')).map((r) => r.revision)).toEqual([2, 1]);
+  });
+
+  it('lists active deployments by name and forgets removed ones but keeps their history', async () => {
+    await store.put(deployment('b', '1.0.0'));
+    await store.put(deployment('a', '1.0.0'));
+    expect((await store.list()).map((r) => r.name)).toEqual(['a', 'b']);
+    expect(await store.remove('a')).toBe(true);
+    expect(await store.remove('a')).toBe(false);
+    expect(await store.get('a')).toBeUndefined();
+    expect((await store.list()).map((r) => r.name)).toEqual(['b']);
+    expect(await store.history('a')).toHaveLength(1);
+    expect((await store.put(deployment('a', '1.0.0'))).revision).toBe(2);
+  });
+
+  it('answers which active deployments use a plugin version', async () => {
+    await store.put(deployment('one', '1.0.0'));
+    await store.put(
+      deployment('two', '1.0.0', {
+        plugins: [
+          { slug: 'slack', version: '1.2.0' },
+          { slug: 'slack', version: '1.2.0' },
+          { slug: 'jira', version: null },
+        ],
+      }),
+    );
+    expect(await store.usersOf('slack', '1.2.0')).toEqual(['one', 'two']);
+    await store.put(deployment('one', '2.0.0', { plugins: [{ slug: 'slack', version: '2.0.0' }] }));
+    expect(await store.usersOf('slack', '1.2.0')).toEqual(['two']);
+    await store.remove('two');
+    expect(await store.usersOf('slack', '1.2.0')).toEqual([]);
+    expect(await store.usersOf('jira', '1.0.0')).toEqual([]);
+  });
+
+  it('gives concurrent deployments of one name distinct revisions', async () => {
+    const results = await Promise.all(
+      Array.from({ length: 5 }, () => store.put(deployment('race', '1.0.0'))),
+    );
+    expect(results.map((r) => r.revision).sort()).toEqual([1, 2, 3, 4, 5]);
+  });
+}

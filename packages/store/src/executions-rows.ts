@@ -1,0 +1,86 @@
+import type { Selectable } from 'kysely';
+import type { StoredExecution } from '@weft/core';
+import type { ExecutionsTable } from './executions-tables.js';
+
+/** Columns of `executions` the store reads back (the lease stays inside the store). */
+export const EXECUTION_COLUMNS = [
+  'id',
+  'owner',
+  'key_id',
+  'workflow',
+  'workflow_version',
+  'mode',
+  'status',
+  'definition',
+  'inputs',
+  'trigger',
+  'callback_url',
+  'created_at',
+  'started_at',
+  'finished_at',
+  'canceled_at',
+  'result',
+  'error',
+  'callback',
+] as const;
+
+type ExecutionRow = Pick<Selectable<ExecutionsTable>, (typeof EXECUTION_COLUMNS)[number]>;
+
+/** A row of `executions` as the port's record. */
+export function toStoredExecution(row: ExecutionRow): StoredExecution {
+  return {
+    id: row.id,
+    owner: row.owner,
+    key_id: row.key_id,
+    workflow: row.workflow,
+    workflow_version: row.workflow_version,
+    mode: row.mode,
+    status: row.status as StoredExecution['status'],
+    definition: JSON.parse(row.definition) as StoredExecution['definition'],
+    inputs: JSON.parse(row.inputs) as StoredExecution['inputs'],
+    trigger: JSON.parse(row.trigger) as StoredExecution['trigger'],
+    callback_url: row.callback_url,
+    created_at: row.created_at,
+    started_at: row.started_at,
+    finished_at: row.finished_at,
+    canceled_at: row.canceled_at,
+    result: parseOrNull(row.result),
+    error: parseOrNull(row.error),
+    callback: parseOrNull(row.callback),
+  };
+}
+
+/** The row to insert for a new execution. */
+export function toExecutionRow(execution: StoredExecution): Selectable<ExecutionsTable> {
+  return {
+    id: execution.id,
+    owner: execution.owner,
+    key_id: execution.key_id,
+    workflow: execution.workflow,
+    workflow_version: execution.workflow_version,
+    mode: execution.mode,
+    status: execution.status,
+    definition: JSON.stringify(execution.definition),
+    inputs: JSON.stringify(execution.inputs),
+    trigger: JSON.stringify(execution.trigger),
+    callback_url: execution.callback_url,
+    created_at: execution.created_at,
+    started_at: execution.started_at,
+    finished_at: execution.finished_at,
+    canceled_at: execution.canceled_at,
+    result: stringifyOrNull(execution.result),
+    error: stringifyOrNull(execution.error),
+    callback: stringifyOrNull(execution.callback),
+    lease_owner: null,
+    lease_until: 0,
+  };
+}
+
+/** JSON text of a value, or null. */
+export function stringifyOrNull(value: unknown): string | null {
+  return value === null || value === undefined ? null : JSON.stringify(value);
+}
+
+function parseOrNull<T>(text: string | null): T | null {
+  return text === null ? null : (JSON.parse(text) as T);
+}

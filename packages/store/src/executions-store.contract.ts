@@ -1,0 +1,254 @@
+import { afterAll, beforeEach, describe, expect, it } from 'vitest';
+import type { ExecutionOutcome, ExecutionsStore, StoredExecution } from '@weft/core';
+import type { TestExecutionsStore } from './executions-test-store.js';
+
+let counter = 0;
+
+function execution(extra: Partial<StoredExecution> = {}): StoredExecution {
+  counter++;
+  return {
+    id: `exec-${String(counter).padStart(4, '0')}`,
+    owner: 'acme',
+    key_id: 'key1',
+    workflow: 'w',
+    workflow_version: '1.0.0',
+    mode: 'cloud',
+    status: 'pending',
+    definition: { workflow: { name: 'w', steps: [] }, library: [] },
+    inputs: { n: 1 },
+    trigger: { type: 'api' },
+    callback_url: null,
+    created_at: new Date(Date.UTC(2026, 0, 1, 0, 0, counter)).toISOString(),
+    started_at: null,
+    finished_at: null,
+    canceled_at: null,
+    result: null,
+    error: null,
+    callback: null,
+    ...extra,
+  };
+}
+
+const DONE: ExecutionOutcome = {
+  status: 'completed',
+  finished_at: '2026-01-01T01:00:00.000Z',
+  canceled_at: null,
+  result: { outputs: { r: 1 }, steps: {} },
+  error: null,
+  callback: null,
+};
+
+const event = (seq: number, type = 'step.started') => ({
+  seq,
+  type,
+  json: JSON.stringify({ type, seq }),
+});
+
+/** The contract every {@link ExecutionsStore} implementation passes. */
+export function executionsStoreContract(open: () => Promise<TestExecutionsStore>): void {
+  let test: TestExecutionsStore;
+  let store: ExecutionsStore;
+  beforeEach(async () => {
+    await test?.dispose();
+    test = await open();
+    store = test.executions;
+  });
+  afterAll(() => test?.dispose());
+
+  describe('records', () => {
+    it('stores a pending execution and reads it back as it was', async () => {
+      const record = execution({ callback_url: 'https://example.com/cb' });
+      expect(await store.create(record)).toEqual({ created: true, execution: record });
+      expect(await store.get(record.id)).toEqual(record);
+      expect(await store.get('nope')).toBeUndefined();
+    });
+
+    it('returns the execution created under the same idempotency key, with its fingerprint', async () => {
+      const first = execution();
+      const claim = { key_id: 'key1', key: 'k-1', fingerprint: 'f1' };
+      await store.create(first, claim);
+      const again = await store.create(execution(), { ...claim, fingerprint: 'f2' });
+      expect(again).toEqual({ created: false, execution: first, fingerprint: 'f1' });
+      const other = execution();
+      expect((await store.create(other, { ...claim, key_id: 'key2' })).created).toBe(true);
+    });
+
+    it('lets only one of two concurrent creations with one idempotency key win', async () => {
+      const claim = { key_id: 'key1', key: 'race', fingerprint: 'f' };
+      const [a, b] = await Promise.all([
+        store.create(execution(), claim),
+        store.create(execution(), claim),
+      ]);
+      expect([a.created, b.created].sort()).toEqual([false, true]);
+      expect(a.execution.id).toBe(b.execution.id);
+    });
+
+    it('lists an owner’s executions newest first, filtered, page after page', async () => {
+      const made = [];
+      for (let i = 0; i < 5; i++) {
+        const record = execution({ workflow: i % 2 === 0 ? 'even' : 'odd' });
+        made.push(record);
+        await store.create(record);
+      }
+      await store.create(execution({ owner: 'other' }));
+      const first = await store.list({ owner: 'acme', limit: 2 });
+      expect(first.map((e) => e.id)).toEqual([made[4]!.id, made[3]!.id]);
+      const last = first.at(-1)!;
+      const second = await store.list({
+        owner: 'acme',
+        limit: 10,
+        after: { created_at: last.created_at, id: last.id },
+      });
+      expect(second.map((e) => e.id)).toEqual([made[2]!.id, made[1]!.id, made[0]!.id]);
+      const even = await store.list({ owner: 'acme', workflow: 'even', limit: 10 });
+      expect(even).toHaveLength(3);
+      await store.claim(made[0]!.id, 'w1', 0, 1, '2026-01-01T00:00:00.000Z');
+      expect(
+        (await store.list({ owner: 'acme', status: 'running', limit: 10 })).map((e) => e.id),
+      ).toEqual([made[0]!.id]);
+    });
+  });
+
+  describe('leases', () => {
+    it('claims a pending execution once, and a running one only after its lease expired', async () => {
+      const record = execution();
+      await store.create(record);
+      const claimed = await store.claim(record.id, 'w1', 1000, 2000, '2026-01-01T00:00:01.000Z');
+      expect(claimed).toMatchObject({ status: 'running', started_at: '2026-01-01T00:00:01.000Z' });
+      expect(await store.claim(record.id, 'w2', 1500, 2500, 'x')).toBeUndefined();
+      expect(await store.claimable(1500, 10)).toEqual([]);
+      expect(await store.claimable(2001, 10)).toEqual([record.id]);
+      const taken = await store.claim(record.id, 'w2', 2001, 3000, '2026-01-01T00:00:09.000Z');
+      expect(taken?.started_at).toBe('2026-01-01T00:00:01.000Z');
+      expect(await store.renew('w1', [record.id], 9000)).toEqual([record.id]);
+      expect(await store.renew('w2', [record.id], 9000)).toEqual([]);
+    });
+
+    it('never claims or renews a finished execution', async () => {
+      const record = execution();
+      await store.create(record);
+      await store.claim(record.id, 'w1', 0, 10, 'x');
+      expect(await store.finish(record.id, DONE, [])).toBe(true);
+      expect(await store.claim(record.id, 'w1', 1e15, 1e15, 'x')).toBeUndefined();
+      expect(await store.renew('w1', [record.id], 99)).toEqual([record.id]);
+      expect(await store.claimable(1e15, 10)).toEqual([]);
+    });
+  });
+
+  describe('journal and events', () => {
+    it('journals steps with their events and reads both back in order', async () => {
+      const record = execution();
+      await store.create(record);
+      await store.journal(record.id, [{ path: 'a', json: '{"a":1}' }], [event(1), event(2)]);
+      await store.journal(record.id, [{ path: 'b', json: '{"b":2}' }], [event(3)]);
+      await store.journal(record.id, [], [event(4)]);
+      expect((await store.steps(record.id)).sort((x, y) => x.path.localeCompare(y.path))).toEqual([
+        { path: 'a', json: '{"a":1}' },
+        { path: 'b', json: '{"b":2}' },
+      ]);
+      expect((await store.events(record.id, 0, 100)).map((e) => e.seq)).toEqual([1, 2, 3, 4]);
+      expect((await store.events(record.id, 2, 1)).map((e) => e.seq)).toEqual([3]);
+      expect(await store.events(record.id, 1, 1)).toEqual([event(2)]);
+      expect(await store.lastEventSeq(record.id)).toBe(4);
+      expect(await store.lastEventSeq('none')).toBe(0);
+    });
+
+    it('ends an execution once, with its last events; a second end changes nothing', async () => {
+      const record = execution();
+      await store.create(record);
+      expect(await store.finish(record.id, DONE, [event(1, 'workflow.completed')])).toBe(true);
+      const canceled: ExecutionOutcome = {
+        ...DONE,
+        status: 'canceled',
+        canceled_at: DONE.finished_at,
+      };
+      expect(await store.finish(record.id, canceled, [event(2)])).toBe(false);
+      expect(await store.get(record.id)).toMatchObject({
+        status: 'completed',
+        finished_at: DONE.finished_at,
+        result: DONE.result,
+        canceled_at: null,
+      });
+      expect((await store.events(record.id, 0, 10)).map((e) => e.type)).toEqual([
+        'workflow.completed',
+      ]);
+    });
+
+    it('journals a thousand steps in one call', async () => {
+      const record = execution();
+      await store.create(record);
+      const steps = Array.from({ length: 1000 }, (_, i) => ({ path: `s${i}`, json: `{"i":${i}}` }));
+      await store.journal(record.id, steps, [event(1)]);
+      expect(await store.steps(record.id)).toHaveLength(1000);
+    });
+  });
+
+  describe('callbacks, usage and secrets', () => {
+    it('records callback attempts and the delivery state', async () => {
+      const record = execution({ callback_url: 'https://example.com' });
+      await store.create(record);
+      const pending = {
+        status: 'pending' as const,
+        attempts: 0,
+        last_status: null,
+        last_error: null,
+        webhook_id: 'msg_1',
+        delivered_at: null,
+      };
+      await store.finish(record.id, { ...DONE, callback: pending }, []);
+      expect(await store.pendingCallbacks(10)).toEqual([record.id]);
+      await store.recordCallback(
+        record.id,
+        { attempt: 1, at: DONE.finished_at, status: 503, error: 'HTTP 503', duration_ms: 3 },
+        { ...pending, attempts: 1, last_status: 503, last_error: 'HTTP 503' },
+      );
+      const delivered = { ...pending, status: 'delivered' as const, attempts: 2, last_status: 200 };
+      await store.recordCallback(
+        record.id,
+        { attempt: 2, at: DONE.finished_at, status: 200, error: null, duration_ms: 2 },
+        { ...delivered, delivered_at: DONE.finished_at },
+      );
+      expect((await store.callbackAttempts(record.id)).map((a) => a.status)).toEqual([503, 200]);
+      expect((await store.get(record.id))!.callback).toMatchObject({
+        status: 'delivered',
+        attempts: 2,
+      });
+      expect(await store.pendingCallbacks(10)).toEqual([]);
+    });
+
+    it('adds usage per key and day and reports an owner’s', async () => {
+      await store.addUsage('k1', 'acme', '2026-01-01', {
+        executions: 1,
+        action_calls: 2,
+        duration_ms: 10,
+      });
+      await store.addUsage('k1', 'acme', '2026-01-01', {
+        executions: 1,
+        action_calls: 3,
+        duration_ms: 5,
+      });
+      await store.addUsage('k2', 'acme', '2026-01-02', {
+        executions: 0,
+        action_calls: 1,
+        duration_ms: 1,
+      });
+      await store.addUsage('k3', 'other', '2026-01-02', {
+        executions: 9,
+        action_calls: 9,
+        duration_ms: 9,
+      });
+      expect(await store.usage('acme', '2026-01-01')).toEqual([
+        { key_id: 'k1', date: '2026-01-01', executions: 2, action_calls: 5, duration_ms: 15 },
+        { key_id: 'k2', date: '2026-01-02', executions: 0, action_calls: 1, duration_ms: 1 },
+      ]);
+      expect(await store.usage('acme', '2026-01-02')).toHaveLength(1);
+    });
+
+    it('makes a signing secret once per key and keeps it', async () => {
+      const first = await store.signingSecret('k1', () => 'whsec_one');
+      expect(first).toBe('whsec_one');
+      expect(await store.signingSecret('k1', () => 'whsec_two')).toBe('whsec_one');
+      expect(await store.signingSecret('k2', () => 'whsec_two')).toBe('whsec_two');
+    });
+  });
+}

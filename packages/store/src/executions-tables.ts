@@ -1,0 +1,86 @@
+/** `executions`: one row per execution; JSON columns are text. */
+export interface ExecutionsTable {
+  id: string;
+  owner: string;
+  key_id: string | null;
+  workflow: string;
+  workflow_version: string;
+  mode: string;
+  status: string;
+  definition: string;
+  inputs: string;
+  trigger: string;
+  callback_url: string | null;
+  created_at: string;
+  started_at: string | null;
+  finished_at: string | null;
+  canceled_at: string | null;
+  result: string | null;
+  error: string | null;
+  callback: string | null;
+  lease_owner: string | null;
+  /** Epoch ms; 0 when never claimed. */
+  lease_until: number;
+}
+
+/** `execution_steps`: the journal of finished steps. */
+export interface ExecutionStepsTable {
+  execution_id: string;
+  path: string;
+  data: string;
+}
+
+/** `execution_events`: §2.11 events, numbered from 1 within an execution. */
+export interface ExecutionEventsTable {
+  execution_id: string;
+  seq: number;
+  type: string;
+  data: string;
+}
+
+/** `execution_idempotency`: idempotency keys per API key. */
+export interface ExecutionIdempotencyTable {
+  key_id: string;
+  idempotency_key: string;
+  execution_id: string;
+  fingerprint: string;
+  created_at: string;
+}
+
+/** `callback_attempts`: every attempt to deliver a completion callback. */
+export interface CallbackAttemptsTable {
+  execution_id: string;
+  attempt: number;
+  at: string;
+  status: number | null;
+  error: string | null;
+  duration_ms: number;
+}
+
+/** `callback_secrets`: the Standard Webhooks signing secret of each API key. */
+export interface CallbackSecretsTable {
+  key_id: string;
+  secret: string;
+  created_at: string;
+}
+
+/** `usage_days`: usage per key per UTC day. */
+export interface UsageDaysTable {
+  key_id: string;
+  owner: string;
+  date: string;
+  executions: number;
+  action_calls: number;
+  duration_ms: number;
+}
+
+/** The runtime's tables, merged into the store's `Database`. */
+export interface ExecutionsTables {
+  executions: ExecutionsTable;
+  execution_steps: ExecutionStepsTable;
+  execution_events: ExecutionEventsTable;
+  execution_idempotency: ExecutionIdempotencyTable;
+  callback_attempts: CallbackAttemptsTable;
+  callback_secrets: CallbackSecretsTable;
+  usage_days: UsageDaysTable;
+}

@@ -1,0 +1,48 @@
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import type { ExecutionsStore, RegistryStore } from '@weft/core';
+import { openStore } from './open.js';
+
+/** A throwaway executions store for tests (with the registry store on the same data). */
+export interface TestExecutionsStore {
+  executions: ExecutionsStore;
+  registry: RegistryStore;
+  /** Closes the store and drops its data (the PostgreSQL schema). */
+  dispose(): Promise<void>;
+}
+
+/**
+ * Opens a fresh executions store: in-memory SQLite, or a new schema `weft_test_<random>` in the
+ * PostgreSQL database at `databaseUrl`, dropped by `dispose()`.
+ */
+export async function openTestExecutionsStore(
+  kind: 'sqlite' | 'postgres',
+  databaseUrl?: string,
+): Promise<TestExecutionsStore> {
+  if (kind === 'sqlite') {
+    const opened = await openStore({ kind: 'sqlite', dataDir: ':memory:' });
+    return {
+      executions: opened.executions,
+      registry: opened.registry,
+      dispose: () => opened.registry.close(),
+    };
+  }
+  if (!databaseUrl) throw new Error('a PostgreSQL test store needs a database URL');
+  const schema = `weft_test_${randomBytes(6).toString('hex')}`;
+  const opened = await openStore({ kind: 'postgres', url: databaseUrl, schema, poolSize: 4 });
+  return {
+    executions: opened.executions,
+    registry: opened.registry,
+    dispose: async () => {
+      await opened.executions.close();
+      await opened.registry.close();
+      const client = new pg.Client({ connectionString: databaseUrl });
+      await client.connect();
+      try {
+        await client.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+      } finally {
+        await client.end();
+      }
+    },
+  };
+}

@@ -1,0 +1,51 @@
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import type { RoutesStore } from '@weft/core';
+import { openStore } from './open.js';
+
+/** A throwaway routing table for tests, and how to get rid of it. */
+export interface TestRoutesStore {
+  routes: RoutesStore;
+  /** A second store on the same data: another server replica. */
+  replica(): Promise<RoutesStore>;
+  /** Closes every store and drops the data (the PostgreSQL schema). */
+  dispose(): Promise<void>;
+}
+
+/**
+ * Opens a fresh routing table: a temporary SQLite file (so that a second connection sees the
+ * same data), or a new schema `weft_test_<random>` in the PostgreSQL database at `databaseUrl`.
+ */
+export async function openTestRoutesStore(
+  kind: 'sqlite' | 'postgres',
+  databaseUrl?: string,
+  dataDir?: string,
+): Promise<TestRoutesStore> {
+  const closers: (() => Promise<void>)[] = [];
+  const schema = `weft_test_${randomBytes(6).toString('hex')}`;
+  if (kind === 'postgres' && !databaseUrl) throw new Error('PostgreSQL needs a database URL');
+  const open = async (): Promise<RoutesStore> => {
+    const opened =
+      kind === 'sqlite'
+        ? await openStore({ kind: 'sqlite', dataDir: dataDir ?? ':memory:' })
+        : await openStore({ kind: 'postgres', url: databaseUrl!, schema, poolSize: 4 });
+    closers.push(() => opened.registry.close());
+    return opened.routes;
+  };
+  const routes = await open();
+  return {
+    routes,
+    replica: open,
+    dispose: async () => {
+      for (const close of closers) await close();
+      if (kind !== 'postgres') return;
+      const client = new pg.Client({ connectionString: databaseUrl });
+      await client.connect();
+      try {
+        await client.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+      } finally {
+        await client.end();
+      }
+    },
+  };
+}

@@ -1,0 +1,180 @@
+import { sql, type Kysely } from 'kysely';
+import {
+  LocalBuckets,
+  type BucketSpec,
+  type FireKey,
+  type TokenResult,
+  type TriggerStore,
+} from '@weft/core';
+import type { Database, Dialect } from './database.js';
+
+/** Rows per multi-row statement (well under SQLite's variable limit). */
+const CHUNK = 500;
+
+/**
+ * {@link TriggerStore} on SQLite or PostgreSQL. Replays and schedule fires are decided by unique
+ * keys (one `INSERT ... ON CONFLICT` each), so replicas sharing a PostgreSQL database agree.
+ * Rate-limit buckets live in the database on PostgreSQL (shared by replicas, one atomic upsert
+ * per request) and in process memory on SQLite (one process owns the file).
+ */
+export class KyselyTriggerStore implements TriggerStore {
+  readonly kind: string;
+  private readonly local = new LocalBuckets();
+
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly dialect: Dialect,
+  ) {
+    this.kind = dialect;
+  }
+
+  async rememberDelivery(scope: string, id: string, nowMs: number, expiresAtMs: number) {
+    const row = await this.db
+      .insertInto('webhook_deliveries')
+      .values({ scope, delivery_id: id, expires_at: expiresAtMs, execution_id: null })
+      .onConflict((oc) =>
+        oc
+          .columns(['scope', 'delivery_id'])
+          .doUpdateSet({ expires_at: expiresAtMs, execution_id: null })
+          .where('webhook_deliveries.expires_at', '<=', nowMs),
+      )
+      .returning('scope')
+      .executeTakeFirst();
+    return row !== undefined;
+  }
+
+  async attachExecution(scope: string, id: string, executionId: string): Promise<void> {
+    await this.db
+      .updateTable('webhook_deliveries')
+      .set({ execution_id: executionId })
+      .where('scope', '=', scope)
+      .where('delivery_id', '=', id)
+      .execute();
+  }
+
+  async deliveryExecution(scope: string, id: string, nowMs: number) {
+    const row = await this.db
+      .selectFrom('webhook_deliveries')
+      .select('execution_id')
+      .where('scope', '=', scope)
+      .where('delivery_id', '=', id)
+      .where('expires_at', '>', nowMs)
+      .executeTakeFirst();
+    return row?.execution_id ?? undefined;
+  }
+
+  async forgetDelivery(scope: string, id: string): Promise<void> {
+    await this.db
+      .deleteFrom('webhook_deliveries')
+      .where('scope', '=', scope)
+      .where('delivery_id', '=', id)
+      .execute();
+  }
+
+  async takeToken(key: string, spec: BucketSpec, nowMs: number): Promise<TokenResult> {
+    if (this.dialect === 'sqlite') return this.local.take(key, spec, nowMs);
+    const cap = sql`${spec.capacity}::double precision`;
+    const rate = sql`${spec.refillPerMs}::double precision`;
+    const now = sql`${nowMs}::bigint`;
+    const refilled = sql`LEAST(${cap}, b.tokens + GREATEST(0, ${now} - b.updated_ms) * ${rate})`;
+    const { rows } = await sql<{ tokens: number; last_allowed: number }>`
+      INSERT INTO rate_buckets AS b (key, tokens, updated_ms, last_allowed)
+      VALUES (${key}, ${cap} - 1, ${now}, 1)
+      ON CONFLICT (key) DO UPDATE SET
+        tokens = CASE WHEN ${refilled} >= 1 THEN ${refilled} - 1 ELSE ${refilled} END,
+        last_allowed = CASE WHEN ${refilled} >= 1 THEN 1 ELSE 0 END,
+        updated_ms = GREATEST(b.updated_ms, ${now})
+      RETURNING tokens, last_allowed`.execute(this.db);
+    const row = rows[0]!;
+    if (Number(row.last_allowed) === 1) return { allowed: true, retryAfterMs: 0 };
+    return {
+      allowed: false,
+      retryAfterMs: Math.ceil((1 - Number(row.tokens)) / spec.refillPerMs),
+    };
+  }
+
+  async getNextFire(workflow: string, triggerId: string) {
+    const row = await this.db
+      .selectFrom('schedule_state')
+      .select('next_fire_at')
+      .where('workflow', '=', workflow)
+      .where('trigger_id', '=', triggerId)
+      .executeTakeFirst();
+    return row === undefined ? undefined : Number(row.next_fire_at);
+  }
+
+  async setNextFire(workflow: string, triggerId: string, fireAtMs: number): Promise<void> {
+    await this.db
+      .insertInto('schedule_state')
+      .values({ workflow, trigger_id: triggerId, next_fire_at: fireAtMs })
+      .onConflict((oc) =>
+        oc.columns(['workflow', 'trigger_id']).doUpdateSet({ next_fire_at: fireAtMs }),
+      )
+      .execute();
+  }
+
+  async clearSchedules(workflow: string): Promise<void> {
+    await this.db.deleteFrom('schedule_state').where('workflow', '=', workflow).execute();
+  }
+
+  async claimFire(workflow: string, triggerId: string, fireAtMs: number, nowMs: number) {
+    const row = await this.db
+      .insertInto('schedule_fires')
+      .values({ workflow, trigger_id: triggerId, fire_at: fireAtMs, claimed_at: nowMs })
+      .onConflict((oc) => oc.columns(['workflow', 'trigger_id', 'fire_at']).doNothing())
+      .returning('fire_at')
+      .executeTakeFirst();
+    return row !== undefined;
+  }
+
+  async claimFires(fires: readonly FireKey[], nowMs: number): Promise<FireKey[]> {
+    const won: FireKey[] = [];
+    for (let i = 0; i < fires.length; i += CHUNK) {
+      const rows = await this.db
+        .insertInto('schedule_fires')
+        .values(
+          fires.slice(i, i + CHUNK).map((f) => ({
+            workflow: f.workflow,
+            trigger_id: f.triggerId,
+            fire_at: f.fireAtMs,
+            claimed_at: nowMs,
+          })),
+        )
+        .onConflict((oc) => oc.columns(['workflow', 'trigger_id', 'fire_at']).doNothing())
+        .returning(['workflow', 'trigger_id', 'fire_at'])
+        .execute();
+      for (const r of rows) {
+        won.push({ workflow: r.workflow, triggerId: r.trigger_id, fireAtMs: Number(r.fire_at) });
+      }
+    }
+    return won;
+  }
+
+  async setNextFires(fires: readonly FireKey[]): Promise<void> {
+    for (let i = 0; i < fires.length; i += CHUNK) {
+      await this.db
+        .insertInto('schedule_state')
+        .values(
+          fires.slice(i, i + CHUNK).map((f) => ({
+            workflow: f.workflow,
+            trigger_id: f.triggerId,
+            next_fire_at: f.fireAtMs,
+          })),
+        )
+        .onConflict((oc) =>
+          oc
+            .columns(['workflow', 'trigger_id'])
+            .doUpdateSet((eb) => ({ next_fire_at: eb.ref('excluded.next_fire_at') })),
+        )
+        .execute();
+    }
+  }
+
+  async prune(nowMs: number, beforeMs: number): Promise<void> {
+    await this.db.deleteFrom('webhook_deliveries').where('expires_at', '<=', nowMs).execute();
+    await this.db.deleteFrom('schedule_fires').where('claimed_at', '<', beforeMs).execute();
+    if (this.dialect === 'postgres') {
+      await this.db.deleteFrom('rate_buckets').where('updated_ms', '<', beforeMs).execute();
+    }
+  }
+}

@@ -1,0 +1,47 @@
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import type { DeploymentStore, TriggerStore } from '@weft/core';
+import { openStore, type OpenedStore } from './open.js';
+
+/** Throwaway trigger and deployment stores for tests and benchmarks. */
+export interface TestTriggerStores {
+  triggers: TriggerStore;
+  deployments: DeploymentStore;
+  opened: OpenedStore;
+  /** Closes the store and drops its data (the PostgreSQL schema). */
+  dispose(): Promise<void>;
+}
+
+/**
+ * Opens fresh trigger and deployment stores: SQLite in a directory (`:memory:` by default), or a
+ * new schema `weft_test_<random>` in the PostgreSQL database at `databaseUrl`, dropped by
+ * `dispose()`.
+ */
+export async function openTestTriggerStores(
+  kind: 'sqlite' | 'postgres',
+  location = ':memory:',
+): Promise<TestTriggerStores> {
+  if (kind === 'sqlite') {
+    const opened = await openStore({ kind: 'sqlite', dataDir: location });
+    return { ...pick(opened), dispose: () => opened.registry.close() };
+  }
+  const schema = `weft_test_${randomBytes(6).toString('hex')}`;
+  const opened = await openStore({ kind: 'postgres', url: location, schema, poolSize: 8 });
+  return {
+    ...pick(opened),
+    dispose: async () => {
+      await opened.registry.close();
+      const client = new pg.Client({ connectionString: location });
+      await client.connect();
+      try {
+        await client.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+      } finally {
+        await client.end();
+      }
+    },
+  };
+}
+
+function pick(opened: OpenedStore) {
+  return { triggers: opened.triggers, deployments: opened.deployments, opened };
+}
