@@ -22,8 +22,20 @@ export function durableStart(dataDir: string): { start: StartExecution; close():
   return {
     start: async ({ workflow, trigger }) => {
       const id = randomUUID();
-      insert.run(id, workflow.name, 'pending', JSON.stringify(trigger), new Date().toISOString());
-      return { status: 'pending', execution_id: id, poll_url: `/workflows/executions/${id}` };
+      const at = new Date().toISOString();
+      insert.run(id, workflow.name, 'pending', JSON.stringify(trigger), at);
+      return {
+        execution_id: id,
+        status: 'pending',
+        poll_url: `/workflows/executions/${id}`,
+        workflow: workflow.name,
+        workflow_version: workflow.version,
+        mode: 'cloud',
+        trigger: trigger.type,
+        created_at: at,
+        started_at: null,
+        finished_at: null,
+      };
     },
     close: () => db.close(),
   };

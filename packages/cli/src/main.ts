@@ -1,6 +1,7 @@
 import { Command, CommanderError } from 'commander';
 import { registerWorkflowList } from './commands/workflow-list.js';
 import { registerWorkflowRun } from './commands/workflow-run.js';
+import { registerWorkflowDeploy } from './commands/workflow-deploy.js';
 import { registerWorkflowTest } from './commands/workflow-test.js';
 import { registerWorkflowValidate } from './commands/workflow-validate.js';
 import { registerRegistryCommands } from './commands/registry-commands.js';
@@ -22,12 +23,13 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
     .exitOverride();
   const workflow = program
     .command('workflow')
-    .description('validate, list, run and test workflow files')
+    .description('validate, list, run, test and deploy workflow files')
     .exitOverride();
   registerWorkflowValidate(workflow, io, setExit);
   registerWorkflowList(workflow, io, setExit);
   registerWorkflowRun(workflow, io, setExit);
   registerWorkflowTest(workflow, io, setExit);
+  registerWorkflowDeploy(workflow, io, setExit);
   const registryCommands = registerRegistryCommands(program, io, setExit);
   for (const command of [program, ...program.commands, ...workflow.commands, ...registryCommands]) {
     command.exitOverride().configureOutput({ writeOut: io.out, writeErr: io.err });

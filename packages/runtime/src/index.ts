@@ -21,3 +21,5 @@ export { toExecutionRecord, pollUrl } from './executions/record.js';
 export { actionTargets } from './executions/targets.js';
 export { CallbackEgress } from './callbacks/egress.js';
 export { signWebhook, generateSigningSecret } from './callbacks/sign.js';
+export * from './triggers/index.js';
+export * from './deployments/index.js';

@@ -30,9 +30,41 @@ export {
 } from './connector/parse-definition.js';
 export { interpolateEnvironment, type Environment } from './connector/interpolate-env.js';
 export type { ShellResult } from './kinds/shell.js';
-export { Weft, type ExecuteOptions } from './client/weft.js';
+export { Weft, type ExecuteOptions, type ExecuteAsyncOptions } from './client/weft.js';
 export { loadWorkflow, loadWorkflowFile } from './client/load.js';
-export { checkWeftOptions, type WeftOptions, type LogLevel } from './client/options.js';
+export {
+  checkWeftOptions,
+  cloudSettings,
+  type CloudSettings,
+  type WeftOptions,
+  type LogLevel,
+} from './client/options.js';
+export {
+  CloudApi,
+  checkCloudUrl,
+  type CloudApiOptions,
+  type CloudAnswer,
+} from './client/cloud-api.js';
+export {
+  FINISHED_STATUSES,
+  toRunResult,
+  type StartOptions,
+  type WaitOptions,
+} from './client/cloud-executions.js';
+export {
+  streamExecution,
+  parseSse,
+  type ExecutionEvent,
+  type StreamOptions,
+} from './client/event-stream.js';
+export { syncPlugins, type SyncResult, type SyncSource } from './client/sync-plugins.js';
+export { CloudInvoker } from './invoker/cloud-invoker.js';
+export {
+  HybridInvoker,
+  type ExecutionOverride,
+  type HybridInvokerOptions,
+  type StepExecution,
+} from './invoker/hybrid-invoker.js';
 export type { RunResult, StepRecord, WorkflowDefinition } from '@weft/engine';
 export {
   RouterInvoker,
@@ -40,4 +72,4 @@ export {
   type RouterInvokerOptions,
 } from './invoker/router-invoker.js';
 export * from './service/index.js';
-export type { ExecutionContext } from '@weft/core';
+export type { ExecutionContext, ExecutionRecord } from '@weft/core';

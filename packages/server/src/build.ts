@@ -6,15 +6,22 @@ import {
   type PluginUsage,
   type RegistryStore,
   type RoutesStore,
+  type Broker,
+  type DeploymentStore,
+  type TriggerStore,
 } from '@weft/core';
 import { createHttpApp, registryPlugin, type RegistryClock } from '@weft/registry';
 import { Router } from '@weft/router';
 import { authenticate } from '@weft/registry';
-import { Runtime, runtimeRoutes, type RuntimeOptions } from '@weft/runtime';
+import { Runtime, runtimeRoutes, type RuntimeOptions, type Triggers } from '@weft/runtime';
 import { openStore, type StoreOptions } from '@weft/store';
 import { compileServerOptions, type CompiledServerOptions, type ServerOptions } from './config.js';
 import { registerHealth } from './health.js';
 import { RouterAndRegistryActions } from './runtime-actions.js';
+import { buildTriggers } from './triggers.js';
+import { trackInFlight } from './in-flight.js';
+import { registerMetrics } from './metrics.js';
+import { openServerBroker, type ServerBroker } from './server-broker.js';
 
 /** Parts a test or another composition may supply instead of the defaults. */
 export interface ServerDependencies {
@@ -28,10 +35,15 @@ export interface ServerDependencies {
   logger?: boolean;
   /** Executions store (default: the opened store's; no runtime when `store` is given alone). */
   executionsStore?: ExecutionsStore;
+  /** Deployed workflows and trigger state (default: the opened store's; none with `store` alone). */
+  deploymentStore?: DeploymentStore;
+  triggerStore?: TriggerStore;
   /** Options of the runtime beyond what the server options give (tests: short leases). */
   runtime?: Partial<RuntimeOptions>;
   /** Adds routes of the caller before the server is sealed (benchmarks add a bare route). */
   routes?: (app: FastifyInstance) => void;
+  /** Use this broker instead of connecting to `options.broker` (it is not closed by the server). */
+  broker?: Broker;
 }
 
 /** A built, not yet listening server. */
@@ -42,6 +54,10 @@ export interface BuiltServer {
   router: Router;
   /** The runtime (executions API, durable runs, callbacks); absent without an executions store. */
   runtime: Runtime | undefined;
+  /** Deployed workflows and their triggers; absent without a runtime. */
+  triggers: Triggers | undefined;
+  /** The broker and task dispatch, when a broker is configured. */
+  broker: ServerBroker | undefined;
   /** `sqlite:/path/weft.db` or the database URL without password. */
   storage: string;
   options: CompiledServerOptions;
@@ -74,6 +90,8 @@ export async function buildServer(
       }
     : await openStore(storeOptionsOf(compiled));
   const store = opened.registry;
+  const deployments =
+    dependencies.deploymentStore ?? ('deployments' in opened ? opened.deployments : undefined);
   const app = await createHttpApp({
     ...httpsOptions(compiled),
     logger: dependencies.logger === false ? false : { level: compiled.logLevel },
@@ -93,6 +111,10 @@ export async function buildServer(
       ...(compiled.cacheTtlMs !== undefined ? { cacheTtlMs: compiled.cacheTtlMs } : {}),
       ...(dependencies.clock ? { clock: dependencies.clock } : {}),
       ...(dependencies.usage ? { usage: dependencies.usage } : {}),
+      // A version a deployed workflow references is "in use" (unpublish is refused).
+      ...(!dependencies.usage && deployments
+        ? { usage: { activeWorkflows: (slug, version) => deployments.usersOf(slug, version) } }
+        : {}),
     }),
   );
   const router = new Router(
@@ -117,11 +139,18 @@ export async function buildServer(
   }
   const executions =
     dependencies.executionsStore ?? ('executions' in opened ? opened.executions : undefined);
-  const runtime = executions
+  const brokered = await openServerBroker(compiled, dependencies.broker);
+  const tracked = executions ? trackInFlight(executions) : undefined;
+  const runtime = tracked
     ? new Runtime({
-        store: executions,
+        store: tracked.store,
         authenticate: (header) => authenticate(store, header),
-        actions: new RouterAndRegistryActions(router, store),
+        actions: new RouterAndRegistryActions(
+          router,
+          store,
+          brokered?.tasks,
+          compiled.routerTimeoutMs,
+        ),
         egressAllowlist: compiled.egressAllowlist,
         secrets: { get: (name) => compiled.runtimeSecrets[name] },
         // One server owns an embedded SQLite file: it takes over every unfinished execution.
@@ -133,23 +162,48 @@ export async function buildServer(
   if (runtime) {
     await app.register(runtimeRoutes(runtime));
   }
+  const triggerStore =
+    dependencies.triggerStore ?? ('triggers' in opened ? opened.triggers : undefined);
+  const triggers =
+    runtime && deployments && triggerStore
+      ? buildTriggers({
+          app,
+          runtime,
+          registry: store,
+          triggerStore,
+          deploymentStore: deployments,
+          options: compiled,
+        })
+      : undefined;
+  if (triggers) await app.register(triggers.plugin);
+  registerMetrics(app, {
+    replica: compiled.replicaId,
+    routes: router.options.store,
+    ...(tracked ? { inFlight: tracked.inFlight } : {}),
+    ...(brokered ? { broker: brokered.broker, resultsGroup: brokered.resultsGroup } : {}),
+  });
   dependencies.routes?.(app);
   await app.ready();
   await router.start();
   await runtime?.start();
+  await triggers?.start(compiled.triggers.workflowsDir);
   return {
     app,
     store,
     router,
     runtime,
+    triggers,
+    broker: brokered,
     storage: opened.description,
     options: compiled,
     close: async () => {
+      await triggers?.close();
       await runtime?.close();
       await app.close();
       await router.close();
       if (!dependencies.executionsStore && 'executions' in opened) await opened.executions.close();
       if (!dependencies.store) await store.close();
+      await brokered?.close();
     },
   };
 }

@@ -1,5 +1,12 @@
+import { hostname } from 'node:os';
 import { resolve } from 'node:path';
 import { parseCidrList, ValidationError } from '@weft/core';
+import {
+  compileTriggerOptions,
+  triggerOptionsFromEnv,
+  type CompiledTriggerOptions,
+  type TriggerServerOptions,
+} from './trigger-config.js';
 
 /** Settings of `weft server`, from flags and environment. */
 export interface ServerOptions {
@@ -21,7 +28,10 @@ export interface ServerOptions {
   logLevel?: string;
   /** Largest request body in bytes. Default 1 MiB. */
   bodyLimit?: number;
-  /** Cache time of search and detail answers in ms (0: off). Default 2000. */
+  /**
+   * Cache time of search and detail answers in ms (0: off). Default 10000. Every write of this
+   * server drops the cache at once; the time only bounds other replicas' writes.
+   */
   cacheTtlMs?: number;
   /** Bearer token router registration needs (`WEFT_ROUTER_TOKEN`); none: open, with a warning. */
   routerToken?: string;
@@ -39,6 +49,15 @@ export interface ServerOptions {
   tls?: { cert: string; key: string; clientCa?: string };
   /** `secrets.*` of server-side runs (from `WEFT_SECRET_<NAME>` variables). Default none. */
   runtimeSecrets?: Record<string, string>;
+  /** Deployed workflows and triggers (`--workflows DIR`, `WEFT_TRUSTED_PROXIES`, event sources). */
+  triggers?: TriggerServerOptions;
+  /**
+   * Broker address (`WEFT_BROKER`): `memory`, `nats://host:port[,...]` or `kafka://host:port[,...]`.
+   * With one, actions of plugins served by broker go out as §2.12 task messages. Default none.
+   */
+  broker?: string;
+  /** This replica's name in metrics (`WEFT_REPLICA_ID`). Default `<hostname>-<pid>`. */
+  replicaId?: string;
 }
 
 /** {@link ServerOptions} with defaults filled in. */
@@ -61,6 +80,9 @@ export interface CompiledServerOptions {
   egressAllowlist: string[];
   tls: { cert: string; key: string; clientCa: string | undefined } | undefined;
   runtimeSecrets: Record<string, string>;
+  triggers: CompiledTriggerOptions;
+  broker: string | undefined;
+  replicaId: string;
 }
 
 /** Fills the defaults of {@link ServerOptions} once. */
@@ -83,6 +105,9 @@ export function compileServerOptions(options: ServerOptions = {}): CompiledServe
     routerTimeoutMs: options.routerTimeoutMs,
     egressAllowlist: options.egressAllowlist ?? [],
     runtimeSecrets: options.runtimeSecrets ?? {},
+    triggers: compileTriggerOptions(options.triggers),
+    broker: options.broker?.trim() || undefined,
+    replicaId: options.replicaId || `${hostname()}-${process.pid}`,
     tls: options.tls
       ? {
           cert: resolve(options.tls.cert),
@@ -115,7 +140,10 @@ export function serverOptionsFromEnv(env: NodeJS.ProcessEnv): ServerOptions {
     ...(env['WEFT_EGRESS_ALLOWLIST']
       ? { egressAllowlist: parseCidrList(env['WEFT_EGRESS_ALLOWLIST']) }
       : {}),
+    ...(env['WEFT_BROKER'] ? { broker: env['WEFT_BROKER'] } : {}),
+    ...(env['WEFT_REPLICA_ID'] ? { replicaId: env['WEFT_REPLICA_ID'] } : {}),
     runtimeSecrets: runtimeSecretsFromEnv(env),
+    triggers: triggerOptionsFromEnv(env, envFlag),
   };
 }
 

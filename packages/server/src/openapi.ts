@@ -7,12 +7,22 @@ import { buildServer } from './build.js';
  * in-memory store. The committed copy is `docs/openapi.json` (`npm run openapi` rewrites it).
  */
 export async function renderServerOpenApi(): Promise<string> {
-  const { registry } = await openStore({ kind: 'sqlite', dataDir: ':memory:' });
-  const server = await buildServer({}, { store: registry, logger: false });
+  const opened = await openStore({ kind: 'sqlite', dataDir: ':memory:' });
+  const server = await buildServer(
+    {},
+    {
+      store: opened.registry,
+      executionsStore: opened.executions,
+      deploymentStore: opened.deployments,
+      triggerStore: opened.triggers,
+      logger: false,
+    },
+  );
   try {
     return renderOpenApi(server.app);
   } finally {
     await server.close();
-    await registry.close();
+    await opened.executions.close();
+    await opened.registry.close();
   }
 }

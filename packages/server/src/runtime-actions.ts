@@ -4,10 +4,12 @@ import {
   type ActionCall,
   type ActionInvoker,
   type RegistryStore,
+  type TaskDispatcher,
 } from '@weft/core';
 import type { Router } from '@weft/router';
 import type { ServerActions } from '@weft/runtime';
 import { LocalInvoker } from '@weft/sdk';
+import { invokeByBroker, servedByBrokerOnly } from './broker-dispatch.js';
 
 /** A target as a plugin slug and, when pinned, a version (`connector:` refs: `ns/name@v`). */
 export function pluginOf(target: ActionCall['target']): { slug: string; version?: string } {
@@ -23,7 +25,9 @@ export function pluginOf(target: ActionCall['target']): { slug: string; version?
  * How `weft server` runs actions (SPEC.md Appendix A, `cloud`): through the router when an
  * instance serving the plugin is registered, otherwise through a published plugin whose
  * definition has an `http` connector block (its declarative requests, or its connector service
- * at `base_url`). Anything else is `UNAVAILABLE`, and refused before a run starts.
+ * at `base_url`). Anything else is `UNAVAILABLE`, and refused before a run starts. With a
+ * broker (`tasks`), an action whose registered instances all take tasks by broker
+ * (`metadata.transport: "broker"`) is sent as a §2.12 task message instead.
  */
 export class RouterAndRegistryActions implements ServerActions {
   private readonly invokers = new Map<string, Promise<LocalInvoker | undefined>>();
@@ -31,6 +35,8 @@ export class RouterAndRegistryActions implements ServerActions {
   constructor(
     private readonly router: Router,
     private readonly registry: RegistryStore,
+    private readonly tasks?: TaskDispatcher,
+    private readonly taskTimeoutMs = 120_000,
   ) {}
 
   invoker(): ActionInvoker {
@@ -50,6 +56,9 @@ export class RouterAndRegistryActions implements ServerActions {
 
   private async invoke(call: ActionCall): Promise<unknown> {
     const { slug, version } = pluginOf(call.target);
+    if (this.tasks && servedByBrokerOnly(this.router, slug, call.action)) {
+      return invokeByBroker(this.tasks, slug, call, this.taskTimeoutMs);
+    }
     if (this.router.table.pick(slug, call.action)) {
       const answer = await this.router.dispatcher.execute(slug, call.action, call.input, {
         'idempotency-key': call.context.idempotencyKey,

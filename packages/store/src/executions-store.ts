@@ -1,6 +1,6 @@
 import type BetterSqlite3 from 'better-sqlite3';
 import { Kysely, PostgresDialect, sql } from 'kysely';
-import pg from 'pg';
+import { openPgPool } from './pg-pool.js';
 import type {
   CallbackAttempt,
   CallbackState,
@@ -319,8 +319,8 @@ export function openPostgresJournal(
   schema: string,
   commit: 'async' | 'sync' = 'async',
 ): Kysely<Database> {
-  const pool = new pg.Pool({
-    connectionString: url,
+  const pool = openPgPool({
+    url,
     max: 4,
     options: `-c search_path=${schema} -c synchronous_commit=${commit === 'async' ? 'off' : 'on'}`,
   });

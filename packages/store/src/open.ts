@@ -2,7 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { Kysely, PostgresDialect, SqliteDialect, sql } from 'kysely';
-import pg from 'pg';
+import { openPgPool } from './pg-pool.js';
 import type {
   DeploymentStore,
   ExecutionsStore,
@@ -99,8 +99,8 @@ export async function openStore(options: StoreOptions): Promise<OpenedStore> {
       dialect: 'sqlite',
     };
   }
-  const pool = new pg.Pool({
-    connectionString: compiled.url,
+  const pool = openPgPool({
+    url: compiled.url,
     max: compiled.poolSize,
     options: `-c search_path=${compiled.schema}`,
   });

@@ -76,3 +76,102 @@ export async function requireModules(weft: Weft, modules: string[]): Promise<voi
     await (register as (w: Weft) => unknown)(weft);
   }
 }
+
+/** Where `weft workflow run` runs the actions (SPEC.md Appendix A). */
+export type RunMode = 'local' | 'self_hosted' | 'cloud' | 'hybrid';
+
+/** The flags that choose the mode and its server. */
+export interface ModeFlags {
+  mode?: RunMode;
+  cloud?: boolean;
+  router?: string;
+  server?: string;
+  apiKey?: string;
+  async?: boolean;
+  execution: Record<string, 'local' | 'cloud'> | 'local' | 'cloud' | undefined;
+  plugins?: string;
+  require: string[];
+  dryRun?: boolean;
+  payload?: unknown;
+  event?: unknown;
+}
+
+/**
+ * The mode the flags ask for, or a usage error: `--cloud` is `--mode cloud`, `--router` is
+ * `--mode self_hosted`; flags that do not apply to the mode are refused.
+ */
+export function resolveMode(flags: ModeFlags): RunMode | string {
+  let mode: RunMode = flags.mode ?? 'local';
+  if (flags.cloud) {
+    if (flags.mode !== undefined && flags.mode !== 'cloud')
+      return `--cloud and --mode ${flags.mode} exclude each other`;
+    mode = 'cloud';
+  }
+  if (flags.router !== undefined) {
+    if (flags.mode !== undefined && flags.mode !== 'self_hosted')
+      return `--router is for --mode self_hosted, not ${mode}`;
+    if (flags.cloud) return '--router and --cloud exclude each other';
+    mode = 'self_hosted';
+  }
+  if (mode === 'self_hosted' && flags.router === undefined)
+    return '--mode self_hosted needs --router URL';
+  if (mode !== 'cloud' && flags.async) return '--async runs on the server: add --cloud';
+  if (mode !== 'hybrid' && flags.execution !== undefined)
+    return '--execution places steps in --mode hybrid only';
+  if (mode !== 'cloud' && mode !== 'hybrid' && flags.server !== undefined)
+    return '--server is for --cloud and --mode hybrid';
+  if (mode === 'cloud' || mode === 'self_hosted') {
+    const where = mode === 'cloud' ? 'the server' : 'the router';
+    if (flags.plugins !== undefined || flags.require.length > 0)
+      return `--${mode === 'cloud' ? 'cloud' : 'router'} runs every action on ${where}; --plugins and --require do not apply`;
+  }
+  if (mode === 'cloud') {
+    if (flags.dryRun) return '--dry-run runs locally; it does not go with --cloud';
+    if (flags.payload !== undefined || flags.event !== undefined)
+      return '--payload and --event do not go with --cloud (the server starts API runs)';
+  }
+  return mode;
+}
+
+/**
+ * Collects `--execution local|cloud` (every step) or repeatable `--execution plugin=local|cloud`
+ * (by plugin slug) for hybrid runs.
+ */
+export function collectExecution(
+  value: string,
+  previous: ModeFlags['execution'],
+): ModeFlags['execution'] {
+  const place = (text: string): 'local' | 'cloud' => {
+    if (text === 'local' || text === 'cloud') return text;
+    throw new InvalidArgumentError(`expected local or cloud, got "${text}"`);
+  };
+  const at = value.indexOf('=');
+  if (at < 0) {
+    if (previous !== undefined) throw new InvalidArgumentError('give one place, or plugin=place');
+    return place(value);
+  }
+  if (typeof previous === 'string')
+    throw new InvalidArgumentError('give one place, or plugin=place');
+  const plugin = value.slice(0, at);
+  if (!/^[a-z0-9][a-z0-9_-]{0,63}$/.test(plugin))
+    throw new InvalidArgumentError(`"${plugin}" is not a plugin slug`);
+  return { ...previous, [plugin]: place(value.slice(at + 1)) };
+}
+
+/**
+ * The server and key of `cloud` and `hybrid`: `--server`, else `WORKFLOW_CLOUD_URL`, else
+ * `WORKFLOW_REGISTRY_URL`; `--api-key`, else `WORKFLOW_REGISTRY_API_KEY`.
+ */
+export function serverSettings(
+  flags: Pick<ModeFlags, 'server' | 'apiKey'>,
+  env: NodeJS.ProcessEnv = process.env,
+): { cloudUrl?: string; apiKey?: string } {
+  const pick = (...values: (string | undefined)[]) =>
+    values.find((v) => v !== undefined && v !== '');
+  const cloudUrl = pick(flags.server, env['WORKFLOW_CLOUD_URL'], env['WORKFLOW_REGISTRY_URL']);
+  const apiKey = pick(flags.apiKey, env['WORKFLOW_REGISTRY_API_KEY']);
+  return {
+    ...(cloudUrl !== undefined ? { cloudUrl } : {}),
+    ...(apiKey !== undefined ? { apiKey } : {}),
+  };
+}

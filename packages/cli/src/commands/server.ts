@@ -1,3 +1,4 @@
+import { statSync } from 'node:fs';
 import type { Command } from 'commander';
 import {
   closeOnSignals,
@@ -14,6 +15,8 @@ interface ServerFlags {
   host: string;
   dataDir: string;
   databaseUrl?: string;
+  workflows?: string;
+  broker?: string;
   private?: boolean;
   publicUrl?: string;
   logLevel?: string;
@@ -31,6 +34,14 @@ export function registerServer(program: Command, io: Io, setExit: (code: number)
     .option('--host <host>', 'interface to listen on', '127.0.0.1')
     .option('--data-dir <dir>', 'where the embedded SQLite store lives', './.weft')
     .option('--database-url <url>', 'use PostgreSQL (default: DATABASE_URL)')
+    .option(
+      '--broker <url>',
+      'broker for task dispatch: memory, nats://host:port or kafka://host:port (default: WEFT_BROKER)',
+    )
+    .option(
+      '--workflows <dir>',
+      'deploy every workflow file of this directory now and whenever a file changes',
+    )
     .option('--private', 'private registry: reads need a key too (default: WEFT_REGISTRY_PRIVATE)')
     .option('--public-url <url>', 'base of absolute URLs in answers (default: from the request)')
     .option('--log-level <level>', 'pino level: fatal, error, warn, info, debug (default: info)')
@@ -44,7 +55,13 @@ export function registerServer(program: Command, io: Io, setExit: (code: number)
       'after',
       '\nRouter settings from the environment: WEFT_ROUTER_TOKEN (registration bearer token),\n' +
         'WEFT_HEALTH_INTERVAL_MS (10000), WEFT_HEALTH_TIMEOUT_MS (2000), WEFT_HEALTH_FAILURES (3),\n' +
-        'WEFT_ROUTER_TIMEOUT_MS (120000), WEFT_EGRESS_ALLOWLIST (comma-separated CIDRs).',
+        'WEFT_ROUTER_TIMEOUT_MS (120000), WEFT_EGRESS_ALLOWLIST (comma-separated CIDRs).\n' +
+        'Triggers: WEFT_TRUSTED_PROXIES (proxies whose X-Forwarded-For webhooks believe),\n' +
+        'WEFT_WORKFLOWS_OWNER (owner of --workflows runs, default local), WEFT_EVENTS_NATS_URL,\n' +
+        'WEFT_EVENTS_KAFKA_BROKERS, WEFT_EVENTS_SQS=true; a webhook secret_name is read from the\n' +
+        'variable of that name, then WEFT_SECRET_<NAME>.\n' +
+        'Scale-out: DATABASE_URL (PostgreSQL shared by every replica), WEFT_BROKER (NATS or Kafka),\n' +
+        'WEFT_REPLICA_ID (name in GET /metrics).',
     )
     .action(async (flags: ServerFlags) =>
       guard(io, setExit, async () => {
@@ -61,12 +78,21 @@ export function registerServer(program: Command, io: Io, setExit: (code: number)
           io.err('error: --tls-client-ca needs --tls-cert and --tls-key\n');
           return EXIT.invalid;
         }
+        if (flags.workflows !== undefined && !isDirectory(flags.workflows)) {
+          io.err(`error: --workflows must be a directory of workflow files: ${flags.workflows}\n`);
+          return EXIT.invalid;
+        }
+        const fromEnv = serverOptionsFromEnv(process.env);
         const options: ServerOptions = {
-          ...serverOptionsFromEnv(process.env),
+          ...fromEnv,
+          ...(flags.workflows
+            ? { triggers: { ...fromEnv.triggers, workflowsDir: flags.workflows } }
+            : {}),
           port,
           host: flags.host,
           dataDir: flags.dataDir,
           ...(flags.databaseUrl ? { databaseUrl: flags.databaseUrl } : {}),
+          ...(flags.broker ? { broker: flags.broker } : {}),
           ...(flags.private ? { private: true } : {}),
           ...(flags.publicUrl ? { publicUrl: flags.publicUrl } : {}),
           ...(flags.logLevel ? { logLevel: flags.logLevel } : {}),
@@ -85,4 +111,12 @@ export function registerServer(program: Command, io: Io, setExit: (code: number)
         return EXIT.ok;
       }),
     );
+}
+
+function isDirectory(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
 }

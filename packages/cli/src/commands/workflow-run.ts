@@ -8,29 +8,36 @@ import type { Io } from '../io.js';
 import { loadFile } from '../load-files.js';
 import { maxFileSizeOption, outputOption, workflowOption } from '../options.js';
 import { countLine, printDiagnostics } from '../report.js';
-import { collectInput, collectList, parseJsonArgument, requireModules } from './run-support.js';
+import {
+  collectExecution,
+  collectInput,
+  collectList,
+  parseJsonArgument,
+  requireModules,
+  resolveMode,
+  serverSettings,
+  type ModeFlags,
+  type RunMode,
+} from './run-support.js';
 import { printRun, runDocument } from './run-output.js';
 
-interface RunFlags {
+interface RunFlags extends ModeFlags {
   input: Record<string, unknown>;
   workflow?: string;
   all?: boolean;
-  dryRun?: boolean;
-  plugins?: string;
-  require: string[];
   output: string;
   stream?: boolean;
-  payload?: unknown;
-  event?: unknown;
   logLevel: string;
   maxFileSize: number;
-  router?: string;
   routerCert?: string;
   routerKey?: string;
   routerCa?: string;
 }
 
-/** `weft workflow run FILE`: runs workflows locally, or through a router with `--router` (Appendix A). */
+/**
+ * `weft workflow run FILE`: runs workflows locally, through a router (`--router`), on a weft
+ * server (`--cloud`, with `--async` and `--stream`), or mixed (`--mode hybrid`): Appendix A.
+ */
 export function registerWorkflowRun(
   parent: Command,
   io: Io,
@@ -71,8 +78,26 @@ export function registerWorkflowRun(
     .option('--router-cert <file>', 'PEM client certificate for a router that requires mutual TLS')
     .option('--router-key <file>', 'PEM private key of --router-cert')
     .option('--router-ca <file>', 'PEM CA of the router certificate (default: the system CAs)')
+    .option('--cloud', 'cloud mode: run the whole workflow on the weft server (--server)')
+    .addOption(
+      new Option(
+        '--mode <mode>',
+        'execution mode (default local; --cloud and --router set it)',
+      ).choices(['local', 'self_hosted', 'cloud', 'hybrid']),
+    )
+    .option(
+      '--server <url>',
+      'weft server of --cloud and --mode hybrid (default: WORKFLOW_CLOUD_URL, else WORKFLOW_REGISTRY_URL)',
+    )
+    .option('--api-key <key>', 'API key of the server (default: WORKFLOW_REGISTRY_API_KEY)')
+    .option('--async', 'with --cloud: start the run, print the pending record (§2.8) and exit')
+    .option(
+      '--execution <place|plugin=place>',
+      "hybrid: run every step (local|cloud), or one plugin's steps, there; repeatable",
+      collectExecution,
+    )
     .addOption(outputOption())
-    .option('--stream', 'print each event as a JSON line while it runs')
+    .option('--stream', 'print each event as a JSON line while it runs (with --cloud: over SSE)')
     .addOption(
       new Option('--log-level <level>', 'step logs on stderr')
         .choices(['debug', 'info', 'warn', 'error', 'silent'])
@@ -99,11 +124,8 @@ async function runCommand(io: Io, file: string, flags: RunFlags): Promise<number
   }
   const selected = select(loaded.workflows, flags);
   if (typeof selected === 'string') return usage(io, selected);
-  if (flags.router !== undefined && (flags.plugins !== undefined || flags.require.length > 0))
-    return usage(
-      io,
-      '--router sends every action to the router; --plugins and --require do not apply',
-    );
+  const mode = resolveMode(flags);
+  if (!isMode(mode)) return usage(io, mode);
   if ((flags.routerCert === undefined) !== (flags.routerKey === undefined))
     return usage(io, '--router-cert and --router-key go together');
   let weft: Weft;
@@ -111,11 +133,14 @@ async function runCommand(io: Io, file: string, flags: RunFlags): Promise<number
     weft = new Weft({
       logLevel: flags.logLevel as 'warn',
       logFormat: 'text',
-      ...(flags.router !== undefined ? routerOptions(flags) : {}),
+      ...(mode === 'self_hosted' ? routerOptions(flags) : {}),
+      ...(mode === 'cloud' || mode === 'hybrid'
+        ? { executionMode: mode, ...serverSettings(flags) }
+        : {}),
     });
     weft.addWorkflows(loaded.workflows);
     for (const workflow of selected) resolveInputs(workflow, flags.input);
-    if (flags.router === undefined) {
+    if (mode === 'local' || mode === 'hybrid') {
       await weft.loadConnectors(flags.plugins ?? 'plugins', {
         missingOk: flags.plugins === undefined,
       });
@@ -127,16 +152,28 @@ async function runCommand(io: Io, file: string, flags: RunFlags): Promise<number
       ? EXIT.invalid
       : EXIT.failure;
   }
+  if (flags.async) return startAsync(io, weft, selected, flags);
   const results: RunResult[] = [];
   for (const workflow of selected) {
-    const result = await weft.run(workflow, flags.input, {
-      ...(flags.dryRun ? { dryRun: true } : {}),
-      trigger: {
-        ...(flags.payload !== undefined ? { payload: flags.payload } : {}),
-        ...(flags.event !== undefined ? { event: flags.event } : {}),
-      },
-      ...(flags.stream ? { onEvent: (event) => io.out(`${JSON.stringify(event)}\n`) } : {}),
-    });
+    let result: RunResult;
+    try {
+      result = await weft.run(workflow, flags.input, {
+        ...(flags.execution !== undefined ? { execution: flags.execution } : {}),
+        ...(flags.dryRun ? { dryRun: true } : {}),
+        trigger: {
+          ...(flags.payload !== undefined ? { payload: flags.payload } : {}),
+          ...(flags.event !== undefined ? { event: flags.event } : {}),
+        },
+        ...(flags.stream ? { onEvent: (event) => io.out(`${JSON.stringify(event)}\n`) } : {}),
+      });
+    } catch (error) {
+      // Cloud mode: the server refused the run (bad key, unknown plugin, unreachable).
+      await weft.close();
+      io.err(`weft: ${(error as Error).message}\n`);
+      return error instanceof WeftError && error.code === 'VALIDATION'
+        ? EXIT.invalid
+        : EXIT.failure;
+    }
     results.push(result);
     if (flags.output === 'text') printRun(io, result);
   }
@@ -175,6 +212,31 @@ function routerOptions(flags: RunFlags): WeftOptions {
         }
       : {}),
   };
+}
+
+/** `--async`: starts each run on the server and prints its pending record(s). */
+async function startAsync(
+  io: Io,
+  weft: Weft,
+  selected: WorkflowDefinition[],
+  flags: RunFlags,
+): Promise<number> {
+  const records = [];
+  try {
+    for (const workflow of selected)
+      records.push(await weft.executeAsync(workflow.name, flags.input));
+  } catch (error) {
+    io.err(`weft: ${(error as Error).message}\n`);
+    return error instanceof WeftError && error.code === 'VALIDATION' ? EXIT.invalid : EXIT.failure;
+  } finally {
+    await weft.close();
+  }
+  io.out(`${JSON.stringify(flags.all ? records : records[0], null, 2)}\n`);
+  return EXIT.ok;
+}
+
+function isMode(value: string): value is RunMode {
+  return ['local', 'self_hosted', 'cloud', 'hybrid'].includes(value);
 }
 
 function usage(io: Io, message: string): number {

@@ -90,17 +90,6 @@ export const ManualRunRequest = Type.Object(
 );
 export type ManualRunRequest = Static<typeof ManualRunRequest>;
 
-/** The pending record of SPEC.md §2.8, answered when a trigger starts an execution. */
-export const TriggerPendingRecord = Type.Object(
-  {
-    status: Type.Literal('pending'),
-    execution_id: Type.String(),
-    poll_url: Type.String({ description: '/workflows/executions/<execution_id>' }),
-  },
-  { $id: 'TriggerPendingRecord' },
-);
-export type TriggerPendingRecord = Static<typeof TriggerPendingRecord>;
-
 /** Answer of `POST /events/{topic}`: the executions the event started. */
 export const EventAccepted = Type.Object({
   status: Type.Literal('accepted'),

@@ -29,6 +29,13 @@ describe('loading workflow files', () => {
     ]);
   });
 
+  it('reports a workflow without steps, or with steps that are not a list, as errors', () => {
+    const result = load('workflows:\n  - name: a\n  - name: b\n    steps: 3\n');
+    expect(result.ok).toBe(false);
+    expect(errors(result).join('\n')).toMatch(/workflows\[0\].*steps/);
+    expect(errors(result).join('\n')).toMatch(/workflows\[1\]\.steps/);
+  });
+
   it('reads JSON files too', () => {
     const result = load(
       '{"workflows": [{"name": "j", "steps": [{"name": "a", "plugin": "p", "action": "x"}]}]}',

@@ -66,7 +66,10 @@ export function loadWorkflowSource(
   const valid: { index: number; raw: RawWorkflow }[] = [];
   raws.forEach((raw, index) => {
     const { pruned } = checker.checkAndPrune(Workflow, raw, ['workflows', index], reporter);
-    if (pruned !== undefined) valid.push({ index, raw: pruned as RawWorkflow });
+    // A workflow without a steps list has its error reported already; nothing more to check.
+    if (isPlainObject(pruned) && Array.isArray(pruned['steps'])) {
+      valid.push({ index, raw: pruned as RawWorkflow });
+    }
   });
 
   const siblings = new Map<string, WorkflowDefinition>();

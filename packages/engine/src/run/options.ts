@@ -10,7 +10,7 @@ import {
   type StreamEvent,
 } from '@weft/core';
 import { randomUUID } from 'node:crypto';
-import type { WorkflowDefinition } from '../model.js';
+import type { StepDefinition, WorkflowDefinition } from '../model.js';
 import type { JournaledStep } from './records.js';
 
 /** Options of {@link runWorkflow}. */
@@ -48,6 +48,12 @@ export interface RunOptions {
    */
   agents?: ActionInvoker;
   /**
+   * Picks the invoker of one action step, e.g. by its `execution` field (`local` or `cloud`,
+   * SPEC.md §2.16, hybrid mode); `undefined` falls back to `invoker`. Used for the checks before
+   * the run and for every call, subworkflow steps included.
+   */
+  invokerFor?: (step: StepDefinition) => ActionInvoker | undefined;
+  /**
    * Steps that already finished in an earlier attempt of this execution (durability): each one
    * is taken as it was and never run again; its outputs feed templates as before, and no events
    * are sent for it. Keyed by {@link JournaledStep.path}.
@@ -73,6 +79,7 @@ export interface CompiledRunOptions extends Required<
     | 'timeoutFor'
     | 'defaultRetry'
     | 'agents'
+    | 'invokerFor'
     | 'journal'
     | 'onStepFinished'
   >
@@ -84,6 +91,7 @@ export interface CompiledRunOptions extends Required<
   timeoutFor: RunOptions['timeoutFor'];
   defaultRetry: RetrySpec | undefined;
   agents: ActionInvoker | undefined;
+  invokerFor: RunOptions['invokerFor'];
   journal: ReadonlyMap<string, JournaledStep> | undefined;
   onStepFinished: RunOptions['onStepFinished'];
 }
@@ -109,6 +117,7 @@ export function compileRunOptions(options: RunOptions): CompiledRunOptions {
     timeoutFor: options.timeoutFor,
     defaultRetry: options.defaultRetry,
     agents: options.agents,
+    invokerFor: options.invokerFor,
     journal: options.journal ? journalMap(options.journal) : undefined,
     onStepFinished: options.onStepFinished,
   };

@@ -102,10 +102,12 @@ function evaluateOutputs(run: Run, plan: WorkflowPlan): Record<string, unknown> 
 
 /** Refuses, before anything runs, actions the invoker cannot serve. */
 function checkTargets(steps: StepPlan[], options: CompiledRunOptions): void {
-  const check = options.invoker.check?.bind(options.invoker);
-  if (!check) return;
+  if (!options.invoker.check && !options.invokerFor) return;
   for (const plan of steps) {
-    if (plan.target && plan.def.action !== undefined) check(plan.target, plan.def.action);
+    if (plan.target && plan.def.action !== undefined) {
+      const invoker = options.invokerFor?.(plan.def) ?? options.invoker;
+      invoker.check?.(plan.target, plan.def.action);
+    }
     if (plan.def.type === 'agent' && options.agents?.check)
       options.agents.check(plan.target!, 'run');
     checkTargets(plan.children, options);

@@ -155,7 +155,10 @@ export class Run {
       };
       let pending: Promise<unknown>;
       try {
-        pending = (agent ? this.options.agents! : this.options.invoker).invoke(call);
+        const invoker = agent
+          ? this.options.agents!
+          : (this.options.invokerFor?.(plan.def) ?? this.options.invoker);
+        pending = invoker.invoke(call);
       } catch (error) {
         pending = Promise.reject(error);
       }

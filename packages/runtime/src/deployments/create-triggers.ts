@@ -11,17 +11,27 @@ import { eventRoutes, type EventRoutesOptions } from '../triggers/events/events-
 import type { EventSource } from '../triggers/events/source.js';
 import { silentLogger, type TriggerLogger } from '../triggers/logger.js';
 import { Scheduler } from '../triggers/schedule/scheduler.js';
-import type { Authenticate, StartExecution } from '../triggers/start-execution.js';
+import type {
+  Authenticate,
+  OwnedStartRequest,
+  PendingRecord,
+  StartExecution,
+} from '../triggers/start-execution.js';
 import type { WebhookAuditEntry } from '../triggers/webhook/refusal.js';
 import { webhookRoutes } from '../triggers/webhook/webhook-plugin.js';
 import { WebhookTable } from '../triggers/webhook/webhook-table.js';
 import { deploymentRoutes } from './deployment-routes.js';
+import { libraryOf } from './library.js';
 import { DeploymentService } from './deployment-service.js';
 import { watchWorkflowDirectory, type WatchedDirectory } from './directory-watcher.js';
 
 /** Everything the trigger machinery needs from the composition root. */
 export interface TriggersOptions {
-  start: StartExecution;
+  /**
+   * Starts an execution (the server: `Runtime.startExecution`). The owner is always set: the
+   * caller's for manual runs, the deployment's for webhooks, schedules and events.
+   */
+  start: (request: OwnedStartRequest) => Promise<PendingRecord>;
   authenticate: Authenticate;
   triggerStore: TriggerStore;
   deploymentStore: DeploymentStore;
@@ -37,6 +47,8 @@ export interface TriggersOptions {
   resolvePluginVersion?: (slug: string) => Promise<string | undefined>;
   audit?: (entry: WebhookAuditEntry) => void;
   sns?: EventRoutesOptions['sns'];
+  /** Owner of workflows deployed from the workflows directory (no key). Default `local`. */
+  defaultOwner?: string;
 }
 
 /** The assembled triggers: register `plugin` on the server, then `start()`. */
@@ -58,14 +70,21 @@ export function createTriggers(options: TriggersOptions): Triggers {
   const clock = options.clock ?? systemClock;
   const logger = options.logger ?? silentLogger;
   const webhooks = new WebhookTable();
+  // Triggers without a caller run for the deployment's owner (`service` is built below).
+  const start: StartExecution = (request) =>
+    options.start({
+      ...request,
+      owner: request.owner ?? service.ownerOf(request.workflow.name),
+      library: libraryOf(request.workflow, (name) => service.workflow(name)),
+    });
   const scheduler = new Scheduler({
     store: options.triggerStore,
-    start: options.start,
+    start,
     clock,
     logger,
   });
   const events = new EventRouter({
-    start: options.start,
+    start,
     sources: options.eventSources ?? [],
     logger,
   });
@@ -75,11 +94,12 @@ export function createTriggers(options: TriggersOptions): Triggers {
     scheduler,
     events,
     secrets: options.secrets,
-    start: options.start,
+    start,
     clock,
     logger,
     ...(options.bodyLimit !== undefined ? { maxPayloadSize: options.bodyLimit } : {}),
     ...(options.resolvePluginVersion ? { resolvePluginVersion: options.resolvePluginVersion } : {}),
+    ...(options.defaultOwner !== undefined ? { defaultOwner: options.defaultOwner } : {}),
   });
   let watched: WatchedDirectory | undefined;
   let pruneTimer: NodeJS.Timeout | undefined;
@@ -92,7 +112,7 @@ export function createTriggers(options: TriggersOptions): Triggers {
       await app.register(
         webhookRoutes({
           table: webhooks,
-          start: options.start,
+          start,
           store: options.triggerStore,
           clock,
           ...(options.trustedProxies ? { trustedProxies: options.trustedProxies } : {}),

@@ -6,9 +6,9 @@ import {
   DeployedWorkflowList,
   DeployedWorkflowSummary,
   DeployResponse,
+  ExecutionRecord,
   ManualRunRequest,
   NotFoundError,
-  TriggerPendingRecord,
   UndeployResponse,
   ValidationError,
   type DeploymentRecord,
@@ -33,7 +33,7 @@ const NameParams = Type.Object({
 const bearer = [{ bearerAuth: [] }];
 const JSON_TYPES = ['application/json'];
 const YAML_TYPES = ['application/yaml', 'application/x-yaml', 'text/yaml', 'text/x-yaml'];
-const principals = new WeakMap<FastifyRequest, { keyId: string; owner: string }>();
+const principals = new WeakMap<FastifyRequest, { keyId: string; owner: string; admin?: boolean }>();
 
 /**
  * Deployed workflows over HTTP (bearer key on every route): `PUT /workflows/{name}` deploys a
@@ -51,6 +51,7 @@ export function deploymentRoutes(options: DeploymentRoutesOptions) {
   return async function deployments(app: FastifyInstance): Promise<void> {
     ensureErrorSchema(app);
     if (!app.getSchema('DeployedWorkflowSummary')) app.addSchema(DeployedWorkflowSummary);
+    if (!app.getSchema('ExecutionRecord')) app.addSchema(ExecutionRecord);
     app.setErrorHandler(sendTriggerError);
     app.removeAllContentTypeParsers();
     app.addContentTypeParser(
@@ -81,7 +82,7 @@ export function deploymentRoutes(options: DeploymentRoutesOptions) {
           response: {
             200: DeployResponse,
             201: DeployResponse,
-            ...errorResponses(400, 401, 409, 413),
+            ...errorResponses(400, 401, 403, 409, 413),
           },
         },
       },
@@ -96,7 +97,7 @@ export function deploymentRoutes(options: DeploymentRoutesOptions) {
         const deployed = await service.deploy(
           request.body.definition,
           'api',
-          principal.owner,
+          { owner: principal.owner, admin: principal.admin === true },
           request.params.name,
         );
         return reply.code(deployed.record.revision === 1 ? 201 : 200).send({
@@ -172,11 +173,15 @@ export function deploymentRoutes(options: DeploymentRoutesOptions) {
           tags: ['workflows'],
           security: bearer,
           params: NameParams,
-          response: { 200: UndeployResponse, ...errorResponses(401, 404) },
+          response: { 200: UndeployResponse, ...errorResponses(401, 403, 404) },
         },
       },
       async (request) => {
-        await service.undeploy(request.params.name);
+        const principal = principals.get(request)!;
+        await service.undeploy(request.params.name, {
+          owner: principal.owner,
+          admin: principal.admin === true,
+        });
         return { status: 'undeployed', name: request.params.name };
       },
     );
@@ -190,17 +195,19 @@ export function deploymentRoutes(options: DeploymentRoutesOptions) {
           tags: ['workflows'],
           security: bearer,
           params: NameParams,
-          response: { 202: TriggerPendingRecord, ...errorResponses(400, 401, 404) },
+          response: {
+            202: Type.Ref('ExecutionRecord'),
+            ...errorResponses(400, 401, 404),
+          },
         },
       },
       async (request, reply) => {
         const principal = principals.get(request)!;
-        const record = await service.runManually(
-          request.params.name,
-          manualInputs(request.body),
-          principal.keyId,
-        );
-        return reply.code(202).send(record);
+        const record = await service.runManually(request.params.name, manualInputs(request.body), {
+          owner: principal.owner,
+          keyId: principal.keyId,
+        });
+        return reply.code(202).header('location', record.poll_url).send(record);
       },
     );
   };

@@ -1,6 +1,7 @@
 import {
   assertNever,
   ConflictError,
+  ForbiddenError,
   NotFoundError,
   systemClock,
   ValidationError,
@@ -36,6 +37,17 @@ export interface DeploymentServiceOptions {
   maxPayloadSize?: number;
   /** Version a bare `plugin: <slug>` resolves to at deployment (e.g. the registry's latest). */
   resolvePluginVersion?: (slug: string) => Promise<string | undefined>;
+  /**
+   * Owner of the executions of workflows deployed without a key (`weft server --workflows DIR`).
+   * Default `local`.
+   */
+  defaultOwner?: string;
+}
+
+/** Who may change a deployment: the owner of a key, and whether it is an admin key. */
+export interface Deployer {
+  owner: string;
+  admin?: boolean;
 }
 
 /** Triggers of one workflow, compiled and checked, not yet serving. */
@@ -63,6 +75,8 @@ export class DeploymentService {
   private readonly clock: Clock;
   private readonly logger: TriggerLogger;
   private readonly active = new Map<string, WorkflowDefinition>();
+  /** `deployed_by` of each active deployment (null: the workflows directory). */
+  private readonly owners = new Map<string, string | null>();
   /** Serialises deployments so route collision checks and activation never interleave. */
   private queue: Promise<unknown> = Promise.resolve();
 
@@ -80,9 +94,10 @@ export class DeploymentService {
   deploy(
     raw: unknown,
     source: string,
-    deployedBy: string | null,
+    deployedBy: string | null | Deployer,
     expectedName?: string,
   ): Promise<Deployed> {
+    const deployer = typeof deployedBy === 'string' ? { owner: deployedBy } : deployedBy;
     return this.serialised(async () => {
       const known = [...this.active.keys()];
       const valid = validateDefinition(raw, known);
@@ -96,18 +111,19 @@ export class DeploymentService {
           },
         );
       }
-      const activation = await this.compile(workflow);
       const previous = await this.options.store.get(workflow.name);
+      if (previous && deployer) this.checkOwner(previous, deployer, 'redeploy');
+      const activation = await this.compile(workflow);
       const record = await this.options.store.put({
         name: workflow.name,
         version: workflow.version,
         definition: valid.raw,
         plugins: await pluginReferences(workflow, this.options.resolvePluginVersion),
         source,
-        deployed_by: deployedBy,
+        deployed_by: deployer?.owner ?? null,
         deployed_at: new Date(this.clock.now()).toISOString(),
       });
-      await this.activate(activation);
+      await this.activate(activation, record.deployed_by);
       this.logger.info(
         { workflow: workflow.name, revision: record.revision, source },
         'workflow deployed',
@@ -121,9 +137,14 @@ export class DeploymentService {
     });
   }
 
-  /** Undeploys a workflow: its triggers stop, its history stays. */
-  undeploy(name: string): Promise<void> {
+  /**
+   * Undeploys a workflow: its triggers stop, its history stays. With `by`, only its owner (or an
+   * admin key) may.
+   */
+  undeploy(name: string, by?: Deployer): Promise<void> {
     return this.serialised(async () => {
+      const current = by ? await this.options.store.get(name) : undefined;
+      if (current && by) this.checkOwner(current, by, 'undeploy');
       if (!(await this.options.store.remove(name))) {
         throw new NotFoundError(`no deployed workflow is named "${name}"`, { name });
       }
@@ -140,7 +161,9 @@ export class DeploymentService {
           ...this.active.keys(),
           record.name,
         ]);
-        await this.serialised(async () => this.activate(await this.compile(workflow)));
+        await this.serialised(async () =>
+          this.activate(await this.compile(workflow), record.deployed_by),
+        );
       } catch (error) {
         this.logger.error(
           { workflow: record.name, err: error },
@@ -184,11 +207,22 @@ export class DeploymentService {
     return this.options.webhooks.routesOf(name);
   }
 
-  /** Starts a deployed workflow by hand (`POST /workflows/{name}/executions`). */
+  /**
+   * The owner executions of a deployed workflow run for when no caller started them (webhooks,
+   * schedules, events): the owner of the key that deployed it, or `defaultOwner`.
+   */
+  ownerOf(name: string): string {
+    return this.owners.get(name) ?? this.options.defaultOwner ?? 'local';
+  }
+
+  /**
+   * Starts a deployed workflow by hand (`POST /workflows/{name}/executions`); the execution
+   * belongs to the caller, who polls it.
+   */
   async runManually(
     name: string,
     inputs: Record<string, unknown>,
-    ownerKey?: string,
+    caller?: { owner: string; keyId: string },
   ): Promise<PendingRecord> {
     const workflow = this.active.get(name);
     if (!workflow) throw new NotFoundError(`no deployed workflow is named "${name}"`, { name });
@@ -196,7 +230,7 @@ export class DeploymentService {
       workflow,
       inputs,
       trigger: { type: 'manual' },
-      ...(ownerKey !== undefined ? { ownerKey } : {}),
+      ...(caller ? { owner: caller.owner, keyId: caller.keyId } : {}),
     });
   }
 
@@ -248,8 +282,19 @@ export class DeploymentService {
     return activation;
   }
 
-  private async activate(activation: Activation): Promise<void> {
+  /** FORBIDDEN unless `by` owns the deployment (or is an admin key). */
+  private checkOwner(record: DeploymentRecord, by: Deployer, action: string): void {
+    const owner = record.deployed_by ?? this.options.defaultOwner ?? 'local';
+    if (by.admin || owner === by.owner) return;
+    throw new ForbiddenError(
+      `the workflow "${record.name}" was deployed by ${owner}; only its owner or an admin key may ${action} it`,
+      { reason: 'not_owner', name: record.name, owner },
+    );
+  }
+
+  private async activate(activation: Activation, deployedBy: string | null): Promise<void> {
     const name = activation.workflow.name;
+    this.owners.set(name, deployedBy);
     this.options.webhooks.replace(name, activation.hooks);
     await this.options.scheduler.register(name, activation.schedules);
     await this.options.events.register(activation.workflow, activation.events);
@@ -261,6 +306,7 @@ export class DeploymentService {
     await this.options.scheduler.unregister(name, forgetSchedules);
     await this.options.events.unregister(name);
     this.active.delete(name);
+    this.owners.delete(name);
   }
 
   private serialised<T>(task: () => Promise<T>): Promise<T> {

@@ -10,7 +10,7 @@ import {
   MemoryTriggerStore,
   UnauthorizedError,
 } from '@weft/core';
-import { RecordingStarter } from '../triggers/test-support.js';
+import { pendingRecordOf, RecordingStarter } from '../triggers/test-support.js';
 import { createTriggers, type Triggers } from './create-triggers.js';
 import { watchWorkflowDirectory } from './directory-watcher.js';
 
@@ -238,15 +238,13 @@ describe('reading, undeploying and running deployed workflows', () => {
       payload: { inputs: { n: 1 } },
     });
     expect(run.statusCode).toBe(202);
-    expect(run.json()).toEqual({
-      status: 'pending',
-      execution_id: 'exec-1',
-      poll_url: '/workflows/executions/exec-1',
-    });
+    expect(run.json()).toEqual(pendingRecordOf('exec-1', 'orders', 'manual'));
+    expect(run.headers['location']).toBe('/workflows/executions/exec-1');
     expect(starter.requests[0]).toMatchObject({
       inputs: { n: 1 },
       trigger: { type: 'manual' },
-      ownerKey: 'k1',
+      owner: 'acme',
+      keyId: 'k1',
     });
     const bad = await app.inject({
       method: 'POST',

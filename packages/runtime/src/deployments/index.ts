@@ -1,11 +1,12 @@
 /** Deployed workflows: the deployment service, its HTTP routes and the directory watcher. */
 export { DeploymentService } from './deployment-service.js';
-export type { DeploymentServiceOptions, Deployed } from './deployment-service.js';
+export type { DeploymentServiceOptions, Deployed, Deployer } from './deployment-service.js';
 export { deploymentRoutes } from './deployment-routes.js';
 export type { DeploymentRoutesOptions } from './deployment-routes.js';
 export { watchWorkflowDirectory } from './directory-watcher.js';
 export type { DirectoryWatchOptions, WatchedDirectory } from './directory-watcher.js';
-export { validateDefinition, parseDefinitionBody } from './parse-definition.js';
+export { validateDefinition, parseDefinitionBody, RESERVED_NAMES } from './parse-definition.js';
 export { pluginReferences } from './plugin-refs.js';
 export { createTriggers } from './create-triggers.js';
 export type { TriggersOptions, Triggers } from './create-triggers.js';
+export { libraryOf } from './library.js';

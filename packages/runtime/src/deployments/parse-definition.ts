@@ -9,6 +9,9 @@ import {
   type WorkflowDefinition,
 } from '@weft/engine';
 
+/** Names a deployed workflow cannot take: `/workflows/executions` is the executions API. */
+export const RESERVED_NAMES: ReadonlySet<string> = new Set(['executions']);
+
 /** A definition that passed the engine's validator. */
 export interface ValidDefinition {
   workflow: WorkflowDefinition;
@@ -32,6 +35,13 @@ export function validateDefinition(
       constraint: 'type',
     });
   }
+  if (!Array.isArray(raw['steps'])) {
+    // Checked here too: the engine's loader throws on a definition without a steps list.
+    throw new ValidationError('invalid workflow: steps must be a list of steps', {
+      field: 'steps',
+      constraint: raw['steps'] === undefined ? 'required' : 'type',
+    });
+  }
   const result = loadWorkflowSource(JSON.stringify({ workflows: [raw] }), { knownWorkflows });
   const diagnostics = result.diagnostics.map(relative);
   if (!result.ok) {
@@ -47,8 +57,15 @@ export function validateDefinition(
       })),
     });
   }
+  const workflow = result.workflows[0]!;
+  if (RESERVED_NAMES.has(workflow.name)) {
+    throw new ValidationError(
+      `the workflow name "${workflow.name}" is reserved (GET /workflows/${workflow.name} is the executions API); choose another name`,
+      { field: 'name', constraint: 'reserved', reserved: [...RESERVED_NAMES] },
+    );
+  }
   return {
-    workflow: result.workflows[0]!,
+    workflow,
     raw: raw as Record<string, unknown>,
     warnings: diagnostics.filter((d) => d.severity === 'warning').map(formatDiagnostic),
   };

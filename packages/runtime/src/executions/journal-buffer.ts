@@ -12,11 +12,27 @@ import { cleanError } from './record.js';
 /** Longest time an event waits for a step to be written with. */
 export const EVENT_DELAY_MS = 5;
 
+/** Delays before writing again after a failed write (a lost database connection comes back). */
+const RETRY_DELAYS_MS = [50, 200, 500, 1000, 2000];
+
+/** Runs `write`, again after each delay while it fails; rethrows the last failure. */
+async function persistently<T>(write: () => Promise<T>): Promise<T> {
+  for (const delay of RETRY_DELAYS_MS) {
+    try {
+      return await write();
+    } catch {
+      await new Promise((resolve) => setTimeout(resolve, delay));
+    }
+  }
+  return write();
+}
+
 /**
  * The durable side of one running execution: numbers its events, buffers them, and writes them
  * with the finished steps. Writes of one execution are serialized (so events commit in order)
  * and grouped (what accumulated while a write was in flight goes in the next one). Waiters are
- * woken only once events are stored, so a client never sees an event that could vanish.
+ * woken only once events are stored, so a client never sees an event that could vanish. A failed
+ * write is tried again for a few seconds, so that a database restart does not fail the run.
  */
 export class JournalBuffer {
   private steps: JournalRow[] = [];
@@ -70,7 +86,7 @@ export class JournalBuffer {
   finish(outcome: ExecutionOutcome): Promise<boolean> {
     const write = this.tail.then(async () => {
       const events = this.take().events;
-      const ended = await this.store.finish(this.id, outcome, events);
+      const ended = await persistently(() => this.store.finish(this.id, outcome, events));
       this.hub.notify(this.id);
       return ended;
     });
@@ -81,7 +97,7 @@ export class JournalBuffer {
   private async write(): Promise<void> {
     const { steps, events } = this.take();
     if (steps.length === 0 && events.length === 0) return;
-    await this.store.journal(this.id, steps, events);
+    await persistently(() => this.store.journal(this.id, steps, events));
     if (events.length > 0) this.hub.notify(this.id);
   }
 

@@ -2,6 +2,7 @@
 export type {
   StartExecution,
   StartRequest,
+  OwnedStartRequest,
   PendingRecord,
   TriggerInfo,
   Authenticate,

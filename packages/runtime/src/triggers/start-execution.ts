@@ -1,3 +1,4 @@
+import type { ExecutionRecord } from '@weft/core';
 import type { WorkflowDefinition } from '@weft/engine';
 
 /** What started an execution, as the runtime records it and templates read it (`trigger.*`). */
@@ -14,16 +15,31 @@ export interface StartRequest {
   workflow: WorkflowDefinition;
   inputs: Record<string, unknown>;
   trigger: TriggerInfo;
-  /** Key id of the caller that asked for it (manual runs), for ownership of the record. */
-  ownerKey?: string;
+  /**
+   * Owner of the execution. Manual runs set the caller's; webhooks, schedules and events leave
+   * it out and {@link createTriggers} fills in the deployment's owner (the owner of the key that
+   * deployed it).
+   */
+  owner?: string;
+  /** Key id of the caller that asked for it (manual runs). */
+  keyId?: string;
 }
 
-/** The §2.8 pending record an accepted start answers with. */
-export interface PendingRecord {
-  status: 'pending';
-  execution_id: string;
-  poll_url: string;
-}
+/**
+ * A {@link StartRequest} whose owner is known, with the deployed workflows its subworkflow steps
+ * call (`library`, the workflow first): what the server's start function receives.
+ */
+export type OwnedStartRequest = StartRequest & {
+  owner: string;
+  library: readonly WorkflowDefinition[];
+};
+
+/**
+ * The pending record an accepted start answers with: the runtime's execution record (SPEC.md
+ * §2.8's `status: pending`, `execution_id`, `poll_url`, and the fields `POST
+ * /workflows/executions` answers too) — one wire shape for every way of starting a run.
+ */
+export type PendingRecord = ExecutionRecord;
 
 /**
  * The port through which triggers start executions; the server connects it to the runtime's
@@ -35,4 +51,4 @@ export type StartExecution = (request: StartRequest) => Promise<PendingRecord>;
 /** Authenticates an `Authorization` header (a weft API key); rejects with `UnauthorizedError`. */
 export type Authenticate = (
   authorization: string | undefined,
-) => Promise<{ keyId: string; owner: string }>;
+) => Promise<{ keyId: string; owner: string; admin?: boolean }>;

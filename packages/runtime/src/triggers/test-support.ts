@@ -25,12 +25,23 @@ export class RecordingStarter {
     if (this.failWith) throw this.failWith;
     this.requests.push(request);
     const id = `exec-${this.requests.length}`;
-    const record: PendingRecord = {
-      status: 'pending',
-      execution_id: id,
-      poll_url: `/workflows/executions/${id}`,
-    };
-    return record;
+    return pendingRecordOf(id, request.workflow.name, request.trigger.type);
+  };
+}
+
+/** The pending execution record the runtime would answer for a new execution `id`. */
+export function pendingRecordOf(id: string, workflow: string, trigger: string): PendingRecord {
+  return {
+    execution_id: id,
+    status: 'pending',
+    poll_url: `/workflows/executions/${id}`,
+    workflow,
+    workflow_version: '1.0.0',
+    mode: 'cloud',
+    trigger,
+    created_at: '2026-01-01T00:00:00.000Z',
+    started_at: null,
+    finished_at: null,
   };
 }
 

@@ -1,6 +1,8 @@
 import { ValidationError, type ExecutionMode, type SecretsProvider } from '@weft/core';
 import { checkRouterUrl } from '../invoker/router-invoker.js';
+import type { StepExecution } from '../invoker/hybrid-invoker.js';
 import type { ClientTls } from '../service/router-client.js';
+import { checkCloudUrl } from './cloud-api.js';
 
 /** Log levels of the SDK's structured logging. */
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error' | 'silent';
@@ -13,9 +15,23 @@ export type LogLevel = 'debug' | 'info' | 'warn' | 'error' | 'silent';
 export interface WeftOptions {
   /**
    * `local` (default): actions run in this process. `self_hosted`: every action step goes to the
-   * router at `routerUrl` (connectors and handlers registered here are not used).
+   * router at `routerUrl` (connectors and handlers registered here are not used). `cloud`: whole
+   * workflows run on the server at `cloudUrl` with `apiKey`. `hybrid`: each action step runs here
+   * or on that server, by its `execution` field (see {@link WeftOptions.hybridDefault}).
    */
   executionMode?: ExecutionMode;
+  /**
+   * API key of the server (`api_key`), needed by `cloud` and `hybrid` (and `syncPlugins`).
+   * Default: `WORKFLOW_REGISTRY_API_KEY` of the environment.
+   */
+  apiKey?: string;
+  /**
+   * The server of `cloud` and `hybrid` (`cloud_url`), e.g. `https://weft.example.com`. Default:
+   * `WORKFLOW_CLOUD_URL`, else `WORKFLOW_REGISTRY_URL` of the environment.
+   */
+  cloudUrl?: string;
+  /** `hybrid`: where steps without an `execution` field run. Default `local`. */
+  hybridDefault?: StepExecution;
   /** The router of `self_hosted` mode (`router_url`), e.g. `http://127.0.0.1:8080`. */
   routerUrl?: string;
   /** Client certificate for a router that requires mutual TLS (SPEC.md §5.5). */
@@ -39,18 +55,67 @@ export interface WeftOptions {
 }
 
 /** The execution modes this release runs. */
-const SUPPORTED_MODES: readonly ExecutionMode[] = ['local', 'self_hosted'];
+const SUPPORTED_MODES: readonly ExecutionMode[] = ['local', 'self_hosted', 'cloud', 'hybrid'];
+
+/** Where `cloud` and `hybrid` go, once the environment is taken into account. */
+export interface CloudSettings {
+  apiKey: string;
+  cloudUrl: string;
+}
+
+/**
+ * The key and URL of the `cloud` and `hybrid` modes: the options, else the environment
+ * (`WORKFLOW_REGISTRY_API_KEY`; `WORKFLOW_CLOUD_URL`, then `WORKFLOW_REGISTRY_URL`). Throws
+ * `VALIDATION` naming what is missing, before any request.
+ */
+export function cloudSettings(
+  options: WeftOptions,
+  environment: Readonly<Record<string, string | undefined>>,
+  purpose: string,
+): CloudSettings {
+  const apiKey = options.apiKey ?? nonEmpty(environment['WORKFLOW_REGISTRY_API_KEY']);
+  if (apiKey === undefined || apiKey.trim() === '') {
+    throw new ValidationError(
+      `${purpose} needs an API key: pass apiKey or set WORKFLOW_REGISTRY_API_KEY (weft auth create-key makes one)`,
+      { field: 'apiKey', constraint: 'required' },
+    );
+  }
+  const cloudUrl =
+    options.cloudUrl ??
+    nonEmpty(environment['WORKFLOW_CLOUD_URL']) ??
+    nonEmpty(environment['WORKFLOW_REGISTRY_URL']);
+  if (cloudUrl === undefined) {
+    throw new ValidationError(
+      `${purpose} needs the server's URL: pass cloudUrl or set WORKFLOW_CLOUD_URL (or WORKFLOW_REGISTRY_URL)`,
+      { field: 'cloudUrl', constraint: 'required' },
+    );
+  }
+  checkCloudUrl(cloudUrl, 'cloudUrl');
+  return { apiKey, cloudUrl };
+}
+
+function nonEmpty(value: string | undefined): string | undefined {
+  return value === undefined || value.trim() === '' ? undefined : value;
+}
 
 /** Checks {@link WeftOptions} once. */
 export function checkWeftOptions(options: WeftOptions): void {
   const mode = options.executionMode ?? 'local';
   if (!SUPPORTED_MODES.includes(mode)) {
     throw new ValidationError(
-      `execution mode "${mode}" is not available yet; use "local" or "self_hosted"`,
-      { field: 'executionMode', constraint: 'supported' },
+      `executionMode must be one of ${SUPPORTED_MODES.map((m) => `"${m}"`).join(', ')}, got ${JSON.stringify(mode)}`,
+      { field: 'executionMode', constraint: 'enum' },
     );
   }
   if (mode === 'self_hosted') checkRouterUrl(options.routerUrl, 'routerUrl');
+  if (options.cloudUrl !== undefined) checkCloudUrl(options.cloudUrl, 'cloudUrl');
+  const fallback = options.hybridDefault;
+  if (fallback !== undefined && fallback !== 'local' && fallback !== 'cloud') {
+    throw new ValidationError(
+      `hybridDefault must be "local" or "cloud", got ${JSON.stringify(fallback)}`,
+      { field: 'hybridDefault', constraint: 'enum' },
+    );
+  }
   const timeout = options.timeout;
   if (timeout !== undefined && (!Number.isInteger(timeout) || timeout < 1 || timeout > 600)) {
     throw new ValidationError(`timeout must be an integer from 1 to 600 seconds, got ${timeout}`, {

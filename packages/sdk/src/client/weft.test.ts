@@ -103,9 +103,25 @@ describe('the Weft client', () => {
     );
   });
 
-  it('refuses execution modes that are not available yet and out-of-range options', () => {
-    expect(() => new Weft({ executionMode: 'cloud' })).toThrow(
-      'execution mode "cloud" is not available yet',
+  it('refuses unknown execution modes, cloud without a key and out-of-range options', () => {
+    expect(() => new Weft({ executionMode: 'moon' as 'cloud' })).toThrow(
+      'executionMode must be one of "local", "self_hosted", "cloud", "hybrid", got "moon"',
+    );
+    expect(
+      () =>
+        new Weft({
+          executionMode: 'cloud',
+          cloudUrl: 'http://127.0.0.1:1',
+          inheritEnvironment: false,
+        }),
+    ).toThrow('execution mode "cloud" needs an API key');
+    expect(
+      () => new Weft({ executionMode: 'hybrid', apiKey: 'k', inheritEnvironment: false }),
+    ).toThrow(
+      'execution mode "hybrid" needs the server\'s URL: pass cloudUrl or set WORKFLOW_CLOUD_URL',
+    );
+    expect(() => new Weft({ executionMode: 'cloud', apiKey: 'k', cloudUrl: 'ftp://x' })).toThrow(
+      "cloudUrl must be the server's absolute http(s) URL",
     );
     expect(() => new Weft({ timeout: 601 })).toThrow(
       'timeout must be an integer from 1 to 600 seconds',

@@ -3,6 +3,7 @@ import {
   suggestion,
   ValidationError,
   type ActionInvoker,
+  type ExecutionRecord,
   type SecretsProvider,
   type StreamEvent,
 } from '@weft/core';
@@ -12,10 +13,24 @@ import type { Logger } from 'pino';
 import type { ActionHandler } from '../handlers/handler.js';
 import { LocalInvoker } from '../invoker/local-invoker.js';
 import { RouterInvoker } from '../invoker/router-invoker.js';
+import { CloudInvoker } from '../invoker/cloud-invoker.js';
+import { HybridInvoker, type ExecutionOverride } from '../invoker/hybrid-invoker.js';
+import type { CompiledConnector } from '../connector/compile-connector.js';
+import { CloudApi } from './cloud-api.js';
+import {
+  checkId,
+  getExecution,
+  startExecution,
+  waitForExecution,
+  type WaitOptions,
+} from './cloud-executions.js';
+import { checkCloudRunOptions, runInCloud } from './cloud-run.js';
+import { streamExecution, type ExecutionEvent, type StreamOptions } from './event-stream.js';
+import { syncPlugins, type SyncResult } from './sync-plugins.js';
 import { processEnvironment } from './environment.js';
 import { loadWorkflowFile } from './load.js';
 import { createLogger, logEvent } from './logging.js';
-import { checkWeftOptions, type WeftOptions } from './options.js';
+import { checkWeftOptions, cloudSettings, type WeftOptions } from './options.js';
 
 /** Options of one execution. */
 export interface ExecuteOptions {
@@ -27,14 +42,32 @@ export interface ExecuteOptions {
   dryRun?: boolean;
   /** Trigger data: `trigger.payload` and `trigger.event`. */
   trigger?: { payload?: unknown; event?: unknown };
-  /** Id of the execution (a UUID by default). */
+  /** Id of the execution (a UUID by default; not in `cloud` mode, where the server picks it). */
   executionId?: string;
+  /**
+   * `hybrid` mode: where the steps of this run go, overriding their `execution` field: `local`,
+   * `cloud`, or a map from plugin slug to one of them.
+   */
+  execution?: ExecutionOverride;
+  /** `cloud` mode: the same key from the same API key returns the same execution. */
+  idempotencyKey?: string;
+  /** `cloud` mode: receives the signed §2.8 callback when the execution ends. */
+  callbackUrl?: string;
+}
+
+/** Options of {@link Weft.executeAsync}. */
+export interface ExecuteAsyncOptions {
+  /** The same key from the same API key returns the same execution. */
+  idempotencyKey?: string;
+  /** Receives the signed §2.8 callback when the execution ends. */
+  callbackUrl?: string;
 }
 
 /**
  * The weft SDK client (SPEC.md Appendix B): register connectors and handlers, load workflow
- * files, execute workflows. This release runs them in `local` mode: actions run in this process
- * (function handlers), as child processes (shell connectors) or over HTTP (http connectors).
+ * files, execute workflows in one of the modes of Appendix A: `local` (actions run in this
+ * process, as child processes or over HTTP), `self_hosted` (every action through a router),
+ * `cloud` (whole workflows on a weft server) or `hybrid` (each step here or on the server).
  */
 export class Weft {
   /** The invoker that runs actions; connectors and handlers are registered on it. */
@@ -42,6 +75,10 @@ export class Weft {
   /** In `self_hosted` mode: the invoker that sends every action step to the router. */
   readonly router: RouterInvoker | undefined;
   readonly logger: Logger;
+  /** The server of `cloud` and `hybrid` mode (made on first use in the other modes). */
+  private server: CloudApi | undefined;
+  /** Definitions given to `registerConnector`, as given (published as written). */
+  private readonly originals = new Map<CompiledConnector, object>();
   private readonly loaded = new Map<string, WorkflowDefinition[]>();
   private readonly environment: Record<string, string | undefined>;
 
@@ -62,6 +99,8 @@ export class Weft {
             ...(options.routerTls ? { tls: options.routerTls } : {}),
           })
         : undefined;
+    const mode = options.executionMode ?? 'local';
+    if (mode === 'cloud' || mode === 'hybrid') this.cloudApi(`execution mode "${mode}"`);
     this.logger = createLogger(
       options.logLevel ?? 'info',
       options.logFormat ?? 'json',
@@ -71,7 +110,7 @@ export class Weft {
 
   /** Registers a connector from an in-memory definition (Appendix B.1). */
   registerConnector(definition: object): this {
-    this.invoker.registerConnector(definition);
+    this.originals.set(this.invoker.registerConnector(definition), definition);
     return this;
   }
 
@@ -129,17 +168,7 @@ export class Weft {
     inputs: Record<string, unknown> = {},
     options: ExecuteOptions = {},
   ): Promise<RunResult> {
-    const workflow = this.find(name);
-    if (!workflow) {
-      throw new ValidationError(
-        `no workflow named "${name}" is loaded${suggestion(name, this.loaded.keys())}`,
-        {
-          field: 'name',
-          constraint: 'loaded',
-        },
-      );
-    }
-    return this.run(workflow, inputs, options);
+    return this.run(this.require(name), inputs, options);
   }
 
   /** Executes every loaded workflow with the same inputs, one after the other. */
@@ -159,12 +188,14 @@ export class Weft {
     inputs: Record<string, unknown>,
     options: ExecuteOptions = {},
   ): Promise<RunResult> {
+    if (this.options.executionMode === 'cloud') return this.runInCloud(workflow, inputs, options);
     const dryRun = workflow.testing?.dryRun;
     const useMocks = options.dryRun === true || dryRun?.enabled === true;
     const mocks = useMocks
       ? new DryRunInvoker(dryRun ?? { mockConnectors: true }, this.actionInvoker())
       : undefined;
-    const invoker: ActionInvoker = mocks ?? this.actionInvoker();
+    const hybrid = mocks ? undefined : this.hybridInvoker(options);
+    const invoker: ActionInvoker = mocks ?? hybrid ?? this.actionInvoker();
     const retry = this.options.retryConfig;
     return runWorkflow(workflow, inputs, {
       invoker,
@@ -187,6 +218,7 @@ export class Weft {
           invoker as { timeoutFor?: (t: typeof target, a: string) => number | undefined }
         ).timeoutFor?.(target, action),
       resolveWorkflow: (called, range) => this.find(called, range),
+      ...(hybrid ? { invokerFor: (step) => hybrid.forStep(step) } : {}),
       ...(mocks
         ? { agents: new DryRunInvoker({ ...dryRun, mockConnectors: true }, undefined) }
         : {}),
@@ -212,9 +244,122 @@ export class Weft {
     return this.router ?? this.invoker;
   }
 
-  /** Closes connections kept open to the router (self_hosted mode). */
+  /**
+   * `cloud` mode: starts the loaded workflow `name` on the server and gives the §2.8 pending
+   * record (`execution_id`, `poll_url`) at once; follow it with {@link wait} or {@link stream}.
+   */
+  async executeAsync(
+    name: string,
+    inputs: Record<string, unknown> = {},
+    options: ExecuteAsyncOptions = {},
+  ): Promise<ExecutionRecord> {
+    const api = this.cloudApi('executeAsync');
+    return startExecution(api, this.require(name), this.workflows(), inputs, options);
+  }
+
+  /** Polls an execution on the server until it ends; gives the ended record (SPEC.md §4.4). */
+  async wait(executionId: string, options: WaitOptions = {}): Promise<ExecutionRecord> {
+    checkId(executionId);
+    return waitForExecution(this.cloudApi('wait'), executionId, options);
+  }
+
+  /** The record of an execution on the server as it is now. */
+  async getExecution(executionId: string): Promise<ExecutionRecord> {
+    return getExecution(this.cloudApi('getExecution'), executionId);
+  }
+
+  /**
+   * The §2.11 events of an execution on the server, as they happen (server-sent events; a
+   * dropped connection resumes with `Last-Event-ID`). Ends when the execution has ended.
+   */
+  stream(executionId: string, options: StreamOptions = {}): AsyncGenerator<ExecutionEvent> {
+    checkId(executionId);
+    return streamExecution(this.cloudApi('stream'), executionId, options);
+  }
+
+  /** Cancels an execution on the server; gives the canceled record (`CONFLICT` once ended). */
+  async cancel(executionId: string): Promise<ExecutionRecord> {
+    checkId(executionId);
+    const path = `/workflows/executions/${encodeURIComponent(executionId)}/cancel`;
+    return (await this.cloudApi('cancel').call('POST', path)).json as ExecutionRecord;
+  }
+
+  /**
+   * Publishes or updates the loaded plugin definitions on the server's registry (SPEC.md
+   * Appendix B.4) and reports what it did with each loaded connector.
+   */
+  async syncPlugins(): Promise<SyncResult[]> {
+    const api = this.cloudApi('syncPlugins');
+    const sources = this.invoker
+      .connectors()
+      .map((connector) => ({ connector, original: this.originals.get(connector) }))
+      .map(({ connector, original }) => (original ? { connector, original } : { connector }));
+    return syncPlugins(api, sources);
+  }
+
+  /** Closes connections kept open to the router and the server. */
   async close(): Promise<void> {
     await this.router?.close();
+    await this.server?.close();
+  }
+
+  private async runInCloud(
+    workflow: WorkflowDefinition,
+    inputs: Record<string, unknown>,
+    options: ExecuteOptions,
+  ): Promise<RunResult> {
+    checkCloudRunOptions(options);
+    return runInCloud(this.cloudApi('cloud mode'), workflow, this.workflows(), inputs, {
+      // Without a listener the run waits with `Prefer: wait`; with one it follows the events.
+      ...(options.onEvent
+        ? {
+            onEvent: (event: StreamEvent) => {
+              logEvent(this.logger, workflow.name, event);
+              options.onEvent!(event);
+            },
+          }
+        : {}),
+      ...(options.signal ? { signal: options.signal } : {}),
+      ...(options.idempotencyKey !== undefined ? { idempotencyKey: options.idempotencyKey } : {}),
+      ...(options.callbackUrl !== undefined ? { callbackUrl: options.callbackUrl } : {}),
+    });
+  }
+
+  /** The invoker of a `hybrid` run (undefined in the other modes). */
+  private hybridInvoker(options: ExecuteOptions): HybridInvoker | undefined {
+    if (this.options.executionMode !== 'hybrid') {
+      if (options.execution !== undefined) {
+        throw new ValidationError('execution (per-run placement) needs executionMode "hybrid"', {
+          field: 'execution',
+          constraint: 'mode',
+        });
+      }
+      return undefined;
+    }
+    return new HybridInvoker({
+      local: this.invoker,
+      cloud: new CloudInvoker(this.cloudApi('hybrid mode')),
+      ...(this.options.hybridDefault ? { defaultExecution: this.options.hybridDefault } : {}),
+      ...(options.execution !== undefined ? { override: options.execution } : {}),
+    });
+  }
+
+  /** The server client; throws `VALIDATION` before any request when the key or URL is missing. */
+  private cloudApi(purpose: string): CloudApi {
+    if (!this.server) {
+      const settings = cloudSettings(this.options, this.environment, purpose);
+      this.server = new CloudApi({ baseUrl: settings.cloudUrl, apiKey: settings.apiKey });
+    }
+    return this.server;
+  }
+
+  private require(name: string): WorkflowDefinition {
+    const workflow = this.find(name);
+    if (workflow) return workflow;
+    throw new ValidationError(
+      `no workflow named "${name}" is loaded${suggestion(name, this.loaded.keys())}`,
+      { field: 'name', constraint: 'loaded' },
+    );
   }
 
   private find(name: string, range?: string): WorkflowDefinition | undefined {

@@ -13,6 +13,7 @@ import {
 } from '@weft/core';
 import type { LocalInvoker } from '../invoker/local-invoker.js';
 import { runHealthChecks, type HealthChecks } from './health.js';
+import { RecentResults } from './recent-results.js';
 
 /** An answer of the connector contract: HTTP status and §2.7 / §2.10 body. */
 export interface HostAnswer {
@@ -30,6 +31,11 @@ export interface ConnectorHostOptions {
   healthTimeoutMs?: number;
   /** Environment handlers see in `context.environment`. Default: none. */
   environment?: Readonly<Record<string, string | undefined>>;
+  /**
+   * How many recent idempotency keys to remember, so that a call delivered again gets the first
+   * call's answer instead of running twice (see {@link RecentResults}). Default 0: off.
+   */
+  recentResults?: number;
 }
 
 const PLUGIN = new RegExp(SLUG_PATTERN);
@@ -43,11 +49,14 @@ const ACTION = new RegExp(ACTION_PATTERN);
  */
 export class ConnectorHost {
   readonly invoker: LocalInvoker;
+  /** Answers remembered by idempotency key; `duplicates` counts the calls answered from it. */
+  readonly recent: RecentResults;
   private readonly options: ConnectorHostOptions;
 
   constructor(options: ConnectorHostOptions) {
     this.invoker = options.invoker;
     this.options = options;
+    this.recent = new RecentResults(options.recentResults ?? 0);
   }
 
   /** Slugs of the plugins served: each connector's plugin slug (or name). */
@@ -57,9 +66,23 @@ export class ConnectorHost {
 
   /**
    * Runs one §2.7 request. `pathPlugin` is the `<plugin_slug>` of `POST /<plugin_slug>/execute`
-   * (then `action` may be the bare action name). `idempotencyKey` is `<execution_id>/<step path>`.
+   * (then `action` may be the bare action name). `idempotencyKey` is `<execution_id>/<step path>`;
+   * a key answered successfully a moment ago (or still running) gets the same answer again.
    */
-  async execute(body: unknown, pathPlugin?: string, idempotencyKey = ''): Promise<HostAnswer> {
+  execute(body: unknown, pathPlugin?: string, idempotencyKey = ''): Promise<HostAnswer> {
+    const action = (body as { action?: unknown } | null)?.action;
+    return this.recent.run(
+      idempotencyKey,
+      `${pathPlugin ?? ''}:${typeof action === 'string' ? action : ''}`,
+      () => this.executeOnce(body, pathPlugin, idempotencyKey),
+    );
+  }
+
+  private async executeOnce(
+    body: unknown,
+    pathPlugin: string | undefined,
+    idempotencyKey: string,
+  ): Promise<HostAnswer> {
     try {
       const { plugin, action, input } = this.parse(body, pathPlugin);
       const target = { kind: 'plugin' as const, slug: plugin };

@@ -1,13 +1,21 @@
 import { hostname } from 'node:os';
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
-import { INSTANCE_ID_PATTERN, ValidationError, type RegistrationResponse } from '@weft/core';
+import {
+  INSTANCE_ID_PATTERN,
+  ValidationError,
+  type Broker,
+  type ConsumeTasksOptions,
+  type RegistrationResponse,
+  type Subscription,
+} from '@weft/core';
 import { createLogger } from '../client/logging.js';
 import type { ActionHandler } from '../handlers/handler.js';
 import { LocalInvoker } from '../invoker/local-invoker.js';
 import { ConnectorHost } from './host.js';
 import type { HealthChecks } from './health.js';
 import { connectorServiceRoutes } from './routes.js';
+import { serveTasks } from './tasks.js';
 import {
   deregisterFromRouter,
   registerWithRouter,
@@ -53,6 +61,25 @@ export interface ConnectorServiceOptions {
   environment?: Record<string, string | undefined>;
   /** Default: JSON lines on stderr at info level. */
   logger?: Logger;
+  /**
+   * Also serve by broker: consume `platform.workflow.<plugin_slug>` (SPEC.md §2.12) in the
+   * plugin's consumer group and publish results on `platform.workflow.results`. The broker is the
+   * caller's (`connectBroker(process.env.WEFT_BROKER)`); `close()` stops consuming, not the broker.
+   */
+  broker?: Broker;
+  /** Consumer settings of the task topic (ack timeout, deliveries before dead-lettering...). */
+  taskOptions?: Omit<ConsumeTasksOptions, 'broker' | 'pluginSlug' | 'handle'>;
+  /**
+   * `metadata.transport` registered with the router: `broker` (the server sends this plugin's
+   * actions as task messages; the default with `broker`) or `http` (`POST /execute`; the default
+   * without). `POST /execute` is served either way.
+   */
+  transport?: 'http' | 'broker';
+  /**
+   * Recent idempotency keys remembered to answer a call delivered twice without running it again
+   * (HTTP and broker alike). Default 1000; 0: off.
+   */
+  recentResults?: number;
 }
 
 /** A running connector service. */
@@ -66,6 +93,8 @@ export interface ConnectorService {
   readonly instanceId: string;
   /** The router's answer, when the service registered. */
   readonly registration: RegistrationResponse | undefined;
+  /** The task consumer, when serving by broker. */
+  readonly tasks: Subscription | undefined;
   /** Deregisters from the router, then stops serving. Idempotent. */
   close(): Promise<void>;
 }
@@ -93,6 +122,7 @@ export async function createConnectorService(
   const host = new ConnectorHost({
     invoker,
     environment,
+    recentResults: options.recentResults ?? 1000,
     ...(options.healthChecks ? { healthChecks: options.healthChecks } : {}),
   });
   const routerUrl = options.routerUrl ?? (env['WORKFLOW_ROUTER_URL'] || undefined);
@@ -128,11 +158,13 @@ export async function createConnectorService(
   let closing: Promise<void> | undefined;
   let registration: RegistrationResponse | undefined;
   let renew: NodeJS.Timeout | undefined;
+  let tasks: Subscription | undefined;
   const close = (): Promise<void> =>
     (closing ??= (async () => {
       clearInterval(renew);
       stop.abort(new Error('the connector service is closing'));
       removeSignals();
+      await tasks?.stop();
       if (registration && routerUrl) {
         const done = await deregisterFromRouter(routerUrl, pluginSlug, instanceId, {
           agent,
@@ -159,6 +191,10 @@ export async function createConnectorService(
     for (const s of signals) process.off(s, onSignal);
   }
 
+  if (options.broker) {
+    tasks = await serveTasks(host, options.broker, pluginSlug, logger, options.taskOptions);
+  }
+  const transport = options.transport ?? (options.broker ? 'broker' : 'http');
   if (routerUrl) {
     const record = {
       plugin_slug: pluginSlug,
@@ -168,6 +204,7 @@ export async function createConnectorService(
       health_check_url: `${url}/healthz`,
       metadata: {
         instance_id: instanceId,
+        ...(transport === 'broker' ? { transport } : {}),
         ...(options.region ? { region: options.region } : {}),
       },
     };
@@ -213,6 +250,7 @@ export async function createConnectorService(
     get registration() {
       return registration;
     },
+    tasks,
     close,
   };
 }

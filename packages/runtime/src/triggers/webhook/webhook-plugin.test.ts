@@ -3,7 +3,13 @@ import { request as httpRequest } from 'node:http';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { MemoryTriggerStore, type WebhookTrigger } from '@weft/core';
-import { FakeClock, RecordingStarter, secretsOf, workflowWith } from '../test-support.js';
+import {
+  FakeClock,
+  pendingRecordOf,
+  RecordingStarter,
+  secretsOf,
+  workflowWith,
+} from '../test-support.js';
 import { compileWebhook } from './compile-webhook.js';
 import type { WebhookAuditEntry } from './refusal.js';
 import { webhookRoutes } from './webhook-plugin.js';
@@ -70,11 +76,8 @@ describe('webhook authentication', () => {
     await serve(hmacHook);
     const response = await post('{"ref":"main"}');
     expect(response.statusCode).toBe(202);
-    expect(response.json()).toEqual({
-      status: 'pending',
-      execution_id: 'exec-1',
-      poll_url: '/workflows/executions/exec-1',
-    });
+    expect(response.json()).toEqual(pendingRecordOf('exec-1', 'github-push', 'webhook'));
+    expect(response.headers['location']).toBe('/workflows/executions/exec-1');
     expect(starter.requests[0]!.trigger).toEqual({ type: 'webhook', payload: { ref: 'main' } });
     expect(starter.requests[0]!.workflow.name).toBe('github-push');
   });

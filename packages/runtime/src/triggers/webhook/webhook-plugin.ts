@@ -215,7 +215,7 @@ export function webhookRoutes(options: WebhookRoutesOptions) {
     if (deliveryId !== undefined) {
       await options.store.attachExecution(hook.key, deliveryId, pending.execution_id);
     }
-    return reply.code(202).send(pending);
+    return reply.code(202).header('location', pending.poll_url).send(pending);
   }
 }
 

@@ -1,0 +1,125 @@
+import { Option, type Command } from 'commander';
+import { fromErrorObject } from '@weft/core';
+import { compileLoadOptions, isPlainObject, parseWorkflowSource } from '@weft/engine';
+import { EXIT } from '../exit-codes.js';
+import type { Io } from '../io.js';
+import { guard } from '../command-errors.js';
+import { loadFile, type LoadedFile, type LoadFlags } from '../load-files.js';
+import { readInputFile } from '../read-input.js';
+import { maxFileSizeOption, outputOption, workflowOption } from '../options.js';
+import { countLine, printDiagnostics } from '../report.js';
+import { apiKeyOption, RegistryClient } from '../registry-client.js';
+
+interface DeployFlags extends LoadFlags {
+  server?: string;
+  apiKey?: string;
+  output: string;
+}
+
+/** What the server answered for one deployed workflow (`PUT /workflows/{name}`). */
+interface DeployAnswer {
+  name: string;
+  version: string;
+  revision: number;
+  previous_version: string | null;
+  webhooks: string[];
+  warnings: string[];
+}
+
+/**
+ * `weft workflow deploy FILE --server URL`: validates the file, then deploys each of its
+ * workflows (or the one `--workflow` names) with `PUT /workflows/{name}`, as written in the file.
+ */
+export function registerWorkflowDeploy(
+  parent: Command,
+  io: Io,
+  setExit: (code: number) => void,
+): void {
+  parent
+    .command('deploy')
+    .description('deploy the workflows of a file to a weft server, where their triggers run')
+    .argument('<file>', 'workflow file')
+    .addOption(workflowOption())
+    .addOption(
+      new Option(
+        '--server <url>',
+        'server address (default: WORKFLOW_CLOUD_URL, then WORKFLOW_REGISTRY_URL)',
+      ),
+    )
+    .addOption(apiKeyOption())
+    .addOption(maxFileSizeOption())
+    .addOption(outputOption())
+    .action(async (file: string, flags: DeployFlags) =>
+      guard(io, setExit, async () => {
+        const server =
+          flags.server ??
+          (process.env['WORKFLOW_CLOUD_URL'] || process.env['WORKFLOW_REGISTRY_URL']);
+        if (!server) {
+          io.err('error: give --server <url> (or set WORKFLOW_CLOUD_URL)\n');
+          return EXIT.invalid;
+        }
+        const client = new RegistryClient({
+          registry: server,
+          ...(flags.apiKey !== undefined ? { apiKey: flags.apiKey } : {}),
+        });
+        if (!client.hasKey) {
+          io.err('error: deploying needs an API key: set WORKFLOW_REGISTRY_API_KEY or --api-key\n');
+          return EXIT.invalid;
+        }
+        const loaded = await loadFile(file, flags);
+        printDiagnostics(io, loaded.diagnostics);
+        if (!loaded.ok) {
+          io.err(`${file}: ${countLine(loaded.diagnostics)}\n`);
+          return EXIT.invalid;
+        }
+        const answers: DeployAnswer[] = [];
+        for (const definition of await rawDefinitions(file, loaded, flags)) {
+          const name = String(definition['name']);
+          const answer = await client.request('PUT', `/workflows/${encodeURIComponent(name)}`, {
+            body: definition,
+          });
+          if (answer.status >= 400) {
+            if (answers.length > 0) io.err(`deployed before the error: ${names(answers)}\n`);
+            throw fromErrorObject(answer.json ?? { message: `HTTP ${answer.status}` });
+          }
+          answers.push(answer.json as DeployAnswer);
+        }
+        if (flags.output === 'json') {
+          io.out(`${JSON.stringify(answers, null, 2)}\n`);
+          return EXIT.ok;
+        }
+        for (const a of answers) {
+          const from = a.previous_version ? ` (was ${a.previous_version})` : '';
+          io.out(
+            `deployed ${a.name} ${a.version}${from}, revision ${a.revision}, to ${client.baseUrl}\n`,
+          );
+          for (const hook of a.webhooks) io.out(`  webhook: ${hook}\n`);
+          for (const warning of a.warnings) io.err(`  warning: ${warning}\n`);
+        }
+        return EXIT.ok;
+      }),
+    );
+}
+
+/** The definitions of the loaded workflows as written in the file (the server validates them). */
+async function rawDefinitions(
+  file: string,
+  loaded: LoadedFile,
+  flags: LoadFlags,
+): Promise<Record<string, unknown>[]> {
+  const wanted = new Set(loaded.workflows.map((w) => w.name));
+  const read = await readInputFile(file, flags.maxFileSize);
+  if (!read.ok) throw new Error(read.diagnostic.message);
+  const { value } = parseWorkflowSource(
+    read.bytes,
+    compileLoadOptions({ maxFileSize: flags.maxFileSize, file }),
+  );
+  const list = isPlainObject(value) && Array.isArray(value['workflows']) ? value['workflows'] : [];
+  return list.filter(
+    (raw): raw is Record<string, unknown> => isPlainObject(raw) && wanted.has(String(raw['name'])),
+  );
+}
+
+function names(answers: DeployAnswer[]): string {
+  return answers.map((a) => a.name).join(', ');
+}

@@ -1,0 +1,184 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createLocalKey, startServer, type RunningServer } from '@weft/server';
+import { run } from '../test-support.js';
+
+const examples = fileURLToPath(new URL('../../../../examples/', import.meta.url));
+const dir = mkdtempSync(join(tmpdir(), 'weft-run-cloud-'));
+const flow = join(dir, 'flow.yaml');
+writeFileSync(
+  flow,
+  `workflows:
+  - name: sum
+    inputs: { a: { type: number, required: true } }
+    steps:
+      - { name: add, type: transform, input: { v: '{{ inputs.a + 1 }}' } }
+    outputs: { v: { value: '{{ steps.add.output.v }}' } }
+`,
+);
+
+let server: RunningServer;
+let key: string;
+const saved = { ...process.env };
+
+beforeAll(async () => {
+  const dataDir = join(dir, 'data');
+  server = await startServer({ port: 0, host: '127.0.0.1', dataDir, logLevel: 'error' });
+  key = (await createLocalKey({ dataDir }, { name: 'cli' })).key;
+  for (const name of ['WORKFLOW_CLOUD_URL', 'WORKFLOW_REGISTRY_URL', 'WORKFLOW_REGISTRY_API_KEY'])
+    delete process.env[name];
+}, 30_000);
+
+afterAll(async () => {
+  process.env = saved;
+  await server?.close();
+});
+
+const cloud = (...args: string[]) =>
+  run('workflow', 'run', flow, '-i', 'a=2', '--server', server.url, '--api-key', key, ...args);
+
+describe('weft workflow run --cloud', () => {
+  it('runs the workflow on the server and prints the local summary', async () => {
+    const result = await cloud('--cloud');
+    expect(result.err).toBe('');
+    expect(result.code).toBe(0);
+    expect(result.out).toMatch(/^sum completed in \d+ ms/);
+    expect(result.out).toContain('v: 3');
+  });
+
+  it('prints the JSON document with -o json, like a local run', async () => {
+    const result = await cloud('--mode', 'cloud', '-o', 'json');
+    expect(result.code).toBe(0);
+    expect(JSON.parse(result.out)).toMatchObject({
+      workflow: 'sum',
+      status: 'completed',
+      outputs: { v: 3 },
+      steps: { add: { status: 'success', output: { v: 3 } } },
+    });
+  });
+
+  it('streams the events live with --stream', async () => {
+    const result = await cloud('--cloud', '--stream', '-o', 'json');
+    expect(result.code).toBe(0);
+    const lines = result.out.split('\n').filter((l) => l.startsWith('{"type"'));
+    expect(lines.map((l) => (JSON.parse(l) as { type: string }).type)).toEqual([
+      'step.started',
+      'step.completed',
+      'workflow.completed',
+    ]);
+  });
+
+  it('prints the pending record with --async and exits 0', async () => {
+    const result = await cloud('--cloud', '--async');
+    expect(result.code).toBe(0);
+    const record = JSON.parse(result.out) as { status: string; execution_id: string };
+    expect(record.status).toBe('pending');
+    const polled = await fetch(`${server.url}/workflows/executions/${record.execution_id}`, {
+      headers: { authorization: `Bearer ${key}` },
+    });
+    expect(polled.status).toBe(200);
+  });
+
+  it('takes the server and key from WORKFLOW_CLOUD_URL and WORKFLOW_REGISTRY_API_KEY', async () => {
+    process.env['WORKFLOW_CLOUD_URL'] = server.url;
+    process.env['WORKFLOW_REGISTRY_API_KEY'] = key;
+    try {
+      const result = await run('workflow', 'run', flow, '-i', 'a=5', '--cloud');
+      expect(result.code).toBe(0);
+      expect(result.out).toContain('v: 6');
+    } finally {
+      delete process.env['WORKFLOW_CLOUD_URL'];
+      delete process.env['WORKFLOW_REGISTRY_API_KEY'];
+    }
+  });
+
+  it('refuses to start without an API key (exit 2), naming the flag and variable', async () => {
+    const result = await run(
+      'workflow',
+      'run',
+      flow,
+      '-i',
+      'a=1',
+      '--cloud',
+      '--server',
+      server.url,
+    );
+    expect(result.code).toBe(2);
+    expect(result.err).toContain('needs an API key: pass apiKey or set WORKFLOW_REGISTRY_API_KEY');
+  });
+
+  it('reports a refused key as a failure (exit 1)', async () => {
+    const result = await run(
+      'workflow',
+      'run',
+      flow,
+      '-i',
+      'a=1',
+      '--cloud',
+      '--server',
+      server.url,
+      '--api-key',
+      'wk_wrong',
+    );
+    expect(result.code).toBe(1);
+    expect(result.err).toMatch(/^weft: /);
+  });
+
+  it.each([
+    [['--cloud', '--mode', 'hybrid'], '--cloud and --mode hybrid exclude each other'],
+    [['--cloud', '--router', 'http://127.0.0.1:1'], '--router and --cloud exclude each other'],
+    [['--mode', 'hybrid', '--router', 'http://127.0.0.1:1'], '--router is for --mode self_hosted'],
+    [['--cloud', '--plugins', 'x'], '--plugins and --require do not apply'],
+    [['--cloud', '--dry-run'], '--dry-run runs locally'],
+    [['--async'], '--async runs on the server: add --cloud'],
+    [['--execution', 'cloud'], '--execution places steps in --mode hybrid only'],
+    [['--mode', 'self_hosted'], '--mode self_hosted needs --router URL'],
+  ])('refuses %j with a usage error', async (args, message) => {
+    const result = await cloud(...args);
+    expect(result.code).toBe(2);
+    expect(result.err).toContain(message);
+  });
+
+  it('refuses a bad --execution value', async () => {
+    const result = await cloud('--mode', 'hybrid', '--execution', 'calc=moon');
+    expect(result.code).toBe(2);
+    expect(result.err).toContain('expected local or cloud, got "moon"');
+  });
+});
+
+describe('weft workflow run --mode hybrid', () => {
+  const hello = (...args: string[]) =>
+    run(
+      'workflow',
+      'run',
+      join(examples, 'hello.json'),
+      '--plugins',
+      join(examples, 'connectors'),
+      '--mode',
+      'hybrid',
+      '--server',
+      server.url,
+      '--api-key',
+      key,
+      ...args,
+    );
+
+  it('runs steps without execution locally (the shell connector of ./plugins)', async () => {
+    const result = await hello('-i', 'who=ada');
+    expect(result.code).toBe(0);
+    expect(result.out).toContain('words: 2');
+  });
+
+  it('sends the steps of a plugin placed in the cloud to the server', async () => {
+    const result = await hello('--execution', 'text-tools=cloud', '-o', 'json');
+    expect(result.code).toBe(1);
+    const doc = JSON.parse(result.out) as {
+      steps: Record<string, { error?: { message: string } }>;
+    };
+    // The server knows no text-tools plugin: its refusal proves the call went there.
+    expect(doc.steps['count']!.error!.message).toContain('neither published nor registered');
+  });
+});

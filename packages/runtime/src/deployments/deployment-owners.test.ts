@@ -1,0 +1,160 @@
+import { createHmac } from 'node:crypto';
+import Fastify, { type FastifyInstance } from 'fastify';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import {
+  EnvironmentSecretsProvider,
+  MemoryDeploymentStore,
+  MemoryTriggerStore,
+  UnauthorizedError,
+} from '@weft/core';
+import { RecordingStarter } from '../triggers/test-support.js';
+import { createTriggers, type Triggers } from './create-triggers.js';
+
+/** Three keys: two owners, and an admin key of a third. */
+const KEYS: Record<string, { keyId: string; owner: string; admin?: boolean }> = {
+  'Bearer acme': { keyId: 'k-acme', owner: 'acme' },
+  'Bearer other': { keyId: 'k-other', owner: 'other' },
+  'Bearer root': { keyId: 'k-root', owner: 'ops', admin: true },
+};
+
+const hooked = (name: string) => ({
+  name,
+  triggers: [
+    { type: 'manual' },
+    {
+      type: 'webhook',
+      path: `/${name}`,
+      auth: { type: 'hmac-sha256', secret_name: 'HOOK_SECRET', header: 'X-Signature' },
+    },
+  ],
+  steps: [{ name: 'noop', type: 'transform', input: { ok: true } }],
+});
+
+let app: FastifyInstance;
+let triggers: Triggers;
+let starter: RecordingStarter;
+
+beforeEach(async () => {
+  starter = new RecordingStarter();
+  triggers = createTriggers({
+    start: starter.start,
+    authenticate: async (header) => {
+      const principal = KEYS[header ?? ''];
+      if (!principal) throw new UnauthorizedError('bad key', { reason: 'invalid' });
+      return principal;
+    },
+    triggerStore: new MemoryTriggerStore(),
+    deploymentStore: new MemoryDeploymentStore(),
+    secrets: new EnvironmentSecretsProvider({ HOOK_SECRET: 's3cret' }),
+    defaultOwner: 'operators',
+  });
+  app = Fastify();
+  await app.register(triggers.plugin);
+  await triggers.start();
+});
+afterEach(async () => {
+  await triggers.close();
+  await app.close();
+});
+
+const put = (name: string, key: string, body: unknown = hooked(name)) =>
+  app.inject({
+    method: 'PUT',
+    url: `/workflows/${name}`,
+    headers: { authorization: key, 'content-type': 'application/json' },
+    payload: JSON.stringify(body),
+  });
+
+const signedPost = (path: string, body: string) =>
+  app.inject({
+    method: 'POST',
+    url: `/hooks${path}`,
+    headers: {
+      'content-type': 'application/json',
+      'x-signature': createHmac('sha256', 's3cret').update(body).digest('hex'),
+    },
+    payload: body,
+  });
+
+describe('who executions of a deployed workflow belong to', () => {
+  it('runs webhook executions for the owner of the key that deployed the workflow', async () => {
+    expect((await put('orders', 'Bearer acme')).statusCode).toBe(201);
+    expect((await signedPost('/orders', '{"id":1}')).statusCode).toBe(202);
+    expect(starter.requests[0]).toMatchObject({ owner: 'acme', trigger: { type: 'webhook' } });
+    expect(starter.requests[0]!.keyId).toBeUndefined();
+  });
+
+  it('runs manual executions for the caller, who can then poll them', async () => {
+    await put('orders', 'Bearer acme');
+    const run = await app.inject({
+      method: 'POST',
+      url: '/workflows/orders/executions',
+      headers: { authorization: 'Bearer other' },
+    });
+    expect(run.statusCode).toBe(202);
+    expect(starter.requests[0]).toMatchObject({ owner: 'other', keyId: 'k-other' });
+  });
+
+  it('runs workflows deployed without a key (the workflows directory) for the default owner', async () => {
+    await triggers.service.deploy(hooked('nightly'), 'file:/srv/nightly.yaml', null);
+    expect((await signedPost('/nightly', '{}')).statusCode).toBe(202);
+    expect(starter.requests[0]).toMatchObject({ owner: 'operators' });
+  });
+});
+
+describe('changing another owner’s deployment', () => {
+  it('refuses a redeploy by another owner with 403, changing nothing', async () => {
+    await put('orders', 'Bearer acme');
+    const response = await put('orders', 'Bearer other', { ...hooked('orders'), version: '2.0.0' });
+    expect(response.statusCode).toBe(403);
+    expect(response.json()).toMatchObject({
+      status: 'error',
+      code: 'FORBIDDEN',
+      details: { reason: 'not_owner', owner: 'acme' },
+    });
+    expect((await triggers.service.get('orders'))?.version).toBe('1.0.0');
+  });
+
+  it('refuses an undeploy by another owner with 403 and lets an admin key do both', async () => {
+    await put('orders', 'Bearer acme');
+    const refused = await app.inject({
+      method: 'DELETE',
+      url: '/workflows/orders',
+      headers: { authorization: 'Bearer other' },
+    });
+    expect(refused.statusCode).toBe(403);
+    expect(triggers.webhooks.routesOf('orders')).toEqual(['POST /hooks/orders']);
+    expect((await put('orders', 'Bearer root')).statusCode).toBe(200);
+    const removed = await app.inject({
+      method: 'DELETE',
+      url: '/workflows/orders',
+      headers: { authorization: 'Bearer root' },
+    });
+    expect(removed.statusCode).toBe(200);
+  });
+});
+
+describe('definitions the deploy refuses', () => {
+  it('refuses a definition without a steps list with a VALIDATION error naming steps', async () => {
+    for (const body of [{ name: 'orders' }, { name: 'orders', steps: 'none' }]) {
+      const response = await put('orders', 'Bearer acme', body);
+      expect(response.statusCode).toBe(400);
+      expect(response.json()).toMatchObject({ code: 'VALIDATION', details: { field: 'steps' } });
+    }
+    expect(await triggers.service.list()).toEqual([]);
+  });
+
+  it('refuses the name "executions" (the executions API) with a VALIDATION error', async () => {
+    const response = await put('executions', 'Bearer acme');
+    expect(response.statusCode).toBe(400);
+    expect(response.json()).toMatchObject({
+      code: 'VALIDATION',
+      details: { field: 'name', constraint: 'reserved' },
+    });
+    expect(response.json().message).toContain('reserved');
+    expect(await triggers.service.list()).toEqual([]);
+    await expect(
+      triggers.service.deploy(hooked('executions'), 'file:/srv/x.yaml', null),
+    ).rejects.toMatchObject({ code: 'VALIDATION' });
+  });
+});

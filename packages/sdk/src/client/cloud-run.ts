@@ -1,0 +1,103 @@
+import { CanceledError, ValidationError, type StreamEvent } from '@weft/core';
+import type { RunResult, WorkflowDefinition } from '@weft/engine';
+import type { CloudApi } from './cloud-api.js';
+import {
+  FINISHED_STATUSES,
+  getExecution,
+  startExecution,
+  toRunResult,
+  waitForExecution,
+  type StartOptions,
+} from './cloud-executions.js';
+import { streamExecution } from './event-stream.js';
+
+/** Longest `Prefer: wait` the server honours, in seconds. */
+const MAX_PREFER_WAIT = 60;
+
+/** What a cloud run takes beyond the workflow and inputs. */
+export interface CloudRunOptions {
+  onEvent?: (event: StreamEvent) => void;
+  /** Cancels the execution on the server. */
+  signal?: AbortSignal;
+  idempotencyKey?: string;
+  callbackUrl?: string;
+}
+
+/**
+ * Runs a whole workflow on the server (`cloud` mode) and gives the result a local run gives:
+ * started with `Prefer: wait`, then polled; with `onEvent`, started asynchronously and followed
+ * over the event stream; with `signal`, started asynchronously and polled. An aborted `signal` cancels the execution on the server, and the result
+ * is the canceled record.
+ */
+export async function runInCloud(
+  api: CloudApi,
+  workflow: WorkflowDefinition,
+  library: Iterable<WorkflowDefinition>,
+  inputs: Record<string, unknown>,
+  options: CloudRunOptions,
+): Promise<RunResult> {
+  const start: StartOptions = {
+    ...(options.idempotencyKey !== undefined ? { idempotencyKey: options.idempotencyKey } : {}),
+    ...(options.callbackUrl !== undefined ? { callbackUrl: options.callbackUrl } : {}),
+    // `Prefer: wait` holds the answer, and with it the id a cancel needs.
+    ...(options.onEvent || options.signal ? {} : { waitSeconds: MAX_PREFER_WAIT }),
+  };
+  if (options.signal?.aborted) throw canceledBeforeStart();
+  let record = await startExecution(api, workflow, library, inputs, start);
+  if (FINISHED_STATUSES.has(record.status) && !options.onEvent) return toRunResult(record);
+  const id = record.execution_id;
+  const controller = new AbortController();
+  const onAbort = () => {
+    controller.abort();
+    void api.call('POST', `/workflows/executions/${encodeURIComponent(id)}/cancel`).catch(() => {
+      // ended meanwhile (409) or gone: the final record says what happened
+    });
+  };
+  options.signal?.addEventListener('abort', onAbort, { once: true });
+  try {
+    if (options.onEvent) {
+      try {
+        for await (const event of streamExecution(api, id, { signal: controller.signal })) {
+          const { id: _seq, ...plain } = event;
+          options.onEvent(plain);
+        }
+      } catch (error) {
+        if (!controller.signal.aborted) throw error;
+      }
+      record = await getExecution(api, id);
+    }
+    if (!FINISHED_STATUSES.has(record.status)) record = await waitForExecution(api, id);
+  } finally {
+    options.signal?.removeEventListener('abort', onAbort);
+  }
+  return toRunResult(record);
+}
+
+/** Checks the per-run options a cloud run cannot honour. */
+export function checkCloudRunOptions(options: {
+  dryRun?: boolean;
+  trigger?: { payload?: unknown; event?: unknown };
+  executionId?: string;
+  execution?: unknown;
+}): void {
+  const refuse = (field: string, why: string) => {
+    throw new ValidationError(`${field} is not available in cloud mode: ${why}`, {
+      field,
+      constraint: 'mode',
+    });
+  };
+  if (options.dryRun) refuse('dryRun', 'dry runs answer actions from mocks locally');
+  const trigger = options.trigger;
+  if (trigger && (trigger.payload !== undefined || trigger.event !== undefined))
+    refuse('trigger', 'the server starts API runs without trigger data');
+  if (options.executionId !== undefined)
+    refuse('executionId', 'the server chooses execution ids; use idempotencyKey');
+  if (options.execution !== undefined)
+    refuse('execution', 'per-step placement belongs to hybrid mode');
+}
+
+function canceledBeforeStart(): CanceledError {
+  return new CanceledError('the signal was aborted before the execution started', {
+    canceled_at: new Date().toISOString(),
+  });
+}

@@ -1,0 +1,60 @@
+import {
+  BackendError,
+  CONNECTOR_REF_PATTERN,
+  ValidationError,
+  type ActionCall,
+  type ActionInvoker,
+} from '@weft/core';
+import type { CloudApi } from '../client/cloud-api.js';
+import { abortError } from '../kinds/errors.js';
+
+const REF = new RegExp(CONNECTOR_REF_PATTERN);
+
+/**
+ * Runs single actions on the server (the cloud steps of `hybrid` mode, SPEC.md Appendix A):
+ * `POST {cloudUrl}/actions/execute {plugin, version?, action, input}` with the bearer key and
+ * `Idempotency-Key: <execution_id>/<step path>`. The server runs it through its router or a
+ * published plugin's `http` actions; its §2.10 errors come back as the error of that code.
+ */
+export class CloudInvoker implements ActionInvoker {
+  constructor(private readonly api: CloudApi) {}
+
+  async invoke(call: ActionCall): Promise<unknown> {
+    const { plugin, version } = pluginOf(call.target);
+    const { context } = call;
+    if (context.aborted) throw abortError(context.signal);
+    const headers: Record<string, string> = {};
+    if (context.idempotencyKey !== '') headers['idempotency-key'] = context.idempotencyKey;
+    const answer = await this.api.call('POST', '/actions/execute', {
+      body: {
+        plugin,
+        ...(version !== undefined ? { version } : {}),
+        action: call.action,
+        input: call.input,
+      },
+      headers,
+      signal: context.signal,
+    });
+    const body = answer.json as { status?: unknown; data?: unknown } | undefined;
+    if (body?.status !== 'success') {
+      throw new BackendError(
+        `${plugin}.${call.action}: the server answered ${answer.status} without status "success"`,
+        { backend: 'cloud', original_error: `HTTP ${answer.status}` },
+      );
+    }
+    return body.data ?? {};
+  }
+}
+
+/** The plugin slug (and pinned version) of a target; throws `VALIDATION` on a bad reference. */
+export function pluginOf(target: ActionCall['target']): { plugin: string; version?: string } {
+  if (target.kind === 'plugin') return { plugin: target.slug };
+  const match = REF.exec(target.ref);
+  if (!match) {
+    throw new ValidationError(
+      `"${target.ref}" is not a connector reference connector:<namespace>/<name>@<version>`,
+      { field: 'connector', constraint: 'pattern' },
+    );
+  }
+  return { plugin: match[2]!, version: match[3]! };
+}

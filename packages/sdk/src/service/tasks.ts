@@ -1,0 +1,44 @@
+import {
+  consumeTasks,
+  fromErrorObject,
+  type Broker,
+  type ConsumeTasksOptions,
+  type Subscription,
+} from '@weft/core';
+import type { Logger } from 'pino';
+import type { ConnectorHost } from './host.js';
+
+/**
+ * Serves a plugin's broker tasks (SPEC.md §2.12) with the same host as `POST /execute`: each
+ * task runs as the §2.7 request `{action: "<plugin>.<action>", input}` under its idempotency key,
+ * so a task delivered again after a crash or a lost ack gets the answer already given when this
+ * process still remembers it. A failed action publishes its §2.10 error as the result.
+ */
+export function serveTasks(
+  host: ConnectorHost,
+  broker: Broker,
+  pluginSlug: string,
+  logger: Logger,
+  options: Omit<ConsumeTasksOptions, 'broker' | 'pluginSlug' | 'handle'> = {},
+): Promise<Subscription> {
+  return consumeTasks({
+    onError: (error) => logger.warn({ err: error, plugin: pluginSlug }, 'task consumer error'),
+    onDeadLetter: (message, reason) =>
+      logger.error(
+        { plugin: pluginSlug, message_id: message.id, deliveries: message.deliveryCount, reason },
+        'task dead-lettered',
+      ),
+    ...options,
+    broker,
+    pluginSlug,
+    handle: async (task, context) => {
+      const answer = await host.execute(
+        { action: `${task.plugin}.${task.action}`, input: task.input },
+        undefined,
+        context.idempotencyKey ?? '',
+      );
+      if (answer.body.status === 'success') return answer.body.data;
+      throw fromErrorObject(answer.body);
+    },
+  });
+}

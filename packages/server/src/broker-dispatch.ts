@@ -1,0 +1,57 @@
+import {
+  fromErrorObject,
+  type ActionCall,
+  type TaskDispatcher,
+  type TaskResultMessage,
+} from '@weft/core';
+import type { Router } from '@weft/router';
+
+/**
+ * `metadata.transport` of a router registration whose instance takes its actions as broker task
+ * messages (SPEC.md §2.12) instead of `POST /execute`. It still registers a `url` and answers
+ * its health checks over HTTP, like every instance.
+ */
+export const BROKER_TRANSPORT = 'broker';
+
+/** Whether a registered instance takes its actions by broker. */
+export function isBrokerInstance(metadata: Readonly<Record<string, unknown>>): boolean {
+  return metadata['transport'] === BROKER_TRANSPORT;
+}
+
+/**
+ * The dispatch rule: an action goes by broker when a broker is configured and every instance of
+ * its plugin that serves it (and is not unhealthy) registered with `metadata.transport:
+ * "broker"`. As long as one HTTP instance serves it, the router calls that one.
+ */
+export function servedByBrokerOnly(router: Router, slug: string, action: string): boolean {
+  let broker = false;
+  for (const instance of router.table.instancesOf(slug)) {
+    if (!instance.actions.has(action) || instance.health === 'unhealthy') continue;
+    if (!isBrokerInstance(instance.record.metadata)) return false;
+    broker = true;
+  }
+  return broker;
+}
+
+/**
+ * Runs one action as a §2.12 task on `platform.workflow.<slug>` and waits for its result; the
+ * message carries the call's idempotency key `<execution_id>/<step path>`. The wait ends with
+ * the call's abort signal (the step's timeout, a cancel) or after `timeoutMs`.
+ */
+export async function invokeByBroker(
+  tasks: TaskDispatcher,
+  slug: string,
+  call: ActionCall,
+  timeoutMs: number,
+): Promise<unknown> {
+  const { workflowId, idempotencyKey, signal } = call.context;
+  const step = idempotencyKey.startsWith(`${workflowId}/`)
+    ? idempotencyKey.slice(workflowId.length + 1)
+    : idempotencyKey;
+  const result: TaskResultMessage = await tasks.dispatch(
+    { workflowId, plugin: slug, action: call.action, input: call.input, step },
+    { timeoutMs, signal },
+  );
+  if (result.status === 'success') return result.output ?? {};
+  throw fromErrorObject(result.error);
+}

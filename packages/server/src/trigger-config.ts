@@ -1,0 +1,99 @@
+import { resolve } from 'node:path';
+import { ValidationError } from '@weft/core';
+import { compileAddressList } from '@weft/runtime';
+
+/** Settings of deployed workflows and their triggers (`weft server --workflows DIR`, env). */
+export interface TriggerServerOptions {
+  /** Deploy every workflow file of this directory at start and when a file changes. */
+  workflowsDir?: string;
+  /** Owner of the executions of workflows deployed from `workflowsDir` (`WEFT_WORKFLOWS_OWNER`). */
+  workflowsOwner?: string;
+  /** Proxies whose `X-Forwarded-For` webhooks believe, IPs and CIDRs (`WEFT_TRUSTED_PROXIES`). */
+  trustedProxies?: string[];
+  /**
+   * Where a webhook's `secret_name` is looked up: the variable of that name, then
+   * `WEFT_SECRET_<NAME>` (`weft server` passes its environment). Default: only the server's
+   * `runtimeSecrets`.
+   */
+  secretsEnvironment?: Readonly<Record<string, string | undefined>>;
+  /** Event sources of `event` triggers besides `custom`, `webhook` and `sns` (always served). */
+  events?: {
+    /** NATS subjects (`WEFT_EVENTS_NATS_URL`, e.g. nats://127.0.0.1:4222). */
+    natsUrl?: string;
+    /** Kafka topics (`WEFT_EVENTS_KAFKA_BROKERS`, comma-separated host:port). */
+    kafkaBrokers?: string[];
+    /** SQS queues, with the AWS SDK's usual credentials and region (`WEFT_EVENTS_SQS=true`). */
+    sqs?: boolean;
+  };
+}
+
+/** {@link TriggerServerOptions} with defaults filled in. */
+export interface CompiledTriggerOptions {
+  workflowsDir: string | undefined;
+  workflowsOwner: string;
+  trustedProxies: string[];
+  secretsEnvironment: Readonly<Record<string, string | undefined>>;
+  events: { natsUrl: string | undefined; kafkaBrokers: string[]; sqs: boolean };
+}
+
+const OWNER = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$/;
+
+/** Fills the defaults of {@link TriggerServerOptions}; throws `VALIDATION` naming a bad setting. */
+export function compileTriggerOptions(options: TriggerServerOptions = {}): CompiledTriggerOptions {
+  const owner = options.workflowsOwner ?? 'local';
+  if (!OWNER.test(owner)) {
+    throw new ValidationError(
+      `the workflows owner must be an owner name such as acme (letters, digits, _ . -), not ${JSON.stringify(owner)}`,
+      { field: 'workflowsOwner', constraint: 'pattern' },
+    );
+  }
+  const trustedProxies = options.trustedProxies ?? [];
+  try {
+    compileAddressList(trustedProxies);
+  } catch (error) {
+    throw new ValidationError(`WEFT_TRUSTED_PROXIES: ${(error as Error).message}`, {
+      field: 'trustedProxies',
+      constraint: 'cidr',
+    });
+  }
+  return {
+    workflowsDir: options.workflowsDir ? resolve(options.workflowsDir) : undefined,
+    workflowsOwner: owner,
+    trustedProxies,
+    secretsEnvironment: options.secretsEnvironment ?? {},
+    events: {
+      natsUrl: options.events?.natsUrl || undefined,
+      kafkaBrokers: options.events?.kafkaBrokers ?? [],
+      sqs: options.events?.sqs ?? false,
+    },
+  };
+}
+
+/** Reads the trigger settings of the environment (`weft server`). */
+export function triggerOptionsFromEnv(
+  env: NodeJS.ProcessEnv,
+  isFlag: (value: string | undefined) => boolean,
+): TriggerServerOptions {
+  return {
+    secretsEnvironment: env,
+    ...(env['WEFT_WORKFLOWS_DIR'] ? { workflowsDir: env['WEFT_WORKFLOWS_DIR'] } : {}),
+    ...(env['WEFT_WORKFLOWS_OWNER'] ? { workflowsOwner: env['WEFT_WORKFLOWS_OWNER'] } : {}),
+    ...(env['WEFT_TRUSTED_PROXIES']
+      ? { trustedProxies: commaList(env['WEFT_TRUSTED_PROXIES']) }
+      : {}),
+    events: {
+      ...(env['WEFT_EVENTS_NATS_URL'] ? { natsUrl: env['WEFT_EVENTS_NATS_URL'] } : {}),
+      ...(env['WEFT_EVENTS_KAFKA_BROKERS']
+        ? { kafkaBrokers: commaList(env['WEFT_EVENTS_KAFKA_BROKERS']) }
+        : {}),
+      sqs: isFlag(env['WEFT_EVENTS_SQS']),
+    },
+  };
+}
+
+function commaList(text: string): string[] {
+  return text
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s !== '');
+}

@@ -1,0 +1,139 @@
+import { createHmac, randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createKey } from '@weft/registry';
+import { buildServer, type BuiltServer } from './build.js';
+import type { ServerOptions } from './config.js';
+import { pluginDefinition } from './test-support/harness.js';
+
+const databaseUrl = process.env['WEFT_TEST_DATABASE_URL'];
+const SECRET = "It's a Secret to Everybody";
+
+const hook = {
+  name: 'push',
+  triggers: [
+    {
+      type: 'webhook',
+      path: '/github',
+      method: 'POST',
+      auth: { type: 'hmac-sha256', secret_name: 'GH_SECRET', header: 'X-Hub-Signature-256' },
+    },
+  ],
+  steps: [{ name: 'echo', type: 'transform', input: { ref: '{{ trigger.payload.ref }}' } }],
+  outputs: { ref: { value: '{{ steps.echo.output.ref }}' } },
+};
+
+/** A server on SQLite in a temporary directory, or on a fresh PostgreSQL schema. */
+async function open(kind: 'sqlite' | 'postgres') {
+  const schema = `weft_test_${randomBytes(6).toString('hex')}`;
+  const dataDir = mkdtempSync(join(tmpdir(), 'weft-server-triggers-'));
+  const options: ServerOptions = {
+    dataDir,
+    logLevel: 'silent',
+    triggers: { secretsEnvironment: { GH_SECRET: SECRET } },
+    ...(kind === 'postgres' ? { databaseUrl, databaseSchema: schema } : {}),
+  };
+  const server = await buildServer(options, { logger: false });
+  return {
+    server,
+    dispose: async () => {
+      await server.close();
+      rmSync(dataDir, { recursive: true, force: true });
+      if (kind !== 'postgres') return;
+      const client = new pg.Client({ connectionString: databaseUrl });
+      await client.connect();
+      await client.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+      await client.end();
+    },
+  };
+}
+
+describe.each([
+  { name: 'SQLite', kind: 'sqlite' as const, skip: false },
+  {
+    name: 'PostgreSQL (set WEFT_TEST_DATABASE_URL to run)',
+    kind: 'postgres' as const,
+    skip: !databaseUrl,
+  },
+])('deployed workflows on the server ($name)', ({ kind, skip }) => {
+  let server: BuiltServer;
+  let dispose: () => Promise<void>;
+  let auth: { authorization: string };
+
+  beforeAll(async () => {
+    if (skip) return;
+    ({ server, dispose } = await open(kind));
+    const key = await createKey(server.store, { name: 'acme' }, new Date().toISOString());
+    auth = { authorization: `Bearer ${key.key}` };
+  });
+  afterAll(async () => dispose?.());
+
+  const inject = (method: 'GET' | 'PUT' | 'POST' | 'DELETE', url: string, body?: unknown) =>
+    server.app.inject({
+      method,
+      url,
+      headers: { ...auth, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
+      ...(body !== undefined ? { payload: JSON.stringify(body) } : {}),
+    });
+
+  it.skipIf(skip)('runs a signed webhook through the runtime to a completed record', async () => {
+    expect((await inject('PUT', '/workflows/push', hook)).statusCode).toBe(201);
+    const body = JSON.stringify({ ref: 'refs/heads/main' });
+    const accepted = await server.app.inject({
+      method: 'POST',
+      url: '/hooks/github',
+      headers: {
+        'content-type': 'application/json',
+        'x-hub-signature-256': `sha256=${createHmac('sha256', SECRET).update(body).digest('hex')}`,
+      },
+      payload: body,
+    });
+    expect(accepted.statusCode).toBe(202);
+    const pending = accepted.json();
+    expect(pending).toMatchObject({ status: 'pending', workflow: 'push', trigger: 'webhook' });
+    expect(pending.poll_url).toBe(`/workflows/executions/${pending.execution_id}`);
+    let record = pending;
+    for (let i = 0; i < 100 && record.status !== 'completed' && record.status !== 'failed'; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      record = (await inject('GET', pending.poll_url)).json();
+    }
+    expect(record).toMatchObject({
+      status: 'completed',
+      result: { outputs: { ref: 'refs/heads/main' } },
+    });
+  });
+
+  it.skipIf(skip)(
+    'keeps GET /workflows/executions for the executions API and reserves the name',
+    async () => {
+      const list = await inject('GET', '/workflows/executions');
+      expect(list.statusCode).toBe(200);
+      expect(list.json()).toHaveProperty('executions');
+      const reserved = await inject('PUT', '/workflows/executions', {
+        ...hook,
+        name: 'executions',
+      });
+      expect(reserved.statusCode).toBe(400);
+      expect(reserved.json()).toMatchObject({
+        code: 'VALIDATION',
+        details: { field: 'name', constraint: 'reserved' },
+      });
+    },
+  );
+
+  it.skipIf(skip)('refuses to unpublish a plugin version a deployed workflow uses', async () => {
+    const published = await inject('POST', '/plugins', pluginDefinition('pager'));
+    expect(published.statusCode).toBe(201);
+    const uses = {
+      name: 'pages',
+      steps: [{ name: 'p', plugin: 'pager', action: 'send', input: { text: 'hi' } }],
+    };
+    expect((await inject('PUT', '/workflows/pages', uses)).statusCode).toBe(201);
+    const removed = await inject('DELETE', '/plugins/pager/1.0.0');
+    expect(removed.statusCode).toBe(409);
+    expect(removed.json().details.unmet).toContain('in_use');
+  });
+});

@@ -1,0 +1,81 @@
+import type { FastifyInstance } from 'fastify';
+import type { DeploymentStore, RegistryStore, TriggerStore } from '@weft/core';
+import { authenticate } from '@weft/registry';
+import {
+  createTriggers,
+  KafkaEventSource,
+  NatsEventSource,
+  SnsEventSource,
+  SqsEventSource,
+  toExecutionRecord,
+  type EventSource,
+  type Runtime,
+  type Triggers,
+  type TriggerLogger,
+} from '@weft/runtime';
+import type { CompiledServerOptions } from './config.js';
+
+/** What {@link buildTriggers} connects. */
+export interface TriggerParts {
+  app: FastifyInstance;
+  runtime: Runtime;
+  registry: RegistryStore;
+  triggerStore: TriggerStore;
+  deploymentStore: DeploymentStore;
+  options: CompiledServerOptions;
+}
+
+/**
+ * Deployed workflows and their triggers on the server: webhooks, schedules and events start
+ * executions through the runtime (as the deployment's owner; manual runs as the caller), keys
+ * are the registry's, and a webhook's `secret_name` is the environment variable of that name,
+ * then `WEFT_SECRET_<NAME>`.
+ */
+export function buildTriggers(parts: TriggerParts): Triggers {
+  const { options, runtime, registry } = parts;
+  const settings = options.triggers;
+  const logger: TriggerLogger = parts.app.log;
+  return createTriggers({
+    start: async (request) => {
+      const started = await runtime.startExecution({
+        workflow: request.workflow,
+        library: request.library,
+        inputs: request.inputs,
+        trigger: request.trigger,
+        owner: request.owner,
+        ...(request.keyId !== undefined ? { keyId: request.keyId } : {}),
+      });
+      return toExecutionRecord(started.execution);
+    },
+    authenticate: (header) => authenticate(registry, header),
+    triggerStore: parts.triggerStore,
+    deploymentStore: parts.deploymentStore,
+    secrets: {
+      get: (name) =>
+        settings.secretsEnvironment[name] ||
+        settings.secretsEnvironment[`WEFT_SECRET_${name}`] ||
+        options.runtimeSecrets[name],
+    },
+    eventSources: eventSources(options, logger),
+    trustedProxies: settings.trustedProxies,
+    ...(options.bodyLimit !== undefined ? { bodyLimit: options.bodyLimit } : {}),
+    logger,
+    defaultOwner: settings.workflowsOwner,
+    resolvePluginVersion: async (slug) =>
+      (await registry.getPlugin(slug))?.plugin.listing?.latest_version ?? undefined,
+  });
+}
+
+/** SNS always (it is an HTTP endpoint); NATS, Kafka and SQS when configured. */
+function eventSources(options: CompiledServerOptions, logger: TriggerLogger): EventSource[] {
+  const events = options.triggers.events;
+  const sources: EventSource[] = [new SnsEventSource()];
+  if (events.natsUrl) {
+    sources.push(new NatsEventSource({ servers: events.natsUrl, queue: 'weft-triggers', logger }));
+  }
+  if (events.kafkaBrokers.length > 0) {
+    sources.push(new KafkaEventSource({ brokers: events.kafkaBrokers, logger }));
+  }
+  if (events.sqs) sources.push(new SqsEventSource({ logger }));
+  return sources;
+}
