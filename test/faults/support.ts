@@ -29,16 +29,36 @@ export interface Child {
 }
 
 /** Runs a TypeScript file of this folder from source and waits for its `listening on` line. */
-export async function startChild(
+export function startChild(
   file: string,
   args: string[],
   env: Record<string, string>,
 ): Promise<Child> {
-  const child = spawn(
-    process.execPath,
-    ['--import', 'tsx', '--conditions=source', `${root}test/faults/${file}`, ...args],
-    { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] },
-  );
+  return startNode(file, [`${root}test/faults/${file}`, ...args], env);
+}
+
+/**
+ * Runs an ES module given as source text (`node -e`, from the repository root, so `@weft/*`
+ * resolve to their sources) and waits for its `listening on` line.
+ */
+export function startInline(
+  name: string,
+  source: string,
+  env: Record<string, string>,
+): Promise<Child> {
+  return startNode(name, ['--input-type=module', '-e', source], env);
+}
+
+async function startNode(
+  file: string,
+  args: string[],
+  env: Record<string, string>,
+): Promise<Child> {
+  const child = spawn(process.execPath, ['--import', 'tsx', '--conditions=source', ...args], {
+    cwd: root,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let out = '';
   const url = await new Promise<string>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`${file} did not start: ${out}`)), 30_000);

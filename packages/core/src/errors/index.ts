@@ -1,3 +1,4 @@
 export * from './codes.js';
 export * from './weft-error.js';
 export * from './codec.js';
+export * from './request-error.js';

@@ -98,10 +98,17 @@ describe('static checks of templates', () => {
       `${withSteps(step('a', '{{ trigger.payload.x }} {{ trigger.event }} {{ trigger.body }}'))}    triggers:\n      - type: manual\n`,
     );
     expect(errors(result)).toEqual([
-      'workflows[0].steps[0].input.value: trigger.payload is only set by a webhook trigger, and this workflow has none',
+      'workflows[0].steps[0].input.value: trigger.payload is set by a webhook trigger (the body) or a schedule trigger ({scheduled_at}), and this workflow has neither',
       'workflows[0].steps[0].input.value: trigger.event is only set by an event trigger, and this workflow has none',
       'workflows[0].steps[0].input.value: trigger has payload (webhook) and event (event trigger), not "body"',
     ]);
+  });
+
+  it('lets a scheduled workflow read trigger.payload.scheduled_at', () => {
+    const result = load(
+      `${withSteps(step('a', '{{ trigger.payload.scheduled_at }}'))}    triggers:\n      - type: schedule\n        cron: '0 * * * *'\n`,
+    );
+    expect(errors(result)).toEqual([]);
   });
 
   it('lets outputs read any step, but only through the right path', () => {

@@ -150,8 +150,11 @@ function checkTriggerReference(
   if (first === undefined) return;
   const types = new Set((ctx.workflow.triggers ?? []).map((t) => t.type));
   if (first === 'payload') {
-    if (!types.has('webhook'))
-      at('trigger.payload is only set by a webhook trigger, and this workflow has none');
+    // Webhooks set the body; schedule fires set `{scheduled_at}` (docs/triggers.md).
+    if (!types.has('webhook') && !types.has('schedule'))
+      at(
+        'trigger.payload is set by a webhook trigger (the body) or a schedule trigger ({scheduled_at}), and this workflow has neither',
+      );
   } else if (first === 'event') {
     if (!types.has('event'))
       at('trigger.event is only set by an event trigger, and this workflow has none');
