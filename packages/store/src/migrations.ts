@@ -150,8 +150,16 @@ export async function migrate(
     provider: { getMigrations: async () => migrations(dialect) },
     ...(schema !== undefined ? { migrationTableSchema: schema } : {}),
   });
-  const { error, results } = await migrator.migrateToLatest();
-  if (error) {
+  for (let attempt = 1; ; attempt++) {
+    const { error, results } = await migrator.migrateToLatest();
+    if (!error) return;
+    // Kysely looks for its own tables by introspecting every schema of the database; a schema
+    // that another process drops at that moment fails the lookup. Nothing was migrated then, so
+    // looking again is safe.
+    if (attempt < 5 && isVanishedSchema(error)) {
+      await new Promise((resolve) => setTimeout(resolve, 50 * attempt));
+      continue;
+    }
     const failed = results?.find((r) => r.status === 'Error')?.migrationName ?? 'unknown';
     const cause = error instanceof Error ? error : new Error(String(error));
     throw new InternalError(`database migration ${failed} failed: ${cause.message}`, {
@@ -159,4 +167,10 @@ export async function migrate(
       stack_trace: cause.stack ?? '',
     });
   }
+}
+
+/** PostgreSQL's "schema does not exist" / "relation does not exist" during introspection. */
+function isVanishedSchema(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return code === '3F000' || code === '42P01';
 }
