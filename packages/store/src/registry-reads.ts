@@ -2,7 +2,7 @@ import type BetterSqlite3 from 'better-sqlite3';
 import { CompiledQuery, type Kysely } from 'kysely';
 import type { PluginDefinition, PluginState } from '@weft/core';
 import type { Database, Dialect } from './database.js';
-import { toPluginRecord, toVersionRecord } from './rows.js';
+import { toPluginRecord, toVersionRecord, VERSION_COLUMNS } from './rows.js';
 
 /** A row as the database returns it. */
 export type Row = Record<string, unknown>;
@@ -58,24 +58,9 @@ export class SqlRunner {
   }
 }
 
-const VERSION_FIELDS = [
-  'slug',
-  'version',
-  'status',
-  'published_at',
-  'checksum',
-  'content_type',
-  'signature_key_id',
-  'deprecated_reason',
-  'replacement_version',
-  'deprecated_at',
-  'removed_at',
-  'downloads',
-];
-
 /** Plugin columns, its versions as a JSON array and one definition, in one statement. */
 function detailText(dialect: Dialect): string {
-  const pairs = VERSION_FIELDS.map((f) => `'${f}', v.${f}`).join(', ');
+  const pairs = VERSION_COLUMNS.map((f) => `'${f}', v.${f}`).join(', ');
   const versions =
     dialect === 'postgres'
       ? `json_agg(json_build_object(${pairs}))`

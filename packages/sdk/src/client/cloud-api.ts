@@ -4,9 +4,9 @@ import {
   CanceledError,
   fromErrorObject,
   UnavailableError,
-  ValidationError,
   WeftError,
 } from '@weft/core';
+import { checkServerUrl } from '../invoker/server-url.js';
 
 /** Options of {@link CloudApi}. */
 export interface CloudApiOptions {
@@ -207,22 +207,9 @@ export class CloudApi {
 
 /** Checks a server URL: absolute http(s), no credentials. Throws `VALIDATION` naming `field`. */
 export function checkCloudUrl(text: string | undefined, field: string): URL {
-  let url: URL | undefined;
-  try {
-    url = text ? new URL(text) : undefined;
-  } catch {
-    url = undefined;
-  }
-  if (
-    !url ||
-    (url.protocol !== 'http:' && url.protocol !== 'https:') ||
-    url.username ||
-    url.password
-  ) {
-    throw new ValidationError(
-      `${field} must be the server's absolute http(s) URL, e.g. https://weft.example.com${text ? `, not "${text}"` : ' (or set WORKFLOW_CLOUD_URL)'}`,
-      { field, constraint: 'url' },
-    );
-  }
-  return url;
+  return checkServerUrl(text, field, {
+    role: 'server',
+    example: 'https://weft.example.com',
+    unsetHint: ' (or set WORKFLOW_CLOUD_URL)',
+  });
 }

@@ -11,6 +11,7 @@ import {
 } from '@weft/core';
 import { abortError } from '../kinds/errors.js';
 import type { ClientTls } from '../service/router-client.js';
+import { checkServerUrl } from './server-url.js';
 
 /** Options of {@link RouterInvoker}. */
 export interface RouterInvokerOptions {
@@ -156,24 +157,7 @@ export class RouterInvoker implements ActionInvoker {
 
 /** Checks a router URL: absolute http(s), no credentials. Throws `VALIDATION` naming `field`. */
 export function checkRouterUrl(text: string | undefined, field: string): URL {
-  let url: URL | undefined;
-  try {
-    url = text ? new URL(text) : undefined;
-  } catch {
-    url = undefined;
-  }
-  if (
-    !url ||
-    (url.protocol !== 'http:' && url.protocol !== 'https:') ||
-    url.username ||
-    url.password
-  ) {
-    throw new ValidationError(
-      `${field} must be the router's absolute http(s) URL, e.g. http://127.0.0.1:8080${text ? `, not "${text}"` : ''}`,
-      { field, constraint: 'url' },
-    );
-  }
-  return url;
+  return checkServerUrl(text, field, { role: 'router', example: 'http://127.0.0.1:8080' });
 }
 
 function pluginOf(target: ActionCall['target']): string {

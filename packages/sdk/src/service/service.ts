@@ -23,6 +23,7 @@ import {
   type ClientTls,
   type RetryPolicy,
 } from './router-client.js';
+import { processEnvironment } from '../client/environment.js';
 
 /** Options of {@link createConnectorService}. */
 export interface ConnectorServiceOptions {
@@ -109,7 +110,7 @@ export interface ConnectorService {
 export async function createConnectorService(
   options: ConnectorServiceOptions,
 ): Promise<ConnectorService> {
-  const env = process.env;
+  const env = processEnvironment();
   const environment = options.environment ?? env;
   const logger = options.logger ?? createLogger('info', 'json', process.stderr);
   const invoker = new LocalInvoker({ environment });

@@ -1,4 +1,5 @@
 import type { ActionCall, ExecutionContext } from '@weft/core';
+import { processEnvironment } from '../client/environment.js';
 import { LocalInvoker } from '../invoker/local-invoker.js';
 import type { LocalInvokerOptions } from '../invoker/options.js';
 
@@ -24,7 +25,7 @@ export function makeContext(overrides: ContextOverrides = {}): ExecutionContext 
     stepName: 'step',
     inputs: {},
     executionMode: 'local',
-    environment: overrides.environment ?? { PATH: process.env['PATH'] },
+    environment: overrides.environment ?? { PATH: processEnvironment()['PATH'] },
     secrets: {},
     previousSteps: {},
     signal,
