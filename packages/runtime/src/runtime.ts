@@ -6,6 +6,7 @@ import {
   WeftError,
   type ActionCall,
   type ExecutionContext,
+  type ExecutionOutcome,
   ConflictError,
   FINISHED_STATUSES,
   NotFoundError,
@@ -18,6 +19,7 @@ import { resolveInputs, type WorkflowDefinition } from '@weft/engine';
 import { CallbackEgress } from './callbacks/egress.js';
 import { CallbackSender } from './callbacks/deliver.js';
 import { pendingCallback } from './executions/record.js';
+import { usageOf } from './executions/run-claimed.js';
 import { actionTargets } from './executions/targets.js';
 import { ExecutionWorker } from './executions/worker.js';
 import {
@@ -79,9 +81,7 @@ export class Runtime {
     this.options = compileRuntimeOptions(options);
     this.egress = new CallbackEgress(this.options.egressAllowlist, this.options.lookup);
     this.callbacks = new CallbackSender(this.options, this.egress);
-    this.worker = new ExecutionWorker(this.options, (execution, calls) =>
-      this.ended(execution, calls),
-    );
+    this.worker = new ExecutionWorker(this.options, (execution) => this.ended(execution));
   }
 
   /** Resumes unfinished executions and pending callbacks, then keeps looking for work. */
@@ -147,7 +147,13 @@ export class Runtime {
             fingerprint: request.idempotency.fingerprint,
           }
         : undefined;
-    const outcome = await this.options.store.create(execution, claim);
+    // With a free run slot here, the execution is stored already running under this worker's
+    // lease (one write instead of an insert and a claim); the caller still gets it pending.
+    const lease = this.worker.leaseForNew();
+    const stored: StoredExecution = lease
+      ? { ...execution, status: 'running', started_at: execution.created_at }
+      : execution;
+    const outcome = await this.options.store.create(stored, claim, lease);
     if (!outcome.created) {
       if (outcome.fingerprint !== claim!.fingerprint) {
         throw new ConflictError(
@@ -157,7 +163,10 @@ export class Runtime {
       }
       return { ...outcome, done: Promise.resolve(undefined) };
     }
-    const done = this.worker.launch(execution.id, undefined, { workflow, library: [...library] });
+    const executable = { workflow, library: [...library] };
+    const done = lease
+      ? this.worker.runNew(stored, executable)
+      : this.worker.launch(execution.id, undefined, executable);
     done.catch((error: unknown) => this.options.onError(error, `running ${execution.id}`));
     return { execution, created: true, done };
   }
@@ -218,21 +227,21 @@ export class Runtime {
       step_name: '',
       data: { status: 'canceled', outputs: {}, error, duration_ms: 0 },
     };
-    const ended = await this.options.store.finish(
-      id,
-      {
-        status: 'canceled',
-        finished_at: at,
-        canceled_at: at,
-        result: { outputs: {}, steps: {} },
-        error,
-        callback: execution.callback_url ? pendingCallback(id) : null,
-      },
-      [{ seq, type: event.type, json: JSON.stringify(event) }],
-    );
+    const outcome: ExecutionOutcome = {
+      status: 'canceled',
+      finished_at: at,
+      canceled_at: at,
+      result: { outputs: {}, steps: {} },
+      error,
+      callback: execution.callback_url ? pendingCallback(id) : null,
+    };
+    const ended = await this.options.store.finish(id, outcome, {
+      events: [{ seq, type: event.type, json: JSON.stringify(event) }],
+      usage: usageOf(execution, outcome, 0),
+    });
     this.worker.hub.notify(id);
     const final = await this.get(id, owner);
-    if (ended) this.ended(final, 0);
+    if (ended) this.ended(final);
     return final;
   }
 
@@ -306,18 +315,8 @@ export class Runtime {
     }
   }
 
-  /** Records usage and sends the callback of an ended execution. */
-  private ended(execution: StoredExecution, actionCalls: number): void {
-    const started = Date.parse(execution.started_at ?? execution.created_at);
-    const finished = Date.parse(execution.finished_at ?? execution.created_at);
-    this.options.store
-      .addUsage(
-        execution.key_id ?? `owner:${execution.owner}`,
-        execution.owner,
-        (execution.finished_at ?? execution.created_at).slice(0, 10),
-        { executions: 1, action_calls: actionCalls, duration_ms: Math.max(0, finished - started) },
-      )
-      .catch((error: unknown) => this.options.onError(error, `usage of ${execution.id}`));
+  /** Sends the callback of an ended execution (its usage was written with its end). */
+  private ended(execution: StoredExecution): void {
     if (execution.callback_url && execution.callback?.status === 'pending') {
       this.callbacks.send(execution);
     }

@@ -11,7 +11,7 @@ export interface InFlightTracking {
 /**
  * Wraps the runtime's executions store to count the executions this replica runs (the
  * `weft_executions_in_flight` metric) from what the runtime tells the store: a successful
- * `claim` adds one, `finish` removes it, and so does a renewal that finds the lease lost (ended
+ * `claim`, or a `create` under a lease, adds one, `finish` removes it, and so does a renewal that finds the lease lost (ended
  * elsewhere, taken over) or gives it up (a lease of 0 at shutdown).
  */
 export function trackInFlight(inner: ExecutionsStore): InFlightTracking {
@@ -22,9 +22,14 @@ export function trackInFlight(inner: ExecutionsStore): InFlightTracking {
       if (claimed) held.add(id);
       return claimed;
     },
-    finish: async (id, outcome, events) => {
+    create: async (execution, idempotency, lease) => {
+      const outcome = await inner.create(execution, idempotency, lease);
+      if (outcome.created && lease) held.add(execution.id);
+      return outcome;
+    },
+    finish: async (id, outcome, writes) => {
       try {
-        return await inner.finish(id, outcome, events);
+        return await inner.finish(id, outcome, writes);
       } finally {
         held.delete(id);
       }

@@ -1,5 +1,5 @@
 import type { Selectable } from 'kysely';
-import type { StoredExecution } from '@weft/core';
+import type { ExecutionLease, StoredExecution } from '@weft/core';
 import type { ExecutionsTable } from './executions-tables.js';
 
 /** Columns of `executions` the store reads back (the lease stays inside the store). */
@@ -50,8 +50,11 @@ export function toStoredExecution(row: ExecutionRow): StoredExecution {
   };
 }
 
-/** The row to insert for a new execution. */
-export function toExecutionRow(execution: StoredExecution): Selectable<ExecutionsTable> {
+/** The row to insert for a new execution (held by `lease` when its creator runs it at once). */
+export function toExecutionRow(
+  execution: StoredExecution,
+  lease?: ExecutionLease,
+): Selectable<ExecutionsTable> {
   return {
     id: execution.id,
     owner: execution.owner,
@@ -71,8 +74,8 @@ export function toExecutionRow(execution: StoredExecution): Selectable<Execution
     result: stringifyOrNull(execution.result),
     error: stringifyOrNull(execution.error),
     callback: stringifyOrNull(execution.callback),
-    lease_owner: null,
-    lease_until: 0,
+    lease_owner: lease?.worker ?? null,
+    lease_until: lease?.until ?? 0,
   };
 }
 

@@ -124,11 +124,27 @@ export function executionsStoreContract(open: () => Promise<TestExecutionsStore>
       expect(await store.renew('w2', [record.id], 9000)).toEqual([]);
     });
 
+    it('stores a new execution already running under a lease, which nobody else claims', async () => {
+      const record = execution({ status: 'running', started_at: '2026-01-01T00:00:00.500Z' });
+      await store.create(record, undefined, { worker: 'w1', until: 5000 });
+      expect(await store.get(record.id)).toMatchObject({
+        status: 'running',
+        started_at: record.started_at,
+      });
+      expect(await store.claimable(4999, 10)).toEqual([]);
+      expect(await store.claim(record.id, 'w2', 4999, 9000, 'x')).toBeUndefined();
+      expect(await store.renew('w1', [record.id], 8000)).toEqual([]);
+      expect(await store.claimable(7999, 10)).toEqual([]);
+      expect(await store.claimable(8001, 10)).toEqual([record.id]);
+      const taken = await store.claim(record.id, 'w2', 8001, 9000, 'x');
+      expect(taken?.started_at).toBe(record.started_at);
+    });
+
     it('never claims or renews a finished execution', async () => {
       const record = execution();
       await store.create(record);
       await store.claim(record.id, 'w1', 0, 10, 'x');
-      expect(await store.finish(record.id, DONE, [])).toBe(true);
+      expect(await store.finish(record.id, DONE, { events: [] })).toBe(true);
       expect(await store.claim(record.id, 'w1', 1e15, 1e15, 'x')).toBeUndefined();
       expect(await store.renew('w1', [record.id], 99)).toEqual([record.id]);
       expect(await store.claimable(1e15, 10)).toEqual([]);
@@ -156,13 +172,15 @@ export function executionsStoreContract(open: () => Promise<TestExecutionsStore>
     it('ends an execution once, with its last events; a second end changes nothing', async () => {
       const record = execution();
       await store.create(record);
-      expect(await store.finish(record.id, DONE, [event(1, 'workflow.completed')])).toBe(true);
+      expect(
+        await store.finish(record.id, DONE, { events: [event(1, 'workflow.completed')] }),
+      ).toBe(true);
       const canceled: ExecutionOutcome = {
         ...DONE,
         status: 'canceled',
         canceled_at: DONE.finished_at,
       };
-      expect(await store.finish(record.id, canceled, [event(2)])).toBe(false);
+      expect(await store.finish(record.id, canceled, { events: [event(2)] })).toBe(false);
       expect(await store.get(record.id)).toMatchObject({
         status: 'completed',
         finished_at: DONE.finished_at,
@@ -172,6 +190,35 @@ export function executionsStoreContract(open: () => Promise<TestExecutionsStore>
       expect((await store.events(record.id, 0, 10)).map((e) => e.type)).toEqual([
         'workflow.completed',
       ]);
+    });
+
+    it('writes the last steps and the usage with the end, and neither when it had ended', async () => {
+      const record = execution();
+      await store.create(record);
+      const usage = {
+        keyId: 'key1',
+        owner: 'acme',
+        date: '2026-01-01',
+        delta: { executions: 1, action_calls: 2, duration_ms: 30 },
+      };
+      const steps = [{ path: 'last', json: '{"l":1}' }];
+      expect(await store.finish(record.id, DONE, { events: [event(1)], steps, usage })).toBe(true);
+      expect(await store.steps(record.id)).toEqual(steps);
+      expect(await store.usage('acme', '2026-01-01')).toEqual([
+        { key_id: 'key1', date: '2026-01-01', executions: 1, action_calls: 2, duration_ms: 30 },
+      ]);
+      const again = { events: [event(2)], steps: [{ path: 'late', json: '{}' }], usage };
+      expect(await store.finish(record.id, DONE, again)).toBe(false);
+      expect(await store.steps(record.id)).toEqual(steps);
+      expect((await store.usage('acme', '2026-01-01'))[0]).toMatchObject({ executions: 1 });
+      const other = execution();
+      await store.create(other);
+      await store.finish(other.id, DONE, { events: [], usage });
+      expect((await store.usage('acme', '2026-01-01'))[0]).toMatchObject({
+        executions: 2,
+        action_calls: 4,
+        duration_ms: 60,
+      });
     });
 
     it('journals a thousand steps in one call', async () => {
@@ -195,7 +242,7 @@ export function executionsStoreContract(open: () => Promise<TestExecutionsStore>
         webhook_id: 'msg_1',
         delivered_at: null,
       };
-      await store.finish(record.id, { ...DONE, callback: pending }, []);
+      await store.finish(record.id, { ...DONE, callback: pending }, { events: [] });
       expect(await store.pendingCallbacks(10)).toEqual([record.id]);
       await store.recordCallback(
         record.id,

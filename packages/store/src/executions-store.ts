@@ -1,11 +1,14 @@
 import type BetterSqlite3 from 'better-sqlite3';
-import { Kysely, PostgresDialect, sql } from 'kysely';
+import { sql, type Kysely } from 'kysely';
+import type pg from 'pg';
 import { openPgPool } from './pg-pool.js';
 import type {
   CallbackAttempt,
   CallbackState,
   CreateOutcome,
+  EndWrites,
   EventRow,
+  ExecutionLease,
   ExecutionOutcome,
   ExecutionQuery,
   ExecutionsStore,
@@ -36,22 +39,27 @@ export class KyselyExecutionsStore implements ExecutionsStore {
 
   /**
    * On SQLite, give the better-sqlite3 handle under `db` (the journal uses it directly). On
-   * PostgreSQL, `journalDb` (default `db`) writes the journal; see {@link openPostgresJournal}.
+   * PostgreSQL, give the pool under `db` (`records`) and the journal's own (`journal`, see
+   * {@link openPostgresJournal}); the store closes the journal's.
    */
   constructor(
     private readonly db: Kysely<Database>,
     readonly kind: Dialect,
     sqlite?: BetterSqlite3.Database,
-    private readonly journalDb?: Kysely<Database>,
+    private readonly postgres?: { records: pg.Pool; journal: pg.Pool },
   ) {
-    this.writer = sqlite
-      ? new SqliteJournalWriter(sqlite)
-      : new PostgresJournalWriter(journalDb ?? db);
+    if (sqlite) this.writer = new SqliteJournalWriter(sqlite);
+    else if (postgres) this.writer = new PostgresJournalWriter(postgres.records, postgres.journal);
+    else throw new Error('an executions store needs its SQLite handle or PostgreSQL pools');
   }
 
-  async create(execution: StoredExecution, idempotency?: IdempotencyClaim): Promise<CreateOutcome> {
+  async create(
+    execution: StoredExecution,
+    idempotency?: IdempotencyClaim,
+    lease?: ExecutionLease,
+  ): Promise<CreateOutcome> {
     if (!idempotency) {
-      await this.db.insertInto('executions').values(toExecutionRow(execution)).execute();
+      await this.db.insertInto('executions').values(toExecutionRow(execution, lease)).execute();
       return { created: true, execution };
     }
     const existing = await this.byIdempotency(idempotency);
@@ -68,7 +76,7 @@ export class KyselyExecutionsStore implements ExecutionsStore {
             created_at: execution.created_at,
           })
           .execute();
-        await trx.insertInto('executions').values(toExecutionRow(execution)).execute();
+        await trx.insertInto('executions').values(toExecutionRow(execution, lease)).execute();
       });
       return { created: true, execution };
     } catch (error) {
@@ -211,8 +219,8 @@ export class KyselyExecutionsStore implements ExecutionsStore {
     return Number(row?.seq ?? 0);
   }
 
-  finish(id: string, outcome: ExecutionOutcome, events: readonly EventRow[]): Promise<boolean> {
-    return this.writer.finish(id, outcome, events);
+  finish(id: string, outcome: ExecutionOutcome, writes: EndWrites): Promise<boolean> {
+    return this.writer.finish(id, outcome, writes);
   }
 
   async recordCallback(id: string, attempt: CallbackAttempt, state: CallbackState): Promise<void> {
@@ -303,7 +311,8 @@ export class KyselyExecutionsStore implements ExecutionsStore {
 
   /** Closes the journal's own connections; the shared ones are closed with the registry store. */
   async close(): Promise<void> {
-    if (this.journalDb && this.journalDb !== this.db) await this.journalDb.destroy();
+    if (this.postgres && this.postgres.journal !== this.postgres.records)
+      await this.postgres.journal.end();
   }
 }
 
@@ -318,11 +327,10 @@ export function openPostgresJournal(
   url: string,
   schema: string,
   commit: 'async' | 'sync' = 'async',
-): Kysely<Database> {
-  const pool = openPgPool({
+): pg.Pool {
+  return openPgPool({
     url,
     max: 4,
     options: `-c search_path=${schema} -c synchronous_commit=${commit === 'async' ? 'off' : 'on'}`,
   });
-  return new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
 }

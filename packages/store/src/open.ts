@@ -11,6 +11,7 @@ import type {
   RoutesStore,
 } from '@weft/core';
 import type { Database, Dialect } from './database.js';
+import { cachingStatements } from './sqlite-statements.js';
 import { migrate } from './migrations.js';
 import { KyselyDeploymentStore } from './deployments-store.js';
 import { KyselyExecutionsStore, openPostgresJournal } from './executions-store.js';
@@ -87,7 +88,9 @@ export async function openStore(options: StoreOptions): Promise<OpenedStore> {
     database.pragma('synchronous = NORMAL');
     database.pragma('busy_timeout = 5000');
     database.pragma('foreign_keys = ON');
-    const db = new Kysely<Database>({ dialect: new SqliteDialect({ database }) });
+    const db = new Kysely<Database>({
+      dialect: new SqliteDialect({ database: cachingStatements(database) }),
+    });
     await migrate(db, 'sqlite');
     return {
       registry: new KyselyRegistryStore(db, 'sqlite', database),
@@ -117,16 +120,14 @@ export async function openStore(options: StoreOptions): Promise<OpenedStore> {
     triggers: new KyselyTriggerStore(db, 'postgres'),
     deployments: new KyselyDeploymentStore(db, 'postgres'),
     routes: new KyselyRoutesStore(db, 'postgres'),
-    executions: new KyselyExecutionsStore(
-      db,
-      'postgres',
-      undefined,
-      openPostgresJournal(
+    executions: new KyselyExecutionsStore(db, 'postgres', undefined, {
+      records: pool,
+      journal: openPostgresJournal(
         compiled.url,
         compiled.schema,
         options.kind === 'postgres' ? options.journalCommit : undefined,
       ),
-    ),
+    }),
     description: redactUrl(compiled.url),
     dialect: 'postgres',
   };

@@ -25,9 +25,18 @@ import { readDetail, SqlRunner } from './registry-reads.js';
 import { searchPlugins } from './search.js';
 import { downloadStats, recordDownload } from './downloads.js';
 
+/** Most API keys {@link KyselyRegistryStore.findApiKey} keeps (the oldest found go first). */
+const MAX_CACHED_KEYS = 10_000;
+
 /** The registry store port over Kysely, for SQLite and PostgreSQL alike. */
 export class KyselyRegistryStore implements RegistryStore {
   private readonly runner: SqlRunner;
+  /**
+   * API keys found so far, by id. A stored key never changes and is never deleted (weft has no
+   * revocation yet: adding it must clear this), so a found key needs no second read; unknown
+   * ids are not kept (another process may create them).
+   */
+  private readonly keys = new Map<string, ApiKeyRecord>();
 
   /** `sqlite`: the connection under `db`, to keep the hot reads' statements prepared. */
   constructor(
@@ -142,20 +151,24 @@ export class KyselyRegistryStore implements RegistryStore {
   }
 
   async findApiKey(id: string): Promise<ApiKeyRecord | undefined> {
+    const known = this.keys.get(id);
+    if (known) return known;
     const [row] = await this.runner.all(
       'SELECT id, name, owner, hash, admin, created_at FROM api_keys WHERE id = ?',
       [id],
     );
-    return row
-      ? {
-          id: String(row['id']),
-          name: String(row['name']),
-          owner: String(row['owner']),
-          hash: String(row['hash']),
-          admin: Number(row['admin']) === 1,
-          created_at: String(row['created_at']),
-        }
-      : undefined;
+    if (!row) return undefined;
+    const record: ApiKeyRecord = {
+      id: String(row['id']),
+      name: String(row['name']),
+      owner: String(row['owner']),
+      hash: String(row['hash']),
+      admin: Number(row['admin']) === 1,
+      created_at: String(row['created_at']),
+    };
+    if (this.keys.size >= MAX_CACHED_KEYS) this.keys.delete(this.keys.keys().next().value!);
+    this.keys.set(id, record);
+    return record;
   }
 
   async insertSigningKey(record: SigningKeyRecord): Promise<boolean> {

@@ -103,6 +103,34 @@ export interface UsageDelta {
   duration_ms: number;
 }
 
+/** What is written with the end of an execution, in the same transaction. */
+export interface EndWrites {
+  /** Its last events. */
+  events: readonly EventRow[];
+  /** Finished steps not journaled yet (those that finished last). */
+  steps?: readonly JournalRow[];
+  /** What the execution adds to its key's usage. */
+  usage?: UsageEntry;
+}
+
+/** Usage to add to a key's day, written with the end of the execution it counts. */
+export interface UsageEntry {
+  keyId: string;
+  owner: string;
+  /** UTC day, `YYYY-MM-DD`. */
+  date: string;
+  delta: UsageDelta;
+}
+
+/**
+ * The lease a new execution is stored with when its creator runs it at once: it is stored
+ * `running` (its `started_at` set), held by `worker` until `until` (ms), and never claimed.
+ */
+export interface ExecutionLease {
+  worker: string;
+  until: number;
+}
+
 /** Usage of one key on one UTC day. */
 export interface UsageRow extends UsageDelta {
   key_id: string;
@@ -130,10 +158,15 @@ export interface ExecutionsStore {
   /** `sqlite` or `postgres`. */
   readonly kind: string;
   /**
-   * Stores a new pending execution; with `idempotency`, returns the execution already created
-   * under the same key instead (and the fingerprint it was created with).
+   * Stores a new execution (pending, or running under `lease`); with `idempotency`, returns the
+   * execution already created under the same key instead (and the fingerprint it was created
+   * with).
    */
-  create(execution: StoredExecution, idempotency?: IdempotencyClaim): Promise<CreateOutcome>;
+  create(
+    execution: StoredExecution,
+    idempotency?: IdempotencyClaim,
+    lease?: ExecutionLease,
+  ): Promise<CreateOutcome>;
   get(id: string): Promise<StoredExecution | undefined>;
   /** One page of an owner's executions, newest first. */
   list(query: ExecutionQuery): Promise<StoredExecution[]>;
@@ -161,10 +194,10 @@ export interface ExecutionsStore {
   /** Highest event sequence number of an execution (0 when none). */
   lastEventSeq(id: string): Promise<number>;
   /**
-   * Ends an unfinished execution with `outcome` and appends `events`, atomically; false (and
-   * nothing written) when it had already ended.
+   * Ends an unfinished execution with `outcome` and writes `writes` with it, atomically; false
+   * (and nothing written) when it had already ended.
    */
-  finish(id: string, outcome: ExecutionOutcome, events: readonly EventRow[]): Promise<boolean>;
+  finish(id: string, outcome: ExecutionOutcome, writes: EndWrites): Promise<boolean>;
   /** Records one callback attempt and the new delivery state. */
   recordCallback(id: string, attempt: CallbackAttempt, state: CallbackState): Promise<void>;
   callbackAttempts(id: string): Promise<CallbackAttempt[]>;

@@ -98,6 +98,41 @@ describe('the durability hook', () => {
     expect(order).toEqual(['run 1', 'journaled a', 'run 2', 'journaled b', 'run 4', 'journaled c']);
   });
 
+  it('with journalWithEnd, ends without waiting for the last step, never before the others', async () => {
+    const order: string[] = [];
+    const invoker = new TestInvoker({
+      'math.double': (input) => {
+        order.push(`run ${String(input['v'])}`);
+        return { v: (input['v'] as number) * 2 };
+      },
+    });
+    const writes: Array<() => void> = [];
+    const running = runWorkflow(
+      CHAIN,
+      { n: 1 },
+      {
+        invoker,
+        journalWithEnd: true,
+        onStepFinished: (step) =>
+          new Promise<void>((resolve) =>
+            writes.push(() => {
+              order.push(`journaled ${step.path}`);
+              resolve();
+            }),
+          ),
+      },
+    );
+    // Each write is let through only after the engine had a chance to run ahead of it.
+    for (let i = 0; i < 2; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      writes.shift()!();
+    }
+    const result = await running;
+    expect(result).toMatchObject({ status: 'completed', outputs: { result: 8 } });
+    expect(order).toEqual(['run 1', 'journaled a', 'run 2', 'journaled b', 'run 4']);
+    expect(writes).toHaveLength(1);
+  });
+
   it('fails the run when journaling fails, without running the next step', async () => {
     const invoker = doubler();
     const result = await runWorkflow(

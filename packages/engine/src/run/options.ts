@@ -61,11 +61,19 @@ export interface RunOptions {
   journal?: Iterable<JournaledStep>;
   /**
    * Called once for every step that finishes (parallel children included), after its
-   * `step.completed` / `step.failed` event and before the next step starts. A returned promise is
-   * awaited first, so a step that is reported durable is never run again; a rejection fails the
-   * run. Not called for journaled steps, nor for the steps inside a subworkflow.
+   * `step.completed` / `step.failed` event. A returned promise is awaited before any step
+   * starts after it, and before the run ends, so a step that is reported durable is never run
+   * again; a rejection fails the run. Not called for journaled steps, nor for the steps inside a
+   * subworkflow.
    */
   onStepFinished?: (step: JournaledStep) => void | Promise<void>;
+  /**
+   * When true, the run ends without waiting for the `onStepFinished` promises still pending
+   * then (those of the steps that finished last): the caller stores them with the end of the
+   * execution, in one write (the runtime does), and a failure to store them is the caller's.
+   * Default false.
+   */
+  journalWithEnd?: boolean;
 }
 
 /** {@link RunOptions} with the defaults filled in. */
@@ -120,6 +128,7 @@ export function compileRunOptions(options: RunOptions): CompiledRunOptions {
     invokerFor: options.invokerFor,
     journal: options.journal ? journalMap(options.journal) : undefined,
     onStepFinished: options.onStepFinished,
+    journalWithEnd: options.journalWithEnd ?? false,
   };
 }
 

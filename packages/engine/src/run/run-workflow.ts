@@ -46,6 +46,7 @@ export async function runPlanned(
     const secrets = await resolveSecrets(plan.secretNames, options.secrets);
     run = new Run(plan, options, inputs, secrets, depth);
     error = await runSteps(run, plan.steps);
+    if (!options.journalWithEnd && run.journalPending) await run.durable();
     if (!error) outputs = evaluateOutputs(run, plan);
   } catch (caught) {
     error = caught instanceof WeftError ? caught : InternalError.from(caught);

@@ -43,6 +43,9 @@ interface Attempt extends Deadline {
 export class Run {
   readonly scope: Scope & { steps: Record<string, StepEntry> };
   readonly records = new Map<string, InternalRecord>();
+  /** Journal writes of finished steps still in flight. */
+  private readonly journaling = new Set<Promise<void>>();
+  private journalFailure: { error: unknown } | undefined;
   readonly shared: SharedContext;
   private readonly deadlines = new Deadlines();
   private readonly attempts = new Set<Attempt>();
@@ -202,8 +205,11 @@ export class Run {
     return entry;
   }
 
-  /** Reports a finished step to the durability hook; resolves once it is journaled. */
-  journal(plan: StepPlan, record: InternalRecord): void | Promise<void> {
+  /**
+   * Reports a finished step to the durability hook. Its promise is awaited by {@link durable},
+   * before the next step starts and before the run ends.
+   */
+  journal(plan: StepPlan, record: InternalRecord): void {
     const hook = this.options.onStepFinished;
     if (!hook) return;
     const step: JournaledStep = {
@@ -213,7 +219,36 @@ export class Run {
       started_ms: record.startedMs,
       finished_ms: record.finishedMs,
     };
-    return hook(step);
+    let journaling: void | Promise<void>;
+    try {
+      journaling = hook(step);
+    } catch (error) {
+      this.journalFailure ??= { error };
+      return;
+    }
+    if (!journaling) return;
+    const pending: Promise<void> = journaling.then(
+      () => void this.journaling.delete(pending),
+      (error: unknown) => {
+        this.journaling.delete(pending);
+        this.journalFailure ??= { error };
+      },
+    );
+    this.journaling.add(pending);
+  }
+
+  /** True while a finished step is not yet journaled, or journaling one failed. */
+  get journalPending(): boolean {
+    return this.journaling.size > 0 || this.journalFailure !== undefined;
+  }
+
+  /**
+   * Resolves once every finished step is journaled; rejects with the first journaling failure
+   * (which fails the run).
+   */
+  async durable(): Promise<void> {
+    while (this.journaling.size > 0) await Promise.all(this.journaling);
+    if (this.journalFailure) throw this.journalFailure.error;
   }
 
   /** Cancels the run: every in-flight attempt is aborted with `CANCELED`. */

@@ -20,11 +20,14 @@ const FINAL_CODES = new Set(['VALIDATION', 'CANCELED']);
 /**
  * Runs one step with every semantic of SPEC.md §2.16: condition, for_each, retry, timeout,
  * continue_on_error; records it and makes it readable as `steps.<id>`. Resolves to its entry;
- * never rejects (a failure is an entry with status `failed`).
+ * rejects only when journaling an earlier step failed (a failure of its own is an entry with
+ * status `failed`).
  */
 export async function runStep(run: Run, plan: StepPlan): Promise<StepEntry> {
   const journaled = run.restore(plan);
   if (journaled) return journaled;
+  // Nothing starts before the steps that finished before it are durable.
+  if (run.journalPending) await run.durable();
   const startedMs = Date.now();
   const record = {
     entry: { status: 'success' } as StepEntry,
@@ -62,8 +65,7 @@ export async function runStep(run: Run, plan: StepPlan): Promise<StepEntry> {
         attempts: record.attempts,
       });
   }
-  const journaling = run.journal(plan, record);
-  if (journaling) await journaling;
+  run.journal(plan, record);
   return record.entry;
 }
 

@@ -4,6 +4,7 @@ import type {
   ExecutionsStore,
   JournalRow,
   StreamEvent,
+  UsageEntry,
 } from '@weft/core';
 import type { JournaledStep } from '@weft/engine';
 import type { ExecutionHub } from './hub.js';
@@ -39,6 +40,8 @@ export class JournalBuffer {
   private events: EventRow[] = [];
   private tail: Promise<unknown> = Promise.resolve();
   private scheduled = false;
+  /** The write that takes the steps journaled in this turn of the event loop. */
+  private stepWrite: Promise<void> | undefined;
 
   constructor(
     private readonly store: ExecutionsStore,
@@ -69,10 +72,18 @@ export class JournalBuffer {
     }
   }
 
-  /** Journals a finished step (with the events so far); resolves once it is stored. */
+  /**
+   * Journals a finished step (with the events so far); resolves once it is stored. The write
+   * waits until the promise jobs queued now have run (a `nextTick` runs after them): when the
+   * run ends in those, its {@link finish} writes the step with the end, in one transaction.
+   */
   step(step: JournaledStep): Promise<void> {
     this.steps.push({ path: step.path, json: JSON.stringify(step) });
-    return this.flush();
+    this.stepWrite ??= new Promise<void>((resolve) => process.nextTick(resolve)).then(() => {
+      this.stepWrite = undefined;
+      return this.flush();
+    });
+    return this.stepWrite;
   }
 
   /** Writes what is buffered, after the writes before it. */
@@ -82,11 +93,16 @@ export class JournalBuffer {
     return write;
   }
 
-  /** Ends the execution with the events still buffered; false when it had already ended. */
-  finish(outcome: ExecutionOutcome): Promise<boolean> {
+  /**
+   * Ends the execution with the events still buffered and its usage; false when it had already
+   * ended.
+   */
+  finish(outcome: ExecutionOutcome, usage: UsageEntry): Promise<boolean> {
     const write = this.tail.then(async () => {
-      const events = this.take().events;
-      const ended = await persistently(() => this.store.finish(this.id, outcome, events));
+      const { steps, events } = this.take();
+      const ended = await persistently(() =>
+        this.store.finish(this.id, outcome, { events, steps, usage }),
+      );
       this.hub.notify(this.id);
       return ended;
     });

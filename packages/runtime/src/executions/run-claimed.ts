@@ -5,6 +5,7 @@ import {
   type ExecutionOutcome,
   type SecretsProvider,
   type StoredExecution,
+  type UsageEntry,
 } from '@weft/core';
 import { runWorkflow, type JournaledStep, type RunResult } from '@weft/engine';
 import type { CompiledRuntimeOptions } from '../options.js';
@@ -25,8 +26,6 @@ export interface ActiveRun {
    * whoever resumes it runs the interrupted steps again.
    */
   detach(reason: 'shutdown' | 'lost'): void;
-  /** Action calls made so far. */
-  actionCalls(): number;
 }
 
 /** What a run needs from the worker. */
@@ -80,6 +79,8 @@ export function runClaimed(
       resolveWorkflow: (name, version) =>
         library.find((w) => w.name === name && (version === undefined || w.version === version)),
       journal,
+      // The steps that finish last are written with the end of the execution (one write).
+      journalWithEnd: true,
       onStepFinished: (step) =>
         detached === undefined
           ? buffer.step(step)
@@ -92,7 +93,7 @@ export function runClaimed(
     });
     if (detached !== undefined) return undefined;
     const outcome = outcomeOf(result, execution);
-    if (!(await buffer.finish(outcome))) return undefined;
+    if (!(await buffer.finish(outcome, usageOf(execution, outcome, calls)))) return undefined;
     return { ...execution, ...outcome, status: outcome.status };
   };
   return {
@@ -103,7 +104,28 @@ export function runClaimed(
       detached = reason;
       controller.abort();
     },
-    actionCalls: () => calls,
+  };
+}
+
+/** What an ended execution adds to its key's usage (keyless ones count for their owner). */
+export function usageOf(
+  execution: StoredExecution,
+  outcome: ExecutionOutcome,
+  actionCalls: number,
+): UsageEntry {
+  const started = Date.parse(execution.started_at ?? execution.created_at);
+  const finished = Date.parse(outcome.finished_at);
+  // A timestamp that does not parse must not fail the write of the end.
+  const duration = Number.isFinite(finished - started) ? Math.max(0, finished - started) : 0;
+  return {
+    keyId: execution.key_id ?? `owner:${execution.owner}`,
+    owner: execution.owner,
+    date: outcome.finished_at.slice(0, 10),
+    delta: {
+      executions: 1,
+      action_calls: actionCalls,
+      duration_ms: duration,
+    },
   };
 }
 

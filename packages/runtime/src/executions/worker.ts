@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import pLimit, { type LimitFunction } from 'p-limit';
-import { EnvironmentSecretsProvider, type StoredExecution } from '@weft/core';
+import { EnvironmentSecretsProvider, type ExecutionLease, type StoredExecution } from '@weft/core';
 import type { JournaledStep } from '@weft/engine';
 import type { CompiledRuntimeOptions } from '../options.js';
 import type { ExecutableWorkflow } from './definition.js';
@@ -27,7 +27,7 @@ export class ExecutionWorker {
 
   constructor(
     private readonly options: CompiledRuntimeOptions,
-    private readonly onEnded: (execution: StoredExecution, actionCalls: number) => void,
+    private readonly onEnded: (execution: StoredExecution) => void,
   ) {
     this.limit = pLimit(options.maxConcurrent);
   }
@@ -62,6 +62,29 @@ export class ExecutionWorker {
     return run;
   }
 
+  /**
+   * The lease to store a new execution with when this worker can run it at once (a free run
+   * slot, not closing): {@link runNew} then runs it without a claim, saving a write. Undefined
+   * otherwise: store it pending and {@link launch} it.
+   */
+  leaseForNew(): ExecutionLease | undefined {
+    if (this.closing || this.limit.activeCount + this.limit.pendingCount >= this.limit.concurrency)
+      return undefined;
+    return { worker: this.id, until: this.options.clock.now() + this.options.leaseMs };
+  }
+
+  /** Runs an execution stored under a lease of {@link leaseForNew}; resolves like {@link launch}. */
+  runNew(
+    execution: StoredExecution,
+    executable: ExecutableWorkflow,
+  ): Promise<StoredExecution | undefined> {
+    const run = this.limit(() =>
+      this.closing ? undefined : this.run(execution, executable, [], 0),
+    ).finally(() => this.queued.delete(execution.id));
+    this.queued.set(execution.id, run);
+    return run;
+  }
+
   /** The local run of `id`, when it runs here. */
   running(id: string): ActiveRun | undefined {
     return this.active.get(id);
@@ -74,7 +97,7 @@ export class ExecutionWorker {
     const runs = [...this.active.values()];
     for (const run of runs) run.detach('shutdown');
     await Promise.allSettled(runs.map((r) => r.done));
-    const ids = runs.map((r) => r.id);
+    const ids = [...new Set([...runs.map((r) => r.id), ...this.queued.keys()])];
     if (ids.length > 0) await this.options.store.renew(this.id, ids, 0).catch(() => {});
   }
 
@@ -93,23 +116,34 @@ export class ExecutionWorker {
       ? []
       : (await store.steps(id)).map((row) => JSON.parse(row.json) as JournaledStep);
     const seq = fresh ? 0 : await store.lastEventSeq(id);
+    return this.run(claimed, executable, journal, seq);
+  }
+
+  /** Runs a claimed execution from its journal (`journal`, events up to `seq`) to its end. */
+  private async run(
+    claimed: StoredExecution,
+    executable: ExecutableWorkflow | undefined,
+    journal: JournaledStep[],
+    seq: number,
+  ): Promise<StoredExecution | undefined> {
     const run = runClaimed(claimed, executable, journal, seq, {
       options: this.options,
       hub: this.hub,
       secrets: this.options.secrets ?? this.emptySecrets,
     });
-    this.active.set(id, run);
+    this.active.set(claimed.id, run);
     try {
       const ended = await run.done;
-      if (ended) this.onEnded(ended, run.actionCalls());
+      if (ended) this.onEnded(ended);
       return ended;
     } finally {
-      this.active.delete(id);
+      this.active.delete(claimed.id);
     }
   }
 
   private async renew(): Promise<void> {
-    const ids = [...this.active.keys()];
+    // Queued runs of this worker hold leases too (those stored by runNew wait for a slot).
+    const ids = [...new Set([...this.active.keys(), ...this.queued.keys()])];
     if (ids.length === 0) return;
     try {
       const until = this.options.clock.now() + this.options.leaseMs;
