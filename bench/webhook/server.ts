@@ -1,34 +1,29 @@
 /**
- * Child process of the webhook benchmark: a Fastify server with the trigger routes on an SQLite
- * store, one deployed workflow with a signed webhook (hmac-sha256, timestamp and delivery-id
- * replay protection), and a bare route returning a constant (the limit). Reports its URL over IPC.
+ * Child process of the webhook benchmark: the real platform server (`buildServer`: registry,
+ * runtime, triggers) on an SQLite store, with one deployed workflow whose signed webhook
+ * (hmac-sha256, timestamp and delivery-id replay protection) starts a one-step execution, and a
+ * bare route returning a constant on the same Fastify instance (the limit). Each accepted request
+ * is answered once its execution's record is durable; the execution then runs in this process,
+ * as on a real server. Reports its URL over IPC.
  */
 import { mkdtempSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import Fastify from 'fastify';
-import { EnvironmentSecretsProvider } from '@weft/core';
-import { openStore } from '@weft/store';
-import { createTriggers } from '../../packages/runtime/src/deployments/index.js';
-import { durableStart } from './durable-start.js';
+import { buildServer } from '@weft/server';
 
 export const BENCH_SECRET = 'bench-secret';
 
-const dataDir = mkdtempSync(join(tmpdir(), 'weft-webhook-bench-'));
-const opened = await openStore({ kind: 'sqlite', dataDir });
-const durable = durableStart(dataDir);
-const triggers = createTriggers({
-  start: durable.start,
-  authenticate: async () => ({ keyId: 'bench', owner: 'bench' }),
-  triggerStore: opened.triggers,
-  deploymentStore: opened.deployments,
-  secrets: new EnvironmentSecretsProvider({ HOOK_SECRET: BENCH_SECRET }),
-});
-const app = Fastify({ logger: false });
-app.get('/bare', async () => ({ ok: true }));
-await app.register(triggers.plugin);
-await triggers.start();
-await triggers.service.deploy(
+const server = await buildServer(
+  {
+    dataDir: mkdtempSync(join(tmpdir(), 'weft-webhook-bench-')),
+    port: 0,
+    logLevel: 'error',
+    runtimeSecrets: { HOOK_SECRET: BENCH_SECRET },
+  },
+  { logger: false, routes: (app) => app.get('/bare', async () => ({ ok: true })) },
+);
+await server.triggers!.service.deploy(
   {
     name: 'bench-hook',
     triggers: [
@@ -39,19 +34,16 @@ await triggers.service.deploy(
         security: { timestampHeader: 'X-Timestamp', replayWindow: 300, maxPayloadSize: 65536 },
       },
     ],
-    steps: [{ name: 'noop', type: 'transform', input: { ok: true } }],
+    steps: [{ name: 'noop', type: 'transform', input: { ref: '{{ trigger.payload.ref }}' } }],
   },
   'api',
   null,
 );
-await app.listen({ host: '127.0.0.1', port: 0 });
-const { port } = app.server.address() as { port: number };
+await server.app.listen({ host: '127.0.0.1', port: 0 });
+const { port } = server.app.server.address() as AddressInfo;
 process.send?.({ url: `http://127.0.0.1:${port}` });
 process.on('message', async (message) => {
   if (message !== 'stop') return;
-  await triggers.close();
-  await app.close();
-  durable.close();
-  await opened.registry.close();
+  await server.close();
   process.exit(0);
 });

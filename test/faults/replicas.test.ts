@@ -18,9 +18,11 @@ import {
   type CountingConnector,
 } from './support.js';
 
-/** The executions a replica runs, read from its `GET /metrics`. */
-async function inFlight(replica: Child): Promise<number> {
-  const text = await (await fetch(`${replica.url}/metrics`)).text();
+/** The executions a replica runs, read from its `GET /metrics` (an admin key's `auth`). */
+async function inFlight(replica: Child, auth: string): Promise<number> {
+  const response = await fetch(`${replica.url}/metrics`, { headers: { authorization: auth } });
+  const text = await response.text();
+  if (response.status !== 200) throw new Error(`GET /metrics: ${response.status} ${text}`);
   const match = /^weft_executions_in_flight\{replica="[^"]*"\} (\d+)$/m.exec(text);
   if (!match) throw new Error(`no weft_executions_in_flight in ${text}`);
   return Number(match[1]);
@@ -42,7 +44,9 @@ describe.skipIf(SKIP_REASON)(
     });
 
     it('completes all 200 executions of a 5-step workflow; extra calls ≤ steps in flight at the kill', async () => {
-      const auth = `Bearer ${(await createLocalKey({ databaseUrl: DATABASE_URL, databaseSchema: schema }, { name: 'faults' })).key}`;
+      const local = { databaseUrl: DATABASE_URL, databaseSchema: schema };
+      const auth = `Bearer ${(await createLocalKey(local, { name: 'faults' })).key}`;
+      const metricsAuth = `Bearer ${(await createLocalKey(local, { name: 'scraper', admin: true })).key}`;
       client = await adminClient();
       connector = await startCountingConnector(10);
       const env = { DATABASE_URL: DATABASE_URL!, WEFT_BROKER: '' };
@@ -58,7 +62,7 @@ describe.skipIf(SKIP_REASON)(
       await startExecutions([a.url, b.url], auth, 200);
       await waitUntil(() => connector!.total() >= 300, 30_000, '300 action calls');
       const callsBefore = connector.total();
-      const heldByA = await inFlight(a);
+      const heldByA = await inFlight(a, metricsAuth);
       await stop(a.child, 'SIGKILL');
       // Steps A may have had in flight: one per execution it held, plus calls begun since the read.
       const bound = heldByA + (connector.total() - callsBefore);

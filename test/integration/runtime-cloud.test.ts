@@ -147,7 +147,8 @@ beforeAll(async () => {
   });
   await new Promise<void>((resolve) => service.listen(0, '127.0.0.1', resolve));
   serviceUrl = `http://127.0.0.1:${(service.address() as AddressInfo).port}`;
-  server = await startServerProcess(dataDir);
+  // The published `calc` calls this process on loopback: the server's egress policy must allow it.
+  server = await startServerProcess(dataDir, { WEFT_EGRESS_ALLOWLIST: '127.0.0.0/8' });
   key = (await bearer(dataDir, 'cloud')).slice('Bearer '.length);
 }, 60_000);
 

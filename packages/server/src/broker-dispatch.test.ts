@@ -122,7 +122,10 @@ describe('broker dispatch of actions (in-memory broker)', () => {
   });
 
   it('exposes queue depth per topic and executions in flight at GET /metrics', async () => {
-    const response = await fetch(`${server.url}/metrics`);
+    const admin = await createLocalKey({ dataDir }, { name: 'ops', admin: true });
+    const response = await fetch(`${server.url}/metrics`, {
+      headers: { authorization: `Bearer ${admin.key}` },
+    });
     if (response.status !== 200) throw new Error(await response.text());
     expect(response.headers.get('content-type')).toMatch(/^text\/plain; version=0\.0\.4/);
     const text = await response.text();

@@ -176,12 +176,16 @@ export async function buildServer(
         })
       : undefined;
   if (triggers) await app.register(triggers.plugin);
-  registerMetrics(app, {
-    replica: compiled.replicaId,
-    routes: router.options.store,
-    ...(tracked ? { inFlight: tracked.inFlight } : {}),
-    ...(brokered ? { broker: brokered.broker, resultsGroup: brokered.resultsGroup } : {}),
-  });
+  registerMetrics(
+    app,
+    {
+      replica: compiled.replicaId,
+      routes: router.options.store,
+      ...(tracked ? { inFlight: tracked.inFlight } : {}),
+      ...(brokered ? { broker: brokered.broker, resultsGroup: brokered.resultsGroup } : {}),
+    },
+    (header) => authenticate(store, header),
+  );
   dependencies.routes?.(app);
   await app.ready();
   await router.start();

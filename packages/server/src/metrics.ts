@@ -1,5 +1,12 @@
-import type { FastifyInstance } from 'fastify';
-import { RESULTS_SUBJECT, taskSubject, type Broker, type RoutesStore } from '@weft/core';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import {
+  ForbiddenError,
+  RESULTS_SUBJECT,
+  taskSubject,
+  type Broker,
+  type Principal,
+  type RoutesStore,
+} from '@weft/core';
 import { isBrokerInstance } from './broker-dispatch.js';
 
 /** What `GET /metrics` reports on. */
@@ -70,16 +77,37 @@ export async function renderMetrics(sources: MetricsSources): Promise<string> {
   return `${lines.join('\n')}\n`;
 }
 
-/** `GET /metrics`: queue depth per topic and executions in flight, for Prometheus to scrape. */
-export function registerMetrics(app: FastifyInstance, sources: MetricsSources): void {
+/** Resolves an `Authorization` header to its key (rejects with `UnauthorizedError`). */
+export type AuthenticateKey = (authorization: string | undefined) => Promise<Principal>;
+
+/**
+ * `GET /metrics`: queue depth per topic and executions in flight, for Prometheus to scrape with
+ * an admin key (`Authorization: Bearer <key>`): 401 without a valid key, 403 for another key.
+ */
+export function registerMetrics(
+  app: FastifyInstance,
+  sources: MetricsSources,
+  authenticate: AuthenticateKey,
+): void {
+  const adminOnly = async (request: FastifyRequest): Promise<void> => {
+    const principal = await authenticate(request.headers.authorization);
+    if (!principal.admin) {
+      throw new ForbiddenError('only admin keys may read /metrics', { reason: 'not_admin' });
+    }
+  };
   app.get(
     '/metrics',
     {
+      onRequest: adminOnly,
       schema: {
-        summary: 'Metrics in the Prometheus text format (queue depth, executions in flight)',
+        summary:
+          'Metrics in the Prometheus text format (queue depth, executions in flight); admin key',
         tags: ['health'],
+        security: [{ bearerAuth: [] }],
         response: {
           200: { type: 'string', description: 'Prometheus text exposition format 0.0.4' },
+          401: { $ref: 'ErrorObject' },
+          403: { $ref: 'ErrorObject' },
         },
       },
     },

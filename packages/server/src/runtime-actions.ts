@@ -1,3 +1,5 @@
+import { lookup as dnsLookup } from 'node:dns/promises';
+import { isIP, type LookupFunction } from 'node:net';
 import {
   fromErrorObject,
   UnavailableError,
@@ -7,8 +9,8 @@ import {
   type TaskDispatcher,
 } from '@weft/core';
 import type { Router } from '@weft/router';
-import type { ServerActions } from '@weft/runtime';
-import { LocalInvoker } from '@weft/sdk';
+import { CallbackEgress, type ServerActions } from '@weft/runtime';
+import { LocalInvoker, type LocalInvokerOptions } from '@weft/sdk';
 import { invokeByBroker, servedByBrokerOnly } from './broker-dispatch.js';
 
 /** A target as a plugin slug and, when pinned, a version (`connector:` refs: `ns/name@v`). */
@@ -21,13 +23,66 @@ export function pluginOf(target: ActionCall['target']): { slug: string; version?
   return at > 0 ? { slug, version: ref.slice(at + 1) } : { slug };
 }
 
+/** The egress policy of the `http` requests of published plugins (see {@link pluginEgress}). */
+export type PluginEgress = NonNullable<LocalInvokerOptions['httpEgress']>;
+
+/**
+ * Where the server sends the `http` requests of published plugins (whose URLs any key holder
+ * writes): the policy of callbacks — public addresses only; loopback, private, link-local and
+ * metadata addresses only inside `allowlist` (`WEFT_EGRESS_ALLOWLIST`). Every address the host
+ * resolves to is checked before connecting, and the address connected to again at connect time
+ * (DNS rebinding). `resolve` replaces DNS (tests).
+ */
+export function pluginEgress(
+  allowlist: readonly string[],
+  resolve: (host: string) => Promise<string[]> = resolveAll,
+): PluginEgress {
+  const policy = new CallbackEgress(allowlist, resolve, 'published plugins are called on');
+  const checked = policy.lookup();
+  const lookup: LookupFunction = (hostname, options, callback) =>
+    checked(hostname, options, (error, address, family) => {
+      if (error) error.message = named(hostname, error.message.replace(/^egress refused: /, ''));
+      callback(error, address, family);
+    });
+  return {
+    async refusal(url) {
+      const host = url.hostname.replace(/^\[|\]$/g, '');
+      let addresses: string[];
+      try {
+        addresses = isIP(host) ? [host] : await resolve(host);
+      } catch {
+        return undefined; // it fails to connect, as unreachable
+      }
+      for (const address of addresses) {
+        const refusal = policy.refusal(address);
+        if (refusal !== undefined) {
+          return address === host ? refusal : named(host, refusal);
+        }
+      }
+      return undefined;
+    },
+    lookup,
+  };
+}
+
+/** The refusal of an address `host` resolves to. */
+function named(host: string, refusal: string): string {
+  return `${host} resolves to ${refusal.split(' ', 1)[0]}: ${refusal}`;
+}
+
+async function resolveAll(host: string): Promise<string[]> {
+  return (await dnsLookup(host, { all: true, verbatim: true })).map((a) => a.address);
+}
+
 /**
  * How `weft server` runs actions (SPEC.md Appendix A, `cloud`): through the router when an
  * instance serving the plugin is registered, otherwise through a published plugin whose
  * definition has an `http` connector block (its declarative requests, or its connector service
  * at `base_url`). Anything else is `UNAVAILABLE`, and refused before a run starts. With a
  * broker (`tasks`), an action whose registered instances all take tasks by broker
- * (`metadata.transport: "broker"`) is sent as a §2.12 task message instead.
+ * (`metadata.transport: "broker"`) is sent as a §2.12 task message instead. The requests of
+ * published plugins obey `egress` (default: {@link pluginEgress} over the router's
+ * `egressAllowlist`, which is the server's `WEFT_EGRESS_ALLOWLIST`).
  */
 export class RouterAndRegistryActions implements ServerActions {
   private readonly invokers = new Map<string, Promise<LocalInvoker | undefined>>();
@@ -37,6 +92,7 @@ export class RouterAndRegistryActions implements ServerActions {
     private readonly registry: RegistryStore,
     private readonly tasks?: TaskDispatcher,
     private readonly taskTimeoutMs = 120_000,
+    private readonly egress: PluginEgress = pluginEgress(router.options.egress.allowlist),
   ) {}
 
   invoker(): ActionInvoker {
@@ -110,7 +166,7 @@ export class RouterAndRegistryActions implements ServerActions {
     if (definition?.connector?.kind !== 'http') return undefined;
     const body = await this.registry.getBody(slug, chosen);
     if (!body) return undefined;
-    const invoker = new LocalInvoker();
+    const invoker = new LocalInvoker({ httpEgress: this.egress });
     invoker.registerConnectorSource(body, `${slug}@${chosen}`);
     return invoker;
   }

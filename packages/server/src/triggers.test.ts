@@ -26,6 +26,8 @@ const hook = {
   outputs: { ref: { value: '{{ steps.echo.output.ref }}' } },
 };
 
+const seen = { name: 'seen', steps: [{ name: 't', type: 'transform', input: { ok: true } }] };
+
 /** A server on SQLite in a temporary directory, or on a fresh PostgreSQL schema. */
 async function open(kind: 'sqlite' | 'postgres') {
   const schema = `weft_test_${randomBytes(6).toString('hex')}`;
@@ -105,6 +107,28 @@ describe.each([
       result: { outputs: { ref: 'refs/heads/main' } },
     });
   });
+
+  it.skipIf(skip)(
+    'shows a deployment to its owner and admin keys only, 404 to other keys',
+    async () => {
+      const deployed = await inject('PUT', '/workflows/seen', seen);
+      expect(deployed.statusCode, deployed.body).toBe(201);
+      const at = new Date().toISOString();
+      const other = await createKey(server.store, { name: 'other' }, at);
+      const admin = await createKey(server.store, { name: 'ops', admin: true }, at);
+      const as = (key: string, url: string) =>
+        server.app.inject({ method: 'GET', url, headers: { authorization: `Bearer ${key}` } });
+      const listed = (key: string) =>
+        as(key, '/workflows').then((r) => r.json().workflows.map((w: { name: string }) => w.name));
+      expect(await listed(other.key)).toEqual([]);
+      expect((await as(other.key, '/workflows/seen')).json()).toMatchObject({ code: 'NOT_FOUND' });
+      expect(await listed(admin.key)).toContain('seen');
+      expect((await as(admin.key, '/workflows/seen')).json()).toMatchObject({
+        deployed_by: 'acme',
+      });
+      expect((await inject('GET', '/workflows/seen')).statusCode).toBe(200);
+    },
+  );
 
   it.skipIf(skip)(
     'keeps GET /workflows/executions for the executions API and reserves the name',

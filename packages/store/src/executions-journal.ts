@@ -1,7 +1,10 @@
 import type BetterSqlite3 from 'better-sqlite3';
+import type { Selectable } from 'kysely';
 import type pg from 'pg';
 import type { EndWrites, EventRow, ExecutionOutcome, JournalRow } from '@weft/core';
 import { stringifyOrNull } from './executions-rows.js';
+import type { ExecutionsTable } from './executions-tables.js';
+import type { SqliteGroupCommit } from './sqlite-group-commit.js';
 
 /**
  * The hot path of the executions store: journaling finished steps with their events, and
@@ -9,9 +12,37 @@ import { stringifyOrNull } from './executions-rows.js';
  * per call.
  */
 export interface JournalWriter {
+  /** Inserts a new execution's row. */
+  insert(row: ExecutionRowValues): Promise<void>;
   journal(id: string, steps: readonly JournalRow[], events: readonly EventRow[]): Promise<void>;
   finish(id: string, outcome: ExecutionOutcome, writes: EndWrites): Promise<boolean>;
 }
+
+/** The columns of a new execution's row, in the order the inserts below name them. */
+export type ExecutionRowValues = Selectable<ExecutionsTable>;
+const ROW_COLUMNS = [
+  'id',
+  'owner',
+  'key_id',
+  'workflow',
+  'workflow_version',
+  'mode',
+  'status',
+  'definition',
+  'inputs',
+  'trigger',
+  'callback_url',
+  'created_at',
+  'started_at',
+  'finished_at',
+  'canceled_at',
+  'result',
+  'error',
+  'callback',
+  'lease_owner',
+  'lease_until',
+] as const satisfies readonly (keyof ExecutionsTable)[];
+const rowValues = (row: ExecutionRowValues): unknown[] => ROW_COLUMNS.map((c) => row[c]);
 
 /** SQLite: adds a usage delta to a key's day. */
 const ADD_USAGE = `INSERT INTO usage_days (key_id, owner, date, executions, action_calls, duration_ms)
@@ -21,11 +52,11 @@ const ADD_USAGE = `INSERT INTO usage_days (key_id, owner, date, executions, acti
     duration_ms = usage_days.duration_ms + excluded.duration_ms`;
 
 /**
- * SQLite: prepared better-sqlite3 statements in one synchronous transaction. The connection is
- * shared with Kysely, whose transactions span awaits: a write waits until none is open, so it
- * never joins (and never rolls back with) someone else's transaction.
+ * SQLite: prepared better-sqlite3 statements, committed in groups with the other hot writes of
+ * the same turn of the event loop (see {@link SqliteGroupCommit}).
  */
 export class SqliteJournalWriter implements JournalWriter {
+  private readonly insertRow: BetterSqlite3.Statement;
   private readonly insertStep: BetterSqlite3.Statement;
   private readonly insertEvent: BetterSqlite3.Statement;
   private readonly end: BetterSqlite3.Statement;
@@ -37,7 +68,10 @@ export class SqliteJournalWriter implements JournalWriter {
   ) => void;
   private readonly finishTx: (id: string, outcome: ExecutionOutcome, writes: EndWrites) => boolean;
 
-  constructor(private readonly database: BetterSqlite3.Database) {
+  constructor(
+    database: BetterSqlite3.Database,
+    private readonly group: SqliteGroupCommit,
+  ) {
     this.insertStep = database.prepare(
       'INSERT OR REPLACE INTO execution_steps (execution_id, path, data) VALUES (?, ?, ?)',
     );
@@ -50,11 +84,15 @@ export class SqliteJournalWriter implements JournalWriter {
        WHERE id = ? AND status IN ('pending', 'running')`,
     );
     this.addUsage = database.prepare(ADD_USAGE);
-    this.journalTx = database.transaction((id, steps, events) => {
+    this.insertRow = database.prepare(
+      `INSERT INTO executions (${ROW_COLUMNS.join(', ')}) VALUES (${ROW_COLUMNS.map(() => '?').join(', ')})`,
+    );
+    // Plain functions: the group runs each write in a savepoint of its transaction.
+    this.journalTx = (id, steps, events) => {
       for (const step of steps) this.insertStep.run(id, step.path, step.json);
       for (const event of events) this.insertEvent.run(id, event.seq, event.type, event.json);
-    });
-    this.finishTx = database.transaction((id, outcome, { events, steps = [], usage }) => {
+    };
+    this.finishTx = (id, outcome, { events, steps = [], usage }) => {
       const changed = this.end.run(
         outcome.status,
         outcome.finished_at,
@@ -79,28 +117,24 @@ export class SqliteJournalWriter implements JournalWriter {
         );
       }
       return true;
-    });
+    };
   }
 
-  async journal(
-    id: string,
-    steps: readonly JournalRow[],
-    events: readonly EventRow[],
-  ): Promise<void> {
-    if (this.database.inTransaction) await this.idle();
-    this.journalTx(id, steps, events);
+  insert(row: ExecutionRowValues): Promise<void> {
+    return this.group.run(() => void this.insertRow.run(rowValues(row)));
   }
 
-  async finish(id: string, outcome: ExecutionOutcome, writes: EndWrites): Promise<boolean> {
-    if (this.database.inTransaction) await this.idle();
-    return this.finishTx(id, outcome, writes);
+  journal(id: string, steps: readonly JournalRow[], events: readonly EventRow[]): Promise<void> {
+    return this.group.run(() => this.journalTx(id, steps, events));
   }
 
-  /** Resolves once no Kysely transaction is open on the shared connection. */
-  private async idle(): Promise<void> {
-    while (this.database.inTransaction) await new Promise((resolve) => setImmediate(resolve));
+  finish(id: string, outcome: ExecutionOutcome, writes: EndWrites): Promise<boolean> {
+    return this.group.run(() => this.finishTx(id, outcome, writes));
   }
 }
+
+const INSERT_TEXT = `INSERT INTO executions (${ROW_COLUMNS.join(', ')})
+  VALUES (${ROW_COLUMNS.map((_, i) => `$${i + 1}`).join(', ')})`;
 
 const JOURNAL_TEXT = `WITH s AS (
     INSERT INTO execution_steps (execution_id, path, data)
@@ -145,6 +179,14 @@ export class PostgresJournalWriter implements JournalWriter {
     private readonly records: pg.Pool,
     private readonly journalPool: pg.Pool,
   ) {}
+
+  async insert(row: ExecutionRowValues): Promise<void> {
+    await this.records.query({
+      name: 'weft_insert_execution',
+      text: INSERT_TEXT,
+      values: rowValues(row),
+    });
+  }
 
   async journal(
     id: string,

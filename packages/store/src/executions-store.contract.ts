@@ -221,6 +221,26 @@ export function executionsStoreContract(open: () => Promise<TestExecutionsStore>
       });
     });
 
+    it('keeps concurrent writes apart: one that fails fails alone', async () => {
+      const a = execution();
+      const b = execution();
+      const results = await Promise.allSettled([
+        store.create(a),
+        store.create({ ...a, owner: 'copy' }),
+        store.create(b),
+        store.journal(a.id, [{ path: 's', json: '{}' }], [event(1)]),
+      ]);
+      expect(results.map((r) => r.status)).toEqual([
+        'fulfilled',
+        'rejected',
+        'fulfilled',
+        'fulfilled',
+      ]);
+      expect((await store.get(a.id))?.owner).toBe('acme');
+      expect(await store.get(b.id)).toBeDefined();
+      expect(await store.steps(a.id)).toHaveLength(1);
+    });
+
     it('journals a thousand steps in one call', async () => {
       const record = execution();
       await store.create(record);

@@ -26,6 +26,7 @@ import {
 } from './executions-journal.js';
 import { EXECUTION_COLUMNS, toExecutionRow, toStoredExecution } from './executions-rows.js';
 import { isUniqueViolation } from './rows.js';
+import type { SqliteGroupCommit } from './sqlite-group-commit.js';
 
 const UNFINISHED = ['pending', 'running'];
 
@@ -38,17 +39,18 @@ export class KyselyExecutionsStore implements ExecutionsStore {
   private readonly writer: JournalWriter;
 
   /**
-   * On SQLite, give the better-sqlite3 handle under `db` (the journal uses it directly). On
+   * On SQLite, give the better-sqlite3 handle under `db` and its group commit (the hot writes
+   * use them directly). On
    * PostgreSQL, give the pool under `db` (`records`) and the journal's own (`journal`, see
    * {@link openPostgresJournal}); the store closes the journal's.
    */
   constructor(
     private readonly db: Kysely<Database>,
     readonly kind: Dialect,
-    sqlite?: BetterSqlite3.Database,
+    sqlite?: { database: BetterSqlite3.Database; group: SqliteGroupCommit },
     private readonly postgres?: { records: pg.Pool; journal: pg.Pool },
   ) {
-    if (sqlite) this.writer = new SqliteJournalWriter(sqlite);
+    if (sqlite) this.writer = new SqliteJournalWriter(sqlite.database, sqlite.group);
     else if (postgres) this.writer = new PostgresJournalWriter(postgres.records, postgres.journal);
     else throw new Error('an executions store needs its SQLite handle or PostgreSQL pools');
   }
@@ -59,7 +61,7 @@ export class KyselyExecutionsStore implements ExecutionsStore {
     lease?: ExecutionLease,
   ): Promise<CreateOutcome> {
     if (!idempotency) {
-      await this.db.insertInto('executions').values(toExecutionRow(execution, lease)).execute();
+      await this.writer.insert(toExecutionRow(execution, lease));
       return { created: true, execution };
     }
     const existing = await this.byIdempotency(idempotency);

@@ -12,6 +12,7 @@ import type {
 } from '@weft/core';
 import type { Database, Dialect } from './database.js';
 import { cachingStatements } from './sqlite-statements.js';
+import { SqliteGroupCommit } from './sqlite-group-commit.js';
 import { migrate } from './migrations.js';
 import { KyselyDeploymentStore } from './deployments-store.js';
 import { KyselyExecutionsStore, openPostgresJournal } from './executions-store.js';
@@ -92,12 +93,13 @@ export async function openStore(options: StoreOptions): Promise<OpenedStore> {
       dialect: new SqliteDialect({ database: cachingStatements(database) }),
     });
     await migrate(db, 'sqlite');
+    const group = new SqliteGroupCommit(database);
     return {
       registry: new KyselyRegistryStore(db, 'sqlite', database),
-      triggers: new KyselyTriggerStore(db, 'sqlite'),
+      triggers: new KyselyTriggerStore(db, 'sqlite', group),
       deployments: new KyselyDeploymentStore(db, 'sqlite'),
       routes: new KyselyRoutesStore(db, 'sqlite'),
-      executions: new KyselyExecutionsStore(db, 'sqlite', database),
+      executions: new KyselyExecutionsStore(db, 'sqlite', { database, group }),
       description: `sqlite:${compiled.file}`,
       dialect: 'sqlite',
     };

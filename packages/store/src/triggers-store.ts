@@ -7,6 +7,7 @@ import {
   type TriggerStore,
 } from '@weft/core';
 import type { Database, Dialect } from './database.js';
+import type { SqliteGroupCommit } from './sqlite-group-commit.js';
 
 /** Rows per multi-row statement (well under SQLite's variable limit). */
 const CHUNK = 500;
@@ -21,15 +22,29 @@ export class KyselyTriggerStore implements TriggerStore {
   readonly kind: string;
   private readonly local = new LocalBuckets();
 
+  /**
+   * On SQLite, `group` (the store's group commit) takes the per-request webhook writes, so that
+   * those of concurrent requests share one commit.
+   */
   constructor(
     private readonly db: Kysely<Database>,
     private readonly dialect: Dialect,
+    private readonly group?: SqliteGroupCommit,
   ) {
     this.kind = dialect;
   }
 
   async rememberDelivery(scope: string, id: string, nowMs: number, expiresAtMs: number) {
-    const row = await this.db
+    if (this.group) {
+      const compiled = this.rememberQuery(scope, id, nowMs, expiresAtMs).compile();
+      return this.group.run(() => this.group!.affected(compiled.sql, compiled.parameters) > 0);
+    }
+    const row = await this.rememberQuery(scope, id, nowMs, expiresAtMs).executeTakeFirst();
+    return row !== undefined;
+  }
+
+  private rememberQuery(scope: string, id: string, nowMs: number, expiresAtMs: number) {
+    return this.db
       .insertInto('webhook_deliveries')
       .values({ scope, delivery_id: id, expires_at: expiresAtMs, execution_id: null })
       .onConflict((oc) =>
@@ -38,18 +53,21 @@ export class KyselyTriggerStore implements TriggerStore {
           .doUpdateSet({ expires_at: expiresAtMs, execution_id: null })
           .where('webhook_deliveries.expires_at', '<=', nowMs),
       )
-      .returning('scope')
-      .executeTakeFirst();
-    return row !== undefined;
+      .returning('scope');
   }
 
   async attachExecution(scope: string, id: string, executionId: string): Promise<void> {
-    await this.db
+    const query = this.db
       .updateTable('webhook_deliveries')
       .set({ execution_id: executionId })
       .where('scope', '=', scope)
-      .where('delivery_id', '=', id)
-      .execute();
+      .where('delivery_id', '=', id);
+    if (this.group) {
+      const compiled = query.compile();
+      await this.group.run(() => this.group!.affected(compiled.sql, compiled.parameters));
+      return;
+    }
+    await query.execute();
   }
 
   async deliveryExecution(scope: string, id: string, nowMs: number) {

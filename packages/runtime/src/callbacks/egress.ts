@@ -38,9 +38,11 @@ export class CallbackEgress {
   private readonly policy: EgressPolicy;
   private readonly allowed: [ipaddr.IPv4 | ipaddr.IPv6, number][];
 
+  /** `subject`: what the refusals say goes to public addresses only (`callbacks go to`). */
   constructor(
     allowlist: readonly string[],
     private readonly resolve: (host: string) => Promise<string[]> = defaultResolve,
+    private readonly subject = 'callbacks go to',
   ) {
     this.policy = new EgressPolicy(allowlist);
     this.allowed = this.policy.allowlist.map((cidr) => ipaddr.parseCIDR(cidr));
@@ -58,7 +60,7 @@ export class CallbackEgress {
       return undefined;
     const range = parsed.range();
     if (PRIVATE_RANGES.has(range)) {
-      return `${address} is a ${range} address; callbacks go to public addresses only (allow it with WEFT_EGRESS_ALLOWLIST)`;
+      return `${address} is a ${range} address; ${this.subject} public addresses only (allow it with WEFT_EGRESS_ALLOWLIST)`;
     }
     return this.policy.refusal(parsed.toString());
   }

@@ -10,11 +10,12 @@ import {
 import { RecordingStarter } from '../triggers/test-support.js';
 import { createTriggers, type Triggers } from './create-triggers.js';
 
-/** Three keys: two owners, and an admin key of a third. */
+/** Keys of three owners (`operators` owns the workflows directory), and an admin key. */
 const KEYS: Record<string, { keyId: string; owner: string; admin?: boolean }> = {
   'Bearer acme': { keyId: 'k-acme', owner: 'acme' },
   'Bearer other': { keyId: 'k-other', owner: 'other' },
   'Bearer root': { keyId: 'k-root', owner: 'ops', admin: true },
+  'Bearer operators': { keyId: 'k-operators', owner: 'operators' },
 };
 
 const hooked = (name: string) => ({
@@ -86,19 +87,86 @@ describe('who executions of a deployed workflow belong to', () => {
 
   it('runs manual executions for the caller, who can then poll them', async () => {
     await put('orders', 'Bearer acme');
-    const run = await app.inject({
-      method: 'POST',
-      url: '/workflows/orders/executions',
-      headers: { authorization: 'Bearer other' },
-    });
-    expect(run.statusCode).toBe(202);
-    expect(starter.requests[0]).toMatchObject({ owner: 'other', keyId: 'k-other' });
+    expect((await run('orders', 'Bearer acme')).statusCode).toBe(202);
+    expect((await run('orders', 'Bearer root')).statusCode).toBe(202);
+    expect(starter.requests.map((r) => [r.owner, r.keyId])).toEqual([
+      ['acme', 'k-acme'],
+      ['ops', 'k-root'],
+    ]);
   });
 
   it('runs workflows deployed without a key (the workflows directory) for the default owner', async () => {
     await triggers.service.deploy(hooked('nightly'), 'file:/srv/nightly.yaml', null);
     expect((await signedPost('/nightly', '{}')).statusCode).toBe(202);
     expect(starter.requests[0]).toMatchObject({ owner: 'operators' });
+  });
+});
+
+const get = (url: string, key: string) =>
+  app.inject({ method: 'GET', url, headers: { authorization: key } });
+const run = (name: string, key: string) =>
+  app.inject({
+    method: 'POST',
+    url: `/workflows/${name}/executions`,
+    headers: { authorization: key },
+  });
+const names = async (key: string) =>
+  (await get('/workflows', key)).json().workflows.map((w: { name: string }) => w.name);
+
+describe('reading deployments of other owners', () => {
+  beforeEach(async () => {
+    expect((await put('orders', 'Bearer acme')).statusCode).toBe(201);
+    expect((await put('invoices', 'Bearer other')).statusCode).toBe(201);
+    await triggers.service.deploy(hooked('nightly'), 'file:/srv/nightly.yaml', null);
+  });
+
+  it('lists only the deployments of the key’s owner', async () => {
+    const acme = await get('/workflows', 'Bearer acme');
+    expect(acme.statusCode).toBe(200);
+    expect(acme.json()).toMatchObject({ total: 1, workflows: [{ name: 'orders' }] });
+    expect(await names('Bearer other')).toEqual(['invoices']);
+  });
+
+  it('answers another owner’s name with the 404 of an unknown name', async () => {
+    const theirs = await get('/workflows/invoices', 'Bearer acme');
+    const unknown = await get('/workflows/nothing', 'Bearer acme');
+    expect(theirs.statusCode).toBe(404);
+    expect(unknown.statusCode).toBe(404);
+    expect(theirs.json()).toEqual({
+      status: 'error',
+      code: 'NOT_FOUND',
+      message: 'no deployed workflow is named "invoices"',
+      details: { name: 'invoices' },
+    });
+    // Same status and body as an unknown name: nothing tells that the name is taken.
+    expect(theirs.body.replaceAll('invoices', 'nothing')).toBe(unknown.body);
+    expect((await get('/workflows/orders', 'Bearer acme')).json()).toMatchObject({
+      name: 'orders',
+      deployed_by: 'acme',
+      revisions: [{ revision: 1 }],
+    });
+  });
+
+  it('lets an admin key see and read every deployment', async () => {
+    expect(await names('Bearer root')).toEqual(['invoices', 'nightly', 'orders']);
+    for (const name of ['orders', 'invoices', 'nightly']) {
+      expect((await get(`/workflows/${name}`, 'Bearer root')).statusCode).toBe(200);
+    }
+  });
+
+  it('shows workflows of the workflows directory to keys of the default owner', async () => {
+    expect(await names('Bearer operators')).toEqual(['nightly']);
+    expect((await get('/workflows/nightly', 'Bearer operators')).statusCode).toBe(200);
+    expect((await get('/workflows/nightly', 'Bearer acme')).statusCode).toBe(404);
+  });
+
+  it('refuses to start another owner’s workflow by hand with 404, starting nothing', async () => {
+    const response = await run('invoices', 'Bearer acme');
+    expect(response.statusCode).toBe(404);
+    expect(response.json()).toMatchObject({ code: 'NOT_FOUND', details: { name: 'invoices' } });
+    expect((await run('nightly', 'Bearer acme')).statusCode).toBe(404);
+    expect(starter.requests).toEqual([]);
+    expect((await run('invoices', 'Bearer root')).statusCode).toBe(202);
   });
 });
 

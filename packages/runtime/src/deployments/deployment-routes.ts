@@ -15,7 +15,7 @@ import {
 } from '@weft/core';
 import { ensureErrorSchema, errorResponses, sendTriggerError } from '../triggers/http-errors.js';
 import type { Authenticate } from '../triggers/start-execution.js';
-import type { DeploymentService } from './deployment-service.js';
+import type { Deployer, DeploymentService } from './deployment-service.js';
 import { parseDefinitionBody } from './parse-definition.js';
 
 /** Options of {@link deploymentRoutes}. */
@@ -39,7 +39,8 @@ const principals = new WeakMap<FastifyRequest, { keyId: string; owner: string; a
  * Deployed workflows over HTTP (bearer key on every route): `PUT /workflows/{name}` deploys a
  * definition sent as JSON or YAML, `GET /workflows` and `GET /workflows/{name}` read them,
  * `DELETE /workflows/{name}` undeploys, and `POST /workflows/{name}/executions` starts one by
- * hand, answering 202 with the pending record.
+ * hand, answering 202 with the pending record. A key sees and starts only its owner's
+ * deployments (another owner's answer 404 like an unknown name); an admin key sees all.
  */
 export function deploymentRoutes(options: DeploymentRoutesOptions) {
   const { service } = options;
@@ -93,11 +94,10 @@ export function deploymentRoutes(options: DeploymentRoutesOptions) {
             { field: 'body', constraint: 'required' },
           );
         }
-        const principal = principals.get(request)!;
         const deployed = await service.deploy(
           request.body.definition,
           'api',
-          { owner: principal.owner, admin: principal.admin === true },
+          deployerOf(request),
           request.params.name,
         );
         return reply.code(deployed.record.revision === 1 ? 201 : 200).send({
@@ -117,14 +117,15 @@ export function deploymentRoutes(options: DeploymentRoutesOptions) {
       {
         onRequest: auth,
         schema: {
-          summary: 'List deployed workflows',
+          summary:
+            'List deployed workflows (an admin key sees all, other keys those of their owner)',
           tags: ['workflows'],
           security: bearer,
           response: { 200: DeployedWorkflowList, ...errorResponses(401) },
         },
       },
-      async () => {
-        const records = await service.list();
+      async (request) => {
+        const records = await service.list(deployerOf(request));
         return {
           total: records.length,
           workflows: records.map((r) => summary(r, service.webhooksOf(r.name))),
@@ -145,7 +146,7 @@ export function deploymentRoutes(options: DeploymentRoutesOptions) {
         },
       },
       async (request) => {
-        const record = await service.get(request.params.name);
+        const record = await service.get(request.params.name, deployerOf(request));
         if (!record)
           throw new NotFoundError(`no deployed workflow is named "${request.params.name}"`, {
             name: request.params.name,
@@ -177,11 +178,7 @@ export function deploymentRoutes(options: DeploymentRoutesOptions) {
         },
       },
       async (request) => {
-        const principal = principals.get(request)!;
-        await service.undeploy(request.params.name, {
-          owner: principal.owner,
-          admin: principal.admin === true,
-        });
+        await service.undeploy(request.params.name, deployerOf(request));
         return { status: 'undeployed', name: request.params.name };
       },
     );
@@ -206,11 +203,18 @@ export function deploymentRoutes(options: DeploymentRoutesOptions) {
         const record = await service.runManually(request.params.name, manualInputs(request.body), {
           owner: principal.owner,
           keyId: principal.keyId,
+          admin: principal.admin === true,
         });
         return reply.code(202).header('location', record.poll_url).send(record);
       },
     );
   };
+}
+
+/** The key owner of a request authenticated by the routes' `onRequest` hook, and whether admin. */
+function deployerOf(request: FastifyRequest): Deployer {
+  const principal = principals.get(request)!;
+  return { owner: principal.owner, admin: principal.admin === true };
 }
 
 /** The `inputs` of a manual-run body ({@link ManualRunRequest}); an absent body means none. */

@@ -173,14 +173,24 @@ export class DeploymentService {
     }
   }
 
-  /** Every active deployment, by name. */
-  list(): Promise<DeploymentRecord[]> {
-    return this.options.store.list();
+  /** Every active deployment, by name; with `by`, only those it may see ({@link visibleTo}). */
+  async list(by?: Deployer): Promise<DeploymentRecord[]> {
+    const records = await this.options.store.list();
+    return by ? records.filter((r) => this.visibleTo(r, by)) : records;
   }
 
-  /** The active deployment of a name. */
-  get(name: string): Promise<DeploymentRecord | undefined> {
-    return this.options.store.get(name);
+  /** The active deployment of a name; with `by`, undefined when it may not see it. */
+  async get(name: string, by?: Deployer): Promise<DeploymentRecord | undefined> {
+    const record = await this.options.store.get(name);
+    return record && (!by || this.visibleTo(record, by)) ? record : undefined;
+  }
+
+  /**
+   * Whether `by` may see a deployment: an admin key sees all, any other key only its owner's
+   * (those of the workflows directory belong to `defaultOwner`).
+   */
+  visibleTo(record: DeploymentRecord, by: Deployer): boolean {
+    return by.admin === true || this.recordOwner(record) === by.owner;
   }
 
   /** Every revision of a name, newest first. */
@@ -217,15 +227,19 @@ export class DeploymentService {
 
   /**
    * Starts a deployed workflow by hand (`POST /workflows/{name}/executions`); the execution
-   * belongs to the caller, who polls it.
+   * belongs to the caller, who polls it. A caller that may not see the workflow (another owner's,
+   * not an admin key) gets NOT_FOUND, as for an unknown name.
    */
   async runManually(
     name: string,
     inputs: Record<string, unknown>,
-    caller?: { owner: string; keyId: string },
+    caller?: { owner: string; keyId: string; admin?: boolean },
   ): Promise<PendingRecord> {
     const workflow = this.active.get(name);
-    if (!workflow) throw new NotFoundError(`no deployed workflow is named "${name}"`, { name });
+    const hidden = caller && !caller.admin && this.ownerOf(name) !== caller.owner;
+    if (!workflow || hidden) {
+      throw new NotFoundError(`no deployed workflow is named "${name}"`, { name });
+    }
     return this.options.start({
       workflow,
       inputs,
@@ -284,12 +298,17 @@ export class DeploymentService {
 
   /** FORBIDDEN unless `by` owns the deployment (or is an admin key). */
   private checkOwner(record: DeploymentRecord, by: Deployer, action: string): void {
-    const owner = record.deployed_by ?? this.options.defaultOwner ?? 'local';
-    if (by.admin || owner === by.owner) return;
+    if (this.visibleTo(record, by)) return;
+    const owner = this.recordOwner(record);
     throw new ForbiddenError(
       `the workflow "${record.name}" was deployed by ${owner}; only its owner or an admin key may ${action} it`,
       { reason: 'not_owner', name: record.name, owner },
     );
+  }
+
+  /** The owner of a stored deployment: the key's owner, or `defaultOwner` for the directory. */
+  private recordOwner(record: DeploymentRecord): string {
+    return record.deployed_by ?? this.options.defaultOwner ?? 'local';
   }
 
   private async activate(activation: Activation, deployedBy: string | null): Promise<void> {

@@ -134,7 +134,7 @@ export class LocalInvoker implements ActionInvoker {
       case 'shell':
         return runShell(run, this.options.maxOutputBytes);
       case 'http':
-        return runHttp(run, this.options.maxOutputBytes);
+        return runHttp(run, this.options.maxOutputBytes, this.options.httpEgress);
     }
   }
 

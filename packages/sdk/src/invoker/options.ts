@@ -1,5 +1,21 @@
 import { CONNECTOR_DEFAULTS, ValidationError } from '@weft/core';
+import type { LookupFunction } from 'node:net';
 import type { Environment } from '../connector/interpolate-env.js';
+
+/**
+ * Where `http` connectors may send requests, for a host that must not be made to call its own
+ * network (the server's egress policy, `WEFT_EGRESS_ALLOWLIST`). A refused request is
+ * `VALIDATION` with `details {field, constraint: "egress"}` and is never sent.
+ */
+export interface HttpEgress {
+  /** Why a request to `url` may not be sent, or `undefined` when it may; asked before connecting. */
+  refusal(url: URL): Promise<string | undefined>;
+  /**
+   * Resolves host names at connect time, checking the address actually connected to (DNS
+   * rebinding): a refused one fails with an error whose `code` is `EGRESS_REFUSED`.
+   */
+  lookup: LookupFunction;
+}
 
 /** Options of {@link LocalInvoker}. Nothing is read from the process: pass what you mean. */
 export interface LocalInvokerOptions {
@@ -13,6 +29,8 @@ export interface LocalInvokerOptions {
   maxOutputBytes?: number;
   /** Largest connector definition file, in bytes. Default 1 MiB. */
   maxFileSize?: number;
+  /** Where `http` connectors may send requests. Default: anywhere, with Node's fetch. */
+  httpEgress?: HttpEgress;
 }
 
 /** {@link LocalInvokerOptions} with defaults filled in. */
@@ -22,6 +40,7 @@ export interface CompiledInvokerOptions {
   defaultConcurrency: number;
   maxOutputBytes: number;
   maxFileSize: number | undefined;
+  httpEgress: HttpEgress | undefined;
 }
 
 /** Default largest command stdout or HTTP body: 10 MiB. */
@@ -47,6 +66,7 @@ export function compileInvokerOptions(options: LocalInvokerOptions = {}): Compil
       Number.MAX_SAFE_INTEGER,
     ),
     maxFileSize: options.maxFileSize,
+    httpEgress: options.httpEgress,
   };
 }
 

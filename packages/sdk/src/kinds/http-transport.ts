@@ -1,4 +1,6 @@
-import { BackendError, UnavailableError, type WeftError } from '@weft/core';
+import { BackendError, UnavailableError, ValidationError, type WeftError } from '@weft/core';
+import { Agent, fetch as undiciFetch } from 'undici';
+import type { HttpEgress } from '../invoker/options.js';
 import type { ActionRun } from './action-run.js';
 import { abortError, tail } from './errors.js';
 
@@ -9,6 +11,28 @@ export interface HttpAnswer {
   json: unknown;
   /** The body as text (for messages). */
   text: string;
+}
+
+/** How one request may be sent. */
+export interface SendLimits {
+  /** Largest answer body, in bytes. */
+  maxBytes: number;
+  /** The egress policy requests obey; none: anywhere, with Node's fetch. */
+  egress: HttpEgress | undefined;
+  /** The definition field the URL comes from (`details.field` of a refusal). */
+  field: string;
+}
+
+/** One connection pool per egress policy, connecting through its checking `lookup`. */
+const dispatchers = new WeakMap<HttpEgress, Agent>();
+
+function dispatcherOf(egress: HttpEgress): Agent {
+  let agent = dispatchers.get(egress);
+  if (!agent) {
+    agent = new Agent({ connect: { lookup: egress.lookup } });
+    dispatchers.set(egress, agent);
+  }
+  return agent;
 }
 
 /** Connection failures that mean "the service is not there" rather than "it failed". */
@@ -25,31 +49,42 @@ const UNREACHABLE = new Set([
  * Sends one request with Node's fetch on the call's signal, with `Idempotency-Key` set to the
  * call's idempotency key, and reads the answer: redirects are never followed (a 3xx is
  * `BACKEND_ERROR` naming the location), a body over `maxBytes` is `BACKEND_ERROR`, a service
- * that cannot be reached (connection refused, DNS failure) is `UNAVAILABLE`.
+ * that cannot be reached (connection refused, DNS failure) is `UNAVAILABLE`. With an egress
+ * policy, a refused address (before connecting or at connect time) is `VALIDATION`.
  */
 export async function sendRequest(
   url: string,
   init: { method: string; headers: Record<string, string>; body?: string },
   run: ActionRun,
-  maxBytes: number,
+  limits: SendLimits,
 ): Promise<HttpAnswer> {
+  const { maxBytes, egress, field } = limits;
   const { context, connector, call } = run;
   const backend = connector.name;
   const headers: Record<string, string> = { accept: 'application/json' };
   if (init.body !== undefined) headers['content-type'] = 'application/json';
   for (const [key, value] of Object.entries(init.headers)) headers[key.toLowerCase()] = value;
   if (context.idempotencyKey !== '') headers['idempotency-key'] = context.idempotencyKey;
+  const request = {
+    method: init.method,
+    headers,
+    redirect: 'manual',
+    signal: context.signal,
+    ...(init.body !== undefined ? { body: init.body } : {}),
+  } as const;
   let response: Response;
   try {
-    response = await fetch(url, {
-      method: init.method,
-      headers,
-      redirect: 'manual',
-      signal: context.signal,
-      ...(init.body !== undefined ? { body: init.body } : {}),
-    });
+    if (egress) {
+      const reason = await egress.refusal(new URL(url));
+      if (reason !== undefined) throw refused(run, field, url, reason);
+      const answer = await undiciFetch(url, { ...request, dispatcher: dispatcherOf(egress) });
+      response = answer as unknown as Response;
+    } else {
+      response = await fetch(url, request);
+    }
   } catch (error) {
-    throw requestError(error, run, url);
+    if (error instanceof ValidationError) throw error;
+    throw requestError(error, run, url, field);
   }
   if (response.status >= 300 && response.status < 400) {
     await response.body?.cancel();
@@ -115,11 +150,23 @@ async function readBody(response: Response, maxBytes: number, run: ActionRun): P
   return Buffer.concat(chunks).toString('utf8');
 }
 
-function requestError(error: unknown, run: ActionRun, url: string): WeftError {
+/** The `VALIDATION` error of a request the egress policy refuses. */
+function refused(run: ActionRun, field: string, url: string, reason: string): WeftError {
+  return new ValidationError(`${run.call}: the request to ${safeHost(url)} is refused: ${reason}`, {
+    field,
+    constraint: 'egress',
+  });
+}
+
+function requestError(error: unknown, run: ActionRun, url: string, field?: string): WeftError {
   const { context, connector, call } = run;
   if (context.signal.aborted) return abortError(context.signal);
-  const code = errorCode(error);
+  const failure = codedCause(error);
+  const code = failure?.code;
   const host = safeHost(url);
+  if (code === 'EGRESS_REFUSED' && field !== undefined) {
+    return refused(run, field, url, failure?.message ?? 'the address is not allowed');
+  }
   if (code !== undefined && UNREACHABLE.has(code)) {
     return new UnavailableError(`${call}: cannot reach ${host} (${code})`, {
       backend: connector.name,
@@ -133,12 +180,20 @@ function requestError(error: unknown, run: ActionRun, url: string): WeftError {
   });
 }
 
-/** The `code` of a fetch failure's cause (or of the first of an AggregateError's errors). */
-function errorCode(error: unknown): string | undefined {
+/** A fetch failure's cause with a `code` (or the first of an AggregateError's errors). */
+function codedCause(error: unknown): { code: string; message: string | undefined } | undefined {
   let cause: unknown = error instanceof Error ? (error.cause ?? error) : error;
   for (let depth = 0; depth < 4 && cause !== null && typeof cause === 'object'; depth++) {
-    const record = cause as { code?: unknown; errors?: unknown[]; cause?: unknown };
-    if (typeof record.code === 'string') return record.code;
+    const record = cause as {
+      code?: unknown;
+      message?: unknown;
+      errors?: unknown[];
+      cause?: unknown;
+    };
+    if (typeof record.code === 'string') {
+      const message = typeof record.message === 'string' ? record.message : undefined;
+      return { code: record.code, message };
+    }
     cause = record.errors?.[0] ?? record.cause;
   }
   return undefined;

@@ -1,26 +1,30 @@
 import { BackendError, ValidationError, type WeftError } from '@weft/core';
+import type { HttpEgress } from '../invoker/options.js';
 import type { ActionRun } from './action-run.js';
 import { remoteError } from './remote-error.js';
-import { badAnswer, sendRequest } from './http-transport.js';
+import { badAnswer, sendRequest, type SendLimits } from './http-transport.js';
 import { connectorScope, renderDeep, renderMap, renderUrl } from './templates.js';
 
 /**
  * Runs an `http` action. With a declarative `request`, sends it (templated on the input) and
  * answers its JSON body; otherwise calls the connector service at `connector.base_url`:
  * `POST {base_url}/execute` with `{action: "<plugin>.<action>", input}` (SPEC.md §2.7, §4.3).
+ * With `egress`, a request to a refused address is `VALIDATION` and is never sent.
  */
-export function runHttp(run: ActionRun, maxBytes: number): Promise<unknown> {
+export function runHttp(run: ActionRun, maxBytes: number, egress?: HttpEgress): Promise<unknown> {
   const request = run.action?.definition.request;
-  return request ? runDeclarative(run, maxBytes) : runConnectorService(run, maxBytes);
+  return request
+    ? runDeclarative(run, { maxBytes, egress, field: 'request.url' })
+    : runConnectorService(run, { maxBytes, egress, field: 'connector.base_url' });
 }
 
-async function runConnectorService(run: ActionRun, maxBytes: number): Promise<unknown> {
+async function runConnectorService(run: ActionRun, limits: SendLimits): Promise<unknown> {
   const { connector, call, input, context } = run;
   const base = connector.definition.connector.base_url ?? '';
   const url = `${base.replace(/\/+$/, '')}/execute`;
   const headers = renderMap(connector.definition.connector.headers, connectorScope(input, context));
   const body = JSON.stringify({ action: call, input });
-  const answer = await sendRequest(url, { method: 'POST', headers, body }, run, maxBytes);
+  const answer = await sendRequest(url, { method: 'POST', headers, body }, run, limits);
   const json = answer.json;
   if (typeof json === 'object' && json !== null && !Array.isArray(json)) {
     const record = json as Record<string, unknown>;
@@ -34,7 +38,7 @@ async function runConnectorService(run: ActionRun, maxBytes: number): Promise<un
   throw badAnswer(run, url, answer, 'a body with neither status "success" nor "error"');
 }
 
-async function runDeclarative(run: ActionRun, maxBytes: number): Promise<unknown> {
+async function runDeclarative(run: ActionRun, limits: SendLimits): Promise<unknown> {
   const { connector, action, input, context } = run;
   const request = action!.definition.request!;
   const scope = connectorScope(input, context);
@@ -51,7 +55,7 @@ async function runDeclarative(run: ActionRun, maxBytes: number): Promise<unknown
     url,
     { method, headers, ...(body !== undefined ? { body } : {}) },
     run,
-    maxBytes,
+    limits,
   );
   if (answer.status < 200 || answer.status >= 300) throw badAnswer(run, url, answer, 'an error');
   if (answer.text.trim() === '') return {};
