@@ -2,7 +2,7 @@ import type BetterSqlite3 from 'better-sqlite3';
 import type { Selectable } from 'kysely';
 import type pg from 'pg';
 import type { EndWrites, EventRow, ExecutionOutcome, JournalRow } from '@weft/core';
-import { stringifyOrNull } from './executions-rows.js';
+import { EXECUTION_COLUMNS, stringifyOrNull } from './executions-rows.js';
 import type { ExecutionsTable } from './executions-tables.js';
 import type { SqliteGroupCommit } from './sqlite-group-commit.js';
 
@@ -20,29 +20,18 @@ export interface JournalWriter {
 
 /** The columns of a new execution's row, in the order the inserts below name them. */
 export type ExecutionRowValues = Selectable<ExecutionsTable>;
-const ROW_COLUMNS = [
-  'id',
-  'owner',
-  'key_id',
-  'workflow',
-  'workflow_version',
-  'mode',
-  'status',
-  'definition',
-  'inputs',
-  'trigger',
-  'callback_url',
-  'created_at',
-  'started_at',
-  'finished_at',
-  'canceled_at',
-  'result',
-  'error',
-  'callback',
-  'lease_owner',
-  'lease_until',
-] as const satisfies readonly (keyof ExecutionsTable)[];
+const ROW_COLUMNS = [...EXECUTION_COLUMNS, 'lease_owner', 'lease_until'] as const;
 const rowValues = (row: ExecutionRowValues): unknown[] => ROW_COLUMNS.map((c) => row[c]);
+
+/** The values that end an execution, in the order the ends below set them. */
+const endValues = (outcome: ExecutionOutcome): unknown[] => [
+  outcome.status,
+  outcome.finished_at,
+  outcome.canceled_at,
+  JSON.stringify(outcome.result),
+  stringifyOrNull(outcome.error),
+  stringifyOrNull(outcome.callback),
+];
 
 /** SQLite: adds a usage delta to a key's day. */
 const ADD_USAGE = `INSERT INTO usage_days (key_id, owner, date, executions, action_calls, duration_ms)
@@ -93,15 +82,7 @@ export class SqliteJournalWriter implements JournalWriter {
       for (const event of events) this.insertEvent.run(id, event.seq, event.type, event.json);
     };
     this.finishTx = (id, outcome, { events, steps = [], usage }) => {
-      const changed = this.end.run(
-        outcome.status,
-        outcome.finished_at,
-        outcome.canceled_at,
-        JSON.stringify(outcome.result),
-        stringifyOrNull(outcome.error),
-        stringifyOrNull(outcome.callback),
-        id,
-      ).changes;
+      const changed = this.end.run(...endValues(outcome), id).changes;
       if (changed === 0) return false;
       for (const step of steps) this.insertStep.run(id, step.path, step.json);
       for (const event of events) this.insertEvent.run(id, event.seq, event.type, event.json);
@@ -217,12 +198,7 @@ export class PostgresJournalWriter implements JournalWriter {
       text: FINISH_TEXT,
       values: [
         id,
-        outcome.status,
-        outcome.finished_at,
-        outcome.canceled_at,
-        JSON.stringify(outcome.result),
-        stringifyOrNull(outcome.error),
-        stringifyOrNull(outcome.callback),
+        ...endValues(outcome),
         events.map((e) => e.seq),
         events.map((e) => e.type),
         events.map((e) => e.json),
