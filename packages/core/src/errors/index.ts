@@ -2,3 +2,4 @@ export * from './codes.js';
 export * from './weft-error.js';
 export * from './codec.js';
 export * from './request-error.js';
+export * from './error-schema.js';

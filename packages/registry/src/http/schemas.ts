@@ -1,20 +1,7 @@
 import { Type } from '@sinclair/typebox';
-import { ERROR_CODES } from '@weft/core';
 
-/** The §2.10 error object, for the OpenAPI document. */
-export const ErrorBody = Type.Object(
-  {
-    status: Type.Literal('error'),
-    code: Type.Union(ERROR_CODES.map((c) => Type.Literal(c))),
-    message: Type.String(),
-    details: Type.Record(Type.String(), Type.Unknown()),
-  },
-  { $id: 'ErrorObject', description: 'Error object (SPEC.md §2.10)' },
-);
-
-/** Error answers every route may give. */
-export const errorResponses = (...statuses: number[]) =>
-  Object.fromEntries(statuses.map((s) => [s, Type.Ref('ErrorObject')]));
+/** The §2.10 error object and error answers: one definition, in core. */
+export { ErrorObjectSchema as ErrorBody, errorResponses } from '@weft/core';
 
 /** `{slug}` path parameter. */
 export const SlugParams = Type.Object({

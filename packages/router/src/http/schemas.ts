@@ -1,20 +1,8 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { ERROR_CODES, INSTANCE_ID_PATTERN, SLUG_PATTERN } from '@weft/core';
+import { INSTANCE_ID_PATTERN, SLUG_PATTERN } from '@weft/core';
 
-/** The §2.10 error object (the same `$id` as the registry's, so one definition is shared). */
-export const ErrorBody = Type.Object(
-  {
-    status: Type.Literal('error'),
-    code: Type.Union(ERROR_CODES.map((c) => Type.Literal(c))),
-    message: Type.String(),
-    details: Type.Record(Type.String(), Type.Unknown()),
-  },
-  { $id: 'ErrorObject', description: 'Error object (SPEC.md §2.10)' },
-);
-
-/** Error answers of a route, by status. */
-export const errorResponses = (...statuses: number[]) =>
-  Object.fromEntries(statuses.map((s) => [s, Type.Ref('ErrorObject')]));
+/** The §2.10 error object and error answers: one definition, in core. */
+export { ErrorObjectSchema as ErrorBody, errorResponses } from '@weft/core';
 
 /** `{plugin_slug}` path parameter. */
 export const PluginParams = Type.Object({

@@ -1,5 +1,4 @@
 import { Type } from '@sinclair/typebox';
-import { ERROR_CODES } from '@weft/core';
 
 /** `{id}` of the execution routes. */
 export const ExecutionParams = Type.Object({
@@ -27,13 +26,6 @@ export function preferredWait(header: string | string[] | undefined, max: number
   return match ? Math.min(Number(match[1]), max) : 0;
 }
 
-/** The §2.10 error object, for instances that do not have it yet (same `$id` as the registry's). */
-export const ErrorObjectSchema = Type.Object(
-  {
-    status: Type.Literal('error'),
-    code: Type.Union(ERROR_CODES.map((c) => Type.Literal(c))),
-    message: Type.String(),
-    details: Type.Record(Type.String(), Type.Unknown()),
-  },
-  { $id: 'ErrorObject', description: 'Error object (SPEC.md §2.10)' },
-);
+import { ErrorObjectSchema } from '@weft/core';
+
+export { ErrorObjectSchema };

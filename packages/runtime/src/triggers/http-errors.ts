@@ -1,7 +1,7 @@
 import type {} from '@fastify/swagger';
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { ERROR_CODES, errorFromRequest, replyWithError, type WeftError } from '@weft/core';
+import { errorFromRequest, replyWithError, type WeftError } from '@weft/core';
 
 /** Turns what a trigger route or Fastify throws into a {@link WeftError}. */
 export function asWeftError(error: unknown): WeftError {
@@ -17,16 +17,9 @@ export function sendTriggerError(
   return replyWithError(error, request, reply);
 }
 
-/** The §2.10 error object schema (same `$id` as the registry's, added when missing). */
-export const ErrorObjectSchema = Type.Object(
-  {
-    status: Type.Literal('error'),
-    code: Type.Union(ERROR_CODES.map((c) => Type.Literal(c))),
-    message: Type.String(),
-    details: Type.Record(Type.String(), Type.Unknown()),
-  },
-  { $id: 'ErrorObject', description: 'Error object (SPEC.md §2.10)' },
-);
+import { ErrorObjectSchema } from '@weft/core';
+
+export { ErrorObjectSchema };
 
 /** Adds {@link ErrorObjectSchema} to `app` unless an enclosing scope already has it. */
 export function ensureErrorSchema(app: FastifyInstance): void {

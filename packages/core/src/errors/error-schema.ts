@@ -1,0 +1,20 @@
+import { Type } from '@sinclair/typebox';
+import { ERROR_CODES } from './codes.js';
+
+/**
+ * The §2.10 error object as a route schema (`$id: ErrorObject`): one definition for every HTTP
+ * package, so the schemas their servers add are the same.
+ */
+export const ErrorObjectSchema = Type.Object(
+  {
+    status: Type.Literal('error'),
+    code: Type.Union(ERROR_CODES.map((c) => Type.Literal(c))),
+    message: Type.String(),
+    details: Type.Record(Type.String(), Type.Unknown()),
+  },
+  { $id: 'ErrorObject', description: 'Error object (SPEC.md §2.10)' },
+);
+
+/** Error answers of a route, by status (references to {@link ErrorObjectSchema}). */
+export const errorResponses = (...statuses: number[]) =>
+  Object.fromEntries(statuses.map((s) => [s, Type.Ref('ErrorObject')]));
