@@ -225,6 +225,64 @@ describe('cloud mode over a real server', () => {
     await weft.close();
   });
 
+  it('sends each subworkflow in the version its step pins, picked as a local run picks it', async () => {
+    const sub = (version: string): WorkflowDefinition =>
+      ({
+        name: 'sub',
+        version,
+        inputs: { n: { type: 'number', required: true } },
+        steps: [
+          {
+            name: 'd',
+            type: 'action',
+            plugin: 'calc',
+            action: 'double',
+            input: { v: '{{ inputs.n }}' },
+          },
+        ],
+        outputs: { v: { value: '{{ steps.d.output.v }}' }, version: { value: version } },
+      }) as WorkflowDefinition;
+    const caller = (name: string, pins: string[]): WorkflowDefinition =>
+      ({
+        name,
+        version: '1.0.0',
+        inputs: {},
+        steps: pins.map((pin, i) => ({
+          name: `call${i}`,
+          type: 'workflow',
+          workflow: 'sub',
+          version: pin,
+          input: { n: 5 },
+        })),
+        outputs: { version: { value: '{{ steps.call0.outputs.version }}' } },
+      }) as WorkflowDefinition;
+    const weft = client();
+    weft.addWorkflows([
+      sub('1.0.0'),
+      sub('1.4.0'),
+      sub('2.0.0'),
+      caller('pinned', ['^1.0']),
+      caller('both', ['^1.0', '2.x']),
+    ]);
+    const result = await weft.execute('pinned');
+    expect(result).toMatchObject({ status: 'completed', outputs: { version: '1.4.0' } });
+    expect(result.steps['call0']).toMatchObject({ status: 'success' });
+    // The same pick as a local run of the same definitions.
+    const local = new Weft({ logLevel: 'silent', inheritEnvironment: false });
+    local.addWorkflows([sub('1.0.0'), sub('1.4.0'), sub('2.0.0'), caller('pinned', ['^1.0'])]);
+    local.registerHandler('calc.double', (input: { v: number }) => ({ v: input.v * 2 }));
+    const here = await local.execute('pinned');
+    expect(here.outputs).toEqual({ version: '1.4.0' });
+    // One file holds one version of each name: two versions of `sub` are refused before sending.
+    const sent = received.length;
+    await expect(weft.execute('both')).rejects.toMatchObject({
+      code: 'VALIDATION',
+      details: { field: 'version', constraint: 'one_version' },
+    });
+    expect(received.length).toBe(sent);
+    await Promise.all([weft.close(), local.close()]);
+  });
+
   it('starts with executeAsync (the §2.8 pending record) and waits for the end', async () => {
     const weft = client();
     const pending = await weft.executeAsync('cloudy', { n: 1 });

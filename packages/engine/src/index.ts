@@ -16,4 +16,5 @@ export { compileRunOptions, DEFAULT_ACTION_TIMEOUT_MS, type RunOptions } from '.
 export { resolveInputs, coerce } from './run/inputs.js';
 export { MASK, ResolvedSecrets } from './run/secrets.js';
 export { MAX_SUBWORKFLOW_DEPTH } from './run/subworkflow.js';
+export { calledWorkflows, pickWorkflow, type WorkflowCall } from './run/workflow-versions.js';
 export { DryRunInvoker, ownerOf, type DryRunSettings } from './run/dry-run.js';

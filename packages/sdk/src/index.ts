@@ -62,6 +62,7 @@ export { CloudInvoker } from './invoker/cloud-invoker.js';
 export {
   HybridInvoker,
   type ExecutionOverride,
+  type ExecutionPlace,
   type HybridInvokerOptions,
   type StepExecution,
 } from './invoker/hybrid-invoker.js';

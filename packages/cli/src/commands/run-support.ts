@@ -2,7 +2,7 @@ import { readFileSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { InvalidArgumentError } from 'commander';
-import type { Weft } from '@weft/sdk';
+import type { ExecutionOverride, Weft } from '@weft/sdk';
 
 /** Collects repeatable `--input key=value` flags; values that are JSON are parsed. */
 export function collectInput(
@@ -80,6 +80,10 @@ export async function requireModules(weft: Weft, modules: string[]): Promise<voi
 /** Where `weft workflow run` runs the actions (SPEC.md Appendix A). */
 export type RunMode = 'local' | 'self_hosted' | 'cloud' | 'hybrid';
 
+/** A place of `--execution`: `local`, `cloud` or `self_hosted` (the router of `--router`). */
+type Place = Extract<ExecutionOverride, string>;
+const PLACES: readonly Place[] = ['local', 'cloud', 'self_hosted'];
+
 /** The flags that choose the mode and its server. */
 export interface ModeFlags {
   mode?: RunMode;
@@ -88,7 +92,7 @@ export interface ModeFlags {
   server?: string;
   apiKey?: string;
   async?: boolean;
-  execution: Record<string, 'local' | 'cloud'> | 'local' | 'cloud' | undefined;
+  execution: Record<string, Place> | Place | undefined;
   plugins?: string;
   require: string[];
   dryRun?: boolean;
@@ -97,8 +101,9 @@ export interface ModeFlags {
 }
 
 /**
- * The mode the flags ask for, or a usage error: `--cloud` is `--mode cloud`, `--router` is
- * `--mode self_hosted`; flags that do not apply to the mode are refused.
+ * The mode the flags ask for, or a usage error: `--cloud` is `--mode cloud`, `--router` alone is
+ * `--mode self_hosted` (with `--mode hybrid` it is the router of the steps placed `self_hosted`);
+ * flags that do not apply to the mode are refused.
  */
 export function resolveMode(flags: ModeFlags): RunMode | string {
   let mode: RunMode = flags.mode ?? 'local';
@@ -108,13 +113,15 @@ export function resolveMode(flags: ModeFlags): RunMode | string {
     mode = 'cloud';
   }
   if (flags.router !== undefined) {
-    if (flags.mode !== undefined && flags.mode !== 'self_hosted')
-      return `--router is for --mode self_hosted, not ${mode}`;
     if (flags.cloud) return '--router and --cloud exclude each other';
-    mode = 'self_hosted';
+    if (flags.mode !== undefined && flags.mode !== 'self_hosted' && flags.mode !== 'hybrid')
+      return `--router is for --mode self_hosted or hybrid, not ${mode}`;
+    if (mode !== 'hybrid') mode = 'self_hosted';
   }
   if (mode === 'self_hosted' && flags.router === undefined)
     return '--mode self_hosted needs --router URL';
+  if (mode === 'hybrid' && flags.router === undefined && placesSelfHosted(flags.execution))
+    return '--execution self_hosted runs steps through the router: add --router URL';
   if (mode !== 'cloud' && flags.async) return '--async runs on the server: add --cloud';
   if (mode !== 'hybrid' && flags.execution !== undefined)
     return '--execution places steps in --mode hybrid only';
@@ -133,17 +140,24 @@ export function resolveMode(flags: ModeFlags): RunMode | string {
   return mode;
 }
 
+/** Whether an `--execution` value places any step `self_hosted`. */
+function placesSelfHosted(execution: ModeFlags['execution']): boolean {
+  if (execution === undefined) return false;
+  if (typeof execution === 'string') return execution === 'self_hosted';
+  return Object.values(execution).includes('self_hosted');
+}
+
 /**
- * Collects `--execution local|cloud` (every step) or repeatable `--execution plugin=local|cloud`
- * (by plugin slug) for hybrid runs.
+ * Collects `--execution local|cloud|self_hosted` (every step) or repeatable
+ * `--execution plugin=place` (by plugin slug) for hybrid runs.
  */
 export function collectExecution(
   value: string,
   previous: ModeFlags['execution'],
 ): ModeFlags['execution'] {
-  const place = (text: string): 'local' | 'cloud' => {
-    if (text === 'local' || text === 'cloud') return text;
-    throw new InvalidArgumentError(`expected local or cloud, got "${text}"`);
+  const place = (text: string): Place => {
+    if ((PLACES as readonly string[]).includes(text)) return text as Place;
+    throw new InvalidArgumentError(`expected local, cloud or self_hosted, got "${text}"`);
   };
   const at = value.indexOf('=');
   if (at < 0) {

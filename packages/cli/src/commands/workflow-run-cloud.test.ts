@@ -130,7 +130,10 @@ describe('weft workflow run --cloud', () => {
   it.each([
     [['--cloud', '--mode', 'hybrid'], '--cloud and --mode hybrid exclude each other'],
     [['--cloud', '--router', 'http://127.0.0.1:1'], '--router and --cloud exclude each other'],
-    [['--mode', 'hybrid', '--router', 'http://127.0.0.1:1'], '--router is for --mode self_hosted'],
+    [
+      ['--mode', 'local', '--router', 'http://127.0.0.1:1'],
+      '--router is for --mode self_hosted or hybrid, not local',
+    ],
     [['--cloud', '--plugins', 'x'], '--plugins and --require do not apply'],
     [['--cloud', '--dry-run'], '--dry-run runs locally'],
     [['--async'], '--async runs on the server: add --cloud'],
@@ -145,7 +148,7 @@ describe('weft workflow run --cloud', () => {
   it('refuses a bad --execution value', async () => {
     const result = await cloud('--mode', 'hybrid', '--execution', 'calc=moon');
     expect(result.code).toBe(2);
-    expect(result.err).toContain('expected local or cloud, got "moon"');
+    expect(result.err).toContain('expected local, cloud or self_hosted, got "moon"');
   });
 });
 

@@ -36,7 +36,8 @@ interface RunFlags extends ModeFlags {
 
 /**
  * `weft workflow run FILE`: runs workflows locally, through a router (`--router`), on a weft
- * server (`--cloud`, with `--async` and `--stream`), or mixed (`--mode hybrid`): Appendix A.
+ * server (`--cloud`, with `--async` and `--stream`), or mixed (`--mode hybrid`, with `--router`
+ * for the steps placed `self_hosted`): Appendix A.
  */
 export function registerWorkflowRun(
   parent: Command,
@@ -73,7 +74,7 @@ export function registerWorkflowRun(
     )
     .option(
       '--router <url>',
-      'self_hosted mode: send every action step to the router of weft server at this URL',
+      'self_hosted mode: send every action step to the router of weft server at this URL (with --mode hybrid: the steps placed self_hosted)',
     )
     .option('--router-cert <file>', 'PEM client certificate for a router that requires mutual TLS')
     .option('--router-key <file>', 'PEM private key of --router-cert')
@@ -93,7 +94,7 @@ export function registerWorkflowRun(
     .option('--async', 'with --cloud: start the run, print the pending record (§2.8) and exit')
     .option(
       '--execution <place|plugin=place>',
-      "hybrid: run every step (local|cloud), or one plugin's steps, there; repeatable",
+      "hybrid: run every step (local|cloud|self_hosted), or one plugin's steps, there; repeatable",
       collectExecution,
     )
     .addOption(outputOption())
@@ -133,10 +134,11 @@ async function runCommand(io: Io, file: string, flags: RunFlags): Promise<number
     weft = new Weft({
       logLevel: flags.logLevel as 'warn',
       logFormat: 'text',
-      ...(mode === 'self_hosted' ? routerOptions(flags) : {}),
+      ...(mode === 'self_hosted' ? { executionMode: mode, ...routerOptions(flags) } : {}),
       ...(mode === 'cloud' || mode === 'hybrid'
         ? { executionMode: mode, ...serverSettings(flags) }
         : {}),
+      ...(mode === 'hybrid' && flags.router !== undefined ? routerOptions(flags) : {}),
     });
     weft.addWorkflows(loaded.workflows);
     for (const workflow of selected) resolveInputs(workflow, flags.input);
@@ -197,10 +199,9 @@ function select(workflows: WorkflowDefinition[], flags: RunFlags): WorkflowDefin
   return `the file has ${workflows.length} workflows (${workflows.map((w) => w.name).join(', ')}): pick one with --workflow NAME, or --all`;
 }
 
-/** `self_hosted` options of the Weft client from `--router` and its TLS files. */
+/** The router of the Weft client (`self_hosted`, `hybrid`) from `--router` and its TLS files. */
 function routerOptions(flags: RunFlags): WeftOptions {
   return {
-    executionMode: 'self_hosted',
     routerUrl: flags.router!,
     ...(flags.routerCert && flags.routerKey
       ? {

@@ -7,7 +7,7 @@ import {
   type StoredExecution,
   type UsageEntry,
 } from '@weft/core';
-import { runWorkflow, type JournaledStep, type RunResult } from '@weft/engine';
+import { pickWorkflow, runWorkflow, type JournaledStep, type RunResult } from '@weft/engine';
 import type { CompiledRuntimeOptions } from '../options.js';
 import { restoreWorkflow, type ExecutableWorkflow } from './definition.js';
 import type { ExecutionHub } from './hub.js';
@@ -76,8 +76,7 @@ export function runClaimed(
         if (detached === undefined) buffer.event(event);
       },
       trigger: execution.trigger,
-      resolveWorkflow: (name, version) =>
-        library.find((w) => w.name === name && (version === undefined || w.version === version)),
+      resolveWorkflow: (name, version) => pickWorkflow(library, name, version),
       journal,
       // The steps that finish last are written with the end of the execution (one write).
       journalWithEnd: true,

@@ -1,5 +1,5 @@
 import type { ActionCall } from '@weft/core';
-import { listSteps, type WorkflowDefinition } from '@weft/engine';
+import { listSteps, pickWorkflow, type WorkflowDefinition } from '@weft/engine';
 
 /**
  * Every action target a run of `workflow` may call: its action steps and those of the workflows
@@ -17,10 +17,7 @@ export function actionTargets(
     visited.add(current);
     for (const { step } of listSteps(current)) {
       if (step.type === 'workflow' && step.workflow !== undefined) {
-        const called = library.find(
-          (w) =>
-            w.name === step.workflow && (step.version === undefined || w.version === step.version),
-        );
+        const called = pickWorkflow(library, step.workflow, step.version);
         if (called) visit(called);
         continue;
       }

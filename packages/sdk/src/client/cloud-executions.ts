@@ -6,7 +6,13 @@ import {
   type ErrorObject,
   type ExecutionRecord,
 } from '@weft/core';
-import type { RunResult, StepRecord, WorkflowDefinition } from '@weft/engine';
+import {
+  calledWorkflows,
+  pickWorkflow,
+  type RunResult,
+  type StepRecord,
+  type WorkflowDefinition,
+} from '@weft/engine';
 import type { CloudApi } from './cloud-api.js';
 
 /** Options of a cloud execution start. */
@@ -35,8 +41,9 @@ export const FINISHED_STATUSES: ReadonlySet<string> = new Set(['completed', 'fai
 
 /**
  * Starts `workflow` on the server (`POST /workflows/executions`), sending it inline as a file
- * with the other workflows it may call (`library`), and gives the §2.8 record back: `pending`,
- * or the ended record when `waitSeconds` is set and it ended in time.
+ * with the workflows its subworkflow steps call, picked from `library` (every loaded version) as
+ * a local run picks them, and gives the §2.8 record back: `pending`, or the ended record when
+ * `waitSeconds` is set and it ended in time.
  */
 export async function startExecution(
   api: CloudApi,
@@ -45,7 +52,7 @@ export async function startExecution(
   inputs: Record<string, unknown>,
   options: StartOptions = {},
 ): Promise<ExecutionRecord> {
-  const others = [...library].filter((w) => w.name !== workflow.name);
+  const others = calledOnce(workflow, [...library]);
   const wait = options.waitSeconds;
   const answer = await api.call('POST', '/workflows/executions', {
     body: {
@@ -59,6 +66,35 @@ export async function startExecution(
     ...(options.signal ? { signal: options.signal } : {}),
   });
   return asRecord(answer.json);
+}
+
+/**
+ * The workflows a run of `workflow` calls, each in the version its steps' pins pick. A file holds
+ * one version of each name, so steps that pick two versions of one workflow are refused here.
+ */
+function calledOnce(
+  workflow: WorkflowDefinition,
+  library: WorkflowDefinition[],
+): WorkflowDefinition[] {
+  const picked = new Map<string, { called: WorkflowDefinition; by: string }>([
+    [workflow.name, { called: workflow, by: 'the workflow run' }],
+  ]);
+  for (const call of calledWorkflows(workflow, (name, range) =>
+    pickWorkflow(library, name, range),
+  )) {
+    // A call nothing satisfies fails at its step, on the server as it would here.
+    if (!call.called) continue;
+    const by = `step "${call.step}" of "${call.caller}"${call.version !== undefined ? ` (version "${call.version}")` : ''}`;
+    const before = picked.get(call.name);
+    if (!before) picked.set(call.name, { called: call.called, by });
+    else if (before.called !== call.called) {
+      throw new ValidationError(
+        `cloud mode sends one version of each workflow, but workflow "${call.name}" is called as ${before.called.version} by ${before.by} and as ${call.called.version} by ${by}`,
+        { field: 'version', constraint: 'one_version' },
+      );
+    }
+  }
+  return [...picked.values()].map((p) => p.called).filter((w) => w !== workflow);
 }
 
 /** `GET /workflows/executions/{id}`. */

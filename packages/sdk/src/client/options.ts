@@ -1,6 +1,6 @@
 import { ValidationError, type ExecutionMode, type SecretsProvider } from '@weft/core';
 import { checkRouterUrl } from '../invoker/router-invoker.js';
-import type { StepExecution } from '../invoker/hybrid-invoker.js';
+import { checkPlace, type ExecutionPlace } from '../invoker/hybrid-invoker.js';
 import type { ClientTls } from '../service/router-client.js';
 import { checkCloudUrl } from './cloud-api.js';
 
@@ -16,8 +16,9 @@ export interface WeftOptions {
   /**
    * `local` (default): actions run in this process. `self_hosted`: every action step goes to the
    * router at `routerUrl` (connectors and handlers registered here are not used). `cloud`: whole
-   * workflows run on the server at `cloudUrl` with `apiKey`. `hybrid`: each action step runs here
-   * or on that server, by its `execution` field (see {@link WeftOptions.hybridDefault}).
+   * workflows run on the server at `cloudUrl` with `apiKey`. `hybrid`: each action step runs here,
+   * on that server or (when the run or {@link WeftOptions.hybridDefault} places it `self_hosted`)
+   * through the router at `routerUrl`, by its `execution` field.
    */
   executionMode?: ExecutionMode;
   /**
@@ -30,9 +31,15 @@ export interface WeftOptions {
    * `WORKFLOW_CLOUD_URL`, else `WORKFLOW_REGISTRY_URL` of the environment.
    */
   cloudUrl?: string;
-  /** `hybrid`: where steps without an `execution` field run. Default `local`. */
-  hybridDefault?: StepExecution;
-  /** The router of `self_hosted` mode (`router_url`), e.g. `http://127.0.0.1:8080`. */
+  /**
+   * `hybrid`: where steps without an `execution` field run: `local` (default), `cloud` or
+   * `self_hosted` (needs `routerUrl`).
+   */
+  hybridDefault?: ExecutionPlace;
+  /**
+   * The router (`router_url`), e.g. `http://127.0.0.1:8080`: of every action step in
+   * `self_hosted` mode, of the steps placed `self_hosted` in `hybrid` mode.
+   */
   routerUrl?: string;
   /** Client certificate for a router that requires mutual TLS (SPEC.md §5.5). */
   routerTls?: ClientTls;
@@ -107,13 +114,18 @@ export function checkWeftOptions(options: WeftOptions): void {
       { field: 'executionMode', constraint: 'enum' },
     );
   }
-  if (mode === 'self_hosted') checkRouterUrl(options.routerUrl, 'routerUrl');
+  if (mode === 'self_hosted' || (mode === 'hybrid' && options.routerUrl !== undefined))
+    checkRouterUrl(options.routerUrl, 'routerUrl');
   if (options.cloudUrl !== undefined) checkCloudUrl(options.cloudUrl, 'cloudUrl');
-  const fallback = options.hybridDefault;
-  if (fallback !== undefined && fallback !== 'local' && fallback !== 'cloud') {
+  checkPlace(options.hybridDefault, 'hybridDefault');
+  if (
+    mode === 'hybrid' &&
+    options.hybridDefault === 'self_hosted' &&
+    options.routerUrl === undefined
+  ) {
     throw new ValidationError(
-      `hybridDefault must be "local" or "cloud", got ${JSON.stringify(fallback)}`,
-      { field: 'hybridDefault', constraint: 'enum' },
+      'hybridDefault "self_hosted" needs routerUrl (the router of weft server, e.g. http://127.0.0.1:8080)',
+      { field: 'routerUrl', constraint: 'required' },
     );
   }
   const timeout = options.timeout;

@@ -2,7 +2,11 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
-import { describe, expect, it } from 'vitest';
+import { pino } from 'pino';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+// The real weft server (cloud) and its router (self_hosted), over loopback; test-only import.
+import { createLocalKey, startServer, type RunningServer } from '@weft/server';
+import { createConnectorService, type ConnectorService } from '../service/service.js';
 import { createMock } from '../testing/index.js';
 import { loadWorkflow } from './load.js';
 import { Weft } from './weft.js';
@@ -128,6 +132,26 @@ describe('the Weft client', () => {
     );
   });
 
+  it('refuses bad hybrid placements when the client is made', () => {
+    const hybrid = {
+      executionMode: 'hybrid',
+      apiKey: 'k',
+      cloudUrl: 'http://127.0.0.1:1',
+    } as const;
+    expect(() => new Weft({ ...hybrid, hybridDefault: 'edge' as 'local' })).toThrow(
+      expect.objectContaining({
+        message: 'hybridDefault must be one of "local", "cloud", "self_hosted", got "edge"',
+        details: { field: 'hybridDefault', constraint: 'enum' },
+      }),
+    );
+    expect(() => new Weft({ ...hybrid, hybridDefault: 'self_hosted' })).toThrow(
+      expect.objectContaining({ details: { field: 'routerUrl', constraint: 'required' } }),
+    );
+    expect(() => new Weft({ ...hybrid, routerUrl: 'ftp://router' })).toThrow(
+      expect.objectContaining({ details: { field: 'routerUrl', constraint: 'url' } }),
+    );
+  });
+
   it('loads a single workflow with loadWorkflow', async () => {
     expect((await loadWorkflow(flow, 'other')).name).toBe('other');
     await expect(loadWorkflow(flow)).rejects.toThrow('holds 2 workflows');
@@ -152,5 +176,163 @@ describe('the testing kit', () => {
       'no mocked response for greeter.hello (did you mean "greeter.helo"?)',
     );
     expect(mock.calls).toHaveLength(0);
+  });
+});
+
+const mixed = file(`workflows:
+  - name: mixed
+    steps:
+      - { name: hello, plugin: greeter, action: hello, input: { name: ann } }
+      - { name: bump, plugin: counter, action: bump, execution: cloud, input: { n: 1 } }
+      - { name: shout, plugin: shouter, action: shout, execution: local, input: { text: '{{ steps.hello.output.message }}' } }
+    outputs:
+      n: { value: '{{ steps.bump.output.n }}' }
+      text: { value: '{{ steps.shout.output.text }}' }
+`);
+
+describe('hybrid mode with a weft server and a self-hosted router, over loopback', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'weft-sdk-hybrid-'));
+  const seen: string[] = [];
+  let cloud: RunningServer;
+  let router: RunningServer;
+  let services: ConnectorService[] = [];
+  let apiKey: string;
+
+  /** A connector service of one function action, registered with `server`'s router. */
+  const serve = (
+    server: RunningServer,
+    name: string,
+    action: string,
+    fn: (input: never) => unknown,
+  ) =>
+    createConnectorService({
+      connector: {
+        connector: { kind: 'function', name, namespace: 't', version: '1.0.0' },
+        actions: [{ name: action }],
+      },
+      handlers: {
+        [action]: (input: never, context: { idempotencyKey: string }) => {
+          seen.push(`${name} ${context.idempotencyKey}`);
+          return fn(input);
+        },
+      },
+      routerUrl: server.url,
+      instanceId: `${name}-1`,
+      handleSignals: false,
+      logger: pino({ level: 'silent' }),
+    });
+
+  beforeAll(async () => {
+    // Two servers, so that a step sent to the wrong place fails: the cloud one knows only
+    // `counter`, the router only `shouter`.
+    cloud = await startServer({
+      port: 0,
+      host: '127.0.0.1',
+      dataDir: join(dir, 'cloud'),
+      logLevel: 'error',
+    });
+    router = await startServer({
+      port: 0,
+      host: '127.0.0.1',
+      dataDir: join(dir, 'router'),
+      logLevel: 'error',
+    });
+    apiKey = (await createLocalKey({ dataDir: join(dir, 'cloud') }, { name: 'sdk' })).key;
+    services = [
+      await serve(cloud, 'counter', 'bump', (input: { n: number }) => ({ n: input.n + 1 })),
+      await serve(router, 'shouter', 'shout', (input: { text: string }) => ({
+        text: input.text.toUpperCase(),
+      })),
+    ];
+  }, 30_000);
+
+  afterAll(async () => {
+    for (const service of services) await service.close();
+    await cloud?.close();
+    await router?.close();
+  });
+
+  /** A hybrid client on the cloud server, with local handlers for every action of `mixed`. */
+  async function client(routerUrl?: string): Promise<Weft> {
+    const weft = new Weft({
+      executionMode: 'hybrid',
+      apiKey,
+      cloudUrl: cloud.url,
+      ...(routerUrl !== undefined ? { routerUrl } : {}),
+      logLevel: 'silent',
+      inheritEnvironment: false,
+    });
+    weft.registerHandler('greeter.hello', (input: { name: string }) => ({
+      message: `hello ${input.name}`,
+    }));
+    // Never used below: these steps are placed in the cloud or on the router.
+    weft.registerHandler('counter.bump', () => ({ n: -1 }));
+    weft.registerHandler('shouter.shout', () => ({ text: 'local' }));
+    await weft.loadWorkflows(mixed);
+    return weft;
+  }
+
+  it('runs one step here, one on the server and one through the router', async () => {
+    seen.length = 0;
+    const weft = await client(router.url);
+    const result = await weft.execute(
+      'mixed',
+      {},
+      {
+        execution: { shouter: 'self_hosted' },
+        executionId: 'mixed-1',
+      },
+    );
+    await weft.close();
+    expect(result.status, JSON.stringify(result.error)).toBe('completed');
+    expect(result.outputs).toEqual({ n: 2, text: 'HELLO ANN' });
+    expect(result.steps['hello']!.output).toEqual({ message: 'hello ann' });
+    // Each remote step reached its service once, with the run's idempotency key.
+    expect(seen.sort()).toEqual(['counter mixed-1/bump', 'shouter mixed-1/shout']);
+  });
+
+  it('places every step through the router with execution "self_hosted"', async () => {
+    const weft = await client(router.url);
+    const result = await weft.execute('mixed', {}, { execution: 'self_hosted' });
+    await weft.close();
+    // The router serves no greeter: the first step fails there, not here.
+    expect(result.status).toBe('failed');
+    expect(result.steps['hello']!.error).toMatchObject({
+      code: 'UNAVAILABLE',
+      message: 'greeter.hello: no instance of plugin "greeter" is registered',
+    });
+  });
+
+  it('fails a run with a self_hosted step and no routerUrl before any step or request', async () => {
+    seen.length = 0;
+    const weft = await client();
+    const result = await weft.execute('mixed', {}, { execution: { shouter: 'self_hosted' } });
+    await weft.close();
+    expect(result.status).toBe('failed');
+    expect(result.error).toMatchObject({
+      code: 'VALIDATION',
+      message: expect.stringContaining('plugin "shouter" is placed self_hosted'),
+      details: { field: 'routerUrl', constraint: 'required' },
+    });
+    expect(result.steps).toEqual({});
+    expect(seen).toEqual([]);
+  });
+
+  it('refuses an execution override that is not a place, before the run', async () => {
+    const weft = await client(router.url);
+    await expect(weft.execute('mixed', {}, { execution: 'router' as 'local' })).rejects.toThrow(
+      expect.objectContaining({ details: { field: 'execution', constraint: 'enum' } }),
+    );
+    await expect(
+      weft.execute('mixed', {}, { execution: { shouter: 'selfhosted' as 'local' } }),
+    ).rejects.toThrow(
+      expect.objectContaining({ details: { field: 'execution.shouter', constraint: 'enum' } }),
+    );
+    await weft.close();
+    const local = new Weft({ logLevel: 'silent' });
+    await local.loadWorkflows(mixed);
+    await expect(local.execute('mixed', {}, { execution: 'self_hosted' })).rejects.toThrow(
+      'execution (per-run placement) needs executionMode "hybrid"',
+    );
   });
 });

@@ -7,8 +7,13 @@ import {
   type SecretsProvider,
   type StreamEvent,
 } from '@weft/core';
-import { DryRunInvoker, runWorkflow, type RunResult, type WorkflowDefinition } from '@weft/engine';
-import semver from 'semver';
+import {
+  DryRunInvoker,
+  pickWorkflow,
+  runWorkflow,
+  type RunResult,
+  type WorkflowDefinition,
+} from '@weft/engine';
 import type { Logger } from 'pino';
 import type { ActionHandler } from '../handlers/handler.js';
 import { LocalInvoker } from '../invoker/local-invoker.js';
@@ -46,7 +51,7 @@ export interface ExecuteOptions {
   executionId?: string;
   /**
    * `hybrid` mode: where the steps of this run go, overriding their `execution` field: `local`,
-   * `cloud`, or a map from plugin slug to one of them.
+   * `cloud`, `self_hosted` (the router at `routerUrl`), or a map from plugin slug to one of them.
    */
   execution?: ExecutionOverride;
   /** `cloud` mode: the same key from the same API key returns the same execution. */
@@ -67,12 +72,16 @@ export interface ExecuteAsyncOptions {
  * The weft SDK client (SPEC.md Appendix B): register connectors and handlers, load workflow
  * files, execute workflows in one of the modes of Appendix A: `local` (actions run in this
  * process, as child processes or over HTTP), `self_hosted` (every action through a router),
- * `cloud` (whole workflows on a weft server) or `hybrid` (each step here or on the server).
+ * `cloud` (whole workflows on a weft server) or `hybrid` (each step here, on the server or
+ * through the router).
  */
 export class Weft {
   /** The invoker that runs actions; connectors and handlers are registered on it. */
   readonly invoker: LocalInvoker;
-  /** In `self_hosted` mode: the invoker that sends every action step to the router. */
+  /**
+   * The invoker that sends action steps to the router at `routerUrl`: every one in `self_hosted`
+   * mode, those placed `self_hosted` in `hybrid` mode (undefined without a `routerUrl`).
+   */
   readonly router: RouterInvoker | undefined;
   readonly logger: Logger;
   /** The server of `cloud` and `hybrid` mode (made on first use in the other modes). */
@@ -92,14 +101,14 @@ export class Weft {
       environment: this.environment,
       ...(options.timeout !== undefined ? { defaultTimeout: options.timeout } : {}),
     });
+    const mode = options.executionMode ?? 'local';
     this.router =
-      options.executionMode === 'self_hosted'
+      mode === 'self_hosted' || (mode === 'hybrid' && options.routerUrl !== undefined)
         ? new RouterInvoker({
             routerUrl: options.routerUrl!,
             ...(options.routerTls ? { tls: options.routerTls } : {}),
           })
         : undefined;
-    const mode = options.executionMode ?? 'local';
     if (mode === 'cloud' || mode === 'hybrid') this.cloudApi(`execution mode "${mode}"`);
     this.logger = createLogger(
       options.logLevel ?? 'info',
@@ -239,9 +248,12 @@ export class Weft {
     return { get: async (name) => (await base.get(name)) ?? `dry-run:${name}` };
   }
 
-  /** The invoker real actions go through (the testing kit swaps it for mocks). */
+  /**
+   * The invoker real actions go through outside hybrid placement (the testing kit swaps it for
+   * mocks): the router in `self_hosted` mode, else this process.
+   */
   protected actionInvoker(): ActionInvoker {
-    return this.router ?? this.invoker;
+    return this.options.executionMode === 'self_hosted' ? this.router! : this.invoker;
   }
 
   /**
@@ -254,7 +266,7 @@ export class Weft {
     options: ExecuteAsyncOptions = {},
   ): Promise<ExecutionRecord> {
     const api = this.cloudApi('executeAsync');
-    return startExecution(api, this.require(name), this.workflows(), inputs, options);
+    return startExecution(api, this.require(name), this.everyVersion(), inputs, options);
   }
 
   /** Polls an execution on the server until it ends; gives the ended record (SPEC.md §4.4). */
@@ -309,7 +321,7 @@ export class Weft {
     options: ExecuteOptions,
   ): Promise<RunResult> {
     checkCloudRunOptions(options);
-    return runInCloud(this.cloudApi('cloud mode'), workflow, this.workflows(), inputs, {
+    return runInCloud(this.cloudApi('cloud mode'), workflow, this.everyVersion(), inputs, {
       // Without a listener the run waits with `Prefer: wait`; with one it follows the events.
       ...(options.onEvent
         ? {
@@ -325,7 +337,10 @@ export class Weft {
     });
   }
 
-  /** The invoker of a `hybrid` run (undefined in the other modes). */
+  /**
+   * The invoker of a `hybrid` run (undefined in the other modes). A step placed `self_hosted`
+   * without `routerUrl` fails the run's pre-run check (`VALIDATION` on `routerUrl`).
+   */
   private hybridInvoker(options: ExecuteOptions): HybridInvoker | undefined {
     if (this.options.executionMode !== 'hybrid') {
       if (options.execution !== undefined) {
@@ -339,6 +354,7 @@ export class Weft {
     return new HybridInvoker({
       local: this.invoker,
       cloud: new CloudInvoker(this.cloudApi('hybrid mode')),
+      ...(this.router ? { selfHosted: this.router } : {}),
       ...(this.options.hybridDefault ? { defaultExecution: this.options.hybridDefault } : {}),
       ...(options.execution !== undefined ? { override: options.execution } : {}),
     });
@@ -363,9 +379,11 @@ export class Weft {
   }
 
   private find(name: string, range?: string): WorkflowDefinition | undefined {
-    const versions = this.loaded.get(name) ?? [];
-    const fitting =
-      range === undefined ? versions : versions.filter((w) => semver.satisfies(w.version, range));
-    return [...fitting].sort((a, b) => semver.compare(b.version, a.version))[0];
+    return pickWorkflow(this.loaded.get(name) ?? [], name, range);
+  }
+
+  /** Every loaded version of every workflow (what subworkflow steps pick from). */
+  private everyVersion(): WorkflowDefinition[] {
+    return [...this.loaded.values()].flat();
   }
 }

@@ -59,14 +59,100 @@ describe('the hybrid invoker', () => {
     expect(local.checked).toEqual(['a']);
   });
 
-  it('refuses an override that is not local, cloud or a map of them', () => {
+  it('sends the steps placed self_hosted to the router invoker, by run or by plugin', async () => {
+    const local = recorder('local');
+    const cloud = recorder('cloud');
+    const selfHosted = recorder('router');
+    const byPlugin = new HybridInvoker({
+      local,
+      cloud,
+      selfHosted,
+      override: { slack: 'self_hosted' },
+    });
+    expect(await byPlugin.forStep(step('cloud')).invoke(call('slack', 'send'))).toEqual({
+      by: 'router',
+    });
+    expect(await byPlugin.forStep(step('cloud')).invoke(call('other', 'up'))).toEqual({
+      by: 'cloud',
+    });
+    expect(await byPlugin.forStep(step()).invoke(call('other', 'here'))).toEqual({ by: 'local' });
+    const all = new HybridInvoker({ local, cloud, selfHosted, override: 'self_hosted' });
+    expect(await all.forStep(step('local')).invoke(call('p', 'routed'))).toEqual({ by: 'router' });
+    const byDefault = new HybridInvoker({
+      local,
+      cloud,
+      selfHosted,
+      defaultExecution: 'self_hosted',
+    });
+    expect(byDefault.placeOf({ kind: 'plugin', slug: 'p' }, undefined)).toBe('self_hosted');
+    expect(byDefault.placeOf({ kind: 'plugin', slug: 'p' }, 'cloud')).toBe('cloud');
+    expect([local.calls, cloud.calls, selfHosted.calls]).toEqual([
+      ['here'],
+      ['up'],
+      ['send', 'routed'],
+    ]);
+  });
+
+  it('checks self_hosted steps with the router invoker, never the local connectors', () => {
+    const local = recorder('local');
+    const selfHosted = recorder('router');
+    const hybrid = new HybridInvoker({
+      local,
+      cloud: recorder('cloud'),
+      selfHosted,
+      override: { slack: 'self_hosted' },
+    });
+    hybrid.forStep(step('local')).check!({ kind: 'plugin', slug: 'slack' }, 'send');
+    expect([local.checked, selfHosted.checked]).toEqual([[], ['send']]);
+    expect(() =>
+      hybrid.forStep(step()).check!({ kind: 'connector', ref: 'connector:nope' }, 'send'),
+    ).toThrow(expect.objectContaining({ details: { field: 'connector', constraint: 'pattern' } }));
+  });
+
+  it('refuses a self_hosted step before the run when there is no router, naming its plugin', async () => {
+    const local = recorder('local');
+    const cloud = recorder('cloud');
+    const hybrid = new HybridInvoker({ local, cloud, override: { slack: 'self_hosted' } });
+    const refusal = expect.objectContaining({
+      code: 'VALIDATION',
+      message: expect.stringContaining(
+        'plugin "slack" is placed self_hosted in this hybrid run, which needs routerUrl',
+      ),
+      details: { field: 'routerUrl', constraint: 'required' },
+    });
+    expect(() => hybrid.forStep(step()).check!({ kind: 'plugin', slug: 'slack' }, 'send')).toThrow(
+      refusal,
+    );
+    await expect(hybrid.forStep(step()).invoke(call('slack', 'send'))).rejects.toThrow(refusal);
+    // Steps of other plugins need no router.
+    hybrid.forStep(step('cloud')).check!({ kind: 'plugin', slug: 'other' }, 'up');
+    expect([local.calls, cloud.calls]).toEqual([[], []]);
+  });
+
+  it('refuses an override or default that is not local, cloud, self_hosted or a map of them', () => {
     const local = recorder('local');
     const cloud = recorder('cloud');
     expect(() => new HybridInvoker({ local, cloud, override: 'moon' as 'local' })).toThrow(
-      'execution must be "local", "cloud" or a map from plugin slug to one of them, got "moon"',
+      'execution must be one of "local", "cloud", "self_hosted", or a map from plugin slug to one of them, got "moon"',
     );
     expect(
       () => new HybridInvoker({ local, cloud, override: { slack: 'edge' as 'local' } }),
-    ).toThrow('execution["slack"] must be "local" or "cloud", got "edge"');
+    ).toThrow(
+      expect.objectContaining({
+        message: 'execution["slack"] must be one of "local", "cloud", "self_hosted", got "edge"',
+        details: { field: 'execution.slack', constraint: 'enum' },
+      }),
+    );
+    expect(() => new HybridInvoker({ local, cloud, override: ['cloud'] as never })).toThrow(
+      expect.objectContaining({ details: { field: 'execution', constraint: 'enum' } }),
+    );
+    expect(() => new HybridInvoker({ local, cloud, override: 'Self_Hosted' as never })).toThrow(
+      'got "Self_Hosted"',
+    );
+    expect(
+      () => new HybridInvoker({ local, cloud, defaultExecution: 'router' as 'local' }),
+    ).toThrow(
+      expect.objectContaining({ details: { field: 'defaultExecution', constraint: 'enum' } }),
+    );
   });
 });
