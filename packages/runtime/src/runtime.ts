@@ -10,6 +10,7 @@ import {
   ConflictError,
   FINISHED_STATUSES,
   NotFoundError,
+  timeOrderedId,
   toErrorObject,
   ValidationError,
   type ExecutionTrigger,
@@ -120,7 +121,7 @@ export class Runtime {
     if (request.callbackUrl !== undefined) await this.egress.check(request.callbackUrl);
     const keyId = request.keyId ?? null;
     const execution: StoredExecution = {
-      id: randomUUID(),
+      id: timeOrderedId(),
       owner: request.owner,
       key_id: keyId,
       workflow: workflow.name,

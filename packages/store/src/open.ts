@@ -13,6 +13,7 @@ import type {
 import type { Database, Dialect } from './database.js';
 import { cachingStatements } from './sqlite-statements.js';
 import { SqliteGroupCommit } from './sqlite-group-commit.js';
+import { SqliteCheckpointer } from './sqlite-checkpointer.js';
 import { migrate } from './migrations.js';
 import { KyselyDeploymentStore } from './deployments-store.js';
 import { KyselyExecutionsStore, openPostgresJournal } from './executions-store.js';
@@ -78,6 +79,12 @@ export interface OpenedStore {
   dialect: Dialect;
 }
 
+/**
+ * Hot-path commits after which an SQLite store checkpoints in a background thread (a store that
+ * only serves a CLI command or a short test never starts one).
+ */
+const BUSY_AFTER_COMMITS = 200;
+
 /** Opens (and migrates) the store. */
 export async function openStore(options: StoreOptions): Promise<OpenedStore> {
   const compiled = compileStoreOptions(options);
@@ -93,9 +100,14 @@ export async function openStore(options: StoreOptions): Promise<OpenedStore> {
       dialect: new SqliteDialect({ database: cachingStatements(database) }),
     });
     await migrate(db, 'sqlite');
-    const group = new SqliteGroupCommit(database);
+    const checkpoints =
+      compiled.file === ':memory:' ? undefined : new SqliteCheckpointer(database, compiled.file);
+    const group = new SqliteGroupCommit(
+      database,
+      checkpoints && { after: BUSY_AFTER_COMMITS, then: () => checkpoints.start() },
+    );
     return {
-      registry: new KyselyRegistryStore(db, 'sqlite', database),
+      registry: new KyselyRegistryStore(db, 'sqlite', database, () => checkpoints?.stop()),
       triggers: new KyselyTriggerStore(db, 'sqlite', group),
       deployments: new KyselyDeploymentStore(db, 'sqlite'),
       routes: new KyselyRoutesStore(db, 'sqlite'),

@@ -39,10 +39,12 @@ export class KyselyRegistryStore implements RegistryStore {
   private readonly keys = new Map<string, ApiKeyRecord>();
 
   /** `sqlite`: the connection under `db`, to keep the hot reads' statements prepared. */
+  /** `beforeClose` runs before the connection closes (SQLite: stops its checkpoint thread). */
   constructor(
     private readonly db: Kysely<Database>,
     readonly kind: Dialect,
     sqlite?: BetterSqlite3.Database,
+    private readonly beforeClose?: () => Promise<void> | undefined,
   ) {
     this.runner = new SqlRunner(db, kind, sqlite);
   }
@@ -207,6 +209,7 @@ export class KyselyRegistryStore implements RegistryStore {
   }
 
   async close(): Promise<void> {
+    await this.beforeClose?.();
     await this.db.destroy();
   }
 }

@@ -19,11 +19,19 @@ interface Queued {
 export class SqliteGroupCommit {
   private queue: Queued[] = [];
   private lastGroupSize = 0;
+  private commits = 0;
   private readonly statements = new Map<string, BetterSqlite3.Statement>();
   private readonly commitOne: (write: () => unknown) => unknown;
   private readonly commitGroup: (group: readonly Queued[]) => { ok: boolean; value: unknown }[];
 
-  constructor(private readonly database: BetterSqlite3.Database) {
+  /**
+   * `busy.then` runs once, at the `busy.after`-th commit: a store that writes that much is
+   * serving load (the store starts its background checkpoints then).
+   */
+  constructor(
+    private readonly database: BetterSqlite3.Database,
+    private readonly busy?: { after: number; then: () => void },
+  ) {
     const savepoint = database.transaction((write: () => unknown) => write());
     this.commitOne = savepoint;
     this.commitGroup = database.transaction((group: readonly Queued[]) =>
@@ -70,6 +78,7 @@ export class SqliteGroupCommit {
     const group = this.queue;
     this.queue = [];
     this.lastGroupSize = group.length;
+    if (++this.commits === this.busy?.after) this.busy.then();
     if (group.length === 1) {
       // Alone, a write needs no savepoint: its transaction is its own.
       const [only] = group as [Queued];

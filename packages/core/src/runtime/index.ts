@@ -1,2 +1,3 @@
 export * from './store.js';
 export * from './execution.js';
+export * from './time-ordered-id.js';

@@ -1,0 +1,119 @@
+import { createRequire } from 'node:module';
+import { Worker } from 'node:worker_threads';
+import type BetterSqlite3 from 'better-sqlite3';
+
+/** SQLite's default `wal_autocheckpoint`, restored when the background thread is gone. */
+const AUTOCHECKPOINT_PAGES = 1000;
+/** How often the thread checkpoints. */
+const INTERVAL_MS = 50;
+/**
+ * WAL frames (pages) past which the writer finishes a checkpoint itself: under a steady load the
+ * thread never catches up with the last commit, and only a checkpoint that did lets the next
+ * write start the WAL over (about 32 MiB at 4 KiB pages).
+ */
+const CATCH_UP_FRAMES = 8192;
+/** WAL file size kept after the WAL starts over (bytes). */
+const JOURNAL_SIZE_LIMIT = 64 * 1024 * 1024;
+
+/**
+ * The thread's code (a CommonJS eval worker): its own connection to the file, a PASSIVE
+ * checkpoint every INTERVAL_MS (it never blocks the writer), and a message to the writer when
+ * the WAL keeps growing.
+ */
+const WORKER_SOURCE = `
+const { parentPort, workerData } = require('node:worker_threads');
+const Database = require(workerData.module);
+const db = new Database(workerData.file, { fileMustExist: true });
+db.pragma('busy_timeout = 1000');
+let timer;
+const tick = () => {
+  try {
+    const [state] = db.pragma('wal_checkpoint(PASSIVE)');
+    if (state && state.log >= workerData.catchUpFrames) parentPort.postMessage({ log: state.log });
+  } catch (error) {
+    parentPort.postMessage({ error: String(error && error.message || error) });
+  }
+  timer = setTimeout(tick, workerData.intervalMs);
+};
+parentPort.on('message', (message) => {
+  if (message !== 'stop') return;
+  clearTimeout(timer);
+  db.close();
+  parentPort.close();
+});
+parentPort.postMessage({ ready: true });
+tick();
+`;
+
+/**
+ * Checkpoints an SQLite file's WAL in a background thread. By default SQLite checkpoints in the
+ * writer, right after the commit that passes 1000 WAL pages, and that checkpoint's copy and
+ * fsync (~50% of a small commit's cost on the CI machine) stall the event loop. With the thread
+ * running, the writer's automatic checkpoints are off; commits stay as durable as before
+ * (`synchronous = NORMAL`: a commit survives a crash of the process, the checkpoint's fsync
+ * keeps the file consistent across a power loss). When the thread fails or stops, automatic
+ * checkpoints come back.
+ */
+export class SqliteCheckpointer {
+  private worker: Worker | undefined;
+  private stopping: Promise<void> | undefined;
+
+  constructor(
+    private readonly database: BetterSqlite3.Database,
+    private readonly file: string,
+    private readonly timing: { intervalMs?: number; catchUpFrames?: number } = {},
+  ) {}
+
+  /** Starts the thread (once; later calls do nothing). */
+  start(): void {
+    if (this.worker || this.stopping) return;
+    const worker = new Worker(WORKER_SOURCE, {
+      eval: true,
+      workerData: {
+        module: createRequire(import.meta.url).resolve('better-sqlite3'),
+        file: this.file,
+        intervalMs: this.timing.intervalMs ?? INTERVAL_MS,
+        catchUpFrames: this.timing.catchUpFrames ?? CATCH_UP_FRAMES,
+      },
+    });
+    worker.unref();
+    worker.on('message', (message: { ready?: boolean; log?: number; error?: string }) => {
+      if (message.ready) {
+        this.database.pragma('wal_autocheckpoint = 0');
+        this.database.pragma(`journal_size_limit = ${JOURNAL_SIZE_LIMIT}`);
+      } else if (message.log !== undefined) {
+        this.catchUp();
+      } else if (message.error !== undefined) {
+        // A checkpoint that failed (busy, I/O): the writer checkpoints again until it works.
+        this.restoreAutomatic();
+      }
+    });
+    worker.on('error', () => this.restoreAutomatic());
+    worker.on('exit', () => {
+      if (this.worker === worker) this.worker = undefined;
+      this.restoreAutomatic();
+    });
+    this.worker = worker;
+  }
+
+  /** Stops the thread and waits for it to close its connection. */
+  stop(): Promise<void> {
+    const worker = this.worker;
+    if (!worker) return Promise.resolve();
+    this.stopping ??= new Promise<void>((resolve) => {
+      worker.once('exit', () => resolve());
+      worker.postMessage('stop');
+    });
+    return this.stopping;
+  }
+
+  /** The writer finishes the checkpoint (most pages are copied already) so the WAL can restart. */
+  private catchUp(): void {
+    if (!this.database.open || this.database.inTransaction) return;
+    this.database.pragma('wal_checkpoint(PASSIVE)');
+  }
+
+  private restoreAutomatic(): void {
+    if (this.database.open) this.database.pragma(`wal_autocheckpoint = ${AUTOCHECKPOINT_PAGES}`);
+  }
+}
