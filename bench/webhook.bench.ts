@@ -99,7 +99,8 @@ async function schedulerPrecision(): Promise<{
   // The real runtime's start (its store, its durable record) on a server that does not listen:
   // what each fire costs on `weft server`, the execution then running in this process.
   const dataDir = mkdtempSync(`${tmpdir()}/weft-schedule-bench-`);
-  const opened = await openStore({ kind: 'sqlite', dataDir });
+  // Opened as `weft server` opens it (WAL checkpoints in their own thread).
+  const opened = await openStore({ kind: 'sqlite', dataDir, checkpoints: 'background' });
   const server = await buildServer(
     { dataDir, port: 0, logLevel: 'error' },
     {

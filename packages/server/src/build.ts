@@ -76,6 +76,12 @@ export function storeOptionsOf(options: CompiledServerOptions): StoreOptions {
     : { kind: 'sqlite', dataDir: options.dataDir };
 }
 
+/** The store of a server: on SQLite, WAL checkpoints run in a background thread from the start. */
+export function serverStoreOptions(options: CompiledServerOptions): StoreOptions {
+  const store = storeOptionsOf(options);
+  return store.kind === 'sqlite' ? { ...store, checkpoints: 'background' } : store;
+}
+
 /** Builds the platform server: store, registry, health and OpenAPI, on one Fastify instance. */
 export async function buildServer(
   options: ServerOptions = {},
@@ -88,7 +94,7 @@ export async function buildServer(
         routes: dependencies.routesStore ?? new MemoryRoutesStore(),
         description: dependencies.store.kind,
       }
-    : await openStore(storeOptionsOf(compiled));
+    : await openStore(serverStoreOptions(compiled));
   const store = opened.registry;
   const deployments =
     dependencies.deploymentStore ?? ('deployments' in opened ? opened.deployments : undefined);

@@ -27,6 +27,12 @@ export type StoreOptions =
       kind: 'sqlite';
       /** Directory holding `weft.db`; created when missing. Use `:memory:` for a throwaway store. */
       dataDir: string;
+      /**
+       * Where WAL checkpoints run: `background` (a thread of their own from the start, for a
+       * server) or `when-busy` (default: by the writer until 200 hot-path commits, then in the
+       * background; a CLI command never starts a thread).
+       */
+      checkpoints?: 'background' | 'when-busy';
     }
   | {
       kind: 'postgres';
@@ -106,6 +112,7 @@ export async function openStore(options: StoreOptions): Promise<OpenedStore> {
       database,
       checkpoints && { after: BUSY_AFTER_COMMITS, then: () => checkpoints.start() },
     );
+    if (options.kind === 'sqlite' && options.checkpoints === 'background') checkpoints?.start();
     return {
       registry: new KyselyRegistryStore(db, 'sqlite', database, () => checkpoints?.stop()),
       triggers: new KyselyTriggerStore(db, 'sqlite', group),

@@ -12,6 +12,8 @@ const INTERVAL_MS = 50;
  * write start the WAL over (about 32 MiB at 4 KiB pages).
  */
 const CATCH_UP_FRAMES = 8192;
+/** How long {@link SqliteCheckpointer.stop} waits for the thread before ending it. */
+const STOP_TIMEOUT_MS = 5000;
 /** WAL file size kept after the WAL starts over (bytes). */
 const JOURNAL_SIZE_LIMIT = 64 * 1024 * 1024;
 
@@ -101,7 +103,14 @@ export class SqliteCheckpointer {
     const worker = this.worker;
     if (!worker) return Promise.resolve();
     this.stopping ??= new Promise<void>((resolve) => {
-      worker.once('exit', () => resolve());
+      // Unreferenced, the thread would not keep the process alive until it has exited.
+      worker.ref();
+      // A thread stuck in a checkpoint (a hung disk) is ended after a while.
+      const deadline = setTimeout(() => void worker.terminate(), STOP_TIMEOUT_MS);
+      worker.once('exit', () => {
+        clearTimeout(deadline);
+        resolve();
+      });
       worker.postMessage('stop');
     });
     return this.stopping;

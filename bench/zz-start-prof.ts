@@ -1,0 +1,26 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { Session } from 'node:inspector/promises';
+import { writeFileSync } from 'node:fs';
+import { buildServer } from '@weft/server';
+import type { WorkflowDefinition } from '../packages/engine/src/index.js';
+const server = await buildServer({ dataDir: mkdtempSync(`${tmpdir()}/weft-start-`), port: 0, logLevel: 'error' }, { logger: false });
+const runtime = server.runtime!;
+const wf = (i: number) => ({ name: `s-${i}`, version: '1.0.0', inputs: {}, triggers: [{ type: 'schedule', cron: '0 0 * * *', timezone: 'UTC' }], steps: [] }) as unknown as WorkflowDefinition;
+const flows = Array.from({ length: 1000 }, (_, i) => wf(i));
+const burst = async () => {
+  const t = performance.now();
+  await Promise.all(flows.map((workflow, i) => runtime.startExecution({ workflow, inputs: {}, owner: 'bench', trigger: { type: 'schedule', payload: { scheduled_at: new Date().toISOString() } } })));
+  return performance.now() - t;
+};
+for (let i = 0; i < 5; i++) console.log('warm', (await burst()).toFixed(1));
+await new Promise((r) => setTimeout(r, 500));
+const session = new Session(); session.connect();
+await session.post('Profiler.enable'); await session.post('Profiler.setSamplingInterval', { interval: 25 }); await session.post('Profiler.start');
+const ms = await burst();
+const { profile } = await session.post('Profiler.stop');
+writeFileSync('/tmp/prof-scripts/start.cpuprofile', JSON.stringify(profile));
+console.log('burst ms', ms.toFixed(1));
+await new Promise((r) => setTimeout(r, 500));
+await server.close();
+process.exit(0);
