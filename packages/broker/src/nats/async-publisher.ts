@@ -20,8 +20,7 @@ function failure(message: string): UnavailableError {
 /**
  * JetStream publishing without a request object per message: every publish carries a reply
  * subject under one wildcard inbox subscription, and the stream's acks are matched back by
- * token. One sweep timer fails publishes whose ack did not come in time (the caller retries with
- * the same message id, which JetStream deduplicates).
+ * token. One sweep timer fails publishes whose ack did not come in time (the caller retries).
  */
 export class AsyncPublisher {
   private readonly prefix = createInbox();
