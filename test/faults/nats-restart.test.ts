@@ -1,6 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -12,20 +11,11 @@ import {
   type Subscription,
   type TaskResultMessage,
 } from '@weft/core';
-import { NATS_URL, stop, waitUntil } from './support.js';
+import { freePort, NATS_URL, stop, waitUntil } from './support.js';
 
 const NATS_SERVER = '/usr/sbin/nats-server';
 const SKIP = NATS_URL ? undefined : 'needs WEFT_TEST_NATS_URL (.ci/run sets it)';
 const TASKS = 300;
-
-/** A TCP port nobody listens on right now. */
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 /** Starts a private JetStream server on `port` with its store in `dir`; resolves once it is ready. */
 async function startNats(port: number, dir: string): Promise<ChildProcess> {

@@ -1,6 +1,5 @@
 import { execFile } from 'node:child_process';
 import { chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -9,6 +8,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { createLocalKey } from '@weft/server';
 import {
   DATABASE_URL,
+  freePort,
   registerCount,
   startChild,
   startCountingConnector,
@@ -41,15 +41,6 @@ const SKIP = !DATABASE_URL
     ? 'needs the PostgreSQL server binaries under /usr/lib/postgresql/<version>/bin'
     : undefined;
 const EXECUTIONS = 60;
-
-/** A TCP port nobody listens on right now. */
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 /**
  * A private PostgreSQL cluster. PostgreSQL refuses to run as root, so under root its programs run

@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { createServer as createTcpServer, type AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 
@@ -15,6 +15,15 @@ export const SKIP_REASON =
   !DATABASE_URL || !NATS_URL
     ? 'fault tests need WEFT_TEST_DATABASE_URL and WEFT_TEST_NATS_URL (.ci/run sets both)'
     : undefined;
+
+/** A TCP port nobody listens on right now (for a private server a test starts). */
+export async function freePort(): Promise<number> {
+  const server = createTcpServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
 
 /** A fresh name: schema, NATS namespace, application_name. */
 export function uniqueName(prefix: string): string {
