@@ -11,8 +11,8 @@ interface Queued {
  * Group commit on SQLite. A commit costs far more than the rows it writes (~40–90 µs of WAL
  * writes on the CI machine), so the hot writes asked for during one turn of the event loop (the
  * inserts, journal entries and ends of every execution running at the time, the webhook
- * deliveries) are committed together in one transaction, each inside its own savepoint: a write
- * that throws rolls back alone and rejects alone. Each promise resolves once its transaction
+ * deliveries) are committed together in one transaction. A write that throws rolls back alone
+ * and rejects alone: the group then runs again with each write in a savepoint of its own. Each promise resolves once its transaction
  * committed. The connection is shared with Kysely, whose transactions span awaits: a group waits
  * until none is open, so it never joins (and never rolls back with) someone else's transaction.
  */
@@ -22,7 +22,8 @@ export class SqliteGroupCommit {
   private commits = 0;
   private readonly statements = new Map<string, BetterSqlite3.Statement>();
   private readonly commitOne: (write: () => unknown) => unknown;
-  private readonly commitGroup: (group: readonly Queued[]) => { ok: boolean; value: unknown }[];
+  private readonly commitTogether: (group: readonly Queued[]) => unknown[];
+  private readonly commitIsolated: (group: readonly Queued[]) => { ok: boolean; value: unknown }[];
 
   /**
    * `busy.then` runs once, at the `busy.after`-th commit: a store that writes that much is
@@ -34,7 +35,10 @@ export class SqliteGroupCommit {
   ) {
     const savepoint = database.transaction((write: () => unknown) => write());
     this.commitOne = savepoint;
-    this.commitGroup = database.transaction((group: readonly Queued[]) =>
+    this.commitTogether = database.transaction((group: readonly Queued[]) =>
+      group.map((queued) => queued.write()),
+    );
+    this.commitIsolated = database.transaction((group: readonly Queued[]) =>
       group.map((queued) => {
         try {
           return { ok: true, value: savepoint(queued.write) };
@@ -71,6 +75,19 @@ export class SqliteGroupCommit {
     return statement.reader
       ? statement.all(...parameters).length
       : statement.run(...parameters).changes;
+  }
+
+  /**
+   * Commits a group: first all writes back to back (a savepoint per write costs two statements
+   * each); when one throws, that transaction is rolled back whole and the group runs again with
+   * a savepoint per write, so that only the failing write fails.
+   */
+  private commitGroup(group: readonly Queued[]): { ok: boolean; value: unknown }[] {
+    try {
+      return this.commitTogether(group).map((value) => ({ ok: true, value }));
+    } catch {
+      return this.commitIsolated(group);
+    }
   }
 
   private async commit(): Promise<void> {

@@ -21,6 +21,9 @@ const REMEMBER_SQLITE = `INSERT INTO webhook_deliveries (scope, delivery_id, exp
   RETURNING scope`;
 const ATTACH_SQLITE =
   'UPDATE webhook_deliveries SET execution_id = ? WHERE scope = ? AND delivery_id = ?';
+/** Claims one schedule fire on SQLite (`workflow`, `trigger_id`, `fire_at`, now): 1 row if won. */
+const CLAIM_FIRE_SQLITE = `INSERT INTO schedule_fires (workflow, trigger_id, fire_at, claimed_at)
+  VALUES (?, ?, ?, ?) ON CONFLICT (workflow, trigger_id, fire_at) DO NOTHING`;
 
 /** Rows per multi-row statement (well under SQLite's variable limit). */
 const CHUNK = 500;
@@ -159,6 +162,17 @@ export class KyselyTriggerStore implements TriggerStore {
   }
 
   async claimFires(fires: readonly FireKey[], nowMs: number): Promise<FireKey[]> {
+    if (this.group) {
+      // One prepared insert per fire, all in one group commit: a burst of fires due together
+      // is claimed in a few milliseconds instead of a Kysely build per chunk.
+      return this.group.run(() =>
+        fires.filter(
+          (f) =>
+            this.group!.affected(CLAIM_FIRE_SQLITE, [f.workflow, f.triggerId, f.fireAtMs, nowMs]) >
+            0,
+        ),
+      );
+    }
     const won: FireKey[] = [];
     for (let i = 0; i < fires.length; i += CHUNK) {
       const rows = await this.db
