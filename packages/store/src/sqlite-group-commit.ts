@@ -8,13 +8,14 @@ interface Queued {
 }
 
 /**
- * Group commit on SQLite. A commit costs far more than the rows it writes (~40–90 µs of WAL
- * writes on the CI machine), so the hot writes asked for during one turn of the event loop (the
- * inserts, journal entries and ends of every execution running at the time, the webhook
- * deliveries) are committed together in one transaction. A write that throws rolls back alone
- * and rejects alone: the group then runs again with each write in a savepoint of its own. Each promise resolves once its transaction
- * committed. The connection is shared with Kysely, whose transactions span awaits: a group waits
- * until none is open, so it never joins (and never rolls back with) someone else's transaction.
+ * Group commit on SQLite. A commit costs far more than the rows it writes (~20 µs of WAL writes
+ * on the CI machine, a few µs per row), so the hot writes asked for during one turn of the event
+ * loop (the inserts, journal entries and ends of every execution running at the time, the
+ * webhook deliveries) are committed together in one transaction. A write that throws rolls back
+ * alone and rejects alone: the group then runs again with each write in a savepoint of its own.
+ * Each promise resolves once its transaction committed. The connection is shared with Kysely,
+ * whose transactions span awaits: a group waits until none is open, so it never joins (and never
+ * rolls back with) someone else's transaction.
  */
 export class SqliteGroupCommit {
   private queue: Queued[] = [];
