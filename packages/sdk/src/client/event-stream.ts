@@ -1,4 +1,4 @@
-import { UnavailableError, WeftError, type StreamEvent } from '@weft/core';
+import { systemClock, UnavailableError, WeftError, type StreamEvent } from '@weft/core';
 import type { CloudApi } from './cloud-api.js';
 
 /** A §2.11 event as the stream delivers it, with the id that resumes after it. */
@@ -79,7 +79,10 @@ export async function* streamExecution(
       controller.abort();
     }
     if (clean && (await finished(api, executionId, options.signal))) return;
-    await delay(Math.min(retryMs, 5000) * (failures > 0 ? failures : 0.1), options.signal);
+    await systemClock.sleep(
+      Math.min(retryMs, 5000) * (failures > 0 ? failures : 0.1),
+      options.signal,
+    );
   }
 }
 
@@ -128,19 +131,4 @@ export async function* parseSse(
       else if (field === 'retry' && /^\d+$/.test(value)) onRetry(Number(value));
     }
   }
-}
-
-function delay(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal?.aborted) return reject(signal.reason as Error);
-    const timer = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(signal!.reason as Error);
-    };
-    signal?.addEventListener('abort', onAbort, { once: true });
-  });
 }
