@@ -4,6 +4,8 @@ import { createServer, type Server } from 'node:http';
 import { createServer as createTcpServer, type AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
+// The fault tests run the scale benchmark's 5-step workflow (each step adds 1).
+import { FIVE_STEPS } from '../../bench/scale/workload.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -174,19 +176,6 @@ export async function startCountingConnector(delayMs: number): Promise<CountingC
     },
   };
 }
-
-/** The 5-step workflow of the fault tests: each step adds 1. */
-export const FIVE_STEPS = `workflows:
-  - name: five
-    version: 1.0.0
-    steps:
-      - { name: s1, plugin: count, action: step, input: { v: 0 } }
-      - { name: s2, plugin: count, action: step, input: { v: '{{ steps.s1.output.v }}' } }
-      - { name: s3, plugin: count, action: step, input: { v: '{{ steps.s2.output.v }}' } }
-      - { name: s4, plugin: count, action: step, input: { v: '{{ steps.s3.output.v }}' } }
-      - { name: s5, plugin: count, action: step, input: { v: '{{ steps.s4.output.v }}' } }
-    outputs: { v: { value: '{{ steps.s5.output.v }}' } }
-`;
 
 /** Registers an instance of plugin `count` with a replica's router. */
 export async function registerCount(
