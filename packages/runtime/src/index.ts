@@ -4,6 +4,7 @@ export {
   isFinished,
   fingerprintOf,
   type ExecutionRequest,
+  type PreparedExecutions,
   type StartedExecution,
   type ActionRequest,
 } from './runtime.js';

@@ -13,7 +13,10 @@ import {
   timeOrderedId,
   toErrorObject,
   ValidationError,
+  type CreateOutcome,
+  type ExecutionLease,
   type ExecutionTrigger,
+  type IdempotencyClaim,
   type StoredExecution,
 } from '@weft/core';
 import { resolveInputs, type WorkflowDefinition } from '@weft/engine';
@@ -22,6 +25,7 @@ import { CallbackSender } from './callbacks/deliver.js';
 import { pendingCallback } from './executions/record.js';
 import { usageOf } from './executions/run-claimed.js';
 import { actionTargets } from './executions/targets.js';
+import type { ExecutableWorkflow } from './executions/definition.js';
 import { ExecutionWorker } from './executions/worker.js';
 import {
   compileRuntimeOptions,
@@ -56,6 +60,21 @@ export interface ActionRequest {
   action: string;
   input: Record<string, unknown>;
   idempotencyKey?: string;
+}
+
+/** A checked new execution: its record as answered and as stored, and how it runs here. */
+interface NewStart {
+  execution: StoredExecution;
+  stored: StoredExecution;
+  lease: ExecutionLease | undefined;
+  claim: IdempotencyClaim | undefined;
+  executable: ExecutableWorkflow;
+}
+
+/** Executions checked and built by {@link Runtime.prepareExecutions}, not stored yet. */
+export interface PreparedExecutions {
+  /** Stores them now; each succeeds or fails alone. */
+  commit(): Promise<PromiseSettledResult<StartedExecution>[]>;
 }
 
 /** What {@link Runtime.startExecution} did. */
@@ -105,20 +124,101 @@ export class Runtime {
   /**
    * Starts an execution of a validated workflow: checks inputs, action targets and the callback
    * URL (throwing `VALIDATION`, nothing stored), stores it `pending` and runs it here. The
-   * triggers (webhooks, schedules, events) start their runs through this too.
+   * webhooks and event triggers start their runs through this too.
    */
   async startExecution(request: ExecutionRequest): Promise<StartedExecution> {
-    const { workflow } = request;
-    const library = request.library ?? [workflow];
-    const inputs = resolveInputs(workflow, request.inputs ?? {});
-    const unavailable = await this.options.actions.unavailable?.(actionTargets(workflow, library));
-    if (unavailable && unavailable.length > 0) {
+    const inputs = resolveInputs(request.workflow, request.inputs ?? {});
+    await this.checkTargets(actionTargets(request.workflow, request.library ?? [request.workflow]));
+    if (request.callbackUrl !== undefined) await this.egress.check(request.callbackUrl);
+    const start = this.newStart(request, inputs);
+    const outcome = await this.options.store.create(start.stored, start.claim, start.lease);
+    if (!outcome.created) return this.existing(outcome, start);
+    return { execution: start.execution, created: true, done: this.run(start) };
+  }
+
+  /**
+   * Checks many requests (each as {@link startExecution} checks one, failing alone) and builds
+   * their records, so that `commit()`, at the instant they are due (a schedule's fires), only
+   * stores them: in one go (one commit on SQLite), stamped with the commit's time. Their runs
+   * begin after `commit()` has answered, so the last record is not held up by the first runs.
+   * Commit soon: a record's lease on this worker counts from the preparation.
+   */
+  async prepareExecutions(requests: readonly ExecutionRequest[]): Promise<PreparedExecutions> {
+    // Requests that call the same plugins need one look at them.
+    const checks = new Map<string, Promise<void>>();
+    const prepared = await Promise.allSettled(
+      requests.map(async (request) => {
+        const inputs = resolveInputs(request.workflow, request.inputs ?? {});
+        const targets = actionTargets(request.workflow, request.library ?? [request.workflow]);
+        const key = targets.map((t) => (t.kind === 'plugin' ? t.slug : t.ref)).join('\n');
+        let check = checks.get(key);
+        if (!check) checks.set(key, (check = this.checkTargets(targets)));
+        await check;
+        if (request.callbackUrl !== undefined) await this.egress.check(request.callbackUrl);
+        return this.newStart(request, inputs);
+      }),
+    );
+    return { commit: () => this.commitStarts(prepared) };
+  }
+
+  /** {@link prepareExecutions} and its commit at once. */
+  async startExecutions(
+    requests: readonly ExecutionRequest[],
+  ): Promise<PromiseSettledResult<StartedExecution>[]> {
+    return (await this.prepareExecutions(requests)).commit();
+  }
+
+  private async commitStarts(
+    prepared: readonly PromiseSettledResult<NewStart>[],
+  ): Promise<PromiseSettledResult<StartedExecution>[]> {
+    const now = new Date(this.options.clock.now()).toISOString();
+    const outcomes = await Promise.allSettled(
+      prepared.map((result) => {
+        if (result.status === 'rejected') return Promise.reject(result.reason as Error);
+        const { execution, stored, claim, lease } = result.value;
+        execution.created_at = stored.created_at = now;
+        if (lease) stored.started_at = now;
+        return this.options.store.create(stored, claim, lease);
+      }),
+    );
+    const runs: (() => void)[] = [];
+    const results = outcomes.map((outcome, i): PromiseSettledResult<StartedExecution> => {
+      if (outcome.status === 'rejected') return outcome;
+      const start = (prepared[i] as PromiseFulfilledResult<NewStart>).value;
+      if (!outcome.value.created) {
+        try {
+          return { status: 'fulfilled', value: this.existing(outcome.value, start) };
+        } catch (error) {
+          return { status: 'rejected', reason: error };
+        }
+      }
+      const done = new Promise<StoredExecution | undefined>((resolve) =>
+        runs.push(() => resolve(this.run(start))),
+      );
+      return { status: 'fulfilled', value: { execution: start.execution, created: true, done } };
+    });
+    setImmediate(() => {
+      for (const begin of runs) begin();
+    });
+    return results;
+  }
+
+  /** Throws `VALIDATION` when a plugin the workflow calls is neither published nor registered. */
+  private async checkTargets(targets: readonly ActionCall['target'][]): Promise<void> {
+    if (targets.length === 0 || !this.options.actions.unavailable) return;
+    const unavailable = await this.options.actions.unavailable(targets);
+    if (unavailable.length > 0) {
       throw new ValidationError(
         `plugins must be published or registered to run on the server; not found: ${unavailable.join(', ')}`,
         { field: 'workflow', constraint: 'plugins_available', unavailable },
       );
     }
-    if (request.callbackUrl !== undefined) await this.egress.check(request.callbackUrl);
+  }
+
+  /** The record of a new execution of a checked request, and how it will run here. */
+  private newStart(request: ExecutionRequest, inputs: Record<string, unknown>): NewStart {
+    const { workflow } = request;
+    const library = request.library ?? [workflow];
     const keyId = request.keyId ?? null;
     const execution: StoredExecution = {
       id: timeOrderedId(),
@@ -140,36 +240,45 @@ export class Runtime {
       error: null,
       callback: null,
     };
-    const claim =
-      request.idempotency && keyId !== null
-        ? {
-            key_id: keyId,
-            key: request.idempotency.key,
-            fingerprint: request.idempotency.fingerprint,
-          }
-        : undefined;
     // With a free run slot here, the execution is stored already running under this worker's
     // lease (one write instead of an insert and a claim); the caller still gets it pending.
     const lease = this.worker.leaseForNew();
-    const stored: StoredExecution = lease
-      ? { ...execution, status: 'running', started_at: execution.created_at }
-      : execution;
-    const outcome = await this.options.store.create(stored, claim, lease);
-    if (!outcome.created) {
-      if (outcome.fingerprint !== claim!.fingerprint) {
-        throw new ConflictError(
-          `idempotency_key "${claim!.key}" was used for a different request; use a new key`,
-          { field: 'idempotency_key', execution_id: outcome.execution.id },
-        );
-      }
-      return { ...outcome, done: Promise.resolve(undefined) };
+    return {
+      execution,
+      stored: lease
+        ? { ...execution, status: 'running', started_at: execution.created_at }
+        : execution,
+      lease,
+      claim:
+        request.idempotency && keyId !== null
+          ? {
+              key_id: keyId,
+              key: request.idempotency.key,
+              fingerprint: request.idempotency.fingerprint,
+            }
+          : undefined,
+      executable: { workflow, library: [...library] },
+    };
+  }
+
+  /** The answer when the idempotency key named an execution created before. */
+  private existing(outcome: CreateOutcome & { created: false }, start: NewStart): StartedExecution {
+    if (outcome.fingerprint !== start.claim!.fingerprint) {
+      throw new ConflictError(
+        `idempotency_key "${start.claim!.key}" was used for a different request; use a new key`,
+        { field: 'idempotency_key', execution_id: outcome.execution.id },
+      );
     }
-    const executable = { workflow, library: [...library] };
-    const done = lease
-      ? this.worker.runNew(stored, executable)
-      : this.worker.launch(execution.id, undefined, executable);
-    done.catch((error: unknown) => this.options.onError(error, `running ${execution.id}`));
-    return { execution, created: true, done };
+    return { ...outcome, done: Promise.resolve(undefined) };
+  }
+
+  /** Runs a stored new execution here (at once under its lease, or after claiming it). */
+  private run(start: NewStart): Promise<StoredExecution | undefined> {
+    const done = start.lease
+      ? this.worker.runNew(start.stored, start.executable)
+      : this.worker.launch(start.execution.id, undefined, start.executable);
+    done.catch((error: unknown) => this.options.onError(error, `running ${start.execution.id}`));
+    return done;
   }
 
   /** An execution of `owner`; `NOT_FOUND` for unknown ids and other owners' executions alike. */

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import type { DeploymentStore, RegistryStore, TriggerStore } from '@weft/core';
+import type { DeploymentStore, ExecutionRecord, RegistryStore, TriggerStore } from '@weft/core';
 import { authenticate } from '@weft/registry';
 import {
   createTriggers,
@@ -9,7 +9,10 @@ import {
   SqsEventSource,
   toExecutionRecord,
   type EventSource,
+  type ExecutionRequest,
+  type OwnedStartRequest,
   type Runtime,
+  type StartedExecution,
   type Triggers,
   type TriggerLogger,
 } from '@weft/runtime';
@@ -36,16 +39,11 @@ export function buildTriggers(parts: TriggerParts): Triggers {
   const settings = options.triggers;
   const logger: TriggerLogger = parts.app.log;
   return createTriggers({
-    start: async (request) => {
-      const started = await runtime.startExecution({
-        workflow: request.workflow,
-        library: request.library,
-        inputs: request.inputs,
-        trigger: request.trigger,
-        owner: request.owner,
-        ...(request.keyId !== undefined ? { keyId: request.keyId } : {}),
-      });
-      return toExecutionRecord(started.execution);
+    start: async (request) =>
+      toExecutionRecord((await runtime.startExecution(executionRequest(request))).execution),
+    prepareStarts: async (requests) => {
+      const prepared = await runtime.prepareExecutions(requests.map(executionRequest));
+      return { commit: async () => pendingRecords(await prepared.commit()) };
     },
     authenticate: (header) => authenticate(registry, header),
     triggerStore: parts.triggerStore,
@@ -78,4 +76,27 @@ function eventSources(options: CompiledServerOptions, logger: TriggerLogger): Ev
   }
   if (events.sqs) sources.push(new SqsEventSource({ logger }));
   return sources;
+}
+
+/** The runtime's request for a trigger's start (the owner is the caller's or the deployment's). */
+function executionRequest(request: OwnedStartRequest): ExecutionRequest {
+  return {
+    workflow: request.workflow,
+    library: request.library,
+    inputs: request.inputs,
+    trigger: request.trigger,
+    owner: request.owner,
+    ...(request.keyId !== undefined ? { keyId: request.keyId } : {}),
+  };
+}
+
+/** The pending records of started executions; failures as they are. */
+function pendingRecords(
+  results: readonly PromiseSettledResult<StartedExecution>[],
+): PromiseSettledResult<ExecutionRecord>[] {
+  return results.map((result) =>
+    result.status === 'fulfilled'
+      ? { status: 'fulfilled', value: toExecutionRecord(result.value.execution) }
+      : result,
+  );
 }

@@ -10,12 +10,13 @@ import { EventRouter } from '../triggers/events/event-router.js';
 import { eventRoutes, type EventRoutesOptions } from '../triggers/events/events-plugin.js';
 import type { EventSource } from '../triggers/events/source.js';
 import { silentLogger, type TriggerLogger } from '../triggers/logger.js';
-import { Scheduler } from '../triggers/schedule/scheduler.js';
+import { Scheduler, type PrepareStarts } from '../triggers/schedule/scheduler.js';
 import type {
   Authenticate,
   OwnedStartRequest,
   PendingRecord,
   StartExecution,
+  StartRequest,
 } from '../triggers/start-execution.js';
 import type { WebhookAuditEntry } from '../triggers/webhook/refusal.js';
 import { webhookRoutes } from '../triggers/webhook/webhook-plugin.js';
@@ -32,6 +33,12 @@ export interface TriggersOptions {
    * caller's for manual runs, the deployment's for webhooks, schedules and events.
    */
   start: (request: OwnedStartRequest) => Promise<PendingRecord>;
+  /**
+   * Prepares many starts to commit together (the server: `Runtime.prepareExecutions`); the
+   * scheduler prepares the fires due at one instant ahead of it and commits them at it. Without
+   * it they go through `start` one by one.
+   */
+  prepareStarts?: (requests: readonly OwnedStartRequest[]) => ReturnType<PrepareStarts>;
   authenticate: Authenticate;
   triggerStore: TriggerStore;
   deploymentStore: DeploymentStore;
@@ -71,15 +78,17 @@ export function createTriggers(options: TriggersOptions): Triggers {
   const logger = options.logger ?? silentLogger;
   const webhooks = new WebhookTable();
   // Triggers without a caller run for the deployment's owner (`service` is built below).
-  const start: StartExecution = (request) =>
-    options.start({
-      ...request,
-      owner: request.owner ?? service.ownerOf(request.workflow.name),
-      library: libraryOf(request.workflow, (name) => service.workflow(name)),
-    });
+  const owned = (request: StartRequest): OwnedStartRequest => ({
+    ...request,
+    owner: request.owner ?? service.ownerOf(request.workflow.name),
+    library: libraryOf(request.workflow, (name) => service.workflow(name)),
+  });
+  const start: StartExecution = (request) => options.start(owned(request));
+  const { prepareStarts } = options;
   const scheduler = new Scheduler({
     store: options.triggerStore,
     start,
+    ...(prepareStarts ? { prepareStarts: (requests) => prepareStarts(requests.map(owned)) } : {}),
     clock,
     logger,
   });

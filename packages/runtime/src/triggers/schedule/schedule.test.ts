@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { MemoryTriggerStore, type ScheduleTrigger } from '@weft/core';
-import { FakeClock, RecordingStarter, workflowWith } from '../test-support.js';
+import { FakeClock, pendingRecordOf, RecordingStarter, workflowWith } from '../test-support.js';
 import { compileSchedule, dueFires, nextFireAfter } from './schedule.js';
 import { Scheduler } from './scheduler.js';
 
@@ -194,6 +194,108 @@ describe('exactly once across replicas', () => {
     clock.advance(60_000);
     expect(await scheduler.tick()).toEqual([]);
     expect(errors).toEqual(['schedule: could not start the execution']);
+  });
+
+  it('prepares the fires of an instant ahead of it and stores them at that instant', async () => {
+    const clock = new FakeClock(at('2026-01-01T00:00:59.920Z'));
+    const seen: string[] = [];
+    const fired: { dueMs: number; firedMs: number }[] = [];
+    const scheduler = new Scheduler({
+      store: new MemoryTriggerStore(),
+      start: () => Promise.reject(new Error('prepareStarts is used')),
+      clock,
+      prepareStarts: async (requests) => {
+        seen.push(`prepare ${requests.length} at ${iso(clock.now())}`);
+        return {
+          commit: async () => {
+            seen.push(`commit at ${iso(clock.now())}`);
+            return requests.map((r, i) => ({
+              status: 'fulfilled' as const,
+              value: pendingRecordOf(`e${i}`, r.workflow.name, 'schedule'),
+            }));
+          },
+        };
+      },
+      onFire: (fire) => fired.push(fire),
+    });
+    for (const name of ['a', 'b']) {
+      const trigger: ScheduleTrigger = { type: 'schedule', cron: '* * * * *' };
+      await scheduler.register(name, [compileSchedule(workflowWith(name, [trigger]), trigger, 0)]);
+    }
+    // Woken 80 ms ahead of 00:01: nothing is due yet on the clock.
+    const due = at('2026-01-01T00:01:00Z');
+    expect(await scheduler.tick(due)).toEqual([
+      { workflow: 'a', fireAt: due },
+      { workflow: 'b', fireAt: due },
+    ]);
+    expect(seen).toEqual([
+      'prepare 2 at 2026-01-01T00:00:59.920Z',
+      'commit at 2026-01-01T00:01:00.000Z',
+    ]);
+    expect(fired).toEqual(
+      ['a', 'b'].map((workflow) => ({
+        workflow,
+        triggerId: '0:* * * * *@UTC',
+        dueMs: due,
+        firedMs: due,
+      })),
+    );
+  });
+
+  it('a fire that cannot be stored is logged; the others of its instant start', async () => {
+    const clock = new FakeClock(at('2026-01-01T00:00:30Z'));
+    const errors: unknown[] = [];
+    const scheduler = new Scheduler({
+      store: new MemoryTriggerStore(),
+      start: () => Promise.reject(new Error('prepareStarts is used')),
+      clock,
+      logger: { info() {}, warn() {}, error: (o) => errors.push(o) },
+      prepareStarts: async (requests) => ({
+        commit: async () =>
+          requests.map((r) =>
+            r.workflow.name === 'bad'
+              ? { status: 'rejected' as const, reason: new Error('disk full') }
+              : {
+                  status: 'fulfilled' as const,
+                  value: pendingRecordOf('e', r.workflow.name, 'schedule'),
+                },
+          ),
+      }),
+    });
+    for (const name of ['good', 'bad']) {
+      const trigger: ScheduleTrigger = { type: 'schedule', cron: '* * * * *' };
+      await scheduler.register(name, [compileSchedule(workflowWith(name, [trigger]), trigger, 0)]);
+    }
+    clock.advance(60_000);
+    expect((await scheduler.tick()).map((f) => f.workflow)).toEqual(['good']);
+    expect(errors).toMatchObject([{ workflow: 'bad', err: { message: 'disk full' } }]);
+  });
+
+  it('ticks on the real clock when started, storing no fire before its instant', async () => {
+    const committed: { at: number; scheduledAt: number }[] = [];
+    const scheduler = new Scheduler({
+      store: new MemoryTriggerStore(),
+      start: () => Promise.reject(new Error('prepareStarts is used')),
+      prepareStarts: async (requests) => ({
+        commit: async () => {
+          const now = Date.now();
+          return requests.map((r) => {
+            const scheduledAt = (r.trigger.payload as { scheduled_at: string }).scheduled_at;
+            committed.push({ at: now, scheduledAt: Date.parse(scheduledAt) });
+            return {
+              status: 'fulfilled' as const,
+              value: pendingRecordOf('e', r.workflow.name, 'schedule'),
+            };
+          });
+        },
+      }),
+    });
+    scheduler.start();
+    await scheduler.register('nightly', [schedule('* * * * * *')]);
+    await new Promise((r) => setTimeout(r, 2200));
+    await scheduler.stop();
+    expect(committed.length).toBeGreaterThanOrEqual(1);
+    for (const fire of committed) expect(fire.at).toBeGreaterThanOrEqual(fire.scheduledAt);
   });
 
   it('ticks on the real clock when started', async () => {

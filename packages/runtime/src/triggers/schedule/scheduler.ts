@@ -1,7 +1,7 @@
 import pLimit from 'p-limit';
 import { systemClock, type Clock, type FireKey, type TriggerStore } from '@weft/core';
 import { silentLogger, type TriggerLogger } from '../logger.js';
-import type { StartExecution } from '../start-execution.js';
+import type { PendingRecord, StartExecution, StartRequest } from '../start-execution.js';
 import {
   DEFAULT_CATCHUP_LIMITS,
   dueFires,
@@ -14,20 +14,40 @@ import {
 export interface SchedulerOptions {
   store: TriggerStore;
   start: StartExecution;
+  /**
+   * Prepares the fires of one tick together ahead of their instant, and commits them at it (the
+   * server: `Runtime.prepareExecutions`, whose records share one commit). Without it each fire
+   * goes through `start` at the instant, `concurrency` at a time.
+   */
+  prepareStarts?: PrepareStarts;
   clock?: Clock;
   logger?: TriggerLogger;
   catchup?: Partial<CatchupLimits>;
   /** Longest sleep between ticks, ms (other replicas may have moved on). Default 30 s. */
   maxSleepMs?: number;
   /**
-   * Fires started at once. Default 1000: the durable starts of a burst then share a few group
-   * commits instead of waiting for one after the other (64 at a time doubled the lag of the last
-   * of 1,000 fires due in the same second).
+   * How long before a fire instant the timer wakes to claim its fires and prepare their starts
+   * (ms), so that at the instant only storing them remains (like Quartz's fire-ahead window).
+   * Default 100.
+   */
+  prepareAheadMs?: number;
+  /**
+   * Fires started at once through `start` (without `prepareStarts`). Default 1000: the durable
+   * starts of a burst then share a few group commits instead of waiting for one after the other
+   * (64 at a time doubled the lag of the last of 1,000 fires due in the same second).
    */
   concurrency?: number;
   /** Told about every fire this replica started (benchmarks measure precision with it). */
   onFire?: (fire: { workflow: string; triggerId: string; dueMs: number; firedMs: number }) => void;
 }
+
+/**
+ * Checks many start requests and builds their records; `commit()` stores them (each succeeds
+ * or fails alone) and answers their pending records.
+ */
+export type PrepareStarts = (requests: readonly StartRequest[]) => Promise<{
+  commit(): Promise<PromiseSettledResult<PendingRecord>[]>;
+}>;
 
 interface Entry {
   schedule: CompiledSchedule;
@@ -46,7 +66,7 @@ export class Scheduler {
   private readonly clock: Clock;
   private readonly logger: TriggerLogger;
   private readonly limits: CatchupLimits;
-  private readonly limit: ReturnType<typeof pLimit>;
+  private readonly prepareStarts: PrepareStarts;
   private timer: NodeJS.Timeout | undefined;
   private running = false;
   private ticking: Promise<unknown> = Promise.resolve();
@@ -55,7 +75,13 @@ export class Scheduler {
     this.clock = options.clock ?? systemClock;
     this.logger = options.logger ?? silentLogger;
     this.limits = { ...DEFAULT_CATCHUP_LIMITS, ...options.catchup };
-    this.limit = pLimit(options.concurrency ?? 1000);
+    const limit = pLimit(options.concurrency ?? 1000);
+    this.prepareStarts =
+      options.prepareStarts ??
+      ((requests) =>
+        Promise.resolve({
+          commit: () => Promise.allSettled(requests.map((r) => limit(() => options.start(r)))),
+        }));
   }
 
   /**
@@ -92,12 +118,14 @@ export class Scheduler {
   }
 
   /**
-   * Runs every due fire now: plans each due schedule (catch-up policy), claims all their fires in
-   * one statement, starts the won ones concurrently and stores every next fire in one statement.
-   * Resolves with the fires this replica started.
+   * Runs every due fire: plans each due schedule (catch-up policy), claims all their fires in
+   * one statement, starts the won ones together and stores every next fire in one statement.
+   * `at` (a fire instant a little ahead of the clock) claims the fires due then at once and
+   * starts them at that instant. Resolves with the fires this replica started.
    */
-  async tick(): Promise<{ workflow: string; fireAt: number }[]> {
-    const now = this.clock.now();
+  async tick(at?: number): Promise<{ workflow: string; fireAt: number }[]> {
+    const claimedAt = this.clock.now();
+    const now = Math.max(claimedAt, at ?? claimedAt);
     const due = [...this.entries.values()]
       .flat()
       .filter((e) => e.next !== undefined && e.next <= now);
@@ -135,17 +163,21 @@ export class Scheduler {
       }
     }
     const won = new Set(
-      (await this.options.store.claimFires(wanted, now)).map(
+      (await this.options.store.claimFires(wanted, claimedAt)).map(
         (f) => `${f.workflow}\u0000${f.triggerId}\u0000${f.fireAtMs}`,
       ),
     );
     const mine = wanted.filter((w) =>
       won.has(`${w.workflow}\u0000${w.triggerId}\u0000${w.fireAtMs}`),
     );
-    const started = await Promise.all(mine.map((fire) => this.limit(() => this.startFire(fire))));
+    const started = await this.startFires(mine, now);
+    // Schedules sharing an expression and zone (and last fire) share the computation.
+    const following = new Map<string, number | undefined>();
     for (const entry of onTime) {
       // A following fire that is already due (a per-second schedule) runs on the next tick.
-      entry.next = nextFireAfter(entry.schedule, entry.next!);
+      const key = `${entry.schedule.cron.getPattern()}@${entry.schedule.timezone}@${entry.next!}`;
+      if (!following.has(key)) following.set(key, nextFireAfter(entry.schedule, entry.next!));
+      entry.next = following.get(key);
       if (entry.next !== undefined) {
         nexts.push({
           workflow: entry.schedule.workflow.name,
@@ -159,7 +191,7 @@ export class Scheduler {
       .catch((error: unknown) =>
         this.logger.error({ err: error }, 'schedule: could not store the next fires'),
       );
-    return started.filter((s): s is { workflow: string; fireAt: number } => s !== undefined);
+    return started;
   }
 
   /** Starts ticking on the clock. */
@@ -176,25 +208,47 @@ export class Scheduler {
     await this.ticking;
   }
 
-  private async startFire(
-    fire: FireKey & { entry: Entry },
-  ): Promise<{ workflow: string; fireAt: number } | undefined> {
-    const { workflow, triggerId, fireAtMs } = fire;
-    try {
-      await this.options.start({
-        workflow: fire.entry.schedule.workflow,
+  /**
+   * Prepares the won fires together, waits for their instant `at` when it is still ahead, and
+   * starts them; logs the ones that could not start.
+   */
+  private async startFires(
+    fires: readonly (FireKey & { entry: Entry })[],
+    at: number,
+  ): Promise<{ workflow: string; fireAt: number }[]> {
+    if (fires.length === 0) return [];
+    const prepared = await this.prepareStarts(
+      fires.map(({ entry, fireAtMs }) => ({
+        workflow: entry.schedule.workflow,
         inputs: {},
         trigger: { type: 'schedule', payload: { scheduled_at: new Date(fireAtMs).toISOString() } },
-      });
-      this.options.onFire?.({ workflow, triggerId, dueMs: fireAtMs, firedMs: this.clock.now() });
-      return { workflow, fireAt: fireAtMs };
-    } catch (error) {
+      })),
+    );
+    // Never before the instant (a timer may wake a little early).
+    for (let early = at - this.clock.now(); early > 0; early = at - this.clock.now()) {
+      await this.clock.sleep(early);
+    }
+    const results = await prepared.commit();
+    const firedMs = this.clock.now();
+    const started: { workflow: string; fireAt: number }[] = [];
+    results.forEach((result, i) => {
+      const { workflow, triggerId, fireAtMs } = fires[i]!;
+      if (result.status === 'fulfilled') {
+        this.options.onFire?.({ workflow, triggerId, dueMs: fireAtMs, firedMs });
+        started.push({ workflow, fireAt: fireAtMs });
+        return;
+      }
       this.logger.error(
-        { workflow, trigger: triggerId, fire_at: new Date(fireAtMs).toISOString(), err: error },
+        {
+          workflow,
+          trigger: triggerId,
+          fire_at: new Date(fireAtMs).toISOString(),
+          err: result.reason,
+        },
         'schedule: could not start the execution',
       );
-      return undefined;
-    }
+    });
+    return started;
   }
 
   private rearm(): void {
@@ -205,10 +259,12 @@ export class Scheduler {
       for (const e of entries) if (e.next !== undefined && e.next < earliest) earliest = e.next;
     }
     const maxSleep = this.options.maxSleepMs ?? 30_000;
-    const delay = Math.max(0, Math.min(earliest - this.clock.now(), maxSleep));
+    const ahead = this.options.prepareAheadMs ?? 100;
+    const delay = Math.max(0, Math.min(earliest - ahead - this.clock.now(), maxSleep));
     this.timer = setTimeout(() => {
       this.timer = undefined;
-      this.ticking = this.tick()
+      const target = earliest - this.clock.now() <= ahead ? earliest : undefined;
+      this.ticking = this.tick(target)
         .catch((error: unknown) => this.logger.error({ err: error }, 'schedule: tick failed'))
         .finally(() => this.rearm());
     }, delay);
