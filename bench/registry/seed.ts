@@ -121,3 +121,41 @@ export function searchQueries(): string[] {
 export function seededSlugs(count: number): string[] {
   return Array.from({ length: count }, (_, i) => seededDefinition(i).slug);
 }
+
+/**
+ * Search paths as users send them: what a search box sends while typing (every prefix of two
+ * letters or more of each word), whole words, word pairs, tag filters and words within a tag,
+ * each drawn with Zipf popularity (the k-th most popular query k times rarer than the first),
+ * `count` paths in a fixed pseudo-random order. Most of these queries are not among
+ * {@link searchQueries}, so the answer cache meets many of them for the first time.
+ */
+export function searchMix(count: number): string[] {
+  const words = [...NOUNS, ...VERBS];
+  const queries = new Set<string>();
+  for (const word of words) {
+    for (let end = 2; end <= word.length; end++) queries.add(`q=${word.slice(0, end)}`);
+  }
+  for (const noun of NOUNS) for (const verb of VERBS) queries.add(`q=${noun}%20${verb}`);
+  for (const tag of TAGS) {
+    queries.add(`tag=${tag}`);
+    for (const word of words) queries.add(`q=${word}&tag=${tag}`);
+  }
+  let seed = 42;
+  const random = () => (seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31;
+  const ranked = [...queries].sort(() => random() - 0.5);
+  const weights = ranked.map((_, k) => 1 / (k + 1));
+  const cumulative: number[] = [];
+  let sum = 0;
+  for (const w of weights) cumulative.push((sum += w));
+  return Array.from({ length: count }, () => {
+    const x = random() * sum;
+    let lo = 0;
+    let hi = cumulative.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (cumulative[mid]! < x) lo = mid + 1;
+      else hi = mid;
+    }
+    return `/plugins/search?${ranked[lo]!}`;
+  });
+}

@@ -42,6 +42,8 @@ export interface Submission {
  */
 export class RegistryService {
   private readonly cache: AnswerCache;
+  /** Answers being read from the store, by cache key (see {@link shared}). */
+  private readonly reading = new Map<string, { stamp: number; answer: Promise<string> }>();
 
   constructor(readonly options: CompiledRegistryOptions) {
     this.cache = new AnswerCache(options.cacheTtlMs, options.cacheSize, () => options.clock.now());
@@ -63,25 +65,26 @@ export class RegistryService {
     const key = `s\0${query.exact}\0${query.tag ?? ''}\0${query.limit}\0${query.offset}`;
     const cached = this.cache.search(key);
     if (cached !== undefined) return cached;
-    const stamp = this.cache.searchStamp();
-    const { total, plugins } = await this.options.store.search(query);
-    const answer: SearchResponse = {
-      total,
-      results: plugins.map(({ slug, listing, downloads, created_at, updated_at }) => ({
-        slug,
-        name: listing!.name,
-        description: listing!.description,
-        version: listing!.latest_version,
-        author: listing!.author,
-        tags: listing!.tags,
-        downloads,
-        created_at,
-        updated_at,
-      })),
-    };
-    const text = JSON.stringify(answer);
-    this.cache.keepSearch(key, text, stamp);
-    return text;
+    return this.shared(`search\0${key}`, this.cache.searchStamp(), async (stamp) => {
+      const { total, plugins } = await this.options.store.search(query);
+      const answer: SearchResponse = {
+        total,
+        results: plugins.map(({ slug, listing, downloads, created_at, updated_at }) => ({
+          slug,
+          name: listing!.name,
+          description: listing!.description,
+          version: listing!.latest_version,
+          author: listing!.author,
+          tags: listing!.tags,
+          downloads,
+          created_at,
+          updated_at,
+        })),
+      };
+      const text = JSON.stringify(answer);
+      this.cache.keepSearch(key, text, stamp);
+      return text;
+    });
   }
 
   /** `GET /plugins/{slug}`, serialised. */
@@ -90,21 +93,41 @@ export class RegistryService {
     const key = `${slug}\0${version ?? ''}\0${baseUrl}`;
     const cached = this.cache.detail(slug, key);
     if (cached !== undefined) return cached;
-    const stamp = this.cache.detailStamp(slug);
-    const found = await this.options.store.getDetail(slug, version);
-    if (!found) throw new NotFoundError(`no plugin ${slug}`, { slug });
-    const { state } = found;
-    const record = pickVersion(state, slug, version);
-    // The store read the listing's latest; the rules decide which version is latest.
-    const definition =
-      version !== undefined || record.version === state.plugin.listing?.latest_version
-        ? found.definition
-        : await this.options.store.getDefinition(slug, record.version);
-    if (!definition)
-      throw new NotFoundError(`${slug}@${record.version} has no definition`, { slug });
-    const text = JSON.stringify(buildDetail(state, record, definition, baseUrl));
-    this.cache.keepDetail(slug, key, text, stamp);
-    return text;
+    return this.shared(`detail\0${key}`, this.cache.detailStamp(slug), async (stamp) => {
+      const found = await this.options.store.getDetail(slug, version);
+      if (!found) throw new NotFoundError(`no plugin ${slug}`, { slug });
+      const { state } = found;
+      const record = pickVersion(state, slug, version);
+      // The store read the listing's latest; the rules decide which version is latest.
+      const definition =
+        version !== undefined || record.version === state.plugin.listing?.latest_version
+          ? found.definition
+          : await this.options.store.getDefinition(slug, record.version);
+      if (!definition)
+        throw new NotFoundError(`${slug}@${record.version} has no definition`, { slug });
+      const text = JSON.stringify(buildDetail(state, record, definition, baseUrl));
+      this.cache.keepDetail(slug, key, text, stamp);
+      return text;
+    });
+  }
+
+  /**
+   * Runs `read` for an answer not cached, unless the same read is already in flight under the
+   * same stamp (no change of this process since it began): then its answer is shared, so a
+   * burst of identical requests for a cold answer costs one database read, not one each.
+   */
+  private shared(
+    key: string,
+    stamp: number,
+    read: (stamp: number) => Promise<string>,
+  ): Promise<string> {
+    const current = this.reading.get(key);
+    if (current && current.stamp === stamp) return current.answer;
+    const answer = read(stamp).finally(() => {
+      if (this.reading.get(key)?.answer === answer) this.reading.delete(key);
+    });
+    this.reading.set(key, { stamp, answer });
+    return answer;
   }
 
   /** `GET /plugins/{slug}/{version}/schema`: the exact bytes (counted as a download). */

@@ -46,6 +46,38 @@ for (const store of TEST_STORES) {
       expect((await h().get('/plugins/slack-b')).json().downloads).toBe(1);
     });
 
+    it('identical requests for an answer not cached share one read, unless a change came between', async () => {
+      await h().publish(pluginDefinition('slack'));
+      const { store } = h();
+      const search = store.search.bind(store);
+      let reads = 0;
+      let release: () => void = () => {};
+      store.search = async (query) => {
+        reads++;
+        await new Promise<void>((resolve) => (release = resolve));
+        return search(query);
+      };
+      const settle = () => new Promise((resolve) => setTimeout(resolve, 20));
+      const three = Promise.all([slugs('slack'), slugs('slack'), slugs('slack')]);
+      await settle();
+      release();
+      expect(await three).toEqual([['slack:0'], ['slack:0'], ['slack:0']]);
+      expect(reads).toBe(1);
+
+      // A prefix not cached yet: its read is in flight when the publish lands.
+      const before = slugs('sla');
+      await settle();
+      const first = release;
+      await h().publish(pluginDefinition('slack-relay'));
+      const after = slugs('sla');
+      await settle();
+      first();
+      release();
+      await before;
+      expect(await after).toEqual(['slack:0', 'slack-relay:0']);
+      expect(reads).toBe(3);
+    });
+
     it('keeps the cache through refused writes and dry runs', async () => {
       await h().publish(pluginDefinition('slack'));
       expect(await slugs('slack')).toEqual(['slack:0']);

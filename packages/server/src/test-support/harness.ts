@@ -1,7 +1,7 @@
 import { afterEach, beforeEach } from 'vitest';
 import { stringify } from 'yaml';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
-import type { PluginDefinition, PluginUsage } from '@weft/core';
+import type { PluginDefinition, PluginUsage, RegistryStore } from '@weft/core';
 import { createKey } from '@weft/registry';
 import { openTestStore, type TestStore } from '@weft/store';
 import { buildServer, type BuiltServer } from '../build.js';
@@ -39,6 +39,8 @@ export class FakeUsage implements PluginUsage {
 export interface Harness {
   app: FastifyInstance;
   server: BuiltServer;
+  /** The registry store under the server. */
+  store: RegistryStore;
   clock: ManualClock;
   usage: FakeUsage;
   /** Bearer keys: `acme` (owner acme), `other` (owner other), `admin` (owner ops, admin). */
@@ -80,6 +82,7 @@ export function useHarness(
     current = {
       app,
       server,
+      store: test.store,
       clock,
       usage,
       keys,
