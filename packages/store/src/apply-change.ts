@@ -154,9 +154,15 @@ async function setListing(
       WHERE slug = ${slug}`.execute(trx);
     return;
   }
-  await sql`DELETE FROM plugin_search WHERE slug = ${slug}`.execute(trx);
+  // The full-text row is keyed by the plugin's search id, given at its first listing (one
+  // writer at a time on SQLite, so the next number is free).
+  await sql`DELETE FROM plugin_search
+    WHERE rowid = (SELECT search_id FROM plugins WHERE slug = ${slug})`.execute(trx);
   if (listing) {
-    await sql`INSERT INTO plugin_search (slug, name, tags, description)
-      VALUES (${slug}, ${name}, ${tags}, ${description})`.execute(trx);
+    await sql`UPDATE plugins SET search_id = (SELECT coalesce(max(search_id), 0) + 1 FROM plugins)
+      WHERE slug = ${slug} AND search_id IS NULL`.execute(trx);
+    await sql`INSERT INTO plugin_search (rowid, slug, name, tags, description)
+      VALUES ((SELECT search_id FROM plugins WHERE slug = ${slug}), ${slug}, ${name}, ${tags},
+        ${description})`.execute(trx);
   }
 }

@@ -26,7 +26,7 @@ function matchesText(dialect: Dialect, tag: boolean): string {
       WHEN s.rowid IN (SELECT rowid FROM plugin_search WHERE plugin_search MATCH ?) THEN 1
       WHEN s.rowid IN (SELECT rowid FROM plugin_search WHERE plugin_search MATCH ?) THEN 2
       ELSE 3 END AS rank
-    FROM plugin_search s JOIN plugins p ON p.slug = s.slug
+    FROM plugin_search s JOIN plugins p ON p.search_id = s.rowid
     WHERE plugin_search MATCH ? AND p.latest_version IS NOT NULL ${filter}`;
 }
 
