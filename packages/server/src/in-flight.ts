@@ -42,13 +42,18 @@ export function trackInFlight(inner: ExecutionsStore): InFlightTracking {
       return lost;
     },
   };
+  // Methods of the wrapped store are bound once, not on every call (the journal's hot path).
+  const bound = new WeakMap<object, unknown>();
   const store = new Proxy(inner, {
     get(target, property, receiver) {
       if (typeof property === 'string' && property in overrides) {
         return overrides[property as keyof ExecutionsStore];
       }
       const value: unknown = Reflect.get(target, property, receiver);
-      return typeof value === 'function' ? (value as () => unknown).bind(target) : value;
+      if (typeof value !== 'function') return value;
+      let method = bound.get(value);
+      if (method === undefined) bound.set(value, (method = value.bind(target) as unknown));
+      return method;
     },
   });
   return { store, inFlight: () => held.size };

@@ -12,7 +12,7 @@ export function libraryOf(
   const library = new Map<string, WorkflowDefinition>([[workflow.name, workflow]]);
   const queue = [workflow];
   for (let next = queue.pop(); next !== undefined; next = queue.pop()) {
-    for (const name of calledWorkflows(next.steps)) {
+    for (const name of callsOf(next)) {
       if (library.has(name)) continue;
       const called = lookup(name);
       if (!called) continue;
@@ -21,6 +21,18 @@ export function libraryOf(
     }
   }
   return [...library.values()];
+}
+
+/**
+ * Names of the workflows a deployed workflow's steps call, found once per definition (every
+ * trigger of it asks: a webhook per request). Deployed definitions never change; a redeploy
+ * is a new object.
+ */
+const calls = new WeakMap<WorkflowDefinition, readonly string[]>();
+function callsOf(workflow: WorkflowDefinition): readonly string[] {
+  let names = calls.get(workflow);
+  if (!names) calls.set(workflow, (names = [...calledWorkflows(workflow.steps)]));
+  return names;
 }
 
 /** Names of the workflows `workflow:` steps call, anywhere in `value` (steps and their blocks). */

@@ -44,7 +44,8 @@ export interface WebhookRoutesOptions {
 
 interface Matched {
   hook: CompiledWebhook;
-  clientIp: string | undefined;
+  /** The client's address; found when an allowlist or an audit entry needs it (null: none). */
+  clientIp?: string | null;
 }
 
 const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
@@ -65,6 +66,8 @@ export function webhookRoutes(options: WebhookRoutesOptions) {
       ? compileAddressList(options.trustedProxies)
       : undefined;
   const matched = new WeakMap<FastifyRequest, Matched>();
+  const addressOf = (request: FastifyRequest) =>
+    clientAddress(request.socket.remoteAddress, request.headers['x-forwarded-for'], proxies);
 
   const refuse = (request: FastifyRequest, m: Matched, error: WeftError): WeftError => {
     const entry: WebhookAuditEntry = {
@@ -73,7 +76,7 @@ export function webhookRoutes(options: WebhookRoutesOptions) {
       workflow: m.hook.workflow.name,
       status: error.httpStatus,
       reason: String(error.details['reason'] ?? error.code),
-      client_ip: m.clientIp ?? null,
+      client_ip: (m.clientIp ??= addressOf(request)?.toString() ?? null),
       delivery_id: deliveryIdOf(request) ?? null,
       at: new Date(clock.now()).toISOString(),
     };
@@ -105,7 +108,7 @@ export function webhookRoutes(options: WebhookRoutesOptions) {
         const hook = options.table.find(request.method, path);
         if (!hook && request.method === 'POST' && options.events?.router.has('webhook', path)) {
           await options.events.authenticate(request.headers.authorization);
-          matched.set(request, { hook: eventHook(path), clientIp: undefined });
+          matched.set(request, { hook: eventHook(path) });
           return;
         }
         if (!hook) {
@@ -114,15 +117,14 @@ export function webhookRoutes(options: WebhookRoutesOptions) {
             path: `/hooks${path}`,
           });
         }
-        const address = clientAddress(
-          request.socket.remoteAddress,
-          request.headers['x-forwarded-for'],
-          proxies,
-        );
-        const m: Matched = { hook, clientIp: address?.toString() };
+        const m: Matched = { hook };
         matched.set(request, m);
-        if (hook.allowlist && (!address || !hook.allowlist.contains(address))) {
-          throw refuse(request, m, forbidden(m.clientIp));
+        if (hook.allowlist) {
+          const address = addressOf(request);
+          m.clientIp = address?.toString() ?? null;
+          if (!address || !hook.allowlist.contains(address)) {
+            throw refuse(request, m, forbidden(m.clientIp ?? undefined));
+          }
         }
         const declared = Number(request.headers['content-length'] ?? 0);
         if (declared > hook.maxPayloadSize) {
