@@ -101,6 +101,40 @@ describe('weft server over real HTTP, driven by the weft binary', () => {
     expect(answer).toContain('"code":"PAYLOAD_TOO_LARGE"');
   });
 
+  it('answers 413 to a chunked body once it passes the limit, before the sender is done', async () => {
+    const { hostname: host, port } = new URL(url);
+    let sent = 0;
+    const answer = await new Promise<string>((resolve, reject) => {
+      const socket = connect(Number(port), host, () => {
+        socket.write(
+          `POST /plugins HTTP/1.1\r\nHost: ${host}\r\nAuthorization: Bearer ${key}\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n`,
+        );
+        const chunk = 'x'.repeat(64 * 1024);
+        const feed = () => {
+          // 64 MiB at most: far more than the limit, never sent whole once the answer comes.
+          if (socket.destroyed || sent >= 64 * 1024 * 1024) return;
+          sent += chunk.length;
+          if (socket.write(`${chunk.length.toString(16)}\r\n${chunk}\r\n`)) setImmediate(feed);
+          else socket.once('drain', feed);
+        };
+        feed();
+      });
+      let text = '';
+      socket.on('data', (data) => {
+        text += data.toString();
+        if (text.includes('\r\n\r\n') && text.includes('}')) {
+          socket.destroy();
+          resolve(text);
+        }
+      });
+      socket.on('error', (error) => (text.includes('413') ? resolve(text) : reject(error)));
+      setTimeout(() => reject(new Error(`no answer; got ${text}`)), 10_000);
+    });
+    expect(answer).toMatch(/^HTTP\/1\.1 413/);
+    expect(answer).toContain('"limit":1048576');
+    expect(sent).toBeLessThan(64 * 1024 * 1024);
+  });
+
   it('shuts down gracefully on SIGTERM', async () => {
     const exited = new Promise<number | null>((resolve) =>
       server.once('exit', (code) => resolve(code)),

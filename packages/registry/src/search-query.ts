@@ -1,4 +1,4 @@
-import { ValidationError, type SearchQuery } from '@weft/core';
+import { exactKey, searchWords, ValidationError, type SearchQuery } from '@weft/core';
 
 /** Raw search parameters (already typed by the route schema). */
 export interface SearchParams {
@@ -17,10 +17,11 @@ export const SEARCH_LIMITS = {
 } as const;
 
 /**
- * Turns parameters into a store query: `q` split into lower-case words (letters and digits),
- * each matched as a word prefix; `limit` and `offset` checked.
+ * Turns parameters into a store query: `q` split into folded words (letters and digits, accents
+ * dropped, lower case; core's `searchWords`), each matched as a word prefix; `limit` and
+ * `offset` checked. `null` when `q` holds text but no word (`q=!!!`): nothing can match it.
  */
-export function toSearchQuery(params: SearchParams): SearchQuery {
+export function toSearchQuery(params: SearchParams): SearchQuery | null {
   const limit = params.limit ?? SEARCH_LIMITS.defaultLimit;
   const offset = params.offset ?? 0;
   if (!Number.isInteger(limit) || limit < 1 || limit > SEARCH_LIMITS.maxLimit) {
@@ -35,8 +36,8 @@ export function toSearchQuery(params: SearchParams): SearchQuery {
       constraint: 'range',
     });
   }
-  const exact = (params.q ?? '').trim().toLowerCase();
-  const words = [...new Set(exact.match(/[\p{L}\p{N}]+/gu) ?? [])];
+  const exact = exactKey(params.q ?? '');
+  const words = [...new Set(searchWords(exact))];
   if (words.length > SEARCH_LIMITS.maxWords) {
     throw new ValidationError(`q may hold at most ${SEARCH_LIMITS.maxWords} words`, {
       field: 'q',
@@ -44,5 +45,6 @@ export function toSearchQuery(params: SearchParams): SearchQuery {
     });
   }
   const tag = params.tag?.trim().toLowerCase();
+  if (words.length === 0 && exact !== '') return null;
   return { words, exact, tag: tag === '' ? undefined : tag, limit, offset };
 }

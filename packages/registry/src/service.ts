@@ -62,6 +62,7 @@ export class RegistryService {
   /** `GET /plugins/search`, serialised. */
   async search(params: SearchParams): Promise<string> {
     const query = toSearchQuery(params);
+    if (query === null) return NO_RESULTS;
     const key = `s\0${query.exact}\0${query.tag ?? ''}\0${query.limit}\0${query.offset}`;
     const cached = this.cache.search(key);
     if (cached !== undefined) return cached;
@@ -320,6 +321,9 @@ export class RegistryService {
     return createKey(this.options.store, request, isoNow(this.options.clock));
   }
 }
+
+/** The answer to a query that holds no word. */
+const NO_RESULTS = JSON.stringify({ total: 0, results: [] } satisfies SearchResponse);
 
 /** Creates and stores a key; the answer holds the key itself, shown once. */
 export async function createKey(

@@ -1,6 +1,8 @@
-import { sql, type Transaction } from 'kysely';
+import { sql, type Kysely, type Transaction } from 'kysely';
 import {
   assertNever,
+  exactKey,
+  searchText,
   type NewVersion,
   type PluginChange,
   type PluginDefinition,
@@ -92,6 +94,7 @@ function listingColumns(listing: PluginListing | null) {
   return {
     latest_version: listing?.latest_version ?? null,
     name: listing?.name ?? '',
+    name_key: exactKey(listing?.name ?? ''),
     description: listing?.description ?? '',
     author: listing?.author ?? '',
     tags: JSON.stringify(listing?.tags ?? []),
@@ -142,27 +145,50 @@ async function setListing(
       .values(listing.tags.map((tag) => ({ slug, tag })))
       .execute();
   }
-  const tags = listing?.tags.join(' ') ?? '';
-  const name = listing?.name ?? '';
-  const description = listing?.description ?? '';
+  await writeSearchIndex(trx, dialect, slug, listing);
+}
+
+/** The words a plugin is found by: folded by core's `searchText`, the same on both stores. */
+export function listingSearchText(listing: Pick<PluginListing, 'name' | 'tags' | 'description'>) {
+  return {
+    name: searchText(listing.name),
+    tags: searchText(listing.tags.join(' ')),
+    description: searchText(listing.description),
+  };
+}
+
+/**
+ * Writes the full-text index entry of `slug` (none when it is not listed). The database's own
+ * tokenizer only splits the already folded words at their spaces, so what matches is decided
+ * by core, not by the database's locale or accent rules.
+ */
+export async function writeSearchIndex(
+  db: Kysely<Database> | Trx,
+  dialect: Dialect,
+  slug: string,
+  listing: Pick<PluginListing, 'name' | 'tags' | 'description'> | null,
+): Promise<void> {
+  const { name, tags, description } = listingSearchText(
+    listing ?? { name: '', tags: [], description: '' },
+  );
   if (dialect === 'postgres') {
     await sql`UPDATE plugins SET
         search_name = to_tsvector('simple', ${name}),
         search_tags = to_tsvector('simple', ${tags}),
         search_all = to_tsvector('simple', ${name}) || to_tsvector('simple', ${tags})
           || to_tsvector('simple', ${description})
-      WHERE slug = ${slug}`.execute(trx);
+      WHERE slug = ${slug}`.execute(db);
     return;
   }
   // The full-text row is keyed by the plugin's search id, given at its first listing (one
   // writer at a time on SQLite, so the next number is free).
   await sql`DELETE FROM plugin_search
-    WHERE rowid = (SELECT search_id FROM plugins WHERE slug = ${slug})`.execute(trx);
+    WHERE rowid = (SELECT search_id FROM plugins WHERE slug = ${slug})`.execute(db);
   if (listing) {
     await sql`UPDATE plugins SET search_id = (SELECT coalesce(max(search_id), 0) + 1 FROM plugins)
-      WHERE slug = ${slug} AND search_id IS NULL`.execute(trx);
+      WHERE slug = ${slug} AND search_id IS NULL`.execute(db);
     await sql`INSERT INTO plugin_search (rowid, slug, name, tags, description)
       VALUES ((SELECT search_id FROM plugins WHERE slug = ${slug}), ${slug}, ${name}, ${tags},
-        ${description})`.execute(trx);
+        ${description})`.execute(db);
   }
 }

@@ -16,6 +16,8 @@ export interface PluginsTable {
   author: string;
   /** JSON array of strings. */
   tags: string;
+  /** The name as an exact search match compares it (`exactKey` of core). */
+  name_key: Generated<string>;
 }
 
 /** `plugin_versions`: every version ever published, removed ones included. */

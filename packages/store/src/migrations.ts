@@ -2,6 +2,7 @@ import { Migrator, sql, type Kysely, type Migration } from 'kysely';
 import { InternalError } from '@weft/core';
 import type { Database, Dialect } from './database.js';
 import { executionsMigration } from './executions-migration.js';
+import { searchFoldMigration } from './search-fold-migration.js';
 import { triggersMigration } from './triggers-migration.js';
 
 /** The one migration set of weft, in order; dialect-specific only where SQL differs. */
@@ -152,6 +153,7 @@ function migrations(dialect: Dialect): Record<string, Migration> {
         await sql`DROP TABLE plugin_search_copy`.execute(db);
       },
     },
+    '0006_search_fold': searchFoldMigration(dialect),
   };
 }
 

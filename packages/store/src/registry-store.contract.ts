@@ -1,6 +1,8 @@
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import {
   ConflictError,
+  exactKey,
+  searchWords,
   type NewVersion,
   type PluginDefinition,
   type RegistryStore,
@@ -61,10 +63,9 @@ async function search(
   q: string,
   more: { tag?: string; limit?: number; offset?: number } = {},
 ) {
-  const words = q.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [];
   const { total, plugins } = await store.search({
-    words,
-    exact: q.toLowerCase(),
+    words: [...new Set(searchWords(q))],
+    exact: exactKey(q),
     tag: more.tag,
     limit: more.limit ?? 20,
     offset: more.offset ?? 0,
@@ -260,6 +261,39 @@ export function registryStoreContract(open: () => Promise<TestStore>): void {
         slugs: ['http', 'slack'],
       });
       expect(await search(store, '', { limit: 2, offset: 10 })).toEqual({ total: 4, slugs: [] });
+    });
+
+    it('finds a plugin by its exact slug when its words are nowhere else', async () => {
+      await create(
+        store,
+        definition('gh-issues', '1.0.0', { name: 'Tracker', description: 'Tickets' }),
+      );
+      expect(await search(store, 'gh-issues')).toEqual({ total: 1, slugs: ['gh-issues'] });
+      expect((await search(store, 'GH-Issues ', { tag: 'web' })).slugs).toEqual([]);
+    });
+
+    it('ranks an exact slug first among word matches without listing it twice', async () => {
+      expect(await search(store, 'slack')).toEqual({ total: 1, slugs: ['slack'] });
+    });
+
+    it('folds accents and case the same way on every store', async () => {
+      await create(
+        store,
+        definition('resume', '1.0.0', {
+          name: 'Résumé Parser',
+          description: 'Lit les CV ÉCRITS à la main',
+          tags: ['Ünïcode'],
+        }),
+      );
+      await create(
+        store,
+        definition('resumes', '1.0.0', { name: 'Parser of resumes', description: 'CVs' }),
+      );
+      expect((await search(store, 'resume')).slugs).toEqual(['resume', 'resumes']);
+      expect((await search(store, 'RÉSUMÉ PARSER')).slugs).toEqual(['resume', 'resumes']);
+      expect((await search(store, 'ecrits')).slugs).toEqual(['resume']);
+      expect((await search(store, 'unicode')).slugs).toEqual(['resume']);
+      expect((await search(store, 'écrits main')).slugs).toEqual(['resume']);
     });
 
     it('treats quotes and operators in the query as plain text', async () => {

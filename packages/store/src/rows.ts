@@ -3,7 +3,7 @@ import type { PluginRecord, VersionRecord, VersionStatus } from '@weft/core';
 import type { PluginsTable, PluginVersionsTable } from './database.js';
 
 /** A `plugins` row as a {@link PluginRecord}. */
-export function toPluginRecord(row: Selectable<PluginsTable>): PluginRecord {
+export function toPluginRecord(row: Omit<Selectable<PluginsTable>, 'name_key'>): PluginRecord {
   return {
     slug: row.slug,
     slug_key: row.slug_key,

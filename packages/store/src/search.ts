@@ -9,25 +9,30 @@ const TAG_FILTER = 'AND EXISTS (SELECT 1 FROM plugin_tags t WHERE t.slug = p.slu
 
 /**
  * The matching plugins with their rank, from the database's own full-text index: every word
- * matches somewhere, and the rank says where — 0: the whole query is the slug or the name;
- * 1: every word in the name; 2: every word in the tags; 3: elsewhere (description). Only narrow
- * columns are ranked and sorted; the page's rows are read afterwards. Placeholders are filled
- * by {@link matchParams}.
+ * matches somewhere, or the whole query is the slug; the rank says where — 0: the whole query
+ * is the slug or the name; 1: every word in the name; 2: every word in the tags; 3: elsewhere
+ * (description). Only narrow columns are ranked and sorted; the page's rows are read
+ * afterwards. Placeholders are filled by {@link matchParams}.
  */
 function matchesText(dialect: Dialect, tag: boolean): string {
   const filter = tag ? TAG_FILTER : '';
   if (dialect === 'postgres') {
-    return `SELECT p.slug, p.downloads, CASE WHEN p.slug = ? OR lower(p.name) = ? THEN 0
+    return `SELECT p.slug, p.downloads, CASE WHEN p.slug = ? OR p.name_key = ? THEN 0
         WHEN p.search_name @@ q.query THEN 1 WHEN p.search_tags @@ q.query THEN 2 ELSE 3 END AS rank
       FROM plugins p, (SELECT to_tsquery('simple', ?) AS query) q
-      WHERE p.search_all @@ q.query AND p.latest_version IS NOT NULL ${filter}`;
+      WHERE (p.search_all @@ q.query OR p.slug = ?) AND p.latest_version IS NOT NULL ${filter}`;
   }
-  return `SELECT p.slug, p.downloads, CASE WHEN p.slug = ? OR lower(p.name) = ? THEN 0
+  // A slug is not in the full-text index (its words may be nowhere in the name): the second
+  // branch finds it; UNION drops the row both branches find (same columns, rank 0).
+  return `SELECT p.slug, p.downloads, CASE WHEN p.slug = ? OR p.name_key = ? THEN 0
       WHEN s.rowid IN (SELECT rowid FROM plugin_search WHERE plugin_search MATCH ?) THEN 1
       WHEN s.rowid IN (SELECT rowid FROM plugin_search WHERE plugin_search MATCH ?) THEN 2
       ELSE 3 END AS rank
     FROM plugin_search s JOIN plugins p ON p.search_id = s.rowid
-    WHERE plugin_search MATCH ? AND p.latest_version IS NOT NULL ${filter}`;
+    WHERE plugin_search MATCH ? AND p.latest_version IS NOT NULL ${filter}
+    UNION
+    SELECT p.slug, p.downloads, 0 AS rank FROM plugins p
+    WHERE p.slug = ? AND p.latest_version IS NOT NULL ${filter}`;
 }
 
 /** Every listed plugin (no words), rank 0. */
@@ -65,7 +70,7 @@ function matchParams(dialect: Dialect, query: SearchQuery): unknown[] {
   if (query.words.length === 0) return tag;
   if (dialect === 'postgres') {
     const tsquery = query.words.map((w) => `${w}:*`).join(' & ');
-    return [query.exact, query.exact, tsquery, ...tag];
+    return [query.exact, query.exact, tsquery, query.exact, ...tag];
   }
   const terms = query.words.map((w) => `"${w.replaceAll('"', '""')}"*`).join(' AND ');
   return [
@@ -75,12 +80,15 @@ function matchParams(dialect: Dialect, query: SearchQuery): unknown[] {
     `{tags} : (${terms})`,
     `{name tags description} : (${terms})`,
     ...tag,
+    query.exact,
+    ...tag,
   ];
 }
 
 /**
  * Runs a ranked search in the database's own full-text index (SQLite FTS5, PostgreSQL
- * tsvector) in one statement. Ranking: exact slug or name match, then all words in the name,
+ * tsvector) in one statement. `query.words` and `query.exact` are folded by core's
+ * `searchWords` / `exactKey`, as the index is. Ranking: exact slug or name match, then all words in the name,
  * then in the tags, then elsewhere (description); ties by downloads, then slug (bytewise).
  */
 export async function searchPlugins(

@@ -15,27 +15,47 @@ afterEach(async () => {
   opened = undefined;
 });
 
-/** A data directory whose database was made by a weft before `0005_search_ids`, with plugins. */
-async function databaseBeforeSearchIds(slugs: readonly string[]): Promise<string> {
+/**
+ * A data directory whose database was made by a weft that stopped at migration `target`, with
+ * plugins listed as that weft listed them (name and full-text row as given, not folded).
+ */
+async function databaseAt(
+  target: string,
+  plugins: readonly { slug: string; name?: string; description?: string }[],
+): Promise<string> {
   const dataDir = mkdtempSync(join(tmpdir(), 'weft-search-ids-'));
   const db = new Kysely<Database>({
     dialect: new SqliteDialect({ database: new BetterSqlite3(join(dataDir, 'weft.db')) }),
   });
-  await migrate(db, 'sqlite', undefined, '0004_triggers');
-  for (const slug of slugs) {
+  await migrate(db, 'sqlite', undefined, target);
+  const rows = plugins.map((p) => ({
+    slug: p.slug,
+    name: p.name ?? p.slug,
+    description: p.description ?? 'Sends messages',
+  }));
+  for (const { slug, name, description } of rows) {
     await sql`INSERT INTO plugins (slug, slug_key, owner, created_at, updated_at, downloads,
         latest_version, name, description, author, tags)
       VALUES (${slug}, ${slug}, 'acme', '2026-01-01T00:00:00Z', '2026-01-01T00:00:00Z', 0,
-        '1.0.0', ${slug}, 'Sends messages', 'acme', '[]')`.execute(db);
+        '1.0.0', ${name}, ${description}, 'acme', '[]')`.execute(db);
   }
   // In the other order: full-text rowids then differ from the plugins' rowids.
-  for (const slug of [...slugs].reverse()) {
-    await sql`INSERT INTO plugin_search (slug, name, tags, description)
-      VALUES (${slug}, ${slug}, '', 'Sends messages')`.execute(db);
+  for (const { slug, name, description } of [...rows].reverse()) {
+    const id = target < '0005' ? null : sql`(SELECT search_id FROM plugins WHERE slug = ${slug})`;
+    if (id) await sql`UPDATE plugins SET search_id = rowid WHERE slug = ${slug}`.execute(db);
+    await sql`INSERT INTO plugin_search (rowid, slug, name, tags, description)
+      VALUES (${id}, ${slug}, ${name}, '', ${description})`.execute(db);
   }
   await db.destroy();
   return dataDir;
 }
+
+/** A data directory whose database was made by a weft before `0005_search_ids`, with plugins. */
+const databaseBeforeSearchIds = (slugs: readonly string[]) =>
+  databaseAt(
+    '0004_triggers',
+    slugs.map((slug) => ({ slug })),
+  );
 
 const search = (words: string[]) => ({
   words,
@@ -92,5 +112,28 @@ describe('SQLite full-text rows keyed by search id (0005_search_ids)', () => {
       'slack-relay',
     ]);
     expect((await opened.registry.search(search(['sends']))).total).toBe(4);
+  });
+});
+
+describe('search words folded by core (0006_search_fold)', () => {
+  it('an upgraded database finds accented names without accents and ranks exact names first', async () => {
+    const dataDir = await databaseAt('0005_search_ids', [
+      { slug: 'resume', name: 'Résumé Parser', description: 'Lit les CV ÉCRITS' },
+      { slug: 'other', name: 'Other', description: 'Parses a résumé' },
+    ]);
+    opened = await openStore({ kind: 'sqlite', dataDir });
+    const found = await opened.registry.search({
+      words: ['resume', 'parser'],
+      exact: 'resume parser',
+      tag: undefined,
+      limit: 20,
+      offset: 0,
+    });
+    expect(found.plugins.map((p) => p.slug)).toEqual(['resume']);
+    expect((await opened.registry.search(search(['ecrits']))).total).toBe(1);
+    expect((await opened.registry.search(search(['resume']))).plugins.map((p) => p.slug)).toEqual([
+      'resume',
+      'other',
+    ]);
   });
 });

@@ -28,6 +28,8 @@ interface RequestErrorLike {
 export interface RequestErrorOptions {
   /** Media types the routes accept, named when a request sends another one. */
   mediaTypes?: readonly string[];
+  /** The largest body the routes take, in bytes, named when a request sends a larger one. */
+  bodyLimit?: number;
 }
 
 /**
@@ -43,9 +45,14 @@ export function errorFromRequest(error: unknown, options: RequestErrorOptions = 
   if (first) return schemaError(first, framework.validationContext ?? 'body');
   switch (framework.code) {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
-      return new PayloadTooLargeError('the request body is over the size limit', {
-        limit: 'bodyLimit',
-      });
+      return options.bodyLimit === undefined
+        ? new PayloadTooLargeError('the request body is over the size limit: send a smaller one', {
+            limit: null,
+          })
+        : new PayloadTooLargeError(
+            `the request body is over the limit of ${options.bodyLimit} bytes: send a smaller one`,
+            { limit: options.bodyLimit, unit: 'bytes' },
+          );
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
       return new ValidationError(
         `send the body as ${(options.mediaTypes ?? ['application/json']).join(' or ')}`,

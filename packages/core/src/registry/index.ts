@@ -3,3 +3,4 @@ export * from './plugin-definition.js';
 export * from './resources.js';
 export * from './keys.js';
 export * from './store.js';
+export * from './search-text.js';

@@ -84,9 +84,9 @@ export interface Decision<T> {
 
 /** Search parameters, already validated. */
 export interface SearchQuery {
-  /** Lower-case word prefixes; every one must match (name, tags or description). */
+  /** Word prefixes folded by `searchWords`; every one must match (name, tags or description). */
   words: string[];
-  /** The whole query, trimmed and lower-cased, for exact slug or name matches. */
+  /** The whole query folded by `exactKey`, for exact slug or name matches. */
   exact: string;
   tag: string | undefined;
   limit: number;

@@ -1,4 +1,5 @@
 import { isAlias, isMap, isPair, isScalar, isSeq, parseDocument, type Node } from 'yaml';
+import { findDuplicateKey } from './json-duplicates.js';
 
 /** Limits of {@link parseDefinitionBytes}. */
 export interface ParseLimits {
@@ -67,9 +68,26 @@ function parseJson(text: string, limits: ParseLimits): ParseResult {
     if (error instanceof RangeError) return fail('', 'too_deep', 'the JSON nests too deeply');
     return fail('', 'syntax', `invalid JSON: ${(error as Error).message}`);
   }
-  return depthOf(value) > limits.maxDepth
-    ? fail('', 'too_deep', `nesting is deeper than the limit of ${limits.maxDepth}`)
-    : { ok: true, value };
+  if (depthOf(value) > limits.maxDepth) {
+    return fail('', 'too_deep', `nesting is deeper than the limit of ${limits.maxDepth}`);
+  }
+  const duplicate = findDuplicateKey(text);
+  if (duplicate) {
+    const { key, line, column } = duplicate;
+    return {
+      ok: false,
+      problems: [
+        {
+          field: '',
+          constraint: 'duplicate_key',
+          message: `the key ${JSON.stringify(key)} appears twice in one object: keep one`,
+          line,
+          column,
+        },
+      ],
+    };
+  }
+  return { ok: true, value };
 }
 
 /** Depth of plain data, walked without recursion. */

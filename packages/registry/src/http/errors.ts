@@ -9,14 +9,18 @@ export function toWeftError(error: unknown): WeftError {
   return errorFromRequest(error, OPTIONS);
 }
 
-/** Fastify error handler: every error leaves as the §2.10 error object with its DESIGN.md §4 status. */
-export function sendError(
-  error: unknown,
-  request: FastifyRequest,
-  reply: FastifyReply,
-): FastifyReply {
-  return replyWithError(error, request, reply, OPTIONS);
+/**
+ * A Fastify error handler: every error leaves as the §2.10 error object with its DESIGN.md §4
+ * status; a 413 names `bodyLimit` (bytes) when given.
+ */
+export function errorHandler(bodyLimit?: number) {
+  const options = bodyLimit === undefined ? OPTIONS : { ...OPTIONS, bodyLimit };
+  return (error: unknown, request: FastifyRequest, reply: FastifyReply): FastifyReply =>
+    replyWithError(error, request, reply, options);
 }
+
+/** Fastify error handler: every error leaves as the §2.10 error object with its DESIGN.md §4 status. */
+export const sendError = errorHandler();
 
 /** Fastify not-found handler: a §2.10 NOT_FOUND body. */
 export function sendNotFound(request: FastifyRequest, reply: FastifyReply): FastifyReply {

@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { compileRegistryOptions, type RegistryOptions } from '../options.js';
 import { RegistryService } from '../service.js';
 import { installBodyParsers } from './content.js';
-import { sendError } from './errors.js';
+import { errorHandler } from './errors.js';
 import { registerKeyRoutes } from './routes-keys.js';
 import { registerReadRoutes } from './routes-read.js';
 import { registerWriteRoutes } from './routes-write.js';
@@ -19,7 +19,7 @@ export function registryPlugin(options: RegistryOptions) {
   return async function registry(app: FastifyInstance): Promise<void> {
     if (!app.getSchema('ErrorObject')) app.addSchema(ErrorBody);
     installBodyParsers(app, compiled.bodyLimit);
-    app.setErrorHandler(sendError);
+    app.setErrorHandler(errorHandler(compiled.bodyLimit));
     registerReadRoutes(app, service);
     registerWriteRoutes(app, service);
     registerKeyRoutes(app, service);

@@ -1,6 +1,12 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { AnalyticsResponse, PluginDetail, SearchResponse, SigningKeyInfo } from '@weft/core';
+import {
+  AnalyticsResponse,
+  PluginDetail,
+  SearchResponse,
+  SigningKeyInfo,
+  ValidationError,
+} from '@weft/core';
 import type { RegistryService } from '../service.js';
 import { readAccess, requireKey, principalOf } from './principal.js';
 import { bearer, errorResponses, SlugParams, SlugVersionParams } from './schemas.js';
@@ -22,6 +28,23 @@ const SearchQuery = Type.Object({
   offset: Type.Optional(Type.Integer({ minimum: 0, maximum: 100_000, default: 0 })),
 });
 
+/**
+ * `limit` and `offset` as sent must be plain decimal digits: the schema validator alone would
+ * also take what JavaScript turns into a number (`0x10`, `1e3`, ` 5`).
+ */
+async function plainPaging(request: FastifyRequest): Promise<void> {
+  const query = request.query as Record<string, unknown>;
+  for (const field of ['limit', 'offset']) {
+    const raw = query[field];
+    if (raw !== undefined && (typeof raw !== 'string' || !/^[0-9]{1,7}$/.test(raw))) {
+      throw new ValidationError(`${field} must be a whole number written in digits`, {
+        field,
+        constraint: 'integer',
+      });
+    }
+  }
+}
+
 /** Search, detail, schema download, analytics and owners' public keys. */
 export function registerReadRoutes(app: FastifyInstance, service: RegistryService): void {
   const auth = requireKey(service);
@@ -30,6 +53,7 @@ export function registerReadRoutes(app: FastifyInstance, service: RegistryServic
     '/plugins/search',
     {
       onRequest: read,
+      preValidation: plainPaging,
       schema: {
         summary: 'Search plugins',
         tags: ['registry'],
@@ -97,7 +121,8 @@ export function registerReadRoutes(app: FastifyInstance, service: RegistryServic
       ) {
         return reply.code(304).send();
       }
-      await count();
+      // A HEAD asks about the bytes without taking them: not a download.
+      if (request.method !== 'HEAD') await count();
       return reply.type(record.content_type).send(Buffer.from(body));
     },
   );

@@ -65,8 +65,29 @@ for (const store of TEST_STORES) {
       );
       const response = await send(big, 'application/json');
       expect(response.statusCode).toBe(413);
-      expect(response.json()).toMatchObject({ status: 'error', code: 'PAYLOAD_TOO_LARGE' });
+      expect(response.json()).toMatchObject({
+        status: 'error',
+        code: 'PAYLOAD_TOO_LARGE',
+        details: { limit: 1024 * 1024, unit: 'bytes' },
+      });
       expect(await searchTotal()).toBe(0);
+    });
+
+    it('refuses duplicate keys in JSON, compared decoded, with their line', async () => {
+      const json = JSON.stringify(pluginDefinition('slack'), null, 2).replace(
+        '"slug": "slack",',
+        '"slug": "slack",\n  "\\u0073lug": "other",',
+      );
+      const response = await send(json, 'application/json');
+      expect(response.statusCode).toBe(400);
+      expect(response.json().details).toMatchObject({ constraint: 'duplicate_key' });
+      expect(response.json().details.problems[0]).toMatchObject({ line: 3, column: 3 });
+      expect(await searchTotal()).toBe(0);
+      const nested = await send(
+        '{"a": {"k": 1}, "b": {"k": 2}, "c": ["k", "k"]}',
+        'application/json',
+      );
+      expect(nested.json().details.constraint).not.toBe('duplicate_key');
     });
 
     it('refuses a YAML alias bomb', async () => {

@@ -102,6 +102,9 @@ for (const store of TEST_STORES) {
       });
       expect(cached.statusCode).toBe(304);
       expect(cached.body).toBe('');
+      const head = await h().app.inject({ method: 'HEAD', url: '/plugins/slack/1.0.0/schema' });
+      expect(head.statusCode).toBe(200);
+      expect(head.headers['etag']).toBe(first.headers['etag']);
       await h().get('/plugins/slack/1.0.0/schema');
       expect((await h().get('/plugins/slack')).json().downloads).toBe(2);
       expect((await h().get('/plugins/search?q=slack')).json().results[0].downloads).toBe(2);
@@ -152,6 +155,23 @@ for (const store of TEST_STORES) {
       ]);
     });
 
+    it('finds a plugin by its exact slug, and nothing for a query without words', async () => {
+      await h().publish(
+        pluginDefinition('gh-issues', '1.0.0', { name: 'Tracker', description: 'Tickets' }),
+      );
+      await h().publish(pluginDefinition('slack'));
+      const found = (await h().get('/plugins/search?q=gh-issues')).json<{
+        total: number;
+        results: { slug: string }[];
+      }>();
+      expect(found.total).toBe(1);
+      expect(found.results.map((r) => r.slug)).toEqual(['gh-issues']);
+      for (const q of ['!!!', '%20-%20', '%E2%80%94']) {
+        expect((await h().get(`/plugins/search?q=${q}`)).json()).toEqual({ total: 0, results: [] });
+      }
+      expect((await h().get('/plugins/search?q=%20%20')).json().total).toBe(2);
+    });
+
     it('pages with limit (default 20) and offset; total counts every match', async () => {
       for (let i = 0; i < 23; i++)
         await h().publish(pluginDefinition(`p${String(i).padStart(2, '0')}`));
@@ -177,6 +197,11 @@ for (const store of TEST_STORES) {
       'offset=-1',
       'offset=abc',
       'offset=100001',
+      'limit=0x10',
+      'limit=%205',
+      'limit=5&limit=6',
+      'offset=1e3',
+      'offset=',
     ])('answers 400 to ?%s', async (query) => {
       const response = await h().get(`/plugins/search?${query}`);
       expect(response.statusCode).toBe(400);
