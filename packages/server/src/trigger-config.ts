@@ -16,6 +16,12 @@ export interface TriggerServerOptions {
    * `runtimeSecrets`.
    */
   secretsEnvironment?: Readonly<Record<string, string | undefined>>;
+  /**
+   * How often each server reconciles its deployments with the store, ms, so that deploys and
+   * undeploys made on another replica take effect (`WEFT_DEPLOYMENTS_RECONCILE_MS`). Default
+   * 1000; 0 turns it off.
+   */
+  reconcileIntervalMs?: number;
   /** Event sources of `event` triggers besides `custom`, `webhook` and `sns` (always served). */
   events?: {
     /** NATS subjects (`WEFT_EVENTS_NATS_URL`, e.g. nats://127.0.0.1:4222). */
@@ -33,6 +39,7 @@ export interface CompiledTriggerOptions {
   workflowsOwner: string;
   trustedProxies: string[];
   secretsEnvironment: Readonly<Record<string, string | undefined>>;
+  reconcileIntervalMs: number;
   events: { natsUrl: string | undefined; kafkaBrokers: string[]; sqs: boolean };
 }
 
@@ -56,8 +63,16 @@ export function compileTriggerOptions(options: TriggerServerOptions = {}): Compi
       constraint: 'cidr',
     });
   }
+  const reconcileIntervalMs = options.reconcileIntervalMs ?? 1000;
+  if (!Number.isInteger(reconcileIntervalMs) || reconcileIntervalMs < 0) {
+    throw new ValidationError(
+      `WEFT_DEPLOYMENTS_RECONCILE_MS must be a whole number of milliseconds (0 turns it off), not ${String(options.reconcileIntervalMs)}`,
+      { field: 'reconcileIntervalMs', constraint: 'integer' },
+    );
+  }
   return {
     workflowsDir: options.workflowsDir ? resolve(options.workflowsDir) : undefined,
+    reconcileIntervalMs,
     workflowsOwner: owner,
     trustedProxies,
     secretsEnvironment: options.secretsEnvironment ?? {},
@@ -78,6 +93,9 @@ export function triggerOptionsFromEnv(
     secretsEnvironment: env,
     ...(env['WEFT_WORKFLOWS_DIR'] ? { workflowsDir: env['WEFT_WORKFLOWS_DIR'] } : {}),
     ...(env['WEFT_WORKFLOWS_OWNER'] ? { workflowsOwner: env['WEFT_WORKFLOWS_OWNER'] } : {}),
+    ...(env['WEFT_DEPLOYMENTS_RECONCILE_MS']
+      ? { reconcileIntervalMs: Number(env['WEFT_DEPLOYMENTS_RECONCILE_MS']) }
+      : {}),
     ...(env['WEFT_TRUSTED_PROXIES']
       ? { trustedProxies: commaList(env['WEFT_TRUSTED_PROXIES']) }
       : {}),

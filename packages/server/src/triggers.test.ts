@@ -160,4 +160,31 @@ describe.each([
     expect(removed.statusCode).toBe(409);
     expect(removed.json().details.unmet).toContain('in_use');
   });
+
+  it.skipIf(skip)(
+    'counts a bare plugin reference as using the latest version at unpublish time',
+    async () => {
+      expect((await inject('POST', '/plugins', pluginDefinition('beeper'))).statusCode).toBe(201);
+      const uses = {
+        name: 'beeps',
+        steps: [{ name: 'b', plugin: 'beeper', action: 'send', input: { text: 'hi' } }],
+      };
+      expect((await inject('PUT', '/workflows/beeps', uses)).statusCode).toBe(201);
+      const newer = await inject('PUT', '/plugins/beeper', pluginDefinition('beeper', '1.1.0'));
+      expect(newer.statusCode, newer.body).toBeLessThan(300);
+      for (const version of ['1.0.0', '1.1.0']) {
+        const deprecated = await inject('POST', `/plugins/beeper/${version}/deprecate`, {
+          reason: 'retired',
+        });
+        expect(deprecated.statusCode, deprecated.body).toBe(200);
+      }
+      // The next run of `beeps` uses 1.1.0, the latest: it is in use, 1.0.0 no longer is.
+      const latest = await inject('DELETE', '/plugins/beeper/1.1.0');
+      expect(latest.statusCode).toBe(409);
+      expect(latest.json().details.unmet).toEqual(['in_use']);
+      const older = await inject('DELETE', '/plugins/beeper/1.0.0');
+      expect(older.statusCode, older.body).toBe(200);
+      expect(older.json()).toMatchObject({ status: 'removed', version: '1.0.0' });
+    },
+  );
 });

@@ -59,9 +59,20 @@ export function buildTriggers(parts: TriggerParts): Triggers {
     ...(options.bodyLimit !== undefined ? { bodyLimit: options.bodyLimit } : {}),
     logger,
     defaultOwner: settings.workflowsOwner,
-    resolvePluginVersion: async (slug) =>
-      (await registry.getPlugin(slug))?.plugin.listing?.latest_version ?? undefined,
+    resolvePluginVersion: latestVersionOf(registry),
+    reconcileIntervalMs: settings.reconcileIntervalMs,
   });
+}
+
+/**
+ * The registry's latest version of a plugin: what a bare `plugin: <slug>` step runs (see
+ * `RouterAndRegistryActions`) and so what the unpublish check counts it as using.
+ */
+export function latestVersionOf(
+  registry: RegistryStore,
+): (slug: string) => Promise<string | undefined> {
+  return async (slug) =>
+    (await registry.getPlugin(slug))?.plugin.listing?.latest_version ?? undefined;
 }
 
 /** SNS always (it is an HTTP endpoint); NATS, Kafka and SQS when configured. */

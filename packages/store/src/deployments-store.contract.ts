@@ -70,6 +70,30 @@ export function deploymentStoreContract(
     expect(await store.usersOf('jira', '1.0.0')).toEqual([]);
   });
 
+  it('answers which active deployments reference a plugin bare (no version)', async () => {
+    await store.put(deployment('bare', '1.0.0', { plugins: [{ slug: 'jira', version: null }] }));
+    await store.put(
+      deployment('pinned', '1.0.0', { plugins: [{ slug: 'jira', version: '2.0.0' }] }),
+    );
+    expect(await store.usersOf('jira', null)).toEqual(['bare']);
+    expect(await store.usersOf('jira', '2.0.0')).toEqual(['pinned']);
+  });
+
+  it('answers the active revision of every deployed name, forgetting removed ones', async () => {
+    expect(await store.revisions()).toEqual(new Map());
+    await store.put(deployment('a', '1.0.0'));
+    await store.put(deployment('a', '2.0.0'));
+    await store.put(deployment('b', '1.0.0'));
+    expect(await store.revisions()).toEqual(
+      new Map([
+        ['a', 2],
+        ['b', 1],
+      ]),
+    );
+    await store.remove('a');
+    expect(await store.revisions()).toEqual(new Map([['b', 1]]));
+  });
+
   it('gives concurrent deployments of one name distinct revisions', async () => {
     const results = await Promise.all(
       Array.from({ length: 5 }, () => store.put(deployment('race', '1.0.0'))),

@@ -83,16 +83,21 @@ export class KyselyDeploymentStore implements DeploymentStore {
     });
   }
 
-  async usersOf(slug: string, version: string): Promise<string[]> {
+  async usersOf(slug: string, version: string | null): Promise<string[]> {
     const rows = await this.db
       .selectFrom('deployment_plugins')
       .select('name')
       .distinct()
       .where('slug', '=', slug)
-      .where('version', '=', version)
+      .where('version', '=', version ?? '')
       .orderBy('name')
       .execute();
     return rows.map((r) => r.name);
+  }
+
+  async revisions(): Promise<Map<string, number>> {
+    const rows = await this.db.selectFrom('deployments').select(['name', 'revision']).execute();
+    return new Map(rows.map((r) => [r.name, Number(r.revision)]));
   }
 
   private async createdAt(name: string): Promise<string> {

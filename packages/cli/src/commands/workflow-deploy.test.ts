@@ -83,8 +83,9 @@ describe('weft workflow deploy', () => {
     vi.unstubAllEnvs();
     expect(result.code).toBe(0);
     const answers = JSON.parse(result.out) as { name: string; revision: number }[];
+    // `nightly` is deployed again unchanged: no new revision.
     expect(answers.map((a) => [a.name, a.revision])).toEqual([
-      ['nightly', 2],
+      ['nightly', 1],
       ['other', 1],
     ]);
   });

@@ -1,7 +1,10 @@
 /** A plugin version a deployed workflow references. */
 export interface PluginReference {
   slug: string;
-  /** The pinned or resolved version; null when unpinned and not resolvable at deployment. */
+  /**
+   * The pinned version (`connector:` references); null for a bare `plugin: <slug>`, which runs
+   * whatever version is the registry's latest at run time.
+   */
   version: string | null;
 }
 
@@ -48,6 +51,14 @@ export interface DeploymentStore {
   history(name: string): Promise<DeploymentRecord[]>;
   /** Undeploys a name; false when it was not deployed. History is kept. */
   remove(name: string): Promise<boolean>;
-  /** Names of active deployments referencing `slug@version`. */
-  usersOf(slug: string, version: string): Promise<string[]>;
+  /**
+   * Names of active deployments referencing `slug@version`; with `version` null, those
+   * referencing `slug` bare (no version: the registry's latest at run time).
+   */
+  usersOf(slug: string, version: string | null): Promise<string[]>;
+  /**
+   * The active revision of every deployed name: one cheap read that replicas poll to notice
+   * deployments and undeployments made elsewhere.
+   */
+  revisions(): Promise<Map<string, number>>;
 }

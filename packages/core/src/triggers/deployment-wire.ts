@@ -4,7 +4,8 @@ import { Type, type Static } from '@sinclair/typebox';
 export const PluginReferenceBody = Type.Object({
   slug: Type.String(),
   version: Type.Union([Type.String(), Type.Null()], {
-    description: 'Pinned or resolved version; null when unpinned',
+    description:
+      'Pinned version; null for a bare plugin reference (the registry latest at run time)',
   }),
 });
 

@@ -4,16 +4,16 @@ import type { DeploymentRecord, DeploymentStore } from './deployment-store.js';
 export class MemoryDeploymentStore implements DeploymentStore {
   readonly kind = 'memory';
   private readonly active = new Map<string, DeploymentRecord>();
-  private readonly revisions = new Map<string, DeploymentRecord[]>();
+  private readonly past = new Map<string, DeploymentRecord[]>();
 
   async put(record: Omit<DeploymentRecord, 'revision' | 'created_at'>) {
-    const past = this.revisions.get(record.name) ?? [];
+    const past = this.past.get(record.name) ?? [];
     const stored: DeploymentRecord = structuredClone({
       ...record,
       revision: (past[0]?.revision ?? 0) + 1,
       created_at: past.at(-1)?.created_at ?? record.deployed_at,
     });
-    this.revisions.set(record.name, [stored, ...past]);
+    this.past.set(record.name, [stored, ...past]);
     this.active.set(record.name, stored);
     return structuredClone(stored);
   }
@@ -30,17 +30,21 @@ export class MemoryDeploymentStore implements DeploymentStore {
   }
 
   async history(name: string) {
-    return (this.revisions.get(name) ?? []).map((r) => structuredClone(r));
+    return (this.past.get(name) ?? []).map((r) => structuredClone(r));
   }
 
   async remove(name: string) {
     return this.active.delete(name);
   }
 
-  async usersOf(slug: string, version: string) {
+  async usersOf(slug: string, version: string | null) {
     return [...this.active.values()]
       .filter((r) => r.plugins.some((p) => p.slug === slug && p.version === version))
       .map((r) => r.name)
       .sort();
+  }
+
+  async revisions() {
+    return new Map([...this.active.values()].map((r) => [r.name, r.revision]));
   }
 }

@@ -25,6 +25,7 @@ import { deploymentRoutes } from './deployment-routes.js';
 import { libraryOf } from './library.js';
 import { DeploymentService } from './deployment-service.js';
 import { watchWorkflowDirectory, type WatchedDirectory } from './directory-watcher.js';
+import { timerRepeat, type Repeat } from './reconcile.js';
 
 /** Everything the trigger machinery needs from the composition root. */
 export interface TriggersOptions {
@@ -51,7 +52,15 @@ export interface TriggersOptions {
   trustedProxies?: readonly string[];
   /** Body limit of definitions, events and webhooks without maxPayloadSize. Default 1 MiB. */
   bodyLimit?: number;
+  /** The registry's latest version of a plugin (the unpublish check of bare references). */
   resolvePluginVersion?: (slug: string) => Promise<string | undefined>;
+  /**
+   * How often this process reconciles its deployments with the store (ms), so that deploys and
+   * undeploys made on another replica take effect here. Default 1000; 0 turns it off.
+   */
+  reconcileIntervalMs?: number;
+  /** Runs the reconciliation every interval (tests inject their own). Default: a timer. */
+  repeat?: Repeat;
   audit?: (entry: WebhookAuditEntry) => void;
   sns?: EventRoutesOptions['sns'];
   /** Owner of workflows deployed from the workflows directory (no key). Default `local`. */
@@ -66,7 +75,10 @@ export interface Triggers {
   webhooks: WebhookTable;
   /** Registers every trigger route: /hooks/*, /events/{topic}, /sns, /workflows/{name}... */
   plugin: (app: FastifyInstance) => Promise<void>;
-  /** Serves stored deployments, deploys `workflowsDir` (watched) and starts the scheduler. */
+  /**
+   * Serves stored deployments, deploys `workflowsDir` (watched), starts the scheduler and
+   * reconciles with the store every `reconcileIntervalMs`.
+   */
   start(workflowsDir?: string): Promise<void>;
   /** Stops watching, scheduling and listening. */
   close(): Promise<void>;
@@ -91,6 +103,7 @@ export function createTriggers(options: TriggersOptions): Triggers {
     ...(prepareStarts ? { prepareStarts: (requests) => prepareStarts(requests.map(owned)) } : {}),
     clock,
     logger,
+    deployedRevisions: () => options.deploymentStore.revisions(),
   });
   const events = new EventRouter({
     start,
@@ -112,6 +125,7 @@ export function createTriggers(options: TriggersOptions): Triggers {
   });
   let watched: WatchedDirectory | undefined;
   let pruneTimer: NodeJS.Timeout | undefined;
+  let stopReconciling: (() => void) | undefined;
   return {
     service,
     scheduler,
@@ -152,6 +166,17 @@ export function createTriggers(options: TriggersOptions): Triggers {
       if (workflowsDir !== undefined)
         watched = await watchWorkflowDirectory(workflowsDir, service, { logger });
       scheduler.start();
+      const interval = options.reconcileIntervalMs ?? 1000;
+      if (interval > 0) {
+        stopReconciling = (options.repeat ?? timerRepeat)(interval, async () => {
+          await service
+            .reconcile()
+            .then(() => undefined)
+            .catch((error: unknown) =>
+              logger.error({ err: error }, 'deployments: reconcile failed'),
+            );
+        });
+      }
       pruneTimer = setInterval(() => {
         const now = clock.now();
         options.triggerStore
@@ -162,6 +187,7 @@ export function createTriggers(options: TriggersOptions): Triggers {
     },
     close: async () => {
       watched?.close();
+      stopReconciling?.();
       clearInterval(pruneTimer);
       await service.close();
     },

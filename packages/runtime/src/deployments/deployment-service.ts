@@ -1,6 +1,5 @@
+import { isDeepStrictEqual } from 'node:util';
 import {
-  assertNever,
-  ConflictError,
   ForbiddenError,
   NotFoundError,
   systemClock,
@@ -8,20 +7,19 @@ import {
   type Clock,
   type DeploymentRecord,
   type DeploymentStore,
-  type EventTrigger,
   type PluginUsage,
   type SecretsProvider,
 } from '@weft/core';
 import type { WorkflowDefinition } from '@weft/engine';
 import type { EventRouter } from '../triggers/events/event-router.js';
 import { silentLogger, type TriggerLogger } from '../triggers/logger.js';
-import { compileSchedule, type CompiledSchedule } from '../triggers/schedule/schedule.js';
 import type { Scheduler } from '../triggers/schedule/scheduler.js';
 import type { PendingRecord, StartExecution } from '../triggers/start-execution.js';
-import { compileWebhook, type CompiledWebhook } from '../triggers/webhook/compile-webhook.js';
 import type { WebhookTable } from '../triggers/webhook/webhook-table.js';
-import { validateDefinition } from './parse-definition.js';
-import { pluginReferences } from './plugin-refs.js';
+import { Activations, type Activation } from './activations.js';
+import { validateDefinition, type ValidDefinition } from './parse-definition.js';
+import { pluginReferences, pluginUsage } from './plugin-refs.js';
+import { reconcileDeployments, type Reconciled } from './reconcile.js';
 
 /** What a deployment service works with. */
 export interface DeploymentServiceOptions {
@@ -35,7 +33,10 @@ export interface DeploymentServiceOptions {
   logger?: TriggerLogger;
   /** Largest webhook body of webhooks that set no maxPayloadSize. */
   maxPayloadSize?: number;
-  /** Version a bare `plugin: <slug>` resolves to at deployment (e.g. the registry's latest). */
+  /**
+   * The registry's latest version of a plugin, read by the unpublish "in use" check: a bare
+   * `plugin: <slug>` uses whatever version is latest when it runs.
+   */
   resolvePluginVersion?: (slug: string) => Promise<string | undefined>;
   /**
    * Owner of the executions of workflows deployed without a key (`weft server --workflows DIR`).
@@ -50,14 +51,6 @@ export interface Deployer {
   admin?: boolean;
 }
 
-/** Triggers of one workflow, compiled and checked, not yet serving. */
-interface Activation {
-  workflow: WorkflowDefinition;
-  hooks: CompiledWebhook[];
-  schedules: CompiledSchedule[];
-  events: EventTrigger[];
-}
-
 /** Answer of a deployment. */
 export interface Deployed {
   record: DeploymentRecord;
@@ -66,74 +59,78 @@ export interface Deployed {
   warnings: string[];
 }
 
+/** A definition checked and compiled, ready to store and serve. */
+interface Prepared {
+  valid: ValidDefinition;
+  previous: DeploymentRecord | undefined;
+  activation: Activation;
+}
+
 /**
  * Deploys workflows: validates a definition with the engine, compiles its triggers (secrets,
  * routes, schedules, event sources) and refuses it before anything changes when one fails or a
  * webhook route belongs to another workflow; then stores the revision and serves its triggers.
+ * {@link reconcile} serves what other replicas deployed and stops what they undeployed.
  */
 export class DeploymentService {
   private readonly clock: Clock;
   private readonly logger: TriggerLogger;
-  private readonly active = new Map<string, WorkflowDefinition>();
-  /** `deployed_by` of each active deployment (null: the workflows directory). */
-  private readonly owners = new Map<string, string | null>();
+  private readonly activations: Activations;
+  /** Stored revisions this process could not serve (not retried until they change). */
+  private readonly failed = new Map<string, number>();
   /** Serialises deployments so route collision checks and activation never interleave. */
   private queue: Promise<unknown> = Promise.resolve();
 
   constructor(private readonly options: DeploymentServiceOptions) {
     this.clock = options.clock ?? systemClock;
     this.logger = options.logger ?? silentLogger;
+    this.activations = new Activations({
+      webhooks: options.webhooks,
+      scheduler: options.scheduler,
+      events: options.events,
+      secrets: options.secrets,
+      ...(options.maxPayloadSize !== undefined ? { maxPayloadSize: options.maxPayloadSize } : {}),
+    });
+    this.usage = pluginUsage(options.store, options.resolvePluginVersion);
   }
 
-  /** The registry's "in use" check for unpublish. */
-  readonly usage: PluginUsage = {
-    activeWorkflows: (slug, version) => this.options.store.usersOf(slug, version),
-  };
+  /**
+   * The registry's "in use" check for unpublish: the deployments pinning a version, and those
+   * referencing the plugin bare when it is the latest version at the time of the check.
+   */
+  readonly usage: PluginUsage;
 
   /** Deploys one definition (the object inside `workflows`). */
-  deploy(
+  async deploy(
     raw: unknown,
     source: string,
     deployedBy: string | null | Deployer,
     expectedName?: string,
   ): Promise<Deployed> {
+    const deployed = await this.deployAll([raw], source, deployedBy, expectedName);
+    return deployed[0]!;
+  }
+
+  /**
+   * Deploys the definitions of one file together: every one is validated and compiled first, and
+   * none is deployed when one fails (the earlier deployments keep serving). A definition equal
+   * to the active one of its name (same source and deployer) adds no revision.
+   */
+  deployAll(
+    raws: readonly unknown[],
+    source: string,
+    deployedBy: string | null | Deployer,
+    expectedName?: string,
+  ): Promise<Deployed[]> {
     const deployer = typeof deployedBy === 'string' ? { owner: deployedBy } : deployedBy;
     return this.serialised(async () => {
-      const known = [...this.active.keys()];
-      const valid = validateDefinition(raw, known);
-      const workflow = valid.workflow;
-      if (expectedName !== undefined && workflow.name !== expectedName) {
-        throw new ValidationError(
-          `the definition is named "${workflow.name}", not "${expectedName}" as in the path`,
-          {
-            field: 'name',
-            constraint: 'matches_path',
-          },
-        );
-      }
-      const previous = await this.options.store.get(workflow.name);
-      if (previous && deployer) this.checkOwner(previous, deployer, 'redeploy');
-      const activation = await this.compile(workflow);
-      const record = await this.options.store.put({
-        name: workflow.name,
-        version: workflow.version,
-        definition: valid.raw,
-        plugins: await pluginReferences(workflow, this.options.resolvePluginVersion),
-        source,
-        deployed_by: deployer?.owner ?? null,
-        deployed_at: new Date(this.clock.now()).toISOString(),
-      });
-      await this.activate(activation, record.deployed_by);
-      this.logger.info(
-        { workflow: workflow.name, revision: record.revision, source },
-        'workflow deployed',
-      );
-      return {
-        record,
-        previousVersion: previous?.version ?? null,
-        webhooks: this.options.webhooks.routesOf(workflow.name),
-        warnings: valid.warnings,
-      };
+      const siblings = raws.map((raw) => (isNamed(raw) ? raw.name : undefined));
+      const known = [...new Set([...this.activations.names(), ...siblings.filter(isString)])];
+      const prepared: Prepared[] = [];
+      for (const raw of raws) prepared.push(await this.prepare(raw, known, deployer, expectedName));
+      const deployed: Deployed[] = [];
+      for (const item of prepared) deployed.push(await this.commit(item, source, deployer));
+      return deployed;
     });
   }
 
@@ -148,29 +145,24 @@ export class DeploymentService {
       if (!(await this.options.store.remove(name))) {
         throw new NotFoundError(`no deployed workflow is named "${name}"`, { name });
       }
-      await this.deactivate(name, true);
+      await this.activations.deactivate(name, true);
       this.logger.info({ workflow: name }, 'workflow undeployed');
     });
   }
 
   /** Serves the triggers of every stored deployment (server start); failures are logged. */
   async restore(): Promise<void> {
-    for (const record of await this.options.store.list()) {
-      try {
-        const { workflow } = validateDefinition(record.definition, [
-          ...this.active.keys(),
-          record.name,
-        ]);
-        await this.serialised(async () =>
-          this.activate(await this.compile(workflow), record.deployed_by),
-        );
-      } catch (error) {
-        this.logger.error(
-          { workflow: record.name, err: error },
-          'could not serve the triggers of a deployed workflow',
-        );
-      }
-    }
+    await this.reconcile();
+  }
+
+  /**
+   * Serves what the store holds now: loads deployments whose revision changed (made by another
+   * replica) and stops those no longer stored. Replicas call it every few seconds.
+   */
+  reconcile(): Promise<Reconciled> {
+    return this.serialised(() =>
+      reconcileDeployments(this.options.store, this.activations, this.logger, this.failed),
+    );
   }
 
   /** Every active deployment, by name; with `by`, only those it may see ({@link visibleTo}). */
@@ -209,7 +201,7 @@ export class DeploymentService {
 
   /** The active definition of a deployed workflow. */
   workflow(name: string): WorkflowDefinition | undefined {
-    return this.active.get(name);
+    return this.activations.workflow(name);
   }
 
   /** Served webhooks of a workflow, as `METHOD /hooks/path`. */
@@ -222,7 +214,7 @@ export class DeploymentService {
    * schedules, events): the owner of the key that deployed it, or `defaultOwner`.
    */
   ownerOf(name: string): string {
-    return this.owners.get(name) ?? this.options.defaultOwner ?? 'local';
+    return this.activations.deployedBy(name) ?? this.options.defaultOwner ?? 'local';
   }
 
   /**
@@ -235,7 +227,7 @@ export class DeploymentService {
     inputs: Record<string, unknown>,
     caller?: { owner: string; keyId: string; admin?: boolean },
   ): Promise<PendingRecord> {
-    const workflow = this.active.get(name);
+    const workflow = this.activations.workflow(name);
     const hidden = caller && !caller.admin && this.ownerOf(name) !== caller.owner;
     if (!workflow || hidden) {
       throw new NotFoundError(`no deployed workflow is named "${name}"`, { name });
@@ -254,46 +246,64 @@ export class DeploymentService {
     await this.options.events.close();
   }
 
-  private async compile(workflow: WorkflowDefinition): Promise<Activation> {
-    const activation: Activation = { workflow, hooks: [], schedules: [], events: [] };
-    const triggers = workflow.triggers ?? [];
-    for (const [index, trigger] of triggers.entries()) {
-      switch (trigger.type) {
-        case 'manual':
-          break;
-        case 'webhook':
-          activation.hooks.push(
-            await compileWebhook(workflow, trigger, index, {
-              secrets: this.options.secrets,
-              ...(this.options.maxPayloadSize !== undefined
-                ? { maxPayloadSize: this.options.maxPayloadSize }
-                : {}),
-            }),
-          );
-          break;
-        case 'schedule':
-          activation.schedules.push(compileSchedule(workflow, trigger, index));
-          break;
-        case 'event':
-          activation.events.push(trigger);
-          this.options.events.check([{ trigger, index }]);
-          break;
-        default:
-          assertNever(trigger, 'trigger');
-      }
-    }
-    const collisions = this.options.webhooks.collisions(
-      workflow.name,
-      activation.hooks.map((h) => h.key),
-    );
-    if (collisions.length > 0) {
-      const first = collisions[0]!;
-      throw new ConflictError(
-        `the webhook ${first.route.replace(' ', ' /hooks')} is already served by the workflow "${first.workflow}"; choose another path`,
-        { reason: 'route_taken', route: first.route, workflow: first.workflow },
+  /** Validates and compiles one definition; changes nothing. */
+  private async prepare(
+    raw: unknown,
+    known: readonly string[],
+    deployer: Deployer | null,
+    expectedName: string | undefined,
+  ): Promise<Prepared> {
+    const valid = validateDefinition(raw, known);
+    const name = valid.workflow.name;
+    if (expectedName !== undefined && name !== expectedName) {
+      throw new ValidationError(
+        `the definition is named "${name}", not "${expectedName}" as in the path`,
+        { field: 'name', constraint: 'matches_path' },
       );
     }
-    return activation;
+    const previous = await this.options.store.get(name);
+    if (previous && deployer) this.checkOwner(previous, deployer, 'redeploy');
+    return { valid, previous, activation: await this.activations.compile(valid.workflow) };
+  }
+
+  /** Stores a prepared definition (unless equal to the active revision) and serves it. */
+  private async commit(
+    { valid, previous, activation }: Prepared,
+    source: string,
+    deployer: Deployer | null,
+  ): Promise<Deployed> {
+    const workflow = valid.workflow;
+    const deployedBy = deployer?.owner ?? null;
+    const unchanged =
+      previous !== undefined &&
+      previous.source === source &&
+      previous.deployed_by === deployedBy &&
+      isDeepStrictEqual(previous.definition, valid.raw);
+    const record = unchanged
+      ? previous
+      : await this.options.store.put({
+          name: workflow.name,
+          version: workflow.version,
+          definition: valid.raw,
+          plugins: pluginReferences(workflow),
+          source,
+          deployed_by: deployedBy,
+          deployed_at: new Date(this.clock.now()).toISOString(),
+        });
+    await this.activations.activate(activation, record);
+    this.failed.delete(workflow.name);
+    if (!unchanged) {
+      this.logger.info(
+        { workflow: workflow.name, revision: record.revision, source },
+        'workflow deployed',
+      );
+    }
+    return {
+      record,
+      previousVersion: previous?.version ?? null,
+      webhooks: this.options.webhooks.routesOf(workflow.name),
+      warnings: valid.warnings,
+    };
   }
 
   /** FORBIDDEN unless `by` owns the deployment (or is an admin key). */
@@ -311,26 +321,17 @@ export class DeploymentService {
     return record.deployed_by ?? this.options.defaultOwner ?? 'local';
   }
 
-  private async activate(activation: Activation, deployedBy: string | null): Promise<void> {
-    const name = activation.workflow.name;
-    this.owners.set(name, deployedBy);
-    this.options.webhooks.replace(name, activation.hooks);
-    await this.options.scheduler.register(name, activation.schedules);
-    await this.options.events.register(activation.workflow, activation.events);
-    this.active.set(name, activation.workflow);
-  }
-
-  private async deactivate(name: string, forgetSchedules: boolean): Promise<void> {
-    this.options.webhooks.remove(name);
-    await this.options.scheduler.unregister(name, forgetSchedules);
-    await this.options.events.unregister(name);
-    this.active.delete(name);
-    this.owners.delete(name);
-  }
-
   private serialised<T>(task: () => Promise<T>): Promise<T> {
     const run = this.queue.then(task, task);
     this.queue = run.catch(() => undefined);
     return run;
   }
+}
+
+function isNamed(raw: unknown): raw is { name: unknown } {
+  return typeof raw === 'object' && raw !== null && 'name' in raw;
+}
+
+function isString(value: unknown): value is string {
+  return typeof value === 'string';
 }

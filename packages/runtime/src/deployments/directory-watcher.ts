@@ -1,6 +1,6 @@
 import { watch, type FSWatcher } from 'node:fs';
 import { readdir, readFile } from 'node:fs/promises';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { isPlainObject } from '@weft/engine';
 import { silentLogger, type TriggerLogger } from '../triggers/logger.js';
 import type { DeploymentService } from './deployment-service.js';
@@ -29,8 +29,9 @@ const WORKFLOW_FILE = /\.(ya?ml|json)$/i;
 /**
  * `weft server --workflows DIR`: deploys every workflow of every `*.yaml`, `*.yml` and `*.json`
  * file of `directory` at start, and again when a file changes (debounced); workflows that
- * disappear from a file, or whose file is deleted, are undeployed. A file that fails validation is
- * logged and leaves its previous deployment serving.
+ * disappear from a file, or whose file is deleted (also while no server ran), are undeployed. The
+ * workflows of one file deploy together: when one fails validation, none is deployed, the
+ * failure is logged and the previous deployments keep serving.
  */
 export async function watchWorkflowDirectory(
   directory: string,
@@ -58,11 +59,8 @@ export async function watchWorkflowDirectory(
       const list =
         isPlainObject(value) && Array.isArray(value['workflows']) ? value['workflows'] : undefined;
       if (!list) throw new Error('a workflow file needs a top-level "workflows" list');
-      const names = new Set<string>();
-      for (const raw of list) {
-        const deployed = await service.deploy(raw, source, null);
-        names.add(deployed.record.name);
-      }
+      const deployed = await service.deployAll(list, source, null);
+      const names = new Set(deployed.map((d) => d.record.name));
       for (const record of await service.list()) {
         if (record.source === source && !names.has(record.name))
           await service.undeploy(record.name);
@@ -79,6 +77,18 @@ export async function watchWorkflowDirectory(
     if (file !== undefined) return syncFile(file);
     const names = (await readdir(root)).filter((n) => WORKFLOW_FILE.test(n)).sort();
     for (const name of names) await syncFile(name);
+    // Files of this directory deleted while no server watched it: undeploy their workflows.
+    const present = new Set(names.map((name) => `file:${join(root, name)}`));
+    const sources = new Set((await service.list()).map((r) => r.source));
+    for (const source of sources) {
+      if (!source.startsWith('file:') || present.has(source)) continue;
+      if (dirname(source.slice('file:'.length)) !== root) continue;
+      const gone = await service.undeploySource(source);
+      logger.info(
+        { file: source.slice('file:'.length), workflows: gone },
+        'workflow file gone: undeployed',
+      );
+    }
   };
 
   await sync();

@@ -3,6 +3,7 @@ import {
   suggestion,
   ValidationError,
   type ActionInvoker,
+  type EventAccepted,
   type ExecutionRecord,
   type SecretsProvider,
   type StreamEvent,
@@ -30,6 +31,7 @@ import {
   type WaitOptions,
 } from './cloud-executions.js';
 import { checkCloudRunOptions, runInCloud } from './cloud-run.js';
+import { emitEvent } from './emit.js';
 import { streamExecution, type ExecutionEvent, type StreamOptions } from './event-stream.js';
 import { syncPlugins, type SyncResult } from './sync-plugins.js';
 import { processEnvironment } from './environment.js';
@@ -294,6 +296,14 @@ export class Weft {
     checkId(executionId);
     const path = `/workflows/executions/${encodeURIComponent(executionId)}/cancel`;
     return (await this.cloudApi('cancel').call('POST', path)).json as ExecutionRecord;
+  }
+
+  /**
+   * Emits a `custom` event through the server (`POST /events/{topic}`, needs `cloudUrl` and
+   * `apiKey`: there is no local event router); resolves with the executions the server started.
+   */
+  async emit(topic: string, event: unknown): Promise<EventAccepted> {
+    return emitEvent(this.cloudApi('emit (events are delivered by a weft server)'), topic, event);
   }
 
   /**

@@ -92,8 +92,10 @@ export class EventRouter {
 
   /**
    * Starts every workflow listening to `topic` of `source` whose filter keeps `event`. A failed
-   * start is logged and rethrown after the others were tried (an external message is then
-   * redelivered).
+   * start is logged; when at least one other started, the event counts as delivered (resolves
+   * with those started, so an external message is acknowledged and the failed workflows miss it:
+   * a redelivery would start the others twice). Only when every start failed does it reject
+   * with the first failure (an external message is then redelivered).
    */
   async dispatch(source: string, topic: string, event: unknown): Promise<EventStart[]> {
     const started: EventStart[] = [];

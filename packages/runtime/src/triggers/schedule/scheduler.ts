@@ -37,6 +37,13 @@ export interface SchedulerOptions {
    * (64 at a time doubled the lag of the last of 1,000 fires due in the same second).
    */
   concurrency?: number;
+  /**
+   * The active revision of every deployed workflow (the deployment store's `revisions()`), read
+   * at every tick that has fires due: a schedule registered with a revision fires only while that
+   * revision is still the deployed one, so that a workflow undeployed or redeployed on another
+   * replica never fires here from what this replica last loaded.
+   */
+  deployedRevisions?: () => Promise<ReadonlyMap<string, number>>;
   /** Told about every fire this replica started (benchmarks measure precision with it). */
   onFire?: (fire: { workflow: string; triggerId: string; dueMs: number; firedMs: number }) => void;
 }
@@ -52,6 +59,8 @@ export type PrepareStarts = (requests: readonly StartRequest[]) => Promise<{
 interface Entry {
   schedule: CompiledSchedule;
   next: number | undefined;
+  /** The deployment revision it was registered for (checked before claiming a fire). */
+  revision: number | undefined;
 }
 
 /**
@@ -87,9 +96,14 @@ export class Scheduler {
   /**
    * Schedules `schedules` of a workflow, replacing those it had. A schedule whose next fire is
    * already stored keeps it (so fires missed while no server ran are caught up on the next
-   * tick); a new one starts at its first fire after now.
+   * tick); a new one starts at its first fire after now. With `revision`, its fires are claimed
+   * only while that revision is the deployed one (see `deployedRevisions`).
    */
-  async register(workflow: string, schedules: readonly CompiledSchedule[]): Promise<void> {
+  async register(
+    workflow: string,
+    schedules: readonly CompiledSchedule[],
+    revision?: number,
+  ): Promise<void> {
     const now = this.clock.now();
     const entries: Entry[] = [];
     for (const schedule of schedules) {
@@ -98,7 +112,7 @@ export class Scheduler {
       if (stored === undefined && next !== undefined) {
         await this.options.store.setNextFire(workflow, schedule.triggerId, next);
       }
-      entries.push({ schedule, next });
+      entries.push({ schedule, next, revision });
     }
     if (entries.length > 0) this.entries.set(workflow, entries);
     else this.entries.delete(workflow);
@@ -126,9 +140,9 @@ export class Scheduler {
   async tick(at?: number): Promise<{ workflow: string; fireAt: number }[]> {
     const claimedAt = this.clock.now();
     const now = Math.max(claimedAt, at ?? claimedAt);
-    const due = [...this.entries.values()]
-      .flat()
-      .filter((e) => e.next !== undefined && e.next <= now);
+    const due = await this.stillDeployed(
+      [...this.entries.values()].flat().filter((e) => e.next !== undefined && e.next <= now),
+    );
     if (due.length === 0) return [];
     const wanted: (FireKey & { entry: Entry })[] = [];
     const nexts: FireKey[] = [];
@@ -206,6 +220,29 @@ export class Scheduler {
     if (this.timer) clearTimeout(this.timer);
     this.timer = undefined;
     await this.ticking;
+  }
+
+  /**
+   * The due entries whose registered revision is still the deployed one. The others were
+   * undeployed or redeployed elsewhere: they stop here (their next fires are neither claimed nor
+   * stored again) until this replica reconciles and registers the current revision.
+   */
+  private async stillDeployed(due: Entry[]): Promise<Entry[]> {
+    if (!this.options.deployedRevisions || due.every((e) => e.revision === undefined)) return due;
+    const current = await this.options.deployedRevisions();
+    const stale = new Set<string>();
+    for (const e of due) {
+      const workflow = e.schedule.workflow.name;
+      if (e.revision !== undefined && current.get(workflow) !== e.revision) stale.add(workflow);
+    }
+    for (const workflow of stale) {
+      this.entries.delete(workflow);
+      this.logger.info(
+        { workflow },
+        'schedule: the workflow was undeployed or redeployed elsewhere; not fired here',
+      );
+    }
+    return due.filter((e) => !stale.has(e.schedule.workflow.name));
   }
 
   /**

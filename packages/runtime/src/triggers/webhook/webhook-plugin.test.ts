@@ -191,6 +191,16 @@ describe('webhook replay protection', () => {
     expect(fresh.statusCode).toBe(202);
   });
 
+  it('defaults the replay window to 300 s when only timestampHeader is set', async () => {
+    await serve({ ...hmacHook, security: { timestampHeader: 'X-Timestamp' } });
+    const at = (ageS: number) => ({ 'x-timestamp': String(NOW / 1000 - ageS) });
+    expect((await post('{}', at(301))).json().details).toMatchObject({
+      reason: 'stale_timestamp',
+    });
+    expect((await post('{}', at(299))).statusCode).toBe(202);
+    expect(starter.requests).toHaveLength(1);
+  });
+
   it('refuses a replayed delivery with 409 naming the first execution', async () => {
     await serve(hook);
     const headers = { 'x-timestamp': String(NOW / 1000), 'x-github-delivery': 'd-7' };
@@ -305,6 +315,7 @@ describe('webhook rate limit', () => {
       details: { reason: 'rate_limited', retry_after: 1 },
     });
     expect(starter.requests).toHaveLength(3);
+    expect(audit.map((e) => `${e.status} ${e.reason}`)).toEqual(Array(2).fill('429 rate_limited'));
     clock.advance(1000);
     expect((await post('{}')).statusCode).toBe(202);
   });
@@ -362,6 +373,9 @@ describe('webhook payload size', () => {
     });
     expect(status).toBe(413);
     expect(starter.requests).toHaveLength(0);
+    expect(audit).toMatchObject([
+      { status: 413, reason: 'payload_too_large', webhook: 'POST /github' },
+    ]);
   });
 });
 

@@ -1,0 +1,135 @@
+import {
+  assertNever,
+  ConflictError,
+  type DeploymentRecord,
+  type EventTrigger,
+  type SecretsProvider,
+} from '@weft/core';
+import type { WorkflowDefinition } from '@weft/engine';
+import type { EventRouter } from '../triggers/events/event-router.js';
+import { compileSchedule, type CompiledSchedule } from '../triggers/schedule/schedule.js';
+import type { Scheduler } from '../triggers/schedule/scheduler.js';
+import { compileWebhook, type CompiledWebhook } from '../triggers/webhook/compile-webhook.js';
+import type { WebhookTable } from '../triggers/webhook/webhook-table.js';
+
+/** What {@link Activations} serves triggers with. */
+export interface ActivationsOptions {
+  webhooks: WebhookTable;
+  scheduler: Scheduler;
+  events: EventRouter;
+  secrets: SecretsProvider;
+  /** Largest webhook body of webhooks that set no maxPayloadSize. */
+  maxPayloadSize?: number;
+}
+
+/** Triggers of one workflow, compiled and checked, not yet serving. */
+export interface Activation {
+  workflow: WorkflowDefinition;
+  hooks: CompiledWebhook[];
+  schedules: CompiledSchedule[];
+  events: EventTrigger[];
+}
+
+/** One workflow whose triggers this process serves. */
+interface Active {
+  workflow: WorkflowDefinition;
+  /** `deployed_by` of the deployment (null: the workflows directory). */
+  deployedBy: string | null;
+  /** The stored revision served. */
+  revision: number;
+}
+
+/**
+ * The deployments this process serves: compiles a workflow's triggers (secrets, routes,
+ * schedules, event sources, refusing a webhook route another workflow serves), then serves them
+ * on the webhook table, the scheduler and the event router, remembering which revision it serves.
+ */
+export class Activations {
+  private readonly active = new Map<string, Active>();
+
+  constructor(private readonly options: ActivationsOptions) {}
+
+  /** Names of the workflows served. */
+  names(): string[] {
+    return [...this.active.keys()];
+  }
+
+  /** The served definition of a workflow. */
+  workflow(name: string): WorkflowDefinition | undefined {
+    return this.active.get(name)?.workflow;
+  }
+
+  /** The served revision of a workflow. */
+  revision(name: string): number | undefined {
+    return this.active.get(name)?.revision;
+  }
+
+  /** `deployed_by` of a served workflow (null: the workflows directory; undefined: not served). */
+  deployedBy(name: string): string | null | undefined {
+    return this.active.get(name)?.deployedBy;
+  }
+
+  /** Compiles the triggers of a workflow; throws what a deployment would be refused with. */
+  async compile(workflow: WorkflowDefinition): Promise<Activation> {
+    const activation: Activation = { workflow, hooks: [], schedules: [], events: [] };
+    for (const [index, trigger] of (workflow.triggers ?? []).entries()) {
+      switch (trigger.type) {
+        case 'manual':
+          break;
+        case 'webhook':
+          activation.hooks.push(
+            await compileWebhook(workflow, trigger, index, {
+              secrets: this.options.secrets,
+              ...(this.options.maxPayloadSize !== undefined
+                ? { maxPayloadSize: this.options.maxPayloadSize }
+                : {}),
+            }),
+          );
+          break;
+        case 'schedule':
+          activation.schedules.push(compileSchedule(workflow, trigger, index));
+          break;
+        case 'event':
+          activation.events.push(trigger);
+          this.options.events.check([{ trigger, index }]);
+          break;
+        default:
+          assertNever(trigger, 'trigger');
+      }
+    }
+    const collisions = this.options.webhooks.collisions(
+      workflow.name,
+      activation.hooks.map((h) => h.key),
+    );
+    if (collisions.length > 0) {
+      const first = collisions[0]!;
+      throw new ConflictError(
+        `the webhook ${first.route.replace(' ', ' /hooks')} is already served by the workflow "${first.workflow}"; choose another path`,
+        { reason: 'route_taken', route: first.route, workflow: first.workflow },
+      );
+    }
+    return activation;
+  }
+
+  /** Serves the compiled triggers of the stored deployment `record`, replacing earlier ones. */
+  async activate(activation: Activation, record: DeploymentRecord): Promise<void> {
+    const name = activation.workflow.name;
+    // First: a webhook served below already starts executions for the deployment's owner.
+    this.active.set(name, {
+      workflow: activation.workflow,
+      deployedBy: record.deployed_by,
+      revision: record.revision,
+    });
+    this.options.webhooks.replace(name, activation.hooks);
+    await this.options.scheduler.register(name, activation.schedules, record.revision);
+    await this.options.events.register(activation.workflow, activation.events);
+  }
+
+  /** Stops serving a workflow; `forgetSchedules` also drops its stored next fires. */
+  async deactivate(name: string, forgetSchedules: boolean): Promise<void> {
+    this.options.webhooks.remove(name);
+    await this.options.scheduler.unregister(name, forgetSchedules);
+    await this.options.events.unregister(name);
+    this.active.delete(name);
+  }
+}

@@ -1,0 +1,103 @@
+import { mkdirSync, mkdtempSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { EnvironmentSecretsProvider } from '@weft/core';
+import { openTestTriggerStores, type TestTriggerStores } from '@weft/store';
+import { RecordingStarter } from '../triggers/test-support.js';
+import { createTriggers, type Triggers } from './create-triggers.js';
+import { watchWorkflowDirectory } from './directory-watcher.js';
+
+const flow = (name: string, extra: Record<string, unknown> = {}) => ({
+  name,
+  steps: [{ name: 'noop', type: 'transform', input: { ok: true } }],
+  ...extra,
+});
+const file = (...workflows: unknown[]) => JSON.stringify({ workflows });
+
+let dir: string;
+let stores: TestTriggerStores;
+let triggers: Triggers;
+
+/** A server's triggers on the shared SQLite store (a restart is a new one). */
+async function server(): Promise<Triggers> {
+  const made = createTriggers({
+    start: new RecordingStarter().start,
+    authenticate: async () => ({ keyId: 'k', owner: 'acme' }),
+    triggerStore: stores.triggers,
+    deploymentStore: stores.deployments,
+    secrets: new EnvironmentSecretsProvider({}),
+    reconcileIntervalMs: 0,
+  });
+  await made.start();
+  return made;
+}
+
+/** Stops the running server and starts a new one on the same store. */
+async function restart(): Promise<void> {
+  await triggers.close();
+  triggers = await server();
+}
+
+beforeEach(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'weft-watch-'));
+  stores = await openTestTriggerStores('sqlite', join(dir, 'data'));
+  triggers = await server();
+});
+afterEach(async () => {
+  await triggers.close();
+  await stores.dispose();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const names = async () => (await stores.deployments.list()).map((r) => r.name);
+
+describe('the workflows directory at start', () => {
+  it('undeploys the workflows of a file deleted while no server ran', async () => {
+    const flows = join(dir, 'flows');
+    mkdirSync(flows);
+    writeFileSync(join(flows, 'a.yaml'), file(flow('a'), flow('a2')));
+    writeFileSync(join(flows, 'b.json'), file(flow('b')));
+    await watchWorkflowDirectory(flows, triggers.service, { once: true });
+    // Another directory's workflow and an API deployment are not this directory's business.
+    await triggers.service.deploy(flow('api'), 'api', 'acme');
+    await triggers.service.deploy(flow('elsewhere'), `file:${join(dir, 'a.yaml')}`, null);
+    await triggers.close();
+    unlinkSync(join(flows, 'a.yaml'));
+    triggers = await server();
+    expect(triggers.service.workflow('a')).toBeDefined();
+    await watchWorkflowDirectory(flows, triggers.service, { once: true });
+    expect(await names()).toEqual(['api', 'b', 'elsewhere']);
+    expect(triggers.service.workflow('a')).toBeUndefined();
+  });
+
+  it('adds no revision when a file is deployed again unchanged, as on every restart', async () => {
+    writeFileSync(join(dir, 'a.yaml'), file(flow('a')));
+    await watchWorkflowDirectory(dir, triggers.service, { once: true });
+    await restart();
+    await watchWorkflowDirectory(dir, triggers.service, { once: true });
+    expect((await stores.deployments.history('a')).map((r) => r.revision)).toEqual([1]);
+    writeFileSync(join(dir, 'a.yaml'), file(flow('a', { version: '1.1.0' })));
+    await watchWorkflowDirectory(dir, triggers.service, { once: true });
+    expect((await stores.deployments.history('a')).map((r) => r.revision)).toEqual([2, 1]);
+  });
+});
+
+describe('a workflow file with several workflows', () => {
+  it('deploys none of them when one fails, leaving the previous ones serving', async () => {
+    const path = join(dir, 'pair.yaml');
+    writeFileSync(path, file(flow('first'), flow('second')));
+    const watched = await watchWorkflowDirectory(dir, triggers.service, { once: true });
+    writeFileSync(
+      path,
+      file(flow('first', { version: '2.0.0' }), flow('second', { steps: 'not a list' })),
+    );
+    await watched.sync('pair.yaml');
+    const stored = await stores.deployments.list();
+    expect(stored.map((r) => `${r.name}@${r.version}#${r.revision}`)).toEqual([
+      'first@1.0.0#1',
+      'second@1.0.0#1',
+    ]);
+    expect(triggers.service.workflow('first')?.version).toBe('1.0.0');
+  });
+});

@@ -1,0 +1,175 @@
+import { createHmac } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Fastify, { type FastifyInstance } from 'fastify';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { EnvironmentSecretsProvider, type DeploymentStore, type TriggerStore } from '@weft/core';
+import { openTestTriggerStores, type TestTriggerStores } from '@weft/store';
+import { FakeClock, RecordingStarter } from '../triggers/test-support.js';
+import { createTriggers, type Triggers } from './create-triggers.js';
+
+const url = process.env['WEFT_TEST_DATABASE_URL'];
+const NINE_BERLIN = Date.parse('2026-03-02T08:00:00Z');
+
+const orders = {
+  name: 'orders',
+  triggers: [
+    {
+      type: 'webhook',
+      path: '/orders',
+      auth: { type: 'hmac-sha256', secret_name: 'HOOK_SECRET', header: 'X-Signature' },
+    },
+    { type: 'schedule', cron: '0 9 * * *', timezone: 'Europe/Berlin' },
+  ],
+  steps: [{ name: 'noop', type: 'transform', input: { ok: true } }],
+};
+
+/** One server process: its own triggers and HTTP app over a store shared with the others. */
+interface Replica {
+  triggers: Triggers;
+  app: FastifyInstance;
+  starter: RecordingStarter;
+  /** Runs one reconciliation, as the replica's timer would. */
+  tick: () => Promise<void>;
+}
+
+async function replica(
+  stores: { deployments: DeploymentStore; triggers: TriggerStore },
+  clock: FakeClock,
+): Promise<Replica> {
+  const starter = new RecordingStarter();
+  let task: (() => Promise<void>) | undefined;
+  const triggers = createTriggers({
+    start: starter.start,
+    authenticate: async () => ({ keyId: 'k', owner: 'acme' }),
+    triggerStore: stores.triggers,
+    deploymentStore: stores.deployments,
+    secrets: new EnvironmentSecretsProvider({ HOOK_SECRET: 's3cret' }),
+    clock,
+    repeat: (_ms, run) => {
+      task = run;
+      return () => (task = undefined);
+    },
+  });
+  const app = Fastify();
+  await app.register(triggers.plugin);
+  await triggers.start();
+  return { triggers, app, starter, tick: () => task!() };
+}
+
+const signed = (r: Replica) =>
+  r.app.inject({
+    method: 'POST',
+    url: '/hooks/orders',
+    payload: '{"id":1}',
+    headers: {
+      'content-type': 'application/json',
+      'x-signature': createHmac('sha256', 's3cret').update('{"id":1}').digest('hex'),
+    },
+  });
+
+describe.each([
+  { name: 'SQLite, two connections to one file', kind: 'sqlite' as const, skip: false },
+  { name: 'PostgreSQL (set WEFT_TEST_DATABASE_URL to run)', kind: 'postgres' as const, skip: !url },
+])('deployments across replicas ($name)', ({ kind, skip }) => {
+  const dir = mkdtempSync(join(tmpdir(), 'weft-replicas-'));
+  const clock = new FakeClock(NINE_BERLIN - 3_600_000);
+  let opened: TestTriggerStores[] = [];
+  let a: Replica;
+  let b: Replica;
+
+  beforeEach(async () => {
+    if (skip) return;
+    clock.ms = NINE_BERLIN - 3_600_000;
+    const first = await openTestTriggerStores(kind, kind === 'sqlite' ? dir : url);
+    // SQLite: a second connection to the same file; PostgreSQL: the same schema.
+    const second = kind === 'sqlite' ? await openTestTriggerStores('sqlite', dir) : first;
+    opened = [first, second];
+    a = await replica(first, clock);
+    b = await replica(second, clock);
+  });
+  afterEach(async () => {
+    if (skip) return;
+    for (const r of [a, b]) {
+      await r.triggers.close();
+      await r.app.close();
+    }
+    for (const o of new Set(opened)) await o.dispose();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it.skipIf(skip)('serves a workflow deployed on another replica once it reconciles', async () => {
+    await a.triggers.service.deploy(orders, 'api', 'acme');
+    expect((await signed(b)).statusCode).toBe(404);
+    await b.tick();
+    expect((await signed(b)).statusCode).toBe(202);
+    expect(b.starter.requests.map((r) => r.trigger.type)).toEqual(['webhook']);
+    expect(b.triggers.scheduler.nextFires('orders')).toEqual([NINE_BERLIN]);
+  });
+
+  it.skipIf(skip)(
+    'stops serving and never fires a workflow undeployed on another replica',
+    async () => {
+      await a.triggers.service.deploy(orders, 'api', 'acme');
+      await b.tick();
+      await a.triggers.service.undeploy('orders');
+      // Before B reconciles, its schedule comes due: the claim-time check keeps it from firing
+      // and from writing back the schedule state A cleared.
+      clock.ms = NINE_BERLIN + 10;
+      expect(await b.triggers.scheduler.tick()).toEqual([]);
+      expect(b.starter.requests).toEqual([]);
+      const trigger = '1:0 9 * * *@Europe/Berlin';
+      expect(await opened[1]!.triggers.getNextFire('orders', trigger)).toBeUndefined();
+      await b.tick();
+      expect((await signed(b)).statusCode).toBe(404);
+      expect(b.triggers.service.workflow('orders')).toBeUndefined();
+    },
+  );
+
+  it.skipIf(skip)(
+    'leaves a fire to the replica serving the current revision after a redeploy',
+    async () => {
+      await a.triggers.service.deploy(orders, 'api', 'acme');
+      await b.tick();
+      await a.triggers.service.deploy({ ...orders, version: '1.1.0' }, 'api', 'acme');
+      clock.ms = NINE_BERLIN + 10;
+      expect(await b.triggers.scheduler.tick()).toEqual([]);
+      expect(await a.triggers.scheduler.tick()).toEqual([
+        { workflow: 'orders', fireAt: NINE_BERLIN },
+      ]);
+      await b.tick();
+      expect(b.triggers.service.workflow('orders')?.version).toBe('1.1.0');
+    },
+  );
+});
+
+describe('the reconciliation timer', () => {
+  it('picks up a deployment made elsewhere within its interval', async () => {
+    const stores = await openTestTriggerStores('sqlite');
+    const make = (interval: number) =>
+      createTriggers({
+        start: new RecordingStarter().start,
+        authenticate: async () => ({ keyId: 'k', owner: 'acme' }),
+        triggerStore: stores.triggers,
+        deploymentStore: stores.deployments,
+        secrets: new EnvironmentSecretsProvider({ HOOK_SECRET: 's3cret' }),
+        reconcileIntervalMs: interval,
+      });
+    const a = make(0);
+    const b = make(20);
+    await a.start();
+    await b.start();
+    try {
+      await a.service.deploy(orders, 'api', 'acme');
+      const deadline = Date.now() + 2000;
+      while (b.webhooks.routesOf('orders').length === 0 && Date.now() < deadline)
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      expect(b.webhooks.routesOf('orders')).toEqual(['POST /hooks/orders']);
+    } finally {
+      await a.close();
+      await b.close();
+      await stores.dispose();
+    }
+  });
+});
