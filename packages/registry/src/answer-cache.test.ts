@@ -30,6 +30,20 @@ describe('AnswerCache', () => {
     expect(cache.detail('b', 'b/')).toBe('B');
   });
 
+  it('drops only the details of slugs whose download counts were written', () => {
+    const { cache } = make();
+    cache.keepSearch('q', 'S', cache.searchStamp());
+    cache.keepDetail('a', 'a/', 'A', cache.detailStamp('a'));
+    cache.keepDetail('b', 'b/', 'B', cache.detailStamp('b'));
+    const readingA = cache.detailStamp('a');
+    cache.countsWritten(['a']);
+    expect(cache.search('q')).toBe('S');
+    expect(cache.detail('a', 'a/')).toBeUndefined();
+    expect(cache.detail('b', 'b/')).toBe('B');
+    cache.keepDetail('a', 'a/', 'stale', readingA);
+    expect(cache.detail('a', 'a/')).toBeUndefined();
+  });
+
   it('never keeps an answer whose read began before a change', () => {
     const { cache } = make();
     const searchStamp = cache.searchStamp();

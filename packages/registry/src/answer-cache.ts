@@ -12,17 +12,23 @@ const MAX_TRACKED_SLUGS = 100_000;
 /**
  * Serialised search and detail answers, kept until the data under them changes.
  *
- * Every change this process makes (publish, update, deprecate, unpublish, a counted download)
- * calls {@link changed}: it drops every search answer (a change can move any plugin in or out of
- * any page, and pages show download counts) and the detail answers of that slug only. An answer
- * is stamped with the generation current when its read began, and served only while that
- * generation is still current, so a read that raced a change never caches stale data. The time
- * to live bounds only what this process cannot see: writes by other processes on the same
- * database (replicas sharing PostgreSQL).
+ * Every change this process makes to a plugin (publish, update, deprecate, unpublish) calls
+ * {@link changed}: it drops every search answer (a change can move any plugin in or out of any
+ * page) and the detail answers of that slug only. Written download counts call
+ * {@link countsWritten}, which drops the detail answers of those slugs but keeps the search
+ * answers: a page's download counts (and the ties they break) may then be as old as the time to
+ * live, so installs do not empty the search cache. An answer is stamped with the generation
+ * current when its read began, and served only while that generation is still current, so a
+ * read that raced a change never caches stale data. The time to live also bounds what this
+ * process cannot see: writes by other processes on the same database (replicas sharing
+ * PostgreSQL).
  */
 export class AnswerCache {
+  /** Generation of the search answers: raised by every change. */
   private generation = 0;
-  /** Generation of the last change of each slug (absent: before `baseline`). */
+  /** Raised by every change of a slug's details; the stamp of its detail answers. */
+  private detailGeneration = 0;
+  /** Detail generation of the last change of each slug (absent: before `baseline`). */
   private readonly slugGenerations = new Map<string, number>();
   private baseline = 0;
   private readonly searches: TtlCache<Stamped>;
@@ -69,11 +75,21 @@ export class AnswerCache {
   changed(slug: string): void {
     this.generation++;
     this.searches.clear();
+    this.detailsChanged(slug);
+  }
+
+  /** Records that download counts of `slugs` were written: their details are stale. */
+  countsWritten(slugs: Iterable<string>): void {
+    for (const slug of slugs) this.detailsChanged(slug);
+  }
+
+  private detailsChanged(slug: string): void {
+    this.detailGeneration++;
     if (this.slugGenerations.size >= MAX_TRACKED_SLUGS) {
       this.slugGenerations.clear();
       this.details.clear();
-      this.baseline = this.generation;
+      this.baseline = this.detailGeneration;
     }
-    this.slugGenerations.set(slug, this.generation);
+    this.slugGenerations.set(slug, this.detailGeneration);
   }
 }

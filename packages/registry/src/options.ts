@@ -19,10 +19,17 @@ export interface RegistryOptions {
   publicUrl?: string;
   /**
    * Search and detail answers are cached until a write of this process (publish, update,
-   * deprecate, unpublish, a counted download) makes them stale; this bounds, in ms, how long
-   * writes by other processes on the same database may go unseen. Default 10,000; 0: no cache.
+   * deprecate, unpublish; written download counts for details) makes them stale; this bounds,
+   * in ms, how long writes by other processes on the same database, and download counts in
+   * search pages, may go unseen. Default 10,000; 0: no cache.
    */
   cacheTtlMs?: number;
+  /**
+   * Schema downloads are counted in memory and written together every this many ms (one
+   * transaction per interval; a crash loses at most one interval's counts). Default 1,000;
+   * 0: each download is written before its answer.
+   */
+  downloadFlushMs?: number;
   /** Most cached answers. Default 10,000. */
   cacheSize?: number;
 }
@@ -38,6 +45,7 @@ export interface CompiledRegistryOptions {
   publicUrl: string | undefined;
   cacheTtlMs: number;
   cacheSize: number;
+  downloadFlushMs: number;
 }
 
 /** Default body limit: 1 MiB. */
@@ -55,5 +63,6 @@ export function compileRegistryOptions(options: RegistryOptions): CompiledRegist
     publicUrl: options.publicUrl?.replace(/\/+$/, ''),
     cacheTtlMs: options.cacheTtlMs ?? 10_000,
     cacheSize: options.cacheSize ?? 10_000,
+    downloadFlushMs: options.downloadFlushMs ?? 1000,
   };
 }

@@ -20,6 +20,7 @@ import { authenticate, generateApiKey } from './auth.js';
 import { AnswerCache } from './answer-cache.js';
 import type { DefinitionFormat } from './definition/parse.js';
 import { buildDetail, pickVersion } from './detail.js';
+import { DownloadCounter } from './download-counter.js';
 import type { CompiledRegistryOptions } from './options.js';
 import { prepareVersion } from './prepare-version.js';
 import { isoNow } from './rules/clock.js';
@@ -44,9 +45,18 @@ export class RegistryService {
   private readonly cache: AnswerCache;
   /** Answers being read from the store, by cache key (see {@link shared}). */
   private readonly reading = new Map<string, { stamp: number; answer: Promise<string> }>();
+  private readonly downloads: DownloadCounter;
 
   constructor(readonly options: CompiledRegistryOptions) {
     this.cache = new AnswerCache(options.cacheTtlMs, options.cacheSize, () => options.clock.now());
+    this.downloads = new DownloadCounter(options.store, options.downloadFlushMs, (slugs) =>
+      this.cache.countsWritten(slugs),
+    );
+  }
+
+  /** Writes the download counts not yet written; call before the store closes. */
+  close(): Promise<void> {
+    return this.downloads.close();
   }
 
   /** The caller of a write; throws UNAUTHORIZED. */
@@ -142,13 +152,7 @@ export class RegistryService {
     return {
       record,
       body,
-      count: async () => {
-        try {
-          await this.options.store.recordDownload(slug, record.version, isoNow(this.options.clock));
-        } finally {
-          this.cache.changed(slug);
-        }
-      },
+      count: () => this.downloads.count(slug, record.version, isoNow(this.options.clock)),
     };
   }
 
@@ -279,6 +283,8 @@ export class RegistryService {
   /** `GET /plugins/{slug}/analytics`: owner only. */
   async analytics(principal: Principal, slug: string, days: number): Promise<AnalyticsResponse> {
     requireSlug(slug);
+    // The owner sees every download counted so far, not only those already written.
+    await this.downloads.flush();
     const state = await this.options.store.getPlugin(slug);
     if (!state) throw new NotFoundError(`no plugin ${slug}`, { slug });
     if (state.plugin.owner !== principal.owner) {

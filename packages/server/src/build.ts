@@ -13,12 +13,18 @@ import {
 import { createHttpApp, registryPlugin, type RegistryClock } from '@weft/registry';
 import { Router } from '@weft/router';
 import { authenticate } from '@weft/registry';
-import { Runtime, runtimeRoutes, type RuntimeOptions, type Triggers } from '@weft/runtime';
+import {
+  pluginUsage,
+  Runtime,
+  runtimeRoutes,
+  type RuntimeOptions,
+  type Triggers,
+} from '@weft/runtime';
 import { openStore, type StoreOptions } from '@weft/store';
 import { compileServerOptions, type CompiledServerOptions, type ServerOptions } from './config.js';
 import { registerHealth } from './health.js';
 import { RouterAndRegistryActions } from './runtime-actions.js';
-import { buildTriggers } from './triggers.js';
+import { buildTriggers, latestVersionOf } from './triggers.js';
 import { trackInFlight } from './in-flight.js';
 import { registerMetrics } from './metrics.js';
 import { openServerBroker, type ServerBroker } from './server-broker.js';
@@ -115,11 +121,15 @@ export async function buildServer(
       ...(compiled.publicUrl ? { publicUrl: compiled.publicUrl } : {}),
       ...(compiled.bodyLimit !== undefined ? { bodyLimit: compiled.bodyLimit } : {}),
       ...(compiled.cacheTtlMs !== undefined ? { cacheTtlMs: compiled.cacheTtlMs } : {}),
+      ...(compiled.downloadFlushMs !== undefined
+        ? { downloadFlushMs: compiled.downloadFlushMs }
+        : {}),
       ...(dependencies.clock ? { clock: dependencies.clock } : {}),
       ...(dependencies.usage ? { usage: dependencies.usage } : {}),
-      // A version a deployed workflow references is "in use" (unpublish is refused).
+      // A version a deployed workflow pins, or the latest one when it references the plugin
+      // bare, is "in use" (unpublish is refused).
       ...(!dependencies.usage && deployments
-        ? { usage: { activeWorkflows: (slug, version) => deployments.usersOf(slug, version) } }
+        ? { usage: pluginUsage(deployments, latestVersionOf(store)) }
         : {}),
     }),
   );

@@ -33,6 +33,11 @@ export interface ServerOptions {
    * server drops the cache at once; the time only bounds other replicas' writes.
    */
   cacheTtlMs?: number;
+  /**
+   * Interval in ms at which counted schema downloads are written together (0: each before its
+   * answer). Default 1000.
+   */
+  downloadFlushMs?: number;
   /** Bearer token router registration needs (`WEFT_ROUTER_TOKEN`); none: open, with a warning. */
   routerToken?: string;
   /** Health-check interval of router instances in ms (`WEFT_HEALTH_INTERVAL_MS`, default 10000). */
@@ -72,6 +77,7 @@ export interface CompiledServerOptions {
   logLevel: string;
   bodyLimit: number | undefined;
   cacheTtlMs: number | undefined;
+  downloadFlushMs: number | undefined;
   routerToken: string | undefined;
   healthIntervalMs: number | undefined;
   healthTimeoutMs: number | undefined;
@@ -98,6 +104,7 @@ export function compileServerOptions(options: ServerOptions = {}): CompiledServe
     logLevel: options.logLevel ?? 'info',
     bodyLimit: options.bodyLimit,
     cacheTtlMs: options.cacheTtlMs,
+    downloadFlushMs: options.downloadFlushMs,
     routerToken: options.routerToken || undefined,
     healthIntervalMs: options.healthIntervalMs,
     healthTimeoutMs: options.healthTimeoutMs,

@@ -1,36 +1,39 @@
 import { sql, type Kysely } from 'kysely';
-import type { DownloadStats } from '@weft/core';
+import type { DownloadCount, DownloadStats } from '@weft/core';
 import type { Database } from './database.js';
 
-/** Counts one download of `slug@version` on the UTC day of `at`, in one transaction. */
-export async function recordDownload(
+/**
+ * Adds counted downloads in one transaction: each entry raises the plugin's total, the
+ * version's total and the day's row by its count.
+ */
+export async function recordDownloads(
   db: Kysely<Database>,
-  slug: string,
-  version: string,
-  at: string,
+  counts: readonly DownloadCount[],
 ): Promise<void> {
-  const date = at.slice(0, 10);
+  if (counts.length === 0) return;
   await db.transaction().execute(async (trx) => {
-    await trx
-      .updateTable('plugins')
-      .set({ downloads: sql`downloads + 1` })
-      .where('slug', '=', slug)
-      .execute();
-    await trx
-      .updateTable('plugin_versions')
-      .set({ downloads: sql`downloads + 1` })
-      .where('slug', '=', slug)
-      .where('version', '=', version)
-      .execute();
-    await trx
-      .insertInto('download_days')
-      .values({ slug, version, date, downloads: 1 })
-      .onConflict((oc) =>
-        oc
-          .columns(['slug', 'version', 'date'])
-          .doUpdateSet({ downloads: sql`download_days.downloads + 1` }),
-      )
-      .execute();
+    for (const { slug, version, date, count } of counts) {
+      await trx
+        .updateTable('plugins')
+        .set({ downloads: sql`downloads + ${count}` })
+        .where('slug', '=', slug)
+        .execute();
+      await trx
+        .updateTable('plugin_versions')
+        .set({ downloads: sql`downloads + ${count}` })
+        .where('slug', '=', slug)
+        .where('version', '=', version)
+        .execute();
+      await trx
+        .insertInto('download_days')
+        .values({ slug, version, date, downloads: count })
+        .onConflict((oc) =>
+          oc
+            .columns(['slug', 'version', 'date'])
+            .doUpdateSet({ downloads: sql`download_days.downloads + ${count}` }),
+        )
+        .execute();
+    }
   });
 }
 

@@ -250,7 +250,9 @@ export function registryStoreContract(open: () => Promise<TestStore>): void {
     });
 
     it('breaks ties by downloads, then slug', async () => {
-      await store.recordDownload('slack', '1.0.0', AT);
+      await store.recordDownloads([
+        { slug: 'slack', version: '1.0.0', date: AT.slice(0, 10), count: 1 },
+      ]);
       expect((await search(store, 'web')).slugs).toEqual(['webhooks', 'slack', 'http']);
     });
 
@@ -305,12 +307,22 @@ export function registryStoreContract(open: () => Promise<TestStore>): void {
   describe('downloads, API keys and signing keys', () => {
     it('counts downloads per plugin, version and day', async () => {
       await create(store, definition('dl', '1.0.0'));
-      await store.recordDownload('dl', '1.0.0', '2026-01-01T10:00:00.000Z');
-      await store.recordDownload('dl', '1.0.0', '2026-01-01T11:00:00.000Z');
-      await store.recordDownload('dl', '1.0.0', '2026-01-02T11:00:00.000Z');
-      expect((await store.getPlugin('dl'))?.plugin.downloads).toBe(3);
+      await store.recordDownloads([{ slug: 'dl', version: '1.0.0', date: '2026-01-01', count: 1 }]);
+      await store.recordDownloads([
+        { slug: 'dl', version: '1.0.0', date: '2026-01-01', count: 2 },
+        { slug: 'dl', version: '1.0.0', date: '2026-01-02', count: 1 },
+      ]);
+      await store.recordDownloads([]);
+      expect((await store.getPlugin('dl'))?.plugin.downloads).toBe(4);
+      expect(await store.downloadStats('dl', '2026-01-01')).toEqual({
+        versions: [{ version: '1.0.0', downloads: 4 }],
+        days: [
+          { date: '2026-01-01', version: '1.0.0', downloads: 3 },
+          { date: '2026-01-02', version: '1.0.0', downloads: 1 },
+        ],
+      });
       expect(await store.downloadStats('dl', '2026-01-02')).toEqual({
-        versions: [{ version: '1.0.0', downloads: 3 }],
+        versions: [{ version: '1.0.0', downloads: 4 }],
         days: [{ date: '2026-01-02', version: '1.0.0', downloads: 1 }],
       });
     });

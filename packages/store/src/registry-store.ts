@@ -4,6 +4,7 @@ import {
   ConflictError,
   type ApiKeyRecord,
   type Decision,
+  type DownloadCount,
   type DownloadStats,
   type PluginDefinition,
   type PluginRecord,
@@ -23,7 +24,7 @@ import {
 } from './rows.js';
 import { readDetail, SqlRunner } from './registry-reads.js';
 import { searchPlugins } from './search.js';
-import { downloadStats, recordDownload } from './downloads.js';
+import { downloadStats, recordDownloads } from './downloads.js';
 
 /** Most API keys {@link KyselyRegistryStore.findApiKey} keeps (the oldest found go first). */
 const MAX_CACHED_KEYS = 10_000;
@@ -133,8 +134,8 @@ export class KyselyRegistryStore implements RegistryStore {
     return row ? new Uint8Array(row.body) : undefined;
   }
 
-  recordDownload(slug: string, version: string, at: string): Promise<void> {
-    return recordDownload(this.db, slug, version, at);
+  recordDownloads(counts: readonly DownloadCount[]): Promise<void> {
+    return recordDownloads(this.db, counts);
   }
 
   search(query: SearchQuery): Promise<{ total: number; plugins: PluginRecord[] }> {

@@ -98,6 +98,16 @@ export interface SearchRow {
   plugin: PluginRecord & { listing: PluginListing };
 }
 
+/** Downloads of one version on one UTC day, to add to the counts. */
+export interface DownloadCount {
+  slug: string;
+  version: string;
+  /** `YYYY-MM-DD` (UTC). */
+  date: string;
+  /** How many downloads to add (at least 1). */
+  count: number;
+}
+
 /** Downloads of a plugin, per version and per day. */
 export interface DownloadStats {
   versions: { version: string; downloads: number }[];
@@ -135,8 +145,8 @@ export interface RegistryStore {
   getDefinition(slug: string, version: string): Promise<PluginDefinition | undefined>;
   /** The exact bytes of one version. */
   getBody(slug: string, version: string): Promise<Uint8Array | undefined>;
-  /** Counts one download of a version on the UTC day of `at`. */
-  recordDownload(slug: string, version: string, at: string): Promise<void>;
+  /** Adds counted downloads (per plugin, version and UTC day), all in one transaction. */
+  recordDownloads(counts: readonly DownloadCount[]): Promise<void>;
   /** Plugins matching `query`, ranked; only plugins with a listing. */
   search(query: SearchQuery): Promise<{ total: number; plugins: PluginRecord[] }>;
   /** Downloads per version, and per day since `sinceDate` (YYYY-MM-DD). */

@@ -23,5 +23,6 @@ export function registryPlugin(options: RegistryOptions) {
     registerReadRoutes(app, service);
     registerWriteRoutes(app, service);
     registerKeyRoutes(app, service);
+    app.addHook('onClose', () => service.close());
   };
 }

@@ -4,7 +4,8 @@ import { bearer, pluginDefinition, TEST_STORES, useHarness } from '../test-suppo
 for (const store of TEST_STORES) {
   describe.skipIf(store.skip)(`cached answers on ${store.name}`, () => {
     // The manual clock never moves by itself: cached answers live until a change drops them.
-    const h = useHarness(store.kind, { cacheTtlMs: 60_000 });
+    // Downloads are written only when the owner asks for analytics (or at close).
+    const h = useHarness(store.kind, { cacheTtlMs: 60_000, downloadFlushMs: 60_000 });
     const slugs = async (q: string) =>
       (await h().get(`/plugins/search?q=${q}`))
         .json<{ results: { slug: string; downloads: number }[] }>()
@@ -36,14 +37,23 @@ for (const store of TEST_STORES) {
       expect((await h().get('/plugins/slack?version=1.1.0')).statusCode).toBe(404);
     });
 
-    it('shows download counts and the ordering they decide at once', async () => {
-      await h().publish(pluginDefinition('slack-a'));
-      await h().publish(pluginDefinition('slack-b'));
-      expect(await slugs('slack')).toEqual(['slack-a:0', 'slack-b:0']);
-      expect((await h().get('/plugins/slack-b')).json().downloads).toBe(0);
-      expect((await h().get('/plugins/slack-b/1.0.0/schema')).statusCode).toBe(200);
-      expect(await slugs('slack')).toEqual(['slack-b:1', 'slack-a:0']);
-      expect((await h().get('/plugins/slack-b')).json().downloads).toBe(1);
+    it('keeps search answers through installs; details show counts once written', async () => {
+      const counted = h();
+      await counted.publish(pluginDefinition('slack-a'));
+      await counted.publish(pluginDefinition('slack-b'));
+      const search = () => slugs('slack');
+      expect(await search()).toEqual(['slack-a:0', 'slack-b:0']);
+      expect((await counted.get('/plugins/slack-b')).json().downloads).toBe(0);
+      expect((await counted.get('/plugins/slack-b/1.0.0/schema')).statusCode).toBe(200);
+      expect((await counted.get('/plugins/slack-b')).json().downloads).toBe(0);
+      // The owner's analytics write what is counted first: the detail shows it at once.
+      const analytics = await counted.get('/plugins/slack-b/analytics', bearer(counted.keys.acme));
+      expect(analytics.json().downloads).toBe(1);
+      expect((await counted.get('/plugins/slack-b')).json().downloads).toBe(1);
+      // The search answer keeps its counts until its time to live runs out.
+      expect(await search()).toEqual(['slack-a:0', 'slack-b:0']);
+      counted.clock.ms += 60_000;
+      expect(await search()).toEqual(['slack-b:1', 'slack-a:0']);
     });
 
     it('identical requests for an answer not cached share one read, unless a change came between', async () => {

@@ -58,10 +58,13 @@ export interface PublishOptions {
   query?: string;
 }
 
-/** Sets up a fresh {@link Harness} before each test (options: private registry, answer cache). */
+/**
+ * Sets up a fresh {@link Harness} before each test (options: private registry, answer cache,
+ * download write interval).
+ */
 export function useHarness(
   kind: 'sqlite' | 'postgres',
-  options: { private?: boolean; cacheTtlMs?: number } = {},
+  options: { private?: boolean; cacheTtlMs?: number; downloadFlushMs?: number } = {},
 ): () => Harness {
   let current: (Harness & { test: TestStore }) | undefined;
   beforeEach(async () => {
@@ -69,7 +72,12 @@ export function useHarness(
     const clock = new ManualClock();
     const usage = new FakeUsage();
     const server = await buildServer(
-      { private: options.private ?? false, cacheTtlMs: options.cacheTtlMs ?? 0 },
+      {
+        private: options.private ?? false,
+        cacheTtlMs: options.cacheTtlMs ?? 0,
+        // Downloads written before their answer unless a test says otherwise.
+        downloadFlushMs: options.downloadFlushMs ?? 0,
+      },
       { store: test.store, clock, usage, logger: false },
     );
     const at = new Date(clock.ms).toISOString();
