@@ -44,6 +44,17 @@ describe('AnswerCache', () => {
     expect(cache.detail('a', 'a/')).toBeUndefined();
   });
 
+  it('keeps schema bytes through written counts and drops them on a change of their slug', () => {
+    const { cache } = make();
+    cache.keepSchema('a', 'a/1', 'bytes', cache.schemaStamp('a'));
+    cache.keepSchema('b', 'b/1', 'other', cache.schemaStamp('b'));
+    cache.countsWritten(['a']);
+    expect(cache.schema('a', 'a/1')).toBe('bytes');
+    cache.changed('a');
+    expect(cache.schema('a', 'a/1')).toBeUndefined();
+    expect(cache.schema('b', 'b/1')).toBe('other');
+  });
+
   it('never keeps an answer whose read began before a change', () => {
     const { cache } = make();
     const searchStamp = cache.searchStamp();

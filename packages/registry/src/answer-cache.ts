@@ -1,20 +1,48 @@
 import { TtlCache } from './cache.js';
 
 /** A cached answer and the generation of the data it was read from. */
-interface Stamped {
-  text: string;
+interface Stamped<T> {
+  value: T;
   stamp: number;
 }
 
-/** Most slugs whose generation is tracked before the detail answers are dropped all at once. */
+/** Most slugs whose generation is tracked before the answers about slugs are dropped at once. */
 const MAX_TRACKED_SLUGS = 100_000;
 
+/** Most cached schema downloads, and the largest body kept (bigger ones are read each time). */
+const MAX_SCHEMAS = 1000;
+export const MAX_CACHED_SCHEMA_BYTES = 64 * 1024;
+
+/** A generation per slug: raised when something about the slug changes. */
+class SlugGenerations {
+  private next = 0;
+  private readonly bySlug = new Map<string, number>();
+  private baseline = 0;
+
+  constructor(private readonly onReset: () => void) {}
+
+  of(slug: string): number {
+    return this.bySlug.get(slug) ?? this.baseline;
+  }
+
+  raise(slug: string): void {
+    this.next++;
+    if (this.bySlug.size >= MAX_TRACKED_SLUGS) {
+      this.bySlug.clear();
+      this.baseline = this.next;
+      this.onReset();
+    }
+    this.bySlug.set(slug, this.next);
+  }
+}
+
 /**
- * Serialised search and detail answers, kept until the data under them changes.
+ * Serialised search and detail answers, and the bytes of schema downloads, kept until the data
+ * under them changes.
  *
  * Every change this process makes to a plugin (publish, update, deprecate, unpublish) calls
  * {@link changed}: it drops every search answer (a change can move any plugin in or out of any
- * page) and the detail answers of that slug only. Written download counts call
+ * page) and the detail and schema answers of that slug only. Written download counts call
  * {@link countsWritten}, which drops the detail answers of those slugs but keeps the search
  * answers: a page's download counts (and the ties they break) may then be as old as the time to
  * live, so installs do not empty the search cache. An answer is stamped with the generation
@@ -23,20 +51,21 @@ const MAX_TRACKED_SLUGS = 100_000;
  * process cannot see: writes by other processes on the same database (replicas sharing
  * PostgreSQL).
  */
-export class AnswerCache {
+export class AnswerCache<S = unknown> {
   /** Generation of the search answers: raised by every change. */
   private generation = 0;
-  /** Raised by every change of a slug's details; the stamp of its detail answers. */
-  private detailGeneration = 0;
-  /** Detail generation of the last change of each slug (absent: before `baseline`). */
-  private readonly slugGenerations = new Map<string, number>();
-  private baseline = 0;
-  private readonly searches: TtlCache<Stamped>;
-  private readonly details: TtlCache<Stamped>;
+  private readonly searches: TtlCache<Stamped<string>>;
+  private readonly details: TtlCache<Stamped<string>>;
+  private readonly schemas: TtlCache<Stamped<S>>;
+  /** Raised by changes of a slug: the stamp of its schema answers. */
+  private readonly changes = new SlugGenerations(() => this.schemas.clear());
+  /** Raised by changes and written counts of a slug: the stamp of its detail answers. */
+  private readonly counts = new SlugGenerations(() => this.details.clear());
 
   constructor(ttlMs: number, maxEntries: number, now: () => number) {
     this.searches = new TtlCache(ttlMs, maxEntries, now);
     this.details = new TtlCache(ttlMs, maxEntries, now);
+    this.schemas = new TtlCache(ttlMs, Math.min(maxEntries, MAX_SCHEMAS), now);
   }
 
   /** The stamp to give a search answer whose read begins now. */
@@ -44,52 +73,59 @@ export class AnswerCache {
     return this.generation;
   }
 
-  /** The stamp to give a detail answer of `slug` whose read begins now. */
-  detailStamp(slug: string): number {
-    return this.slugGenerations.get(slug) ?? this.baseline;
-  }
-
   /** A search answer still valid, if any. */
   search(key: string): string | undefined {
     const entry = this.searches.get(key);
-    return entry && entry.stamp === this.generation ? entry.text : undefined;
+    return entry && entry.stamp === this.generation ? entry.value : undefined;
   }
 
   /** Keeps a search answer read under `stamp`. */
   keepSearch(key: string, text: string, stamp: number): void {
-    if (stamp === this.generation) this.searches.set(key, { text, stamp });
+    if (stamp === this.generation) this.searches.set(key, { value: text, stamp });
+  }
+
+  /** The stamp to give a detail answer of `slug` whose read begins now. */
+  detailStamp(slug: string): number {
+    return this.counts.of(slug);
   }
 
   /** A detail answer of `slug` still valid, if any. */
   detail(slug: string, key: string): string | undefined {
     const entry = this.details.get(key);
-    return entry && entry.stamp === this.detailStamp(slug) ? entry.text : undefined;
+    return entry && entry.stamp === this.counts.of(slug) ? entry.value : undefined;
   }
 
   /** Keeps a detail answer of `slug` read under `stamp`. */
   keepDetail(slug: string, key: string, text: string, stamp: number): void {
-    if (stamp === this.detailStamp(slug)) this.details.set(key, { text, stamp });
+    if (stamp === this.counts.of(slug)) this.details.set(key, { value: text, stamp });
   }
 
-  /** Records that `slug` changed: its details and every search answer are stale. */
+  /** The stamp to give a schema answer of `slug` whose read begins now. */
+  schemaStamp(slug: string): number {
+    return this.changes.of(slug);
+  }
+
+  /** A schema answer of `slug` still valid, if any. */
+  schema(slug: string, key: string): S | undefined {
+    const entry = this.schemas.get(key);
+    return entry && entry.stamp === this.changes.of(slug) ? entry.value : undefined;
+  }
+
+  /** Keeps a schema answer of `slug` read under `stamp`. */
+  keepSchema(slug: string, key: string, value: S, stamp: number): void {
+    if (stamp === this.changes.of(slug)) this.schemas.set(key, { value, stamp });
+  }
+
+  /** Records that `slug` changed: its details, its schemas and every search answer are stale. */
   changed(slug: string): void {
     this.generation++;
     this.searches.clear();
-    this.detailsChanged(slug);
+    this.changes.raise(slug);
+    this.counts.raise(slug);
   }
 
   /** Records that download counts of `slugs` were written: their details are stale. */
   countsWritten(slugs: Iterable<string>): void {
-    for (const slug of slugs) this.detailsChanged(slug);
-  }
-
-  private detailsChanged(slug: string): void {
-    this.detailGeneration++;
-    if (this.slugGenerations.size >= MAX_TRACKED_SLUGS) {
-      this.slugGenerations.clear();
-      this.details.clear();
-      this.baseline = this.detailGeneration;
-    }
-    this.slugGenerations.set(slug, this.detailGeneration);
+    for (const slug of slugs) this.counts.raise(slug);
   }
 }

@@ -15,9 +15,10 @@ import {
   type SearchResponse,
   type SigningKeyInfo,
   type UpdateResponse,
+  type VersionRecord,
 } from '@weft/core';
 import { authenticate, generateApiKey } from './auth.js';
-import { AnswerCache } from './answer-cache.js';
+import { AnswerCache, MAX_CACHED_SCHEMA_BYTES } from './answer-cache.js';
 import type { DefinitionFormat } from './definition/parse.js';
 import { buildDetail, pickVersion } from './detail.js';
 import { DownloadCounter } from './download-counter.js';
@@ -37,14 +38,20 @@ export interface Submission {
   parsed?: unknown;
 }
 
+/** A schema download: the version record (checksum, content type) and its exact bytes. */
+export interface SchemaAnswer {
+  record: VersionRecord;
+  body: Uint8Array;
+}
+
 /**
  * The registry's operations, independent of HTTP. Search and detail answers are cached until a
  * change of this process makes them stale (see {@link AnswerCache}).
  */
 export class RegistryService {
-  private readonly cache: AnswerCache;
+  private readonly cache: AnswerCache<SchemaAnswer>;
   /** Answers being read from the store, by cache key (see {@link shared}). */
-  private readonly reading = new Map<string, { stamp: number; answer: Promise<string> }>();
+  private readonly reading = new Map<string, { stamp: number; answer: Promise<unknown> }>();
   private readonly downloads: DownloadCounter;
 
   constructor(readonly options: CompiledRegistryOptions) {
@@ -127,13 +134,9 @@ export class RegistryService {
    * same stamp (no change of this process since it began): then its answer is shared, so a
    * burst of identical requests for a cold answer costs one database read, not one each.
    */
-  private shared(
-    key: string,
-    stamp: number,
-    read: (stamp: number) => Promise<string>,
-  ): Promise<string> {
+  private shared<T>(key: string, stamp: number, read: (stamp: number) => Promise<T>): Promise<T> {
     const current = this.reading.get(key);
-    if (current && current.stamp === stamp) return current.answer;
+    if (current && current.stamp === stamp) return current.answer as Promise<T>;
     const answer = read(stamp).finally(() => {
       if (this.reading.get(key)?.answer === answer) this.reading.delete(key);
     });
@@ -141,18 +144,32 @@ export class RegistryService {
     return answer;
   }
 
-  /** `GET /plugins/{slug}/{version}/schema`: the exact bytes (counted as a download). */
-  async schema(slug: string, version: string) {
+  /**
+   * `GET /plugins/{slug}/{version}/schema`: the exact bytes, and `count` to count the download.
+   * Bodies up to 64 KiB are cached until a change of the slug (a removed version is never
+   * served from the cache).
+   */
+  async schema(slug: string, version: string): Promise<SchemaAnswer & { count(): Promise<void> }> {
     requireSlug(slug);
-    const state = await this.options.store.getPlugin(slug);
-    if (!state) throw new NotFoundError(`no plugin ${slug}`, { slug });
-    const record = pickVersion(state, slug, version);
-    const body = await this.options.store.getBody(slug, record.version);
-    if (!body) throw new NotFoundError(`${slug}@${version} has no definition`, { slug, version });
+    const key = `${slug}\0${version}`;
+    const answer =
+      this.cache.schema(slug, key) ??
+      (await this.shared(`schema\0${key}`, this.cache.schemaStamp(slug), async (stamp) => {
+        const state = await this.options.store.getPlugin(slug);
+        if (!state) throw new NotFoundError(`no plugin ${slug}`, { slug });
+        const record = pickVersion(state, slug, version);
+        const body = await this.options.store.getBody(slug, record.version);
+        if (!body)
+          throw new NotFoundError(`${slug}@${version} has no definition`, { slug, version });
+        const read = { record, body };
+        if (body.byteLength <= MAX_CACHED_SCHEMA_BYTES)
+          this.cache.keepSchema(slug, key, read, stamp);
+        return read;
+      }));
+    const counted = answer.record.version;
     return {
-      record,
-      body,
-      count: () => this.downloads.count(slug, record.version, isoNow(this.options.clock)),
+      ...answer,
+      count: () => this.downloads.count(slug, counted, isoNow(this.options.clock)),
     };
   }
 

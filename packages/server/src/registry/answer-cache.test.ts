@@ -27,6 +27,7 @@ for (const store of TEST_STORES) {
       });
       expect(deprecated.statusCode).toBe(200);
       expect((await h().get('/plugins/slack')).json().status).toBe('deprecated');
+      expect((await h().get('/plugins/slack/1.1.0/schema')).statusCode).toBe(200);
       const removed = await h().app.inject({
         method: 'DELETE',
         url: '/plugins/slack/1.1.0',
@@ -35,6 +36,8 @@ for (const store of TEST_STORES) {
       expect(removed.statusCode).toBe(200);
       expect((await h().get('/plugins/slack')).json().version).toBe('1.0.0');
       expect((await h().get('/plugins/slack?version=1.1.0')).statusCode).toBe(404);
+      expect((await h().get('/plugins/slack/1.1.0/schema')).statusCode).toBe(404);
+      expect((await h().get('/plugins/slack/1.0.0/schema')).statusCode).toBe(200);
     });
 
     it('keeps search answers through installs; details show counts once written', async () => {
