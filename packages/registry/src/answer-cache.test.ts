@@ -55,6 +55,27 @@ describe('AnswerCache', () => {
     expect(cache.schema('b', 'b/1')).toBe('other');
   });
 
+  it('drops everything, and keeps nothing read before, when any plugin may have changed', () => {
+    const { cache } = make();
+    const stamps = {
+      search: cache.searchStamp(),
+      a: cache.detailStamp('a'),
+      s: cache.schemaStamp('a'),
+    };
+    cache.keepSearch('q', 'S', stamps.search);
+    cache.keepDetail('a', 'a/', 'A', stamps.a);
+    cache.keepSchema('a', 'a/1', 'bytes', stamps.s);
+    cache.changedAll();
+    expect([cache.search('q'), cache.detail('a', 'a/'), cache.schema('a', 'a/1')]).toEqual([
+      undefined,
+      undefined,
+      undefined,
+    ]);
+    cache.keepDetail('a', 'a/', 'stale', stamps.a);
+    cache.keepSchema('a', 'a/1', 'stale', stamps.s);
+    expect([cache.detail('a', 'a/'), cache.schema('a', 'a/1')]).toEqual([undefined, undefined]);
+  });
+
   it('never keeps an answer whose read began before a change', () => {
     const { cache } = make();
     const searchStamp = cache.searchStamp();

@@ -25,6 +25,13 @@ class SlugGenerations {
     return this.bySlug.get(slug) ?? this.baseline;
   }
 
+  /** Raises every slug's generation at once. */
+  raiseAll(): void {
+    this.bySlug.clear();
+    this.baseline = ++this.next;
+    this.onReset();
+  }
+
   raise(slug: string): void {
     this.next++;
     if (this.bySlug.size >= MAX_TRACKED_SLUGS) {
@@ -122,6 +129,14 @@ export class AnswerCache<S = unknown> {
     this.searches.clear();
     this.changes.raise(slug);
     this.counts.raise(slug);
+  }
+
+  /** Records that any plugin may have changed (changes elsewhere were missed): all is stale. */
+  changedAll(): void {
+    this.generation++;
+    this.searches.clear();
+    this.changes.raiseAll();
+    this.counts.raiseAll();
   }
 
   /** Records that download counts of `slugs` were written: their details are stale. */

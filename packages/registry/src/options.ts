@@ -18,10 +18,10 @@ export interface RegistryOptions {
   /** Base of absolute URLs (`schema_url`, `url`); default: from the request's Host. */
   publicUrl?: string;
   /**
-   * Search and detail answers are cached until a write of this process (publish, update,
-   * deprecate, unpublish; written download counts for details) makes them stale; this bounds,
-   * in ms, how long writes by other processes on the same database, and download counts in
-   * search pages, may go unseen. Default 10,000; 0: no cache.
+   * Search and detail answers are cached until a plugin change makes them stale (this process's
+   * at once; another process's on the same PostgreSQL database as soon as its announcement
+   * arrives); this bounds, in ms, how long a missed announcement, and download counts in search
+   * pages, may go unseen. Default 10,000; 0: no cache.
    */
   cacheTtlMs?: number;
   /**

@@ -61,9 +61,23 @@ export class RegistryService {
     );
   }
 
-  /** Writes the download counts not yet written; call before the store closes. */
-  close(): Promise<void> {
-    return this.downloads.close();
+  private unwatch: (() => Promise<void>) | undefined;
+
+  /**
+   * Drops cached answers as soon as another process on the same database (a replica sharing
+   * PostgreSQL) changes a plugin, instead of when their time to live runs out.
+   */
+  async watchOtherProcesses(): Promise<void> {
+    this.unwatch ??= await this.options.store.watchPluginChanges((slug) =>
+      slug === null ? this.cache.changedAll() : this.cache.changed(slug),
+    );
+  }
+
+  /** Writes the download counts not yet written and stops watching; call before the store closes. */
+  async close(): Promise<void> {
+    await this.unwatch?.();
+    this.unwatch = undefined;
+    await this.downloads.close();
   }
 
   /** The caller of a write; throws UNAUTHORIZED. */

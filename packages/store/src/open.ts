@@ -2,6 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { Kysely, PostgresDialect, SqliteDialect, sql } from 'kysely';
+import { PgChangeFeed } from './pg-change-feed.js';
 import { openPgPool } from './pg-pool.js';
 import type {
   DeploymentStore,
@@ -137,7 +138,13 @@ export async function openStore(options: StoreOptions): Promise<OpenedStore> {
     throw error;
   }
   return {
-    registry: new KyselyRegistryStore(db, 'postgres'),
+    registry: new KyselyRegistryStore(
+      db,
+      'postgres',
+      undefined,
+      undefined,
+      new PgChangeFeed(compiled.url, compiled.schema),
+    ),
     triggers: new KyselyTriggerStore(db, 'postgres'),
     deployments: new KyselyDeploymentStore(db, 'postgres'),
     routes: new KyselyRoutesStore(db, 'postgres'),

@@ -14,6 +14,7 @@ import {
   type SigningKeyRecord,
 } from '@weft/core';
 import { applyChange } from './apply-change.js';
+import type { PgChangeFeed } from './pg-change-feed.js';
 import type { Database, Dialect } from './database.js';
 import {
   isUniqueViolation,
@@ -46,6 +47,7 @@ export class KyselyRegistryStore implements RegistryStore {
     readonly kind: Dialect,
     sqlite?: BetterSqlite3.Database,
     private readonly beforeClose?: () => Promise<void> | undefined,
+    private readonly changes?: PgChangeFeed,
   ) {
     this.runner = new SqlRunner(db, kind, sqlite);
   }
@@ -79,6 +81,7 @@ export class KyselyRegistryStore implements RegistryStore {
         }
         const { change, result } = decide(state, confusable);
         await applyChange(trx, this.kind, slug, change);
+        await this.changes?.announce(trx, slug);
         return result;
       });
     } catch (error) {
@@ -209,7 +212,13 @@ export class KyselyRegistryStore implements RegistryStore {
     await this.db.selectFrom('api_keys').select('id').limit(1).execute();
   }
 
+  /** PostgreSQL: other processes' plugin changes, announced with LISTEN/NOTIFY; SQLite: none. */
+  async watchPluginChanges(listener: (slug: string | null) => void): Promise<() => Promise<void>> {
+    return this.changes ? this.changes.watch(listener) : async () => {};
+  }
+
   async close(): Promise<void> {
+    await this.changes?.close();
     await this.beforeClose?.();
     await this.db.destroy();
   }

@@ -161,6 +161,13 @@ export interface RegistryStore {
   listSigningKeys(owner: string): Promise<SigningKeyRecord[]>;
   /** Throws when the database cannot be reached. */
   ping(): Promise<void>;
+  /**
+   * Tells `listener` about plugin changes other processes on the same database commit: the slug
+   * changed, or `null` when changes may have been missed (the feed reconnected), so that caches
+   * of answers can drop what went stale at once. A store no other server writes to (an
+   * embedded SQLite file) tells nothing. Resolves to a function that stops listening.
+   */
+  watchPluginChanges(listener: (slug: string | null) => void): Promise<() => Promise<void>>;
   /** Closes connections. */
   close(): Promise<void>;
 }

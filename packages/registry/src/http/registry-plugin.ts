@@ -23,6 +23,7 @@ export function registryPlugin(options: RegistryOptions) {
     registerReadRoutes(app, service);
     registerWriteRoutes(app, service);
     registerKeyRoutes(app, service);
+    if (compiled.cacheTtlMs > 0) await service.watchOtherProcesses();
     app.addHook('onClose', () => service.close());
   };
 }
