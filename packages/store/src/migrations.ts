@@ -154,6 +154,17 @@ function migrations(dialect: Dialect): Record<string, Migration> {
       },
     },
     '0006_search_fold': searchFoldMigration(dialect),
+    '0007_search_index_direct': {
+      // PostgreSQL: the full-text index is updated by every listing change itself, instead of
+      // through GIN's pending list. With the pending list (the default), every search scanned
+      // all entries not yet merged, up to 4 MB of them until a vacuum came: at 10,000 plugins a
+      // selective search took ~5 ms instead of ~0.4 ms. Listing changes are rare; searches are not.
+      async up(db: Kysely<unknown>) {
+        if (dialect !== 'postgres') return;
+        await sql`ALTER INDEX plugins_search SET (fastupdate = off)`.execute(db);
+        await sql`SELECT gin_clean_pending_list('plugins_search'::regclass)`.execute(db);
+      },
+    },
   };
 }
 

@@ -115,7 +115,10 @@ export async function openStore(options: StoreOptions): Promise<OpenedStore> {
     );
     if (options.kind === 'sqlite' && options.checkpoints === 'background') checkpoints?.start();
     return {
-      registry: new KyselyRegistryStore(db, 'sqlite', database, () => checkpoints?.stop()),
+      registry: new KyselyRegistryStore(db, 'sqlite', {
+        sqlite: database,
+        beforeClose: () => checkpoints?.stop(),
+      }),
       triggers: new KyselyTriggerStore(db, 'sqlite', group),
       deployments: new KyselyDeploymentStore(db, 'sqlite'),
       routes: new KyselyRoutesStore(db, 'sqlite'),
@@ -138,13 +141,10 @@ export async function openStore(options: StoreOptions): Promise<OpenedStore> {
     throw error;
   }
   return {
-    registry: new KyselyRegistryStore(
-      db,
-      'postgres',
-      undefined,
-      undefined,
-      new PgChangeFeed(compiled.url, compiled.schema),
-    ),
+    registry: new KyselyRegistryStore(db, 'postgres', {
+      pool,
+      changes: new PgChangeFeed(compiled.url, compiled.schema),
+    }),
     triggers: new KyselyTriggerStore(db, 'postgres'),
     deployments: new KyselyDeploymentStore(db, 'postgres'),
     routes: new KyselyRoutesStore(db, 'postgres'),

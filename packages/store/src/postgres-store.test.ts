@@ -1,4 +1,5 @@
-import { describe } from 'vitest';
+import pg from 'pg';
+import { describe, expect, it } from 'vitest';
 import { registryStoreContract } from './registry-store.contract.js';
 import { openTestStore } from './test-stores.js';
 
@@ -6,4 +7,21 @@ const url = process.env['WEFT_TEST_DATABASE_URL'];
 
 describe.skipIf(!url)('PostgreSQL store (set WEFT_TEST_DATABASE_URL to run)', () => {
   registryStoreContract(() => openTestStore('postgres', url));
+
+  it('keeps the full-text index without a pending list, so searches never scan one', async () => {
+    const test = await openTestStore('postgres', url);
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    try {
+      const { rows } = await client.query<{ reloptions: string[] | null }>(
+        `SELECT c.reloptions FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+         WHERE c.relname = 'plugins_search' AND n.nspname = $1`,
+        [test.schema],
+      );
+      expect(rows[0]?.reloptions).toContain('fastupdate=off');
+    } finally {
+      await client.end();
+      await test.dispose();
+    }
+  });
 });

@@ -1,4 +1,5 @@
 import type BetterSqlite3 from 'better-sqlite3';
+import type pg from 'pg';
 import { CompiledQuery, type Kysely } from 'kysely';
 import type { PluginDefinition, PluginState } from '@weft/core';
 import type { Database, Dialect } from './database.js';
@@ -10,21 +11,36 @@ export type Row = Record<string, unknown>;
 /** Most SQLite statements kept prepared (the registry's hot reads need a handful). */
 const MAX_STATEMENTS = 64;
 
+/** The connections under Kysely that the hot reads use directly. */
+export interface RunnerConnections {
+  /** SQLite: the connection, to keep statements prepared. */
+  sqlite?: BetterSqlite3.Database;
+  /** PostgreSQL: the pool, to run named (prepared) statements. */
+  pool?: pg.Pool;
+}
+
 /**
  * Runs the registry's hot reads as fixed SQL texts: on SQLite through statements prepared once
- * (Kysely prepares each query anew) on the connection under Kysely, on PostgreSQL through the
- * pool in one round trip each.
+ * (Kysely prepares each query anew) on the connection under Kysely, on PostgreSQL as named
+ * statements on the pool, in one round trip each. A named statement is planned once per
+ * connection (PostgreSQL then keeps a generic plan): planning the ranked search cost ~0.9 ms
+ * each time, five times what running it costs for a selective query.
  * Texts use `?` placeholders; they become `$1, $2, ...` on PostgreSQL.
  */
 export class SqlRunner {
   private readonly statements = new Map<string, BetterSqlite3.Statement>();
-  private readonly postgresTexts = new Map<string, string>();
+  private readonly postgresTexts = new Map<string, { name: string; text: string }>();
+  private readonly sqlite: BetterSqlite3.Database | undefined;
+  private readonly pool: pg.Pool | undefined;
 
   constructor(
     private readonly db: Kysely<Database>,
     readonly dialect: Dialect,
-    private readonly sqlite: BetterSqlite3.Database | undefined,
-  ) {}
+    connections: RunnerConnections = {},
+  ) {
+    this.sqlite = connections.sqlite;
+    this.pool = connections.pool;
+  }
 
   /** Every row of `text` run with `params`. */
   async all(text: string, params: readonly unknown[]): Promise<Row[]> {
@@ -37,13 +53,19 @@ export class SqlRunner {
       const result = await this.db.executeQuery<Row>(CompiledQuery.raw(text, [...params]));
       return result.rows;
     }
-    let numbered = this.postgresTexts.get(text);
-    if (numbered === undefined) {
+    let named = this.postgresTexts.get(text);
+    if (named === undefined) {
       let n = 0;
-      numbered = text.replace(/\?/g, () => `$${++n}`);
-      this.postgresTexts.set(text, numbered);
+      named = {
+        name: `weft_registry_read_${this.postgresTexts.size + 1}`,
+        text: text.replace(/\?/g, () => `$${++n}`),
+      };
+      this.postgresTexts.set(text, named);
     }
-    const result = await this.db.executeQuery<Row>(CompiledQuery.raw(numbered, [...params]));
+    if (this.pool) {
+      return (await this.pool.query<Row>({ ...named, values: [...params] })).rows;
+    }
+    const result = await this.db.executeQuery<Row>(CompiledQuery.raw(named.text, [...params]));
     return result.rows;
   }
 

@@ -1,4 +1,3 @@
-import type BetterSqlite3 from 'better-sqlite3';
 import type { Kysely } from 'kysely';
 import {
   ConflictError,
@@ -23,7 +22,7 @@ import {
   toVersionRecord,
   VERSION_COLUMNS,
 } from './rows.js';
-import { readDetail, SqlRunner } from './registry-reads.js';
+import { readDetail, SqlRunner, type RunnerConnections } from './registry-reads.js';
 import { searchPlugins } from './search.js';
 import { downloadStats, recordDownloads } from './downloads.js';
 
@@ -31,6 +30,14 @@ import { downloadStats, recordDownloads } from './downloads.js';
 const MAX_CACHED_KEYS = 10_000;
 
 /** The registry store port over Kysely, for SQLite and PostgreSQL alike. */
+/** What a {@link KyselyRegistryStore} uses beside Kysely. */
+export interface RegistryStoreConnections extends RunnerConnections {
+  /** Runs before the connection closes (SQLite: stops its checkpoint thread). */
+  beforeClose?: () => Promise<void> | undefined;
+  /** PostgreSQL: announces plugin changes to the other processes, and hears theirs. */
+  changes?: PgChangeFeed;
+}
+
 export class KyselyRegistryStore implements RegistryStore {
   private readonly runner: SqlRunner;
   /**
@@ -40,16 +47,17 @@ export class KyselyRegistryStore implements RegistryStore {
    */
   private readonly keys = new Map<string, ApiKeyRecord>();
 
-  /** `sqlite`: the connection under `db`, to keep the hot reads' statements prepared. */
-  /** `beforeClose` runs before the connection closes (SQLite: stops its checkpoint thread). */
+  private readonly beforeClose: (() => Promise<void> | undefined) | undefined;
+  private readonly changes: PgChangeFeed | undefined;
+
   constructor(
     private readonly db: Kysely<Database>,
     readonly kind: Dialect,
-    sqlite?: BetterSqlite3.Database,
-    private readonly beforeClose?: () => Promise<void> | undefined,
-    private readonly changes?: PgChangeFeed,
+    connections: RegistryStoreConnections = {},
   ) {
-    this.runner = new SqlRunner(db, kind, sqlite);
+    this.runner = new SqlRunner(db, kind, connections);
+    this.beforeClose = connections.beforeClose;
+    this.changes = connections.changes;
   }
 
   async modifyPlugin<T>(

@@ -6,6 +6,8 @@ import { openStore } from './open.js';
 /** A throwaway store for tests, and how to get rid of it. */
 export interface TestStore {
   store: RegistryStore;
+  /** PostgreSQL: the schema holding its data. */
+  schema?: string;
   /** Closes the store and drops its data (the PostgreSQL schema). */
   dispose(): Promise<void>;
 }
@@ -27,6 +29,7 @@ export async function openTestStore(
   const { registry } = await openStore({ kind: 'postgres', url: databaseUrl, schema, poolSize: 4 });
   return {
     store: registry,
+    schema,
     dispose: async () => {
       await registry.close();
       const client = new pg.Client({ connectionString: databaseUrl });
