@@ -1,39 +1,47 @@
 import { sql, type Kysely } from 'kysely';
 import type { DownloadCount, DownloadStats } from '@weft/core';
-import type { Database } from './database.js';
+import type { Database, Dialect } from './database.js';
 
 /**
- * Adds counted downloads in one transaction: each entry raises the plugin's total, the
- * version's total and the day's row by its count.
+ * The counts as a table `(slug, version, date, n)` for set-based statements: PostgreSQL arrays
+ * through `unnest`, SQLite a JSON array through `json_each`.
+ */
+function countsTable(dialect: Dialect, counts: readonly DownloadCount[]) {
+  if (dialect === 'postgres') {
+    return sql`(SELECT * FROM unnest(${counts.map((c) => c.slug)}::text[],
+      ${counts.map((c) => c.version)}::text[], ${counts.map((c) => c.date)}::text[],
+      ${counts.map((c) => c.count)}::int[]) AS t(slug, version, date, n))`;
+  }
+  const rows = JSON.stringify(counts.map((c) => [c.slug, c.version, c.date, c.count]));
+  return sql`(SELECT json_extract(value, '$[0]') AS slug, json_extract(value, '$[1]') AS version,
+      json_extract(value, '$[2]') AS date, json_extract(value, '$[3]') AS n
+    FROM json_each(${rows}))`;
+}
+
+/**
+ * Adds counted downloads in one transaction of three set-based statements, whatever the number
+ * of counts: each plugin's total, each version's total and each day's row grow by their sums.
+ * (One statement per count took ~1 s for 2,500 counts on PostgreSQL, a round trip each.)
  */
 export async function recordDownloads(
   db: Kysely<Database>,
+  dialect: Dialect,
   counts: readonly DownloadCount[],
 ): Promise<void> {
   if (counts.length === 0) return;
+  const table = countsTable(dialect, counts);
   await db.transaction().execute(async (trx) => {
-    for (const { slug, version, date, count } of counts) {
-      await trx
-        .updateTable('plugins')
-        .set({ downloads: sql`downloads + ${count}` })
-        .where('slug', '=', slug)
-        .execute();
-      await trx
-        .updateTable('plugin_versions')
-        .set({ downloads: sql`downloads + ${count}` })
-        .where('slug', '=', slug)
-        .where('version', '=', version)
-        .execute();
-      await trx
-        .insertInto('download_days')
-        .values({ slug, version, date, downloads: count })
-        .onConflict((oc) =>
-          oc
-            .columns(['slug', 'version', 'date'])
-            .doUpdateSet({ downloads: sql`download_days.downloads + ${count}` }),
-        )
-        .execute();
-    }
+    await sql`UPDATE plugins SET downloads = plugins.downloads + d.n
+      FROM (SELECT slug, sum(n) AS n FROM ${table} c GROUP BY slug) d
+      WHERE plugins.slug = d.slug`.execute(trx);
+    await sql`UPDATE plugin_versions SET downloads = plugin_versions.downloads + d.n
+      FROM (SELECT slug, version, sum(n) AS n FROM ${table} c GROUP BY slug, version) d
+      WHERE plugin_versions.slug = d.slug AND plugin_versions.version = d.version`.execute(trx);
+    // `WHERE true`: SQLite needs it to read ON CONFLICT as the upsert of an INSERT ... SELECT.
+    await sql`INSERT INTO download_days (slug, version, date, downloads)
+      SELECT slug, version, date, sum(n) FROM ${table} c WHERE true GROUP BY slug, version, date
+      ON CONFLICT (slug, version, date)
+      DO UPDATE SET downloads = download_days.downloads + excluded.downloads`.execute(trx);
   });
 }
 

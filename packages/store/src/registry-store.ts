@@ -146,7 +146,7 @@ export class KyselyRegistryStore implements RegistryStore {
   }
 
   recordDownloads(counts: readonly DownloadCount[]): Promise<void> {
-    return recordDownloads(this.db, counts);
+    return recordDownloads(this.db, this.kind, counts);
   }
 
   search(query: SearchQuery): Promise<{ total: number; plugins: PluginRecord[] }> {
