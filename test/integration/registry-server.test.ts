@@ -1,6 +1,6 @@
 import { spawn, execFile, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync } from 'node:fs';
-import { connect } from 'node:net';
+import { connect, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -78,13 +78,19 @@ describe('weft server over real HTTP, driven by the weft binary', () => {
     expect((await weft('plugin', 'verify', 'github@2.3.1')).code).toBe(0);
   }, 60_000);
 
-  it('answers 413 as soon as the declared length is over the limit, without reading the body', async () => {
+  /**
+   * Sends a raw `POST /plugins` with `headers` over a socket, then lets `send` write the body,
+   * and resolves with the answer once its JSON body has arrived (even if the server closed the
+   * socket while the body was still being sent).
+   */
+  const rawPublish = (headers: string, send: (socket: Socket) => void, timeoutMs: number) => {
     const { hostname: host, port } = new URL(url);
-    const answer = await new Promise<string>((resolve, reject) => {
+    return new Promise<string>((resolve, reject) => {
       const socket = connect(Number(port), host, () => {
         socket.write(
-          `POST /plugins HTTP/1.1\r\nHost: ${host}\r\nAuthorization: Bearer ${key}\r\nContent-Type: application/json\r\nContent-Length: ${64 * 1024 * 1024}\r\n\r\n{"slug":`,
+          `POST /plugins HTTP/1.1\r\nHost: ${host}\r\nAuthorization: Bearer ${key}\r\nContent-Type: application/json\r\n${headers}\r\n\r\n`,
         );
+        send(socket);
       });
       let text = '';
       socket.on('data', (chunk) => {
@@ -94,22 +100,27 @@ describe('weft server over real HTTP, driven by the weft binary', () => {
           resolve(text);
         }
       });
-      socket.on('error', reject);
-      setTimeout(() => reject(new Error(`no answer; got ${text}`)), 5000);
+      socket.on('error', (error) => (text.includes('413') ? resolve(text) : reject(error)));
+      setTimeout(() => reject(new Error(`no answer; got ${text}`)), timeoutMs);
     });
+  };
+
+  it('answers 413 as soon as the declared length is over the limit, without reading the body', async () => {
+    const answer = await rawPublish(
+      `Content-Length: ${64 * 1024 * 1024}`,
+      (socket) => socket.write('{"slug":'),
+      5000,
+    );
     expect(answer).toMatch(/^HTTP\/1\.1 413/);
     expect(answer).toContain('"code":"PAYLOAD_TOO_LARGE"');
   });
 
   it('answers 413 to a chunked body once it passes the limit, before the sender is done', async () => {
-    const { hostname: host, port } = new URL(url);
     let sent = 0;
-    const answer = await new Promise<string>((resolve, reject) => {
-      const socket = connect(Number(port), host, () => {
-        socket.write(
-          `POST /plugins HTTP/1.1\r\nHost: ${host}\r\nAuthorization: Bearer ${key}\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n`,
-        );
-        const chunk = 'x'.repeat(64 * 1024);
+    const chunk = 'x'.repeat(64 * 1024);
+    const answer = await rawPublish(
+      'Transfer-Encoding: chunked',
+      (socket) => {
         const feed = () => {
           // 64 MiB at most: far more than the limit, never sent whole once the answer comes.
           if (socket.destroyed || sent >= 64 * 1024 * 1024) return;
@@ -118,18 +129,9 @@ describe('weft server over real HTTP, driven by the weft binary', () => {
           else socket.once('drain', feed);
         };
         feed();
-      });
-      let text = '';
-      socket.on('data', (data) => {
-        text += data.toString();
-        if (text.includes('\r\n\r\n') && text.includes('}')) {
-          socket.destroy();
-          resolve(text);
-        }
-      });
-      socket.on('error', (error) => (text.includes('413') ? resolve(text) : reject(error)));
-      setTimeout(() => reject(new Error(`no answer; got ${text}`)), 10_000);
-    });
+      },
+      10_000,
+    );
     expect(answer).toMatch(/^HTTP\/1\.1 413/);
     expect(answer).toContain('"limit":1048576');
     expect(sent).toBeLessThan(64 * 1024 * 1024);

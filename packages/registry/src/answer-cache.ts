@@ -13,33 +13,42 @@ const MAX_TRACKED_SLUGS = 100_000;
 const MAX_SCHEMAS = 1000;
 export const MAX_CACHED_SCHEMA_BYTES = 64 * 1024;
 
-/** A generation per slug: raised when something about the slug changes. */
-class SlugGenerations {
+/**
+ * Answers about one slug each (details, schema bytes), with a generation per slug: an answer
+ * is served only while its slug's generation is the one its read began under.
+ */
+class SlugAnswers<T> {
   private next = 0;
   private readonly bySlug = new Map<string, number>();
   private baseline = 0;
 
-  constructor(private readonly onReset: () => void) {}
+  constructor(private readonly answers: TtlCache<Stamped<T>>) {}
 
-  of(slug: string): number {
+  /** The stamp to give an answer about `slug` whose read begins now. */
+  stamp(slug: string): number {
     return this.bySlug.get(slug) ?? this.baseline;
   }
 
-  /** Raises every slug's generation at once. */
+  get(slug: string, key: string): T | undefined {
+    const entry = this.answers.get(key);
+    return entry && entry.stamp === this.stamp(slug) ? entry.value : undefined;
+  }
+
+  keep(slug: string, key: string, value: T, stamp: number): void {
+    if (stamp === this.stamp(slug)) this.answers.set(key, { value, stamp });
+  }
+
+  /** Makes every answer about `slug` stale. */
+  raise(slug: string): void {
+    if (this.bySlug.size >= MAX_TRACKED_SLUGS) this.raiseAll();
+    this.bySlug.set(slug, ++this.next);
+  }
+
+  /** Makes every answer stale. */
   raiseAll(): void {
     this.bySlug.clear();
     this.baseline = ++this.next;
-    this.onReset();
-  }
-
-  raise(slug: string): void {
-    this.next++;
-    if (this.bySlug.size >= MAX_TRACKED_SLUGS) {
-      this.bySlug.clear();
-      this.baseline = this.next;
-      this.onReset();
-    }
-    this.bySlug.set(slug, this.next);
+    this.answers.clear();
   }
 }
 
@@ -62,17 +71,15 @@ export class AnswerCache<S = unknown> {
   /** Generation of the search answers: raised by every change. */
   private generation = 0;
   private readonly searches: TtlCache<Stamped<string>>;
-  private readonly details: TtlCache<Stamped<string>>;
-  private readonly schemas: TtlCache<Stamped<S>>;
-  /** Raised by changes of a slug: the stamp of its schema answers. */
-  private readonly changes = new SlugGenerations(() => this.schemas.clear());
-  /** Raised by changes and written counts of a slug: the stamp of its detail answers. */
-  private readonly counts = new SlugGenerations(() => this.details.clear());
+  /** Stale on changes and written counts of their slug. */
+  private readonly details: SlugAnswers<string>;
+  /** Stale on changes of their slug only. */
+  private readonly schemas: SlugAnswers<S>;
 
   constructor(ttlMs: number, maxEntries: number, now: () => number) {
     this.searches = new TtlCache(ttlMs, maxEntries, now);
-    this.details = new TtlCache(ttlMs, maxEntries, now);
-    this.schemas = new TtlCache(ttlMs, Math.min(maxEntries, MAX_SCHEMAS), now);
+    this.details = new SlugAnswers(new TtlCache(ttlMs, maxEntries, now));
+    this.schemas = new SlugAnswers(new TtlCache(ttlMs, Math.min(maxEntries, MAX_SCHEMAS), now));
   }
 
   /** The stamp to give a search answer whose read begins now. */
@@ -92,55 +99,39 @@ export class AnswerCache<S = unknown> {
   }
 
   /** The stamp to give a detail answer of `slug` whose read begins now. */
-  detailStamp(slug: string): number {
-    return this.counts.of(slug);
-  }
-
+  detailStamp = (slug: string): number => this.details.stamp(slug);
   /** A detail answer of `slug` still valid, if any. */
-  detail(slug: string, key: string): string | undefined {
-    const entry = this.details.get(key);
-    return entry && entry.stamp === this.counts.of(slug) ? entry.value : undefined;
-  }
-
+  detail = (slug: string, key: string): string | undefined => this.details.get(slug, key);
   /** Keeps a detail answer of `slug` read under `stamp`. */
-  keepDetail(slug: string, key: string, text: string, stamp: number): void {
-    if (stamp === this.counts.of(slug)) this.details.set(key, { value: text, stamp });
-  }
+  keepDetail = (slug: string, key: string, text: string, stamp: number): void =>
+    this.details.keep(slug, key, text, stamp);
 
   /** The stamp to give a schema answer of `slug` whose read begins now. */
-  schemaStamp(slug: string): number {
-    return this.changes.of(slug);
-  }
-
+  schemaStamp = (slug: string): number => this.schemas.stamp(slug);
   /** A schema answer of `slug` still valid, if any. */
-  schema(slug: string, key: string): S | undefined {
-    const entry = this.schemas.get(key);
-    return entry && entry.stamp === this.changes.of(slug) ? entry.value : undefined;
-  }
-
+  schema = (slug: string, key: string): S | undefined => this.schemas.get(slug, key);
   /** Keeps a schema answer of `slug` read under `stamp`. */
-  keepSchema(slug: string, key: string, value: S, stamp: number): void {
-    if (stamp === this.changes.of(slug)) this.schemas.set(key, { value, stamp });
-  }
+  keepSchema = (slug: string, key: string, value: S, stamp: number): void =>
+    this.schemas.keep(slug, key, value, stamp);
 
   /** Records that `slug` changed: its details, its schemas and every search answer are stale. */
   changed(slug: string): void {
     this.generation++;
     this.searches.clear();
-    this.changes.raise(slug);
-    this.counts.raise(slug);
+    this.schemas.raise(slug);
+    this.details.raise(slug);
   }
 
   /** Records that any plugin may have changed (changes elsewhere were missed): all is stale. */
   changedAll(): void {
     this.generation++;
     this.searches.clear();
-    this.changes.raiseAll();
-    this.counts.raiseAll();
+    this.schemas.raiseAll();
+    this.details.raiseAll();
   }
 
   /** Records that download counts of `slugs` were written: their details are stale. */
   countsWritten(slugs: Iterable<string>): void {
-    for (const slug of slugs) this.counts.raise(slug);
+    for (const slug of slugs) this.details.raise(slug);
   }
 }

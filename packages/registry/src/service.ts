@@ -53,6 +53,8 @@ export class RegistryService {
   /** Answers being read from the store, by cache key (see {@link shared}). */
   private readonly reading = new Map<string, { stamp: number; answer: Promise<unknown> }>();
   private readonly downloads: DownloadCounter;
+  /** Stops watching other processes' changes (see {@link watchOtherProcesses}). */
+  private unwatch: (() => Promise<void>) | undefined;
 
   constructor(readonly options: CompiledRegistryOptions) {
     this.cache = new AnswerCache(options.cacheTtlMs, options.cacheSize, () => options.clock.now());
@@ -60,8 +62,6 @@ export class RegistryService {
       this.cache.countsWritten(slugs),
     );
   }
-
-  private unwatch: (() => Promise<void>) | undefined;
 
   /**
    * Drops cached answers as soon as another process on the same database (a replica sharing

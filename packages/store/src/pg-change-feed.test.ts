@@ -3,40 +3,9 @@ import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { RegistryStore } from '@weft/core';
 import { openStore } from './open.js';
+import { createTestPlugin } from './test-stores.js';
 
 const url = process.env['WEFT_TEST_DATABASE_URL'];
-
-/** Publishes `slug` through `store` as the registry does. */
-async function create(store: RegistryStore, slug: string): Promise<void> {
-  const definition = {
-    slug,
-    version: '1.0.0',
-    name: slug,
-    description: 'Sends messages',
-    author: 'acme',
-    tags: [],
-    actions: [{ name: 'run', description: 'Runs' }],
-  } as never;
-  const at = '2026-01-02T00:00:00Z';
-  await store.modifyPlugin(slug, slug, () => ({
-    change: {
-      kind: 'create',
-      owner: 'acme',
-      slug_key: slug,
-      at,
-      version: {
-        version: '1.0.0',
-        published_at: at,
-        checksum: 'sha256:x',
-        content_type: 'application/json',
-        body: new TextEncoder().encode('{}'),
-        definition,
-        signature_key_id: null,
-      },
-    },
-    result: undefined,
-  }));
-}
 
 /** Resolves once `heard` holds `count` entries (or fails after 5 s). */
 async function until(heard: unknown[], count: number): Promise<void> {
@@ -89,10 +58,10 @@ describe.skipIf(!url)(
       await a.watchPluginChanges((slug) => heard.a.push(slug));
       await b.watchPluginChanges((slug) => heard.b.push(slug));
       await elsewhere.watchPluginChanges((slug) => heard.other.push(slug));
-      await create(a, 'slack');
+      await createTestPlugin(a, 'slack');
       await until(heard.b, 1);
-      await expect(create(a, 'slack')).rejects.toThrow();
-      await create(b, 'github');
+      await expect(createTestPlugin(a, 'slack')).rejects.toThrow();
+      await createTestPlugin(b, 'github');
       await until(heard.a, 1);
       await new Promise((resolve) => setTimeout(resolve, 100));
       expect(heard).toEqual({ a: ['github'], b: ['slack'], other: [] });
@@ -112,7 +81,7 @@ describe.skipIf(!url)(
       expect(killed.rowCount).toBe(1);
       await until(heard, 1);
       expect(heard).toEqual([null]);
-      await create(a, 'slack');
+      await createTestPlugin(a, 'slack');
       await until(heard, 2);
       expect(heard).toEqual([null, 'slack']);
       await stop();

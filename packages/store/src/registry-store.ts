@@ -29,7 +29,6 @@ import { downloadStats, recordDownloads } from './downloads.js';
 /** Most API keys {@link KyselyRegistryStore.findApiKey} keeps (the oldest found go first). */
 const MAX_CACHED_KEYS = 10_000;
 
-/** The registry store port over Kysely, for SQLite and PostgreSQL alike. */
 /** What a {@link KyselyRegistryStore} uses beside Kysely. */
 export interface RegistryStoreConnections extends RunnerConnections {
   /** Runs before the connection closes (SQLite: stops its checkpoint thread). */
@@ -38,6 +37,7 @@ export interface RegistryStoreConnections extends RunnerConnections {
   changes?: PgChangeFeed;
 }
 
+/** The registry store port over Kysely, for SQLite and PostgreSQL alike. */
 export class KyselyRegistryStore implements RegistryStore {
   private readonly runner: SqlRunner;
   /**

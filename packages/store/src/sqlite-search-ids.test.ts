@@ -4,10 +4,10 @@ import { join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { Kysely, SqliteDialect, sql } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { PluginDefinition, RegistryStore } from '@weft/core';
 import type { Database } from './database.js';
 import { migrate } from './migrations.js';
 import { openStore, type OpenedStore } from './open.js';
+import { createTestPlugin } from './test-stores.js';
 
 let opened: OpenedStore | undefined;
 afterEach(async () => {
@@ -65,38 +65,6 @@ const search = (words: string[]) => ({
   offset: 0,
 });
 
-/** Publishes a new plugin through the store, as the registry does. */
-async function create(store: RegistryStore, slug: string): Promise<void> {
-  const definition = {
-    slug,
-    version: '1.0.0',
-    name: slug,
-    description: 'Sends messages',
-    author: 'acme',
-    tags: [],
-    actions: [{ name: 'run', description: 'Runs' }],
-  } as unknown as PluginDefinition;
-  const at = '2026-01-02T00:00:00Z';
-  await store.modifyPlugin(slug, slug.replace(/-/g, ''), () => ({
-    change: {
-      kind: 'create',
-      owner: 'acme',
-      slug_key: slug.replace(/-/g, ''),
-      at,
-      version: {
-        version: '1.0.0',
-        published_at: at,
-        checksum: 'sha256:x',
-        content_type: 'application/json',
-        body: new TextEncoder().encode(JSON.stringify(definition)),
-        definition,
-        signature_key_id: null,
-      },
-    },
-    result: undefined,
-  }));
-}
-
 describe('SQLite full-text rows keyed by search id (0005_search_ids)', () => {
   it('an upgraded database finds its plugins, and new listings get the next id', async () => {
     const dataDir = await databaseBeforeSearchIds(['slack-notify', 'slack-relay', 'github']);
@@ -105,7 +73,7 @@ describe('SQLite full-text rows keyed by search id (0005_search_ids)', () => {
     expect(found.total).toBe(2);
     expect(found.plugins.map((p) => p.slug)).toEqual(['slack-notify', 'slack-relay']);
     expect((await opened.registry.search(search(['sends']))).total).toBe(3);
-    await create(opened.registry, 'slack-archive');
+    await createTestPlugin(opened.registry, 'slack-archive');
     expect((await opened.registry.search(search(['slack']))).plugins.map((p) => p.slug)).toEqual([
       'slack-archive',
       'slack-notify',

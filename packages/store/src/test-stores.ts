@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
-import type { RegistryStore } from '@weft/core';
+import type { PluginDefinition, RegistryStore } from '@weft/core';
 import { openStore } from './open.js';
 
 /** A throwaway store for tests, and how to get rid of it. */
@@ -41,4 +41,37 @@ export async function openTestStore(
       }
     },
   };
+}
+
+/** Publishes `slug` at 1.0.0 through `store`, as the registry does (for store tests). */
+export async function createTestPlugin(store: RegistryStore, slug: string): Promise<void> {
+  const definition = {
+    slug,
+    version: '1.0.0',
+    name: slug,
+    description: 'Sends messages',
+    author: 'acme',
+    tags: [],
+    actions: [{ name: 'run', description: 'Runs' }],
+  } as unknown as PluginDefinition;
+  const at = '2026-01-02T00:00:00Z';
+  const slugKey = slug.replace(/-/g, '');
+  await store.modifyPlugin(slug, slugKey, () => ({
+    change: {
+      kind: 'create',
+      owner: 'acme',
+      slug_key: slugKey,
+      at,
+      version: {
+        version: '1.0.0',
+        published_at: at,
+        checksum: 'sha256:x',
+        content_type: 'application/json',
+        body: new TextEncoder().encode(JSON.stringify(definition)),
+        definition,
+        signature_key_id: null,
+      },
+    },
+    result: undefined,
+  }));
 }
