@@ -435,7 +435,7 @@ export class Runtime {
 
 /** True once an execution has ended. */
 export function isFinished(execution: Pick<StoredExecution, 'status'>): boolean {
-  return FINISHED_STATUSES.includes(execution.status);
+  return FINISHED_STATUSES.has(execution.status);
 }
 
 /** The fingerprint of a start request, to tell a replay from a different request. */

@@ -45,12 +45,9 @@ export {
   type CloudApiOptions,
   type CloudAnswer,
 } from './client/cloud-api.js';
-export {
-  FINISHED_STATUSES,
-  toRunResult,
-  type StartOptions,
-  type WaitOptions,
-} from './client/cloud-executions.js';
+export { toRunResult, type StartOptions, type WaitOptions } from './client/cloud-executions.js';
+/** Execution statuses that do not change any more (core's, one list for the whole platform). */
+export { FINISHED_STATUSES, isFinishedStatus } from '@weft/core';
 export {
   streamExecution,
   parseSse,

@@ -22,8 +22,8 @@ export function trackInFlight(inner: ExecutionsStore): InFlightTracking {
       if (claimed) held.add(id);
       return claimed;
     },
-    create: async (execution, idempotency, lease) => {
-      const outcome = await inner.create(execution, idempotency, lease);
+    create: async (execution, idempotency, lease, events) => {
+      const outcome = await inner.create(execution, idempotency, lease, events);
       if (outcome.created && lease) held.add(execution.id);
       return outcome;
     },

@@ -1,5 +1,5 @@
 import type { Selectable } from 'kysely';
-import type { ExecutionLease, StoredExecution } from '@weft/core';
+import type { ExecutionLease, ExecutionStatus, StoredExecution, WaitingFor } from '@weft/core';
 import type { ExecutionsTable } from './executions-tables.js';
 
 /** Columns of `executions` the store reads back (the lease stays inside the store). */
@@ -22,6 +22,7 @@ export const EXECUTION_COLUMNS = [
   'result',
   'error',
   'callback',
+  'waiting_for',
 ] as const;
 
 type ExecutionRow = Pick<Selectable<ExecutionsTable>, (typeof EXECUTION_COLUMNS)[number]>;
@@ -47,6 +48,7 @@ export function toStoredExecution(row: ExecutionRow): StoredExecution {
     result: parseOrNull(row.result),
     error: parseOrNull(row.error),
     callback: parseOrNull(row.callback),
+    ...(row.waiting_for !== null ? { waiting_for: JSON.parse(row.waiting_for) as WaitingFor } : {}),
   };
 }
 
@@ -76,7 +78,26 @@ export function toExecutionRow(
     callback: stringifyOrNull(execution.callback),
     lease_owner: lease?.worker ?? null,
     lease_until: lease?.until ?? 0,
+    waiting_for: stringifyOrNull(execution.waiting_for),
+    wait_until: deadlineOf(execution.waiting_for),
   };
+}
+
+/** The deadline of a wait in epoch ms, as `wait_until` keeps it; null without one. */
+export function deadlineOf(waitingFor: WaitingFor | undefined): number | null {
+  const expires = waitingFor?.expires_at;
+  if (expires === undefined || expires === null) return null;
+  const ms = Date.parse(expires);
+  if (!Number.isFinite(ms)) throw new Error(`waiting_for.expires_at is not a date: ${expires}`);
+  return ms;
+}
+
+/**
+ * A status set of core as an SQL list of literals, `('pending', 'running')`, for statements
+ * whose text is fixed (prepared once). Statuses are plain words: nothing needs quoting.
+ */
+export function statusList(statuses: ReadonlySet<ExecutionStatus>): string {
+  return `(${[...statuses].map((status) => `'${status}'`).join(', ')})`;
 }
 
 /** JSON text of a value, or null. */

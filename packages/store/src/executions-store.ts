@@ -1,34 +1,33 @@
 import type BetterSqlite3 from 'better-sqlite3';
 import { sql, type Kysely } from 'kysely';
 import type pg from 'pg';
-import { openPgPool } from './pg-pool.js';
-import type {
-  CallbackAttempt,
-  CallbackState,
-  CreateOutcome,
-  EndWrites,
-  EventRow,
-  ExecutionLease,
-  ExecutionOutcome,
-  ExecutionQuery,
-  ExecutionsStore,
-  IdempotencyClaim,
-  JournalRow,
-  StoredExecution,
-  UsageDelta,
-  UsageRow,
+import {
+  CLAIMABLE_STATUSES,
+  type CallbackAttempt,
+  type CallbackState,
+  type CreateOutcome,
+  type EndWrites,
+  type EventRow,
+  type ExecutionLease,
+  type ExecutionOutcome,
+  type ExecutionQuery,
+  type ExecutionsStore,
+  type IdempotencyClaim,
+  type JournalRow,
+  type StoredExecution,
+  type UsageDelta,
+  type UsageRow,
+  type WaitingFor,
 } from '@weft/core';
 import type { Database, Dialect } from './database.js';
-import {
-  PostgresJournalWriter,
-  SqliteJournalWriter,
-  type JournalWriter,
-} from './executions-journal.js';
+import type { JournalWriter } from './executions-journal.js';
+import { PostgresJournalWriter } from './postgres-journal-writer.js';
+import { SqliteJournalWriter } from './sqlite-journal-writer.js';
 import { EXECUTION_COLUMNS, toExecutionRow, toStoredExecution } from './executions-rows.js';
+import { ExecutionAccounts } from './executions-accounts.js';
+import { ExecutionWaits, insertEvents } from './executions-waits.js';
 import { isUniqueViolation } from './rows.js';
 import type { SqliteGroupCommit } from './sqlite-group-commit.js';
-
-const UNFINISHED = ['pending', 'running'];
 
 /**
  * The runtime's store port over Kysely, for SQLite and PostgreSQL alike; the hot path (journal,
@@ -37,12 +36,14 @@ const UNFINISHED = ['pending', 'running'];
  */
 export class KyselyExecutionsStore implements ExecutionsStore {
   private readonly writer: JournalWriter;
+  private readonly waits: ExecutionWaits;
+  private readonly accounts: ExecutionAccounts;
 
   /**
    * On SQLite, give the better-sqlite3 handle under `db` and its group commit (the hot writes
    * use them directly). On
    * PostgreSQL, give the pool under `db` (`records`) and the journal's own (`journal`, see
-   * {@link openPostgresJournal}); the store closes the journal's.
+   * `openPostgresJournal`); the store closes the journal's.
    */
   constructor(
     private readonly db: Kysely<Database>,
@@ -53,36 +54,45 @@ export class KyselyExecutionsStore implements ExecutionsStore {
     if (sqlite) this.writer = new SqliteJournalWriter(sqlite.database, sqlite.group);
     else if (postgres) this.writer = new PostgresJournalWriter(postgres.records, postgres.journal);
     else throw new Error('an executions store needs its SQLite handle or PostgreSQL pools');
+    this.waits = new ExecutionWaits(db);
+    this.accounts = new ExecutionAccounts(db);
   }
 
   async create(
     execution: StoredExecution,
     idempotency?: IdempotencyClaim,
     lease?: ExecutionLease,
+    events: readonly EventRow[] = [],
   ): Promise<CreateOutcome> {
-    if (!idempotency) {
+    // The hot path: one prepared insert (group-committed on SQLite).
+    if (!idempotency && events.length === 0 && execution.waiting_for === undefined) {
       await this.writer.insert(toExecutionRow(execution, lease));
       return { created: true, execution };
     }
-    const existing = await this.byIdempotency(idempotency);
-    if (existing) return existing;
+    if (idempotency) {
+      const existing = await this.byIdempotency(idempotency);
+      if (existing) return existing;
+    }
     try {
       await this.db.transaction().execute(async (trx) => {
-        await trx
-          .insertInto('execution_idempotency')
-          .values({
-            key_id: idempotency.key_id,
-            idempotency_key: idempotency.key,
-            execution_id: execution.id,
-            fingerprint: idempotency.fingerprint,
-            created_at: execution.created_at,
-          })
-          .execute();
+        if (idempotency) {
+          await trx
+            .insertInto('execution_idempotency')
+            .values({
+              key_id: idempotency.key_id,
+              idempotency_key: idempotency.key,
+              execution_id: execution.id,
+              fingerprint: idempotency.fingerprint,
+              created_at: execution.created_at,
+            })
+            .execute();
+        }
         await trx.insertInto('executions').values(toExecutionRow(execution, lease)).execute();
+        await insertEvents(trx, execution.id, events);
       });
       return { created: true, execution };
     } catch (error) {
-      if (!isUniqueViolation(error)) throw error;
+      if (!idempotency || !isUniqueViolation(error)) throw error;
       const winner = await this.byIdempotency(idempotency);
       if (!winner) throw error;
       return winner;
@@ -164,7 +174,7 @@ export class KyselyExecutionsStore implements ExecutionsStore {
     const rows = await this.db
       .selectFrom('executions')
       .select('id')
-      .where('status', 'in', UNFINISHED)
+      .where('status', 'in', [...CLAIMABLE_STATUSES])
       .where('lease_until', '<', now)
       .orderBy('created_at')
       .limit(limit)
@@ -225,90 +235,58 @@ export class KyselyExecutionsStore implements ExecutionsStore {
     return this.writer.finish(id, outcome, writes);
   }
 
-  async recordCallback(id: string, attempt: CallbackAttempt, state: CallbackState): Promise<void> {
-    await this.db.transaction().execute(async (trx) => {
-      await trx
-        .insertInto('callback_attempts')
-        .values({ execution_id: id, ...attempt })
-        .onConflict((oc) => oc.columns(['execution_id', 'attempt']).doNothing())
-        .execute();
-      await trx
-        .updateTable('executions')
-        .set({ callback: JSON.stringify(state) })
-        .where('id', '=', id)
-        .execute();
-    });
+  resume(id: string, events: readonly EventRow[]): Promise<boolean> {
+    return this.waits.resume(id, events);
   }
 
-  async callbackAttempts(id: string): Promise<CallbackAttempt[]> {
-    const rows = await this.db
-      .selectFrom('callback_attempts')
-      .select(['attempt', 'at', 'status', 'error', 'duration_ms'])
-      .where('execution_id', '=', id)
-      .orderBy('attempt')
-      .execute();
-    return rows.map((r) => ({
-      ...r,
-      attempt: Number(r.attempt),
-      duration_ms: Number(r.duration_ms),
-    }));
+  suspend(
+    id: string,
+    worker: string,
+    waitingFor: WaitingFor,
+    events: readonly EventRow[],
+  ): Promise<boolean> {
+    return this.waits.suspend(id, worker, waitingFor, events);
   }
 
-  async pendingCallbacks(limit: number): Promise<string[]> {
-    const rows = await this.db
-      .selectFrom('executions')
-      .select('id')
-      .where('status', 'not in', UNFINISHED)
-      .where('callback', 'like', '{"status":"pending"%')
-      .limit(limit)
-      .execute();
-    return rows.map((r) => r.id);
+  endWaiting(
+    id: string,
+    outcome: ExecutionOutcome,
+    writes: EndWrites,
+    expiredBy?: number,
+  ): Promise<boolean> {
+    return this.writer.endWaiting(id, outcome, writes, expiredBy);
   }
 
-  async addUsage(keyId: string, owner: string, date: string, delta: UsageDelta): Promise<void> {
-    await this.db
-      .insertInto('usage_days')
-      .values({ key_id: keyId, owner, date, ...delta })
-      .onConflict((oc) =>
-        oc.columns(['key_id', 'date']).doUpdateSet({
-          executions: sql`usage_days.executions + ${delta.executions}`,
-          action_calls: sql`usage_days.action_calls + ${delta.action_calls}`,
-          duration_ms: sql`usage_days.duration_ms + ${delta.duration_ms}`,
-        }),
-      )
-      .execute();
+  nextWaitDeadline(): Promise<number | undefined> {
+    return this.waits.nextDeadline();
   }
 
-  async usage(owner: string, sinceDate: string): Promise<UsageRow[]> {
-    const rows = await this.db
-      .selectFrom('usage_days')
-      .select(['key_id', 'date', 'executions', 'action_calls', 'duration_ms'])
-      .where('owner', '=', owner)
-      .where('date', '>=', sinceDate)
-      .orderBy('date')
-      .orderBy('key_id')
-      .execute();
-    return rows.map((r) => ({
-      key_id: r.key_id,
-      date: r.date,
-      executions: Number(r.executions),
-      action_calls: Number(r.action_calls),
-      duration_ms: Number(r.duration_ms),
-    }));
+  expiredWaits(now: number, limit: number): Promise<string[]> {
+    return this.waits.expired(now, limit);
   }
 
-  async signingSecret(keyId: string, generate: () => string): Promise<string> {
-    await this.db
-      .insertInto('callback_secrets')
-      .values({ key_id: keyId, secret: generate(), created_at: new Date().toISOString() })
-      .onConflict((oc) => oc.column('key_id').doNothing())
-      .execute();
-    const row = await this.db
-      .selectFrom('callback_secrets')
-      .select('secret')
-      .where('key_id', '=', keyId)
-      .executeTakeFirstOrThrow();
-    return row.secret;
+  recordCallback(id: string, attempt: CallbackAttempt, state: CallbackState): Promise<void> {
+    return this.accounts.recordCallback(id, attempt, state);
+  }
+
+  callbackAttempts(id: string): Promise<CallbackAttempt[]> {
+    return this.accounts.callbackAttempts(id);
+  }
+
+  pendingCallbacks(limit: number): Promise<string[]> {
+    return this.accounts.pendingCallbacks(limit);
+  }
+
+  addUsage(keyId: string, owner: string, date: string, delta: UsageDelta): Promise<void> {
+    return this.accounts.addUsage(keyId, owner, date, delta);
+  }
+
+  usage(owner: string, sinceDate: string): Promise<UsageRow[]> {
+    return this.accounts.usage(owner, sinceDate);
+  }
+
+  signingSecret(keyId: string, generate: () => string): Promise<string> {
+    return this.accounts.signingSecret(keyId, generate);
   }
 
   /** Closes the journal's own connections; the shared ones are closed with the registry store. */
@@ -316,23 +294,4 @@ export class KyselyExecutionsStore implements ExecutionsStore {
     if (this.postgres && this.postgres.journal !== this.postgres.records)
       await this.postgres.journal.end();
   }
-}
-
-/**
- * The connections that write the journal on PostgreSQL. With `commit: 'async'` (the default)
- * they commit with `synchronous_commit = off`: a crash of the database server or machine (not of
- * weft) may lose the last fraction of a second of journal, whose steps then run again, as the
- * step in flight does (actions are at-least-once). Execution records are always committed
- * synchronously, and ending one flushes the journal before it.
- */
-export function openPostgresJournal(
-  url: string,
-  schema: string,
-  commit: 'async' | 'sync' = 'async',
-): pg.Pool {
-  return openPgPool({
-    url,
-    max: 4,
-    options: `-c search_path=${schema} -c synchronous_commit=${commit === 'async' ? 'off' : 'on'}`,
-  });
 }

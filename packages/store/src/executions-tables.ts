@@ -21,6 +21,10 @@ export interface ExecutionsTable {
   lease_owner: string | null;
   /** Epoch ms; 0 when never claimed. */
   lease_until: number;
+  /** JSON of what it waits for (`WaitingFor`); kept once it waited (migration 0008). */
+  waiting_for: string | null;
+  /** Deadline of its last wait, epoch ms (null: none); read only while it is `waiting`. */
+  wait_until: number | null;
 }
 
 /** `execution_steps`: the journal of finished steps. */

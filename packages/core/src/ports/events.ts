@@ -1,6 +1,25 @@
-/** Stream event types (SPEC.md §6.1). */
+/** What became of a wait (see `WaitingFor`): asked for, granted (resumed), rejected. */
+export type WaitEventPhase = 'requested' | 'granted' | 'rejected';
+
+/**
+ * Events of a waiting execution, named after what it waits for: `approval.requested`,
+ * `approval.granted`, `approval.rejected`, later `event.requested`…
+ */
+export type WaitEventType = `${string}.${WaitEventPhase}`;
+
+/** Stream event types: SPEC.md §6.1's, and those of waits ({@link WaitEventType}). */
 export type StreamEventType =
-  'step.started' | 'step.progress' | 'step.completed' | 'step.failed' | 'workflow.completed';
+  | 'step.started'
+  | 'step.progress'
+  | 'step.completed'
+  | 'step.failed'
+  | 'workflow.completed'
+  | WaitEventType;
+
+/** The type of the event of a wait of `kind` reaching `phase` (`approval.requested`). */
+export function waitEventType(kind: string, phase: WaitEventPhase): WaitEventType {
+  return `${kind}.${phase}`;
+}
 
 /** A stream event (SPEC.md §2.11), exactly as it goes on the wire. */
 export interface StreamEvent {

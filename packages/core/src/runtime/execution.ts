@@ -1,16 +1,36 @@
 import { Type, type Static } from '@sinclair/typebox';
+import { EXECUTION_STATUSES } from './status.js';
 
-/** Execution statuses on the wire. */
+/** Execution statuses on the wire (the same list as {@link EXECUTION_STATUSES}). */
 export const ExecutionStatusSchema = Type.Union(
-  [
-    Type.Literal('pending'),
-    Type.Literal('running'),
-    Type.Literal('completed'),
-    Type.Literal('failed'),
-    Type.Literal('canceled'),
-  ],
-  { description: 'pending → running → completed | failed | canceled' },
+  EXECUTION_STATUSES.map((status) => Type.Literal(status)),
+  {
+    description:
+      'pending → running → completed | failed | canceled; waiting: may not run yet (an approval); pending once resumed, failed (TIMEOUT) at its deadline',
+  },
 );
+
+/**
+ * What a `waiting` execution waits for (on the record while it waits): `kind` (`approval`,
+ * later `event`), since when, until when (null: no deadline), and fields of that kind such as
+ * `approvers`.
+ */
+export const WaitingFor = Type.Object(
+  {
+    kind: Type.String({ minLength: 1, description: 'approval, event, …' }),
+    since: Type.String({ format: 'date-time', description: 'When it began to wait' }),
+    expires_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], {
+      description: 'When it fails with TIMEOUT unless resumed first; null: never',
+    }),
+  },
+  {
+    additionalProperties: true,
+    description:
+      'What a waiting execution waits for: its kind, since and until when, and fields of its kind such as `approvers`',
+  },
+);
+/** {@link WaitingFor} with its kind-specific fields. */
+export type WaitingFor = Static<typeof WaitingFor> & { [field: string]: unknown };
 
 /** Body of `POST /workflows/executions`. */
 export const StartExecutionRequest = Type.Object(
@@ -70,6 +90,7 @@ export const ExecutionRecord = Type.Object(
     started_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
     finished_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
     canceled_at: Type.Optional(Type.String({ format: 'date-time' })),
+    waiting_for: Type.Optional(WaitingFor),
     result: Type.Optional(
       Type.Object({
         outputs: Type.Object({}, { additionalProperties: true }),

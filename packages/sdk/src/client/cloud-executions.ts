@@ -1,6 +1,7 @@
 import {
   BackendError,
   CanceledError,
+  isFinishedStatus,
   TimeoutError,
   ValidationError,
   type ErrorObject,
@@ -35,9 +36,6 @@ export interface WaitOptions {
   /** Stops waiting with `CANCELED` (the execution goes on on the server). */
   signal?: AbortSignal;
 }
-
-/** Execution statuses that do not change any more. */
-export const FINISHED_STATUSES: ReadonlySet<string> = new Set(['completed', 'failed', 'canceled']);
 
 /**
  * Starts `workflow` on the server (`POST /workflows/executions`), sending it inline as a file
@@ -137,7 +135,7 @@ export async function waitForExecution(
   for (;;) {
     if (options.signal?.aborted) throw canceled(id);
     const record = await getExecution(api, id, options.signal);
-    if (FINISHED_STATUSES.has(record.status)) return record;
+    if (isFinishedStatus(record.status)) return record;
     const elapsed = Date.now() - started;
     if (timeout !== undefined && elapsed >= timeout) {
       throw new TimeoutError(
@@ -153,7 +151,7 @@ export async function waitForExecution(
 /** An ended record as the {@link RunResult} a local run gives. */
 export function toRunResult(record: ExecutionRecord): RunResult {
   const status = record.status;
-  if (status !== 'completed' && status !== 'failed' && status !== 'canceled') {
+  if (!isFinishedStatus(status)) {
     throw new BackendError(`execution ${record.execution_id} has not ended (${status})`, {
       backend: 'cloud',
       original_error: `status ${status}`,

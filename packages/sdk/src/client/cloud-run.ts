@@ -1,8 +1,7 @@
-import { CanceledError, ValidationError, type StreamEvent } from '@weft/core';
+import { CanceledError, isFinishedStatus, ValidationError, type StreamEvent } from '@weft/core';
 import type { RunResult, WorkflowDefinition } from '@weft/engine';
 import type { CloudApi } from './cloud-api.js';
 import {
-  FINISHED_STATUSES,
   getExecution,
   startExecution,
   toRunResult,
@@ -44,7 +43,7 @@ export async function runInCloud(
   };
   if (options.signal?.aborted) throw canceledBeforeStart();
   let record = await startExecution(api, workflow, library, inputs, start);
-  if (FINISHED_STATUSES.has(record.status) && !options.onEvent) return toRunResult(record);
+  if (isFinishedStatus(record.status) && !options.onEvent) return toRunResult(record);
   const id = record.execution_id;
   const controller = new AbortController();
   const onAbort = () => {
@@ -66,7 +65,7 @@ export async function runInCloud(
       }
       record = await getExecution(api, id);
     }
-    if (!FINISHED_STATUSES.has(record.status)) record = await waitForExecution(api, id);
+    if (!isFinishedStatus(record.status)) record = await waitForExecution(api, id);
   } finally {
     options.signal?.removeEventListener('abort', onAbort);
   }

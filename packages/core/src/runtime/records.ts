@@ -1,0 +1,146 @@
+import type { ErrorObject } from '../errors/codec.js';
+import type { WaitingFor } from './execution.js';
+import type { ExecutionStatus, FinishedStatus } from './status.js';
+
+/** What started an execution: the API, a webhook, a schedule or an event. */
+export interface ExecutionTrigger {
+  /** `api`, `webhook`, `schedule`, `event`, … */
+  type: string;
+  /** `trigger.payload` of the templates (webhook body). */
+  payload?: unknown;
+  /** `trigger.event` of the templates (event trigger). */
+  event?: unknown;
+}
+
+/** Delivery state of an execution's completion callback. */
+export interface CallbackState {
+  status: 'pending' | 'delivered' | 'failed';
+  attempts: number;
+  /** HTTP status of the last attempt; null when it got no answer. */
+  last_status: number | null;
+  last_error: string | null;
+  /** Stable across retries (Standard Webhooks `webhook-id`). */
+  webhook_id: string;
+  delivered_at: string | null;
+}
+
+/** One attempt to deliver a callback. */
+export interface CallbackAttempt {
+  attempt: number;
+  at: string;
+  status: number | null;
+  error: string | null;
+  duration_ms: number;
+}
+
+/** An execution as a store keeps it (JSON columns already parsed). */
+export interface StoredExecution {
+  id: string;
+  /** Owner of the key (or deployment) that started it: only this owner can see it. */
+  owner: string;
+  /** The API key that started it; null for trigger-started executions. */
+  key_id: string | null;
+  workflow: string;
+  workflow_version: string;
+  /** Execution mode it runs in (`cloud`). */
+  mode: string;
+  status: ExecutionStatus;
+  /**
+   * What it waits for, set when it began to wait and kept after (while `status` is `waiting`,
+   * what it waits for now). Absent when it never waited.
+   */
+  waiting_for?: WaitingFor;
+  /** The workflow definition and the workflows its subworkflow steps may call (opaque JSON). */
+  definition: { workflow: unknown; library: unknown[] };
+  inputs: Record<string, unknown>;
+  trigger: ExecutionTrigger;
+  callback_url: string | null;
+  created_at: string;
+  started_at: string | null;
+  finished_at: string | null;
+  canceled_at: string | null;
+  result: { outputs: Record<string, unknown>; steps: Record<string, unknown> } | null;
+  error: ErrorObject | null;
+  callback: CallbackState | null;
+}
+
+/** A journaled step: its path and its JSON (the engine's `JournaledStep`), serialized once. */
+export interface JournalRow {
+  path: string;
+  json: string;
+}
+
+/** A stored §2.11 event: its sequence number within the execution and its JSON. */
+export interface EventRow {
+  seq: number;
+  type: string;
+  json: string;
+}
+
+/** How an execution ended. */
+export interface ExecutionOutcome {
+  status: FinishedStatus;
+  finished_at: string;
+  canceled_at: string | null;
+  result: { outputs: Record<string, unknown>; steps: Record<string, unknown> };
+  error: ErrorObject | null;
+  callback: CallbackState | null;
+}
+
+/** Filters of a listing, already validated. */
+export interface ExecutionQuery {
+  owner: string;
+  status?: ExecutionStatus;
+  workflow?: string;
+  limit: number;
+  /** Position after which the page starts (from the previous page). */
+  after?: { created_at: string; id: string };
+}
+
+/** Usage added by one execution or action call. */
+export interface UsageDelta {
+  executions: number;
+  action_calls: number;
+  duration_ms: number;
+}
+
+/** What is written with the end of an execution, in the same transaction. */
+export interface EndWrites {
+  /** Its last events. */
+  events: readonly EventRow[];
+  /** Finished steps not journaled yet (those that finished last). */
+  steps?: readonly JournalRow[];
+  /** What the execution adds to its key's usage. */
+  usage?: UsageEntry;
+}
+
+/** Usage to add to a key's day, written with the end of the execution it counts. */
+export interface UsageEntry {
+  keyId: string;
+  owner: string;
+  /** UTC day, `YYYY-MM-DD`. */
+  date: string;
+  delta: UsageDelta;
+}
+
+/**
+ * The lease a new execution is stored with when its creator runs it at once: it is stored
+ * `running` (its `started_at` set), held by `worker` until `until` (ms), and never claimed.
+ */
+export interface ExecutionLease {
+  worker: string;
+  until: number;
+}
+
+/** Usage of one key on one UTC day. */
+export interface UsageRow extends UsageDelta {
+  key_id: string;
+  date: string;
+}
+
+/** An idempotency key of a creation: per API key, with a fingerprint of the request. */
+export interface IdempotencyClaim {
+  key_id: string;
+  key: string;
+  fingerprint: string;
+}
