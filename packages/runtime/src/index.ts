@@ -8,6 +8,9 @@ export {
   type StartedExecution,
   type ActionRequest,
 } from './runtime.js';
+export type { WaitRequest } from './waits/wait-events.js';
+export type { WaitDecision, WaitRejection, WaitResume, WaitTarget } from './waits/decisions.js';
+export type { WaitDeadlines } from './waits/deadlines.js';
 export {
   compileRuntimeOptions,
   type RuntimeOptions,

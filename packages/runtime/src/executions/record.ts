@@ -20,6 +20,9 @@ export function toExecutionRecord(execution: StoredExecution): ExecutionRecord {
     finished_at: execution.finished_at,
   };
   if (execution.canceled_at) record.canceled_at = execution.canceled_at;
+  if (execution.status === 'waiting' && execution.waiting_for) {
+    record.waiting_for = execution.waiting_for;
+  }
   if (execution.result) record.result = execution.result;
   if (execution.error) record.error = execution.error;
   if (execution.callback && execution.callback_url) {

@@ -1,6 +1,6 @@
 import type { EventRow } from '@weft/core';
 import type { Runtime } from '../runtime.js';
-import { isFinished } from '../runtime.js';
+import { isFinished } from './queries.js';
 
 /** Events read from the store at a time. */
 const PAGE = 500;

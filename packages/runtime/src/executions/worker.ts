@@ -111,7 +111,8 @@ export class ExecutionWorker {
     const startedAt = new Date(clock.now()).toISOString();
     const claimed = await store.claim(id, this.id, now, clock.now() + leaseMs, startedAt);
     if (!claimed) return undefined;
-    const fresh = claimed.started_at === startedAt;
+    // Started by this claim, and never waited (a resumed wait has events already): no journal.
+    const fresh = claimed.started_at === startedAt && claimed.waiting_for === undefined;
     const journal: JournaledStep[] = fresh
       ? []
       : (await store.steps(id)).map((row) => JSON.parse(row.json) as JournaledStep);

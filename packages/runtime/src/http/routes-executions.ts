@@ -10,7 +10,9 @@ import {
 import { decodeCursor, encodeCursor } from '../executions/cursor.js';
 import { loadRequestedWorkflow } from '../executions/definition.js';
 import { toExecutionRecord } from '../executions/record.js';
-import { fingerprintOf, isFinished, type Runtime } from '../runtime.js';
+import { fingerprintOf } from '../executions/new-start.js';
+import { isFinished } from '../executions/queries.js';
+import type { Runtime } from '../runtime.js';
 import { principalOf, requireKey } from './auth.js';
 import { ERROR_RESPONSES, ExecutionParams, PreferHeader, preferredWait } from './schemas.js';
 
@@ -153,7 +155,7 @@ export function registerExecutionRoutes(app: FastifyInstance, runtime: Runtime):
       const execution = await runtime.cancel(id, principalOf(request).owner);
       if (execution.status !== 'canceled') {
         throw new ConflictError(
-          `execution ${id} already ended ${execution.status}; only a pending or running execution can be canceled`,
+          `execution ${id} already ended ${execution.status}; only a pending, waiting or running execution can be canceled`,
           { execution_id: id, status: execution.status },
         );
       }

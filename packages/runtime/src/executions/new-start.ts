@@ -1,0 +1,118 @@
+import { createHash } from 'node:crypto';
+import {
+  timeOrderedId,
+  type EventRow,
+  type ExecutionLease,
+  type ExecutionTrigger,
+  type IdempotencyClaim,
+  type StoredExecution,
+} from '@weft/core';
+import type { WorkflowDefinition } from '@weft/engine';
+import { requestedData, waitEvents, waitingFor, type WaitRequest } from '../waits/wait-events.js';
+import type { ExecutableWorkflow } from './definition.js';
+
+/** What {@link Runtime.startExecution} needs: a validated workflow and who runs it. */
+export interface ExecutionRequest {
+  workflow: WorkflowDefinition;
+  /** Workflows its subworkflow steps may call (the rest of its file, deployed workflows). */
+  library?: readonly WorkflowDefinition[];
+  inputs?: Readonly<Record<string, unknown>>;
+  /** What started it: `{type: 'api'}`, `{type: 'webhook', payload}`, `{type: 'event', event}`… */
+  trigger: ExecutionTrigger;
+  /** Owner who may see it (the key's owner, or the deployment's). */
+  owner: string;
+  /** The API key that started it, when one did (idempotency and usage are per key). */
+  keyId?: string | null;
+  callbackUrl?: string;
+  /** Idempotency key of the request, with a fingerprint of what was asked. */
+  idempotency?: { key: string; fingerprint: string };
+  /**
+   * Start it `waiting` (an approval before its first step) instead of `pending`: it is stored
+   * with its `waiting_for` and a `<kind>.requested` event, and runs only once resumed.
+   */
+  wait?: WaitRequest;
+}
+
+/** A checked new execution: its record as answered and as stored, and how it runs here. */
+export interface NewStart {
+  execution: StoredExecution;
+  stored: StoredExecution;
+  lease: ExecutionLease | undefined;
+  claim: IdempotencyClaim | undefined;
+  executable: ExecutableWorkflow;
+  wait: WaitRequest | undefined;
+  /** Its first events, stored with it (a wait's `<kind>.requested`). */
+  events: EventRow[];
+}
+
+/**
+ * The record of a new execution of a checked request, created at `now` (ms), and how it will
+ * run here: under `lease` when given (stored already running), else pending, or waiting.
+ */
+export function newStart(
+  request: ExecutionRequest,
+  inputs: Record<string, unknown>,
+  now: number,
+  lease: ExecutionLease | undefined,
+): NewStart {
+  const { workflow } = request;
+  const library = request.library ?? [workflow];
+  const keyId = request.keyId ?? null;
+  const execution: StoredExecution = {
+    id: timeOrderedId(),
+    owner: request.owner,
+    key_id: keyId,
+    workflow: workflow.name,
+    workflow_version: workflow.version,
+    mode: 'cloud',
+    status: request.wait ? 'waiting' : 'pending',
+    definition: { workflow, library: library.length === 1 ? [] : [...library] },
+    inputs,
+    trigger: request.trigger,
+    callback_url: request.callbackUrl ?? null,
+    created_at: '',
+    started_at: null,
+    finished_at: null,
+    canceled_at: null,
+    result: null,
+    error: null,
+    callback: null,
+  };
+  const start: NewStart = {
+    execution,
+    // With a free run slot here, the execution is stored already running under this worker's
+    // lease (one write instead of an insert and a claim); the caller still gets it pending.
+    stored: lease && !request.wait ? { ...execution, status: 'running' } : execution,
+    lease: request.wait ? undefined : lease,
+    claim:
+      request.idempotency && keyId !== null
+        ? {
+            key_id: keyId,
+            key: request.idempotency.key,
+            fingerprint: request.idempotency.fingerprint,
+          }
+        : undefined,
+    executable: { workflow, library: [...library] },
+    wait: request.wait,
+    events: [],
+  };
+  stampStart(start, now);
+  return start;
+}
+
+/** Dates a new execution `now` (ms): created (and started, under a lease; waiting since). */
+export function stampStart(start: NewStart, now: number): void {
+  const at = new Date(now).toISOString();
+  const { execution, stored, wait } = start;
+  execution.created_at = stored.created_at = at;
+  if (start.lease) stored.started_at = at;
+  if (!wait) return;
+  const waiting = waitingFor(wait, now);
+  execution.waiting_for = stored.waiting_for = waiting;
+  start.events = waitEvents(execution, wait.kind, 'requested', requestedData(waiting), at, 1);
+}
+
+/** The fingerprint of a start request, to tell a replay from a different request. */
+export function fingerprintOf(value: unknown): string {
+  return createHash('sha256').update(JSON.stringify(value)).digest('hex');
+}

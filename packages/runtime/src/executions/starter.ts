@@ -1,0 +1,166 @@
+import {
+  ConflictError,
+  ValidationError,
+  type ActionCall,
+  type CreateOutcome,
+  type StoredExecution,
+} from '@weft/core';
+import { resolveInputs } from '@weft/engine';
+import type { RuntimeParts } from '../runtime-parts.js';
+import { checkWait, deadlineOf } from '../waits/wait-events.js';
+import { newStart, stampStart, type ExecutionRequest, type NewStart } from './new-start.js';
+import { actionTargets } from './targets.js';
+
+/** Executions checked and built by {@link ExecutionStarter.prepare}, not stored yet. */
+export interface PreparedExecutions {
+  /** Stores them now; each succeeds or fails alone. */
+  commit(): Promise<PromiseSettledResult<StartedExecution>[]>;
+}
+
+/** What {@link Runtime.startExecution} did. */
+export interface StartedExecution {
+  execution: StoredExecution;
+  /** False when the idempotency key named an execution created before. */
+  created: boolean;
+  /** Resolves when this process's run of it ends (undefined: it did not run here, or waits). */
+  done: Promise<StoredExecution | undefined>;
+}
+
+/**
+ * Starts executions: checks a request (inputs, action targets, callback URL, wait), stores the
+ * new execution (running under this worker's lease when it has a free slot, else pending, or
+ * waiting) and runs it here. `onWait` learns the deadline of each new waiting execution.
+ */
+export class ExecutionStarter {
+  constructor(
+    private readonly parts: RuntimeParts,
+    private readonly onWait: (deadline: number) => void,
+  ) {}
+
+  /** See {@link Runtime.startExecution}. */
+  async start(request: ExecutionRequest): Promise<StartedExecution> {
+    const { options, worker } = this.parts;
+    const inputs = await this.check(request, (targets) => this.checkTargets(targets));
+    const lease = request.wait ? undefined : worker.leaseForNew();
+    const start = newStart(request, inputs, options.clock.now(), lease);
+    const outcome = await options.store.create(
+      start.stored,
+      start.claim,
+      start.lease,
+      start.events,
+    );
+    if (!outcome.created) return this.existing(outcome, start);
+    return { execution: start.execution, created: true, done: this.run(start) };
+  }
+
+  /** See {@link Runtime.prepareExecutions}. */
+  async prepare(requests: readonly ExecutionRequest[]): Promise<PreparedExecutions> {
+    // Requests that call the same plugins need one look at them.
+    const checks = new Map<string, Promise<void>>();
+    const checkOnce = (targets: readonly ActionCall['target'][]): Promise<void> => {
+      const key = targets.map((t) => (t.kind === 'plugin' ? t.slug : t.ref)).join('\n');
+      let check = checks.get(key);
+      if (!check) checks.set(key, (check = this.checkTargets(targets)));
+      return check;
+    };
+    const { clock } = this.parts.options;
+    const prepared = await Promise.allSettled(
+      requests.map(async (request) => {
+        const inputs = await this.check(request, checkOnce);
+        const lease = request.wait ? undefined : this.parts.worker.leaseForNew();
+        return newStart(request, inputs, clock.now(), lease);
+      }),
+    );
+    return { commit: () => this.commit(prepared) };
+  }
+
+  /** Resolves the inputs of a request after checking what it needs; throws `VALIDATION`. */
+  private async check(
+    request: ExecutionRequest,
+    checkTargets: (targets: readonly ActionCall['target'][]) => Promise<void>,
+  ): Promise<Record<string, unknown>> {
+    const inputs = resolveInputs(request.workflow, request.inputs ?? {});
+    if (request.wait) checkWait(request.wait);
+    await checkTargets(actionTargets(request.workflow, request.library ?? [request.workflow]));
+    if (request.callbackUrl !== undefined) await this.parts.egress.check(request.callbackUrl);
+    return inputs;
+  }
+
+  private async commit(
+    prepared: readonly PromiseSettledResult<NewStart>[],
+  ): Promise<PromiseSettledResult<StartedExecution>[]> {
+    const { store, clock } = this.parts.options;
+    const now = clock.now();
+    const outcomes = await Promise.allSettled(
+      prepared.map((result) => {
+        if (result.status === 'rejected') return Promise.reject(result.reason as Error);
+        const start = result.value;
+        stampStart(start, now);
+        return store.create(start.stored, start.claim, start.lease, start.events);
+      }),
+    );
+    const runs: (() => void)[] = [];
+    const results = outcomes.map((outcome, i): PromiseSettledResult<StartedExecution> => {
+      if (outcome.status === 'rejected') return outcome;
+      const start = (prepared[i] as PromiseFulfilledResult<NewStart>).value;
+      if (!outcome.value.created) {
+        try {
+          return { status: 'fulfilled', value: this.existing(outcome.value, start) };
+        } catch (error) {
+          return { status: 'rejected', reason: error };
+        }
+      }
+      const done = new Promise<StoredExecution | undefined>((resolve) =>
+        runs.push(() => resolve(this.run(start))),
+      );
+      return { status: 'fulfilled', value: { execution: start.execution, created: true, done } };
+    });
+    setImmediate(() => {
+      for (const begin of runs) begin();
+    });
+    return results;
+  }
+
+  /** Throws `VALIDATION` when a plugin the workflow calls is neither published nor registered. */
+  private async checkTargets(targets: readonly ActionCall['target'][]): Promise<void> {
+    const { actions } = this.parts.options;
+    if (targets.length === 0 || !actions.unavailable) return;
+    const unavailable = await actions.unavailable(targets);
+    if (unavailable.length > 0) {
+      throw new ValidationError(
+        `plugins must be published or registered to run on the server; not found: ${unavailable.join(', ')}`,
+        { field: 'workflow', constraint: 'plugins_available', unavailable },
+      );
+    }
+  }
+
+  /** The answer when the idempotency key named an execution created before. */
+  private existing(outcome: CreateOutcome & { created: false }, start: NewStart): StartedExecution {
+    if (outcome.fingerprint !== start.claim!.fingerprint) {
+      throw new ConflictError(
+        `idempotency_key "${start.claim!.key}" was used for a different request; use a new key`,
+        { field: 'idempotency_key', execution_id: outcome.execution.id },
+      );
+    }
+    return { ...outcome, done: Promise.resolve(undefined) };
+  }
+
+  /**
+   * Runs a stored new execution here (at once under its lease, or after claiming it); a
+   * waiting one only has its deadline noted.
+   */
+  private run(start: NewStart): Promise<StoredExecution | undefined> {
+    const { worker, options } = this.parts;
+    const waiting = start.stored.waiting_for;
+    if (waiting) {
+      const deadline = deadlineOf(waiting);
+      if (deadline !== undefined) this.onWait(deadline);
+      return Promise.resolve(undefined);
+    }
+    const done = start.lease
+      ? worker.runNew(start.stored, start.executable)
+      : worker.launch(start.execution.id, undefined, start.executable);
+    done.catch((error: unknown) => options.onError(error, `running ${start.execution.id}`));
+    return done;
+  }
+}
