@@ -110,9 +110,12 @@ export class ExecutionStarter {
           return { status: 'rejected', reason: error };
         }
       }
-      const done = new Promise<StoredExecution | undefined>((resolve) =>
-        runs.push(() => resolve(this.run(start))),
-      );
+      // A waiting one only has its deadline noted: at once.
+      const done = start.wait
+        ? this.run(start)
+        : new Promise<StoredExecution | undefined>((resolve) =>
+            runs.push(() => resolve(this.run(start))),
+          );
       return { status: 'fulfilled', value: { execution: start.execution, created: true, done } };
     });
     setImmediate(() => {

@@ -74,6 +74,31 @@ describe.each(WAIT_STORES)('wait deadlines on $name', ({ kind, url, skip }) => {
     },
   );
 
+  it.skipIf(skip)(
+    'ends more waits due at once than one query finds, in one pass',
+    async () => {
+      store = await openTestExecutionsStore(kind, url);
+      world = waitWorld(store);
+      const clock = new HandClock();
+      const h = await world.replica({ clock });
+      const request = {
+        ...loadRequestedWorkflow({ workflow: TWO_STEPS }),
+        trigger: { type: 'schedule' },
+        owner: 'alice',
+        wait: approval(1_000),
+      };
+      const started = await h.runtime.startExecutions(Array.from({ length: 150 }, () => request));
+      expect(started.every((s) => s.status === 'fulfilled')).toBe(true);
+      expect(h.runtime.deadlines.nextDeadline).toBe(clock.ms + 1_000);
+      clock.ms += 1_000;
+      expect(await h.runtime.deadlines.expireDue()).toBe(150);
+      const failed = await store.executions.list({ owner: 'alice', status: 'failed', limit: 300 });
+      expect(failed).toHaveLength(150);
+      expect(await store.executions.nextWaitDeadline()).toBeUndefined();
+    },
+    30_000,
+  );
+
   it.skipIf(skip)('learns the deadlines of waits other replicas start', async () => {
     store = await openTestExecutionsStore(kind, url);
     world = waitWorld(store);
