@@ -64,8 +64,8 @@ export class Runtime {
     };
     this.parts = parts;
     this.queries = new ExecutionQueries(parts);
-    this.decisions = new WaitDecisions(parts);
     this.deadlines = new WaitDeadlines(this.options, (id, now) => this.decisions.expire(id, now));
+    this.decisions = new WaitDecisions(parts, (deadline) => this.deadlines.decided(deadline));
     this.starter = new ExecutionStarter(parts, (deadline) => this.deadlines.note(deadline));
     this.actions = new ActionProxy(this.options);
   }

@@ -50,7 +50,7 @@ describe.each(WAIT_STORES)('wait deadlines on $name', ({ kind, url, skip }) => {
   });
 
   it.skipIf(skip)(
-    'keeps waits across a restart: the new runtime resumes one and expires another',
+    'keeps waits across a restart: the new runtime re-arms from the store, decides and expires them',
     async () => {
       store = await openTestExecutionsStore(kind, url);
       world = waitWorld(store);
@@ -62,13 +62,20 @@ describe.each(WAIT_STORES)('wait deadlines on $name', ({ kind, url, skip }) => {
       await world.close();
 
       const second = await world.replica({ clock });
-      expect(second.runtime.deadlines.nextDeadline).toBe(Date.parse(soon.created_at) + 60_000);
+      const deadline = (e: { created_at: string }, ms: number) => Date.parse(e.created_at) + ms;
+      expect(second.runtime.deadlines.nextDeadline).toBe(deadline(soon, 60_000));
+      expect((await second.runtime.endWaiting(soon.id)).won).toBe(true);
+      // Decided, the nearest wait no longer holds the timer: the next one in the store does.
+      await expect.poll(() => second.runtime.deadlines.nextDeadline).toBe(deadline(later, 120_000));
+      const soonest = await world.startWaiting(second, approval(60_000));
+      expect(second.runtime.deadlines.nextDeadline).toBe(deadline(soonest, 60_000));
       expect((await second.runtime.resumeExecution(later.id)).won).toBe(true);
       const ran = await second.runtime.waitFor(later.id, 'alice', 10_000);
       expect(ran).toMatchObject({ status: 'completed', result: { outputs: { last: 2 } } });
       clock.ms += 60_000;
       expect(await second.runtime.deadlines.expireDue()).toBe(1);
-      expect((await store.executions.get(soon.id))?.status).toBe('failed');
+      expect((await store.executions.get(soonest.id))?.status).toBe('failed');
+      expect((await store.executions.get(soon.id))?.status).toBe('canceled');
       expect((await store.executions.get(endless.id))?.status).toBe('waiting');
       expect(second.runtime.deadlines.nextDeadline).toBeUndefined();
     },

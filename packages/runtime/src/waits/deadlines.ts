@@ -11,7 +11,8 @@ const RETRY_MS = 1000;
  * The deadlines of waiting executions, with ONE timer per runtime, armed for the nearest
  * deadline this replica knows of: waiting costs no CPU and no query per execution. The timer is
  * armed from the store at start (a restarted replica loses nothing), moved earlier by each wait
- * this replica starts ({@link note}), and armed again from the store after each pass. Waits
+ * this replica starts ({@link note}), and armed again from the store after each pass and when
+ * the wait it is armed for is decided here ({@link decided}). Waits
  * started by other replicas reach it through one query every `sweepMs` (the earliest deadline,
  * read from an index of waiting rows only); several replicas may then end the same expired
  * wait at once, and the store lets exactly one of them.
@@ -53,6 +54,17 @@ export class WaitDeadlines {
       void this.expireDue();
     }, delay);
     this.timer.unref();
+  }
+
+  /**
+   * Learns that a wait with `deadline` (ms) was decided: when the timer is armed for it, it is
+   * armed again from the store (for the next deadline), so that it does not fire for nothing.
+   */
+  decided(deadline: number): void {
+    if (this.closed || this.armed !== deadline) return;
+    clearTimeout(this.timer);
+    this.timer = this.armed = undefined;
+    void this.refresh();
   }
 
   /**

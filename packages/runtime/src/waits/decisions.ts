@@ -7,7 +7,7 @@ import {
 } from '@weft/core';
 import { endStored } from '../executions/end-stored.js';
 import type { RuntimeParts } from '../runtime-parts.js';
-import { waitEvents } from './wait-events.js';
+import { deadlineOf, waitEvents } from './wait-events.js';
 
 /** Which waiting execution a decision is about. */
 export interface WaitTarget {
@@ -50,7 +50,11 @@ export interface WaitDecision {
  * write of the store.
  */
 export class WaitDecisions {
-  constructor(private readonly parts: RuntimeParts) {}
+  constructor(
+    private readonly parts: RuntimeParts,
+    /** Learns the deadline (ms) of each wait this replica decided. */
+    private readonly onDecided: (deadline: number) => void = () => {},
+  ) {}
 
   /** See {@link Runtime.resumeExecution}. */
   async resume(id: string, decision: WaitResume = {}): Promise<WaitDecision> {
@@ -64,6 +68,7 @@ export class WaitDecisions {
     const won = await store.resume(id, events);
     this.parts.worker.hub.notify(id);
     if (won) {
+      this.decided(waiting);
       this.parts.worker
         .launch(id)
         .catch((error: unknown) => onError(error, `running resumed execution ${id}`));
@@ -89,6 +94,7 @@ export class WaitDecisions {
       events: (seq) => waitEvents(execution, waiting.kind, 'rejected', details, at, seq),
       waiting: {},
     });
+    if (won) this.decided(waiting);
     const after = await this.parts.options.store.get(id);
     return { won, execution: after ?? execution };
   }
@@ -112,6 +118,11 @@ export class WaitDecisions {
       at: now,
       waiting: { expiredBy: now },
     });
+  }
+
+  private decided(waiting: WaitingFor): void {
+    const deadline = deadlineOf(waiting);
+    if (deadline !== undefined) this.onDecided(deadline);
   }
 
   /** The execution a decision is about; `NOT_FOUND` when unknown (or another owner's). */
