@@ -12,10 +12,10 @@ const RETRY_MS = 1000;
  * deadline this replica knows of: waiting costs no CPU and no query per execution. The timer is
  * armed from the store at start (a restarted replica loses nothing), moved earlier by each wait
  * this replica starts ({@link note}), and armed again from the store after each pass and when
- * the wait it is armed for is decided here ({@link decided}). Waits
- * started by other replicas reach it through one query every `sweepMs` (the earliest deadline,
- * read from an index of waiting rows only); several replicas may then end the same expired
- * wait at once, and the store lets exactly one of them.
+ * the wait it is armed for is decided here ({@link decided}). Waits started by other replicas
+ * reach it through one query every `sweepMs` (the earliest deadline, read from an index of
+ * waiting rows only); several replicas may then end the same expired wait at once, and the
+ * store lets exactly one of them.
  */
 export class WaitDeadlines {
   private timer: NodeJS.Timeout | undefined;
