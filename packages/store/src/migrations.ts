@@ -4,6 +4,7 @@ import type { Database, Dialect } from './database.js';
 import { executionsMigration } from './executions-migration.js';
 import { searchFoldMigration } from './search-fold-migration.js';
 import { triggersMigration } from './triggers-migration.js';
+import { auditMigration } from './audit-migration.js';
 
 /** The one migration set of weft, in order; dialect-specific only where SQL differs. */
 function migrations(dialect: Dialect): Record<string, Migration> {
@@ -165,6 +166,7 @@ function migrations(dialect: Dialect): Record<string, Migration> {
         await sql`SELECT gin_clean_pending_list('plugins_search'::regclass)`.execute(db);
       },
     },
+    '0010_audit': auditMigration(dialect),
   };
 }
 
