@@ -10,3 +10,4 @@ export * from './router/index.js';
 export * from './net/index.js';
 export * from './broker/index.js';
 export * from './runtime/index.js';
+export * from './audit/index.js';

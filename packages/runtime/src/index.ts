@@ -27,3 +27,4 @@ export { CallbackEgress } from './callbacks/egress.js';
 export { signWebhook, generateSigningSecret } from './callbacks/sign.js';
 export * from './triggers/index.js';
 export * from './deployments/index.js';
+export * from './audit/index.js';

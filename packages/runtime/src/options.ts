@@ -1,4 +1,5 @@
 import {
+  MemoryAuditStore,
   systemClock,
   type ActionCall,
   type ActionInvoker,
@@ -7,6 +8,7 @@ import {
   type Principal,
   type SecretsProvider,
 } from '@weft/core';
+import { AuditLog, type AuditOptions } from './audit/audit-log.js';
 
 /** Who an execution runs for: what the server's action invoker may need to know. */
 export interface ExecutionOwner {
@@ -73,21 +75,29 @@ export interface RuntimeOptions {
   clock?: Clock;
   /** Reports background failures (sweeps, callbacks). Default: ignored. */
   onError?: (error: unknown, context: string) => void;
+  /** The audit log of authorization decisions. Default: in memory, not logged. */
+  audit?: AuditOptions;
 }
 
 /** {@link RuntimeOptions} with defaults filled in. */
 export interface CompiledRuntimeOptions extends Required<
-  Omit<RuntimeOptions, 'secrets' | 'lookup' | 'callbacks' | 'defaultTimeoutMs' | 'onError'>
+  Omit<
+    RuntimeOptions,
+    'secrets' | 'lookup' | 'callbacks' | 'defaultTimeoutMs' | 'onError' | 'audit'
+  >
 > {
   secrets: SecretsProvider | undefined;
   lookup: RuntimeOptions['lookup'];
   callbacks: Required<CallbackPolicy>;
   defaultTimeoutMs: number | undefined;
   onError: (error: unknown, context: string) => void;
+  /** Records authorization decisions: `options.audit.record({...})`. */
+  audit: AuditLog;
 }
 
 /** Fills the defaults of {@link RuntimeOptions} once. */
 export function compileRuntimeOptions(options: RuntimeOptions): CompiledRuntimeOptions {
+  const clock = options.clock ?? systemClock;
   return {
     store: options.store,
     authenticate: options.authenticate,
@@ -108,7 +118,8 @@ export function compileRuntimeOptions(options: RuntimeOptions): CompiledRuntimeO
     maxConcurrent: options.maxConcurrent ?? 256,
     maxWaitSeconds: options.maxWaitSeconds ?? 60,
     defaultTimeoutMs: options.defaultTimeoutMs,
-    clock: options.clock ?? systemClock,
+    clock,
     onError: options.onError ?? (() => {}),
+    audit: new AuditLog(options.audit ?? { store: new MemoryAuditStore() }, clock),
   };
 }

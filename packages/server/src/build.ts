@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { LogController, type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import {
   MemoryRoutesStore,
+  type AuditStore,
   type ExecutionsStore,
   type PluginUsage,
   type RegistryStore,
@@ -44,6 +45,8 @@ export interface ServerDependencies {
   /** Deployed workflows and trigger state (default: the opened store's; none with `store` alone). */
   deploymentStore?: DeploymentStore;
   triggerStore?: TriggerStore;
+  /** The audit log (default: the opened store's; in memory when `store` is given alone). */
+  auditStore?: AuditStore;
   /** Options of the runtime beyond what the server options give (tests: short leases). */
   runtime?: Partial<RuntimeOptions>;
   /** Adds routes of the caller before the server is sealed (benchmarks add a bare route). */
@@ -172,6 +175,10 @@ export async function buildServer(
         // One server owns an embedded SQLite file: it takes over every unfinished execution.
         takeOverOnStart: !compiled.databaseUrl && !dependencies.executionsStore,
         onError: (error, context) => app.log.error({ err: error }, context),
+        ...auditOptions(
+          dependencies.auditStore ?? ('audit' in opened ? opened.audit : undefined),
+          app,
+        ),
         ...dependencies.runtime,
       })
     : undefined;
@@ -226,6 +233,14 @@ export async function buildServer(
       await brokered?.close();
     },
   };
+}
+
+/** The runtime's audit log on `store` (the same database as executions), logged on `app.log`. */
+function auditOptions(
+  store: AuditStore | undefined,
+  app: FastifyInstance,
+): Partial<RuntimeOptions> {
+  return store ? { audit: { store, logger: app.log } } : {};
 }
 
 /** Fastify's `https` options: the server certificate, and client certificates when a CA is set. */

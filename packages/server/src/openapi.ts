@@ -15,6 +15,7 @@ export async function renderServerOpenApi(): Promise<string> {
       executionsStore: opened.executions,
       deploymentStore: opened.deployments,
       triggerStore: opened.triggers,
+      auditStore: opened.audit,
       logger: false,
     },
   );

@@ -1,6 +1,7 @@
 import type { Generated } from 'kysely';
 import type { ExecutionsTables } from './executions-tables.js';
 import type { TriggerTables } from './triggers-tables.js';
+import type { AuditEntriesTable } from './audit-migration.js';
 
 /** `plugins`: one row per slug, with the searchable listing of its latest version. */
 export interface PluginsTable {
@@ -110,6 +111,7 @@ export interface Database extends TriggerTables, ExecutionsTables {
   download_days: DownloadDaysTable;
   api_keys: ApiKeysTable;
   signing_keys: SigningKeysTable;
+  audit_entries: AuditEntriesTable;
 }
 
 /** The SQL dialects weft stores to. */

@@ -13,3 +13,6 @@ export type { TestTriggerStores } from './triggers-test-stores.js';
 export { KyselyExecutionsStore } from './executions-store.js';
 export { openTestExecutionsStore } from './executions-test-store.js';
 export type { TestExecutionsStore } from './executions-test-store.js';
+export { KyselyAuditStore } from './audit-store.js';
+export { openTestAuditStore } from './audit-test-store.js';
+export type { TestAuditStore } from './audit-test-store.js';

@@ -5,6 +5,7 @@ import { executionsMigration } from './executions-migration.js';
 import { searchFoldMigration } from './search-fold-migration.js';
 import { triggersMigration } from './triggers-migration.js';
 import { waitingMigration } from './waiting-migration.js';
+import { auditMigration } from './audit-migration.js';
 
 /** The one migration set of weft, in order; dialect-specific only where SQL differs. */
 function migrations(dialect: Dialect): Record<string, Migration> {
@@ -167,6 +168,7 @@ function migrations(dialect: Dialect): Record<string, Migration> {
       },
     },
     '0008_waiting': waitingMigration(dialect),
+    '0010_audit': auditMigration(dialect),
   };
 }
 

@@ -5,6 +5,7 @@ import { Kysely, PostgresDialect, SqliteDialect, sql } from 'kysely';
 import { PgChangeFeed } from './pg-change-feed.js';
 import { openPgPool } from './pg-pool.js';
 import type {
+  AuditStore,
   DeploymentStore,
   ExecutionsStore,
   TriggerStore,
@@ -22,6 +23,7 @@ import { openPostgresJournal } from './postgres-journal-writer.js';
 import { KyselyTriggerStore } from './triggers-store.js';
 import { KyselyRegistryStore } from './registry-store.js';
 import { KyselyRoutesStore } from './routes-store.js';
+import { KyselyAuditStore } from './audit-store.js';
 
 /** Where to store: an SQLite file in a data directory, or a PostgreSQL database. */
 export type StoreOptions =
@@ -83,6 +85,8 @@ export interface OpenedStore {
   deployments: DeploymentStore;
   /** Executions, their journal and events (close it too: on PostgreSQL it has own connections). */
   executions: ExecutionsStore;
+  /** The hash-chained audit log (closed with `registry`). */
+  audit: AuditStore;
   description: string;
   dialect: Dialect;
 }
@@ -124,6 +128,7 @@ export async function openStore(options: StoreOptions): Promise<OpenedStore> {
       deployments: new KyselyDeploymentStore(db, 'sqlite'),
       routes: new KyselyRoutesStore(db, 'sqlite'),
       executions: new KyselyExecutionsStore(db, 'sqlite', { database, group }),
+      audit: new KyselyAuditStore(db, 'sqlite', { database, group }),
       description: `sqlite:${compiled.file}`,
       dialect: 'sqlite',
     };
@@ -157,6 +162,7 @@ export async function openStore(options: StoreOptions): Promise<OpenedStore> {
         options.kind === 'postgres' ? options.journalCommit : undefined,
       ),
     }),
+    audit: new KyselyAuditStore(db, 'postgres'),
     description: redactUrl(compiled.url),
     dialect: 'postgres',
   };

@@ -1,17 +1,24 @@
 import type { FastifyInstance, FastifyPluginAsync } from 'fastify';
-import { ExecutionPage, ExecutionRecord } from '@weft/core';
+import {
+  AuditEntry,
+  AuditPage,
+  AuditVerification,
+  ExecutionPage,
+  ExecutionRecord,
+} from '@weft/core';
 import type { Runtime } from '../runtime.js';
 import { sendRuntimeError } from './errors.js';
 import { ErrorObjectSchema } from './schemas.js';
 import { registerAccountRoutes } from './routes-account.js';
+import { registerAuditRoutes } from './routes-audit.js';
 import { registerActionRoutes } from './routes-actions.js';
 import { registerEventRoutes } from './routes-events.js';
 import { registerExecutionRoutes } from './routes-executions.js';
 
 /**
  * The runtime's HTTP routes as a Fastify plugin: the executions API (DESIGN.md §4), its event
- * stream (SSE and WebSocket), `POST /actions/execute`, `GET /usage` and the callback signing
- * secret. Adds the schemas it refers to when missing, and registers @fastify/websocket on the root instance when nobody did.
+ * stream (SSE and WebSocket), `POST /actions/execute`, `GET /usage`, the callback signing
+ * secret and the audit log (`GET /audit`, `GET /audit/verify`). Adds the schemas it refers to when missing, and registers @fastify/websocket on the root instance when nobody did.
  */
 export function runtimeRoutes(runtime: Runtime) {
   return async function runtimePlugin(app: FastifyInstance): Promise<void> {
@@ -19,11 +26,15 @@ export function runtimeRoutes(runtime: Runtime) {
     if (!app.getSchema('ErrorObject')) app.addSchema(ErrorObjectSchema);
     if (!app.getSchema('ExecutionRecord')) app.addSchema(ExecutionRecord);
     if (!app.getSchema('ExecutionPage')) app.addSchema({ $id: 'ExecutionPage', ...ExecutionPage });
+    if (!app.getSchema('AuditEntry')) app.addSchema(AuditEntry);
+    if (!app.getSchema('AuditPage')) app.addSchema(AuditPage);
+    if (!app.getSchema('AuditVerification')) app.addSchema(AuditVerification);
     app.setErrorHandler(sendRuntimeError);
     registerExecutionRoutes(app, runtime);
     registerEventRoutes(app, runtime);
     registerActionRoutes(app, runtime);
     registerAccountRoutes(app, runtime);
+    registerAuditRoutes(app, runtime);
   };
 }
 

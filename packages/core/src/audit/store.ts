@@ -1,0 +1,39 @@
+import type { AuditEntry } from './entry.js';
+
+/** An entry as written: everything but its place in the chain (`seq`, `prev_hash`, `hash`). */
+export type AuditDraft = Omit<AuditEntry, 'seq' | 'prev_hash' | 'hash'>;
+
+/** An entry in its place in the chain, before its own hash is computed over it. */
+export type UnsealedAuditEntry = Omit<AuditEntry, 'hash'>;
+
+/** Computes the `hash` of an entry (the runtime's SHA-256 over RFC 8785 canonical JSON). */
+export type AuditSeal = (entry: UnsealedAuditEntry) => string;
+
+/** Which entries to read, oldest (lowest `seq`) first. */
+export interface AuditQuery {
+  /** Only entries with a higher `seq` (0: from the start). */
+  afterSeq: number;
+  /** Only entries decided at or after this instant (ISO 8601 UTC, as `Date#toISOString`). */
+  since?: string;
+  limit: number;
+}
+
+/**
+ * Storage port of the audit log: one linear, hash-chained sequence of entries. `append` is the
+ * only writer and is atomic across every process sharing the store: it reads the last entry,
+ * numbers the new ones after it and chains them to it in one step (a lock on PostgreSQL, the
+ * single writer on SQLite), so concurrent writers never fork the chain or reuse a `seq`.
+ * Entries are never changed or removed through the port.
+ */
+export interface AuditStore {
+  /** `memory`, `sqlite` or `postgres`. */
+  readonly kind: string;
+  /**
+   * Appends `drafts` in order after the last entry: each gets the next `seq`, the previous
+   * entry's hash as `prev_hash` (`GENESIS_HASH` for the first entry ever) and `seal`'s hash.
+   * All are stored, or none. Resolves with the stored entries.
+   */
+  append(drafts: readonly AuditDraft[], seal: AuditSeal): Promise<AuditEntry[]>;
+  /** Entries after `query.afterSeq` (and since `query.since`), by `seq`, at most `limit`. */
+  read(query: AuditQuery): Promise<AuditEntry[]>;
+}

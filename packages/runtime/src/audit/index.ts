@@ -1,0 +1,4 @@
+export { AuditLog, type AuditEvent, type AuditLogger, type AuditOptions } from './audit-log.js';
+export { auditHash } from './hash.js';
+export { verifyAuditChain } from './verify.js';
+export { encodeAuditCursor, decodeAuditCursor } from './cursor.js';

@@ -1,0 +1,34 @@
+import { GENESIS_HASH, type AuditStore, type AuditVerification } from '@weft/core';
+import { auditHash } from './hash.js';
+
+/**
+ * Walks the audit chain from its first entry, `batchSize` entries per read, and answers where it
+ * first breaks: a missing `seq` (`gap`, at the first missing seq: a deleted entry), an entry
+ * whose content does not give its `hash` (`hash_mismatch`: an edited entry), or an entry whose
+ * `prev_hash` is not the hash of the entry before (`prev_mismatch`: an entry removed or replaced
+ * and the rest re-hashed). A whole chain answers its length and last hash; comparing that hash
+ * with one kept elsewhere (the log lines carry every entry's hash) also shows a cut-off tail,
+ * which the chain alone cannot.
+ */
+export async function verifyAuditChain(
+  store: AuditStore,
+  batchSize = 1000,
+): Promise<AuditVerification> {
+  let seq = 0;
+  let last = GENESIS_HASH;
+  for (;;) {
+    const entries = await store.read({ afterSeq: seq, limit: batchSize });
+    if (entries.length === 0) return { status: 'ok', entries: seq, last_hash: last };
+    for (const entry of entries) {
+      if (entry.seq !== seq + 1) return { status: 'broken', at_seq: seq + 1, reason: 'gap' };
+      if (auditHash(entry) !== entry.hash) {
+        return { status: 'broken', at_seq: entry.seq, reason: 'hash_mismatch' };
+      }
+      if (entry.prev_hash !== last) {
+        return { status: 'broken', at_seq: entry.seq, reason: 'prev_mismatch' };
+      }
+      seq = entry.seq;
+      last = entry.hash;
+    }
+  }
+}

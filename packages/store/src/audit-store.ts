@@ -1,0 +1,152 @@
+import type BetterSqlite3 from 'better-sqlite3';
+import { sql, type Kysely, type Selectable } from 'kysely';
+import {
+  chainAuditDrafts,
+  type AuditDraft,
+  type AuditChainHead,
+  type AuditEntry,
+  type AuditQuery,
+  type AuditSeal,
+  type AuditStore,
+} from '@weft/core';
+import type { AuditEntriesTable } from './audit-migration.js';
+import type { Database, Dialect } from './database.js';
+import type { SqliteGroupCommit } from './sqlite-group-commit.js';
+
+/** The columns of `audit_entries`, in the order the SQLite insert names them. */
+const COLUMNS = [
+  'seq',
+  'id',
+  'at',
+  'subject',
+  'credential',
+  'action',
+  'workflow',
+  'execution_id',
+  'step',
+  'decision',
+  'reason',
+  'required',
+  'missing',
+  'prev_hash',
+  'hash',
+] as const;
+
+const LAST = 'SELECT seq, hash FROM audit_entries ORDER BY seq DESC LIMIT 1';
+const INSERT = `INSERT INTO audit_entries (${COLUMNS.join(', ')})
+  VALUES (${COLUMNS.map(() => '?').join(', ')})`;
+
+/**
+ * {@link AuditStore} on SQLite or PostgreSQL. An append reads the last entry and inserts the
+ * next ones in one transaction that no other append can interleave with: on PostgreSQL it holds
+ * a transaction-scoped advisory lock (one per schema) from before the read until the commit; on
+ * SQLite it is a write of the group commit, whose synchronous statements nothing else runs
+ * between (and a writer in another process fails on the changed snapshot instead of forking the
+ * chain). `seq` is the primary key besides, so a fork could never be stored. It shares the
+ * registry store's connection and is closed with it.
+ */
+export class KyselyAuditStore implements AuditStore {
+  readonly kind: Dialect;
+  private readonly sqlite?: {
+    group: SqliteGroupCommit;
+    last: BetterSqlite3.Statement;
+    insert: BetterSqlite3.Statement;
+  };
+
+  /** On SQLite, give the better-sqlite3 handle under `db` and its group commit. */
+  constructor(
+    private readonly db: Kysely<Database>,
+    dialect: Dialect,
+    sqlite?: { database: BetterSqlite3.Database; group: SqliteGroupCommit },
+  ) {
+    this.kind = dialect;
+    if (dialect === 'sqlite') {
+      if (!sqlite) throw new Error('an SQLite audit store needs its SQLite handle');
+      this.sqlite = {
+        group: sqlite.group,
+        last: sqlite.database.prepare(LAST),
+        insert: sqlite.database.prepare(INSERT),
+      };
+    }
+  }
+
+  async append(drafts: readonly AuditDraft[], seal: AuditSeal): Promise<AuditEntry[]> {
+    if (drafts.length === 0) return [];
+    const sqlite = this.sqlite;
+    if (sqlite) {
+      return sqlite.group.run(() => {
+        const head = sqlite.last.get() as AuditChainHead | undefined;
+        const entries = chainAuditDrafts(head, drafts, seal);
+        for (const entry of entries) {
+          const row = toRow(entry);
+          sqlite.insert.run(...COLUMNS.map((c) => row[c]));
+        }
+        return entries;
+      });
+    }
+    return this.db.transaction().execute(async (trx) => {
+      await sql`SELECT pg_advisory_xact_lock(hashtext(current_schema()), hashtext('weft.audit_entries'))`.execute(
+        trx,
+      );
+      const last = await trx
+        .selectFrom('audit_entries')
+        .select(['seq', 'hash'])
+        .orderBy('seq', 'desc')
+        .limit(1)
+        .executeTakeFirst();
+      const entries = chainAuditDrafts(last, drafts, seal);
+      await trx.insertInto('audit_entries').values(entries.map(toRow)).execute();
+      return entries;
+    });
+  }
+
+  async read(query: AuditQuery): Promise<AuditEntry[]> {
+    let select = this.db
+      .selectFrom('audit_entries')
+      .select(COLUMNS)
+      .where('seq', '>', query.afterSeq);
+    if (query.since !== undefined) select = select.where('at', '>=', query.since);
+    const rows = await select.orderBy('seq').limit(query.limit).execute();
+    return rows.map(toEntry);
+  }
+}
+
+function toRow(entry: AuditEntry): Selectable<AuditEntriesTable> {
+  return {
+    seq: entry.seq,
+    id: entry.id,
+    at: entry.at,
+    subject: entry.subject,
+    credential: entry.credential,
+    action: entry.action,
+    workflow: entry.workflow,
+    execution_id: entry.execution_id,
+    step: entry.step,
+    decision: entry.decision,
+    reason: entry.reason,
+    required: JSON.stringify(entry.required),
+    missing: JSON.stringify(entry.missing),
+    prev_hash: entry.prev_hash,
+    hash: entry.hash,
+  };
+}
+
+function toEntry(row: Selectable<AuditEntriesTable>): AuditEntry {
+  return {
+    seq: Number(row.seq),
+    id: row.id,
+    at: row.at,
+    subject: row.subject,
+    credential: row.credential as AuditEntry['credential'],
+    action: row.action as AuditEntry['action'],
+    workflow: row.workflow,
+    execution_id: row.execution_id,
+    step: row.step,
+    decision: row.decision as AuditEntry['decision'],
+    reason: row.reason,
+    required: JSON.parse(row.required) as AuditEntry['required'],
+    missing: JSON.parse(row.missing) as AuditEntry['missing'],
+    prev_hash: row.prev_hash,
+    hash: row.hash,
+  };
+}
