@@ -45,18 +45,21 @@ export {
   type CloudApiOptions,
   type CloudAnswer,
 } from './client/cloud-api.js';
+export { toRunResult } from './client/cloud-executions.js';
 export {
   FINISHED_STATUSES,
-  toRunResult,
   type StartOptions,
   type WaitOptions,
-} from './client/cloud-executions.js';
+} from './http-client/executions.js';
 export {
   streamExecution,
-  parseSse,
   type ExecutionEvent,
   type StreamOptions,
-} from './client/event-stream.js';
+} from './http-client/event-stream.js';
+export { parseSse } from './http-client/sse.js';
+export { ApiError } from './http-client/api-error.js';
+export { HttpApi, type HttpApiOptions } from './http-client/http-api.js';
+export { WeftClient, type WeftClientOptions } from './http-client/weft-client.js';
 export { syncPlugins, type SyncResult, type SyncSource } from './client/sync-plugins.js';
 export { CloudInvoker } from './invoker/cloud-invoker.js';
 export {
