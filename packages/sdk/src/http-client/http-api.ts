@@ -106,6 +106,8 @@ export class HttpApi {
     try {
       json = text === '' ? undefined : JSON.parse(text);
     } catch {
+      // An error page (a proxy's 502, say) still has its status: `errorOf` names it.
+      if (status < 200 || status >= 300) return { status, headers, json: undefined };
       throw new BackendError(`${method} ${path}: the server answered ${status} with non-JSON`, {
         backend: 'cloud',
         original_error: `HTTP ${status}`,
