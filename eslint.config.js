@@ -1,7 +1,129 @@
+import { builtinModules } from 'node:module';
 import js from '@eslint/js';
 import globals from 'globals';
 import prettier from 'eslint-config-prettier';
 import tseslint from 'typescript-eslint';
+import weft from './eslint/package-boundaries.js';
+
+const CODE = '**/*.{js,mjs,cjs,ts,mts,cts,tsx,jsx}';
+
+/** Node's built-in modules, with and without `node:`. */
+const NODE_BUILTINS = ['node:*', ...builtinModules.filter((name) => !name.startsWith('_'))];
+
+/** HTTP, database and broker libraries: the engine knows none of them (DESIGN.md §2). */
+const HTTP_AND_DATABASES = [
+  'fastify',
+  '@fastify/*',
+  'undici',
+  'ws',
+  'node:http',
+  'node:https',
+  'node:http2',
+  'node:net',
+  'http',
+  'https',
+  'http2',
+  'net',
+  'pg',
+  'pg-*',
+  'better-sqlite3',
+  'kysely',
+  '@nats-io/*',
+  'kafkajs',
+  'ioredis',
+  'bullmq',
+  '@aws-sdk/*',
+];
+
+/** What code that runs in the browser cannot import. */
+const NODE_ONLY = [...NODE_BUILTINS, 'fastify', '@fastify/*', 'pino', 'pino-*', 'undici', 'ws'];
+
+/**
+ * DESIGN.md §2: the workspace packages each package may import (`sdk` = `@weft/sdk` and the
+ * subpaths it exports, `sdk/client` = that subpath only), and the libraries it must not.
+ * Arrows never point back; `server` is the composition root.
+ */
+const PACKAGES = {
+  core: {
+    may: [],
+    // The browser client (`@weft/sdk/client`) bundles core: it stays free of Node.
+    forbid: NODE_ONLY,
+    why: 'core is bundled into the browser console (@weft/sdk/client), so it uses no Node API',
+  },
+  expr: { may: ['core'] },
+  engine: {
+    may: ['core', 'expr'],
+    forbid: HTTP_AND_DATABASES,
+    why: 'the engine knows no HTTP and no database (DESIGN.md §2)',
+  },
+  sdk: { may: ['core', 'engine'] },
+  store: { may: ['core'] },
+  broker: { may: ['core'] },
+  identity: { may: ['core'] },
+  registry: { may: ['core', 'identity'] },
+  router: { may: ['core', 'sdk/client', 'identity'] },
+  runtime: { may: ['core', 'engine', 'sdk', 'identity'] },
+  server: { may: '*' },
+  cli: { may: ['sdk', 'server', 'core', 'identity'] },
+  agents: { may: ['core', 'engine', 'sdk'] },
+  web: {
+    may: ['sdk/client'],
+    forbid: NODE_ONLY,
+    why: 'the console runs in the browser and talks to the public HTTP API only',
+  },
+};
+
+/** Folders inside a package held to a stricter rule than the package. */
+const ZONES = [
+  {
+    files: ['packages/sdk/src/http-client/**'],
+    may: ['core'],
+    forbid: NODE_ONLY,
+    confine: 'packages/sdk/src/http-client',
+    why: 'this folder is the browser entry @weft/sdk/client, shared with the Node SDK, which imports it, never the reverse',
+  },
+];
+
+/**
+ * Imports the table does not allow that were in the code when the rule came in (issue 21),
+ * allowed file by file until they move or DESIGN.md §2 changes. Do not add to this list.
+ */
+const KNOWN_EXCEPTIONS = [
+  {
+    // Connector templates compile with expr directly; the table says sdk -> core, engine.
+    files: [
+      'packages/sdk/src/kinds/templates.ts',
+      'packages/sdk/src/connector/check-definition.ts',
+    ],
+    package: 'sdk',
+    allow: ['expr'],
+  },
+  {
+    // The CLI loads, validates and summarizes workflows with the engine; the table says
+    // cli -> sdk, server, core.
+    files: [
+      'packages/cli/src/options.ts',
+      'packages/cli/src/report.ts',
+      'packages/cli/src/read-input.ts',
+      'packages/cli/src/load-files.ts',
+      'packages/cli/src/commands/workflow-run.ts',
+      'packages/cli/src/commands/workflow-validate.ts',
+      'packages/cli/src/commands/workflow-deploy.ts',
+      'packages/cli/src/commands/workflow-list.ts',
+    ],
+    package: 'cli',
+    allow: ['engine'],
+  },
+];
+
+/** The options of `weft/package-boundaries` for one package, plus `allow`. */
+function boundaries(name, allow = []) {
+  const { may, ...rest } = PACKAGES[name];
+  return ['error', { may: may === '*' ? '*' : [...may, ...allow], ...rest }];
+}
+
+/** Tests and test helpers may import any package (as the composition root does). */
+const TESTS = ['packages/*/src/**/*.test.ts', 'packages/*/src/test-support/**'];
 
 export default tseslint.config(
   { ignores: ['**/dist/**', '**/node_modules/**', 'bench/results/**', 'coverage/**'] },
@@ -21,6 +143,28 @@ export default tseslint.config(
     files: ['packages/*/src/**/*.ts'],
     ignores: ['packages/cli/**', '**/*.test.ts'],
     rules: { 'no-console': 'error' },
+  },
+  // Package boundaries (DESIGN.md §2). A later block replaces an earlier one's options.
+  {
+    files: [CODE],
+    plugins: { weft },
+    rules: { 'weft/package-boundaries': ['error', { may: '*' }] },
+  },
+  ...Object.keys(PACKAGES).map((name) => ({
+    files: [`packages/${name}/${CODE}`],
+    rules: { 'weft/package-boundaries': boundaries(name) },
+  })),
+  ...ZONES.map(({ files, ...options }) => ({
+    files,
+    rules: { 'weft/package-boundaries': ['error', options] },
+  })),
+  ...KNOWN_EXCEPTIONS.map(({ files, package: name, allow }) => ({
+    files,
+    rules: { 'weft/package-boundaries': boundaries(name, allow) },
+  })),
+  {
+    files: TESTS,
+    rules: { 'weft/package-boundaries': ['error', { may: '*' }] },
   },
   prettier,
 );

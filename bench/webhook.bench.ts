@@ -15,10 +15,9 @@ import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import type { ScheduleTrigger } from '@weft/core';
 import { openStore } from '@weft/store';
-import { compileSchedule, Scheduler } from '../packages/runtime/src/triggers/index.js';
-import type { WorkflowDefinition } from '../packages/engine/src/index.js';
+import type { WorkflowDefinition } from '@weft/engine';
+import { compileSchedule, Scheduler, toExecutionRecord } from '@weft/runtime';
 import { percentile, printLoadTable, type LoadResult } from './registry/load.js';
-import { toExecutionRecord } from '@weft/runtime';
 import { buildServer } from '@weft/server';
 
 const SECONDS = Number(process.env['WEFT_BENCH_SECONDS'] ?? 5);

@@ -45,15 +45,19 @@ export {
   type CloudApiOptions,
   type CloudAnswer,
 } from './client/cloud-api.js';
-export { toRunResult, type StartOptions, type WaitOptions } from './client/cloud-executions.js';
+export { toRunResult } from './client/cloud-executions.js';
+export { type StartOptions, type WaitOptions } from './http-client/executions.js';
 /** Execution statuses that do not change any more (core's, one list for the whole platform). */
 export { FINISHED_STATUSES, isFinishedStatus } from '@weft/core';
 export {
   streamExecution,
-  parseSse,
   type ExecutionEvent,
   type StreamOptions,
-} from './client/event-stream.js';
+} from './http-client/event-stream.js';
+export { parseSse } from './http-client/sse.js';
+export { ApiError } from './http-client/api-error.js';
+export { HttpApi, type HttpApiOptions } from './http-client/http-api.js';
+export { WeftClient, type WeftClientOptions } from './http-client/weft-client.js';
 export { syncPlugins, type SyncResult, type SyncSource } from './client/sync-plugins.js';
 export { CloudInvoker } from './invoker/cloud-invoker.js';
 export {

@@ -1,12 +1,4 @@
-import {
-  BackendError,
-  CanceledError,
-  isFinishedStatus,
-  TimeoutError,
-  ValidationError,
-  type ErrorObject,
-  type ExecutionRecord,
-} from '@weft/core';
+import { BackendError, ValidationError, type ErrorObject, type ExecutionRecord } from '@weft/core';
 import {
   calledWorkflows,
   pickWorkflow,
@@ -14,28 +6,8 @@ import {
   type StepRecord,
   type WorkflowDefinition,
 } from '@weft/engine';
-import type { CloudApi } from './cloud-api.js';
-
-/** Options of a cloud execution start. */
-export interface StartOptions {
-  /** The same key from the same API key returns the same execution. */
-  idempotencyKey?: string;
-  /** Receives the signed §2.8 callback when the execution ends (a public http(s) URL). */
-  callbackUrl?: string;
-  /** `Prefer: wait=N`: the server answers with the ended record if it ends within N seconds. */
-  waitSeconds?: number;
-  signal?: AbortSignal;
-}
-
-/** Options of {@link waitForExecution}. */
-export interface WaitOptions {
-  /** Delay between polls in milliseconds. Default 250. */
-  intervalMs?: number;
-  /** Gives up with `TIMEOUT` after this many milliseconds. Default: never. */
-  timeoutMs?: number;
-  /** Stops waiting with `CANCELED` (the execution goes on on the server). */
-  signal?: AbortSignal;
-}
+import { postExecution, type StartOptions } from '../http-client/executions.js';
+import type { HttpApi } from '../http-client/http-api.js';
 
 /**
  * Starts `workflow` on the server (`POST /workflows/executions`), sending it inline as a file
@@ -44,26 +16,18 @@ export interface WaitOptions {
  * `waitSeconds` is set and it ended in time.
  */
 export async function startExecution(
-  api: CloudApi,
+  api: HttpApi,
   workflow: WorkflowDefinition,
   library: Iterable<WorkflowDefinition>,
   inputs: Record<string, unknown>,
   options: StartOptions = {},
 ): Promise<ExecutionRecord> {
   const others = calledOnce(workflow, [...library]);
-  const wait = options.waitSeconds;
-  const answer = await api.call('POST', '/workflows/executions', {
-    body: {
-      workflow: { workflows: [workflow, ...others] },
-      workflow_name: workflow.name,
-      inputs,
-      ...(options.callbackUrl !== undefined ? { callback_url: options.callbackUrl } : {}),
-      ...(options.idempotencyKey !== undefined ? { idempotency_key: options.idempotencyKey } : {}),
-    },
-    headers: wait !== undefined && wait > 0 ? { prefer: `wait=${Math.ceil(wait)}` } : {},
-    ...(options.signal ? { signal: options.signal } : {}),
-  });
-  return asRecord(answer.json);
+  return postExecution(
+    api,
+    { workflow: { workflows: [workflow, ...others] }, workflow_name: workflow.name, inputs },
+    options,
+  );
 }
 
 /**
@@ -95,63 +59,10 @@ function calledOnce(
   return [...picked.values()].map((p) => p.called).filter((w) => w !== workflow);
 }
 
-/** `GET /workflows/executions/{id}`. */
-export async function getExecution(
-  api: CloudApi,
-  id: string,
-  signal?: AbortSignal,
-): Promise<ExecutionRecord> {
-  checkId(id);
-  const answer = await api.call('GET', `/workflows/executions/${encodeURIComponent(id)}`, {
-    ...(signal ? { signal } : {}),
-  });
-  return asRecord(answer.json);
-}
-
-/**
- * Polls `GET /workflows/executions/{id}` until the execution ends (SPEC.md §4.4) and gives the
- * ended record. Throws `TIMEOUT` after `timeoutMs`, `CANCELED` when `signal` fires.
- */
-export async function waitForExecution(
-  api: CloudApi,
-  id: string,
-  options: WaitOptions = {},
-): Promise<ExecutionRecord> {
-  const interval = options.intervalMs ?? 250;
-  const timeout = options.timeoutMs;
-  if (!Number.isFinite(interval) || interval < 1) {
-    throw new ValidationError(`intervalMs must be a positive number, got ${interval}`, {
-      field: 'intervalMs',
-      constraint: 'range',
-    });
-  }
-  if (timeout !== undefined && (!Number.isFinite(timeout) || timeout < 0)) {
-    throw new ValidationError(`timeoutMs must be a number of milliseconds, got ${timeout}`, {
-      field: 'timeoutMs',
-      constraint: 'range',
-    });
-  }
-  const started = Date.now();
-  for (;;) {
-    if (options.signal?.aborted) throw canceled(id);
-    const record = await getExecution(api, id, options.signal);
-    if (isFinishedStatus(record.status)) return record;
-    const elapsed = Date.now() - started;
-    if (timeout !== undefined && elapsed >= timeout) {
-      throw new TimeoutError(
-        `execution ${id} is still ${record.status} after ${timeout} ms; wait again or cancel it`,
-        { timeout_ms: timeout, elapsed_ms: elapsed },
-      );
-    }
-    const pause = timeout === undefined ? interval : Math.min(interval, timeout - elapsed);
-    await sleep(pause, options.signal);
-  }
-}
-
 /** An ended record as the {@link RunResult} a local run gives. */
 export function toRunResult(record: ExecutionRecord): RunResult {
   const status = record.status;
-  if (!isFinishedStatus(status)) {
+  if (status !== 'completed' && status !== 'failed' && status !== 'canceled') {
     throw new BackendError(`execution ${record.execution_id} has not ended (${status})`, {
       backend: 'cloud',
       original_error: `status ${status}`,
@@ -170,46 +81,4 @@ export function toRunResult(record: ExecutionRecord): RunResult {
     finished_at: finished,
     duration_ms: Math.max(0, Date.parse(finished) - Date.parse(started)),
   };
-}
-
-/** Refuses an empty or oversized execution id before any request. */
-export function checkId(id: string): void {
-  if (typeof id !== 'string' || id.length === 0 || id.length > 256) {
-    throw new ValidationError('executionId must be the execution_id the server gave', {
-      field: 'executionId',
-      constraint: 'format',
-    });
-  }
-}
-
-function asRecord(json: unknown): ExecutionRecord {
-  const record = json as Partial<ExecutionRecord> | undefined;
-  if (!record || typeof record.execution_id !== 'string' || typeof record.status !== 'string') {
-    throw new BackendError('the server answered without an execution record', {
-      backend: 'cloud',
-      original_error: 'no execution_id',
-    });
-  }
-  return record as ExecutionRecord;
-}
-
-function canceled(id: string): CanceledError {
-  return new CanceledError(`stopped waiting for execution ${id}`, {
-    canceled_at: new Date().toISOString(),
-  });
-}
-
-function sleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(done, ms);
-    function done() {
-      signal?.removeEventListener('abort', onAbort);
-      resolve();
-    }
-    function onAbort() {
-      clearTimeout(timer);
-      reject(new CanceledError('stopped waiting', { canceled_at: new Date().toISOString() }));
-    }
-    signal?.addEventListener('abort', onAbort, { once: true });
-  });
 }

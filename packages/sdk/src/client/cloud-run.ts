@@ -1,14 +1,13 @@
 import { CanceledError, isFinishedStatus, ValidationError, type StreamEvent } from '@weft/core';
 import type { RunResult, WorkflowDefinition } from '@weft/engine';
-import type { CloudApi } from './cloud-api.js';
+import { streamExecution } from '../http-client/event-stream.js';
 import {
   getExecution,
-  startExecution,
-  toRunResult,
   waitForExecution,
   type StartOptions,
-} from './cloud-executions.js';
-import { streamExecution } from './event-stream.js';
+} from '../http-client/executions.js';
+import type { HttpApi } from '../http-client/http-api.js';
+import { startExecution, toRunResult } from './cloud-executions.js';
 
 /** Longest `Prefer: wait` the server honours, in seconds. */
 const MAX_PREFER_WAIT = 60;
@@ -29,7 +28,7 @@ export interface CloudRunOptions {
  * is the canceled record.
  */
 export async function runInCloud(
-  api: CloudApi,
+  api: HttpApi,
   workflow: WorkflowDefinition,
   library: Iterable<WorkflowDefinition>,
   inputs: Record<string, unknown>,

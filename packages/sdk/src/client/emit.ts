@@ -1,5 +1,5 @@
 import { BackendError, ValidationError, type EventAccepted } from '@weft/core';
-import type { CloudApi } from './cloud-api.js';
+import type { HttpApi } from '../http-client/http-api.js';
 
 /** Longest topic a workflow's event trigger (and `POST /events/{topic}`) accepts. */
 const MAX_TOPIC = 512;
@@ -20,7 +20,7 @@ export function checkTopic(topic: unknown): asserts topic is string {
  * server's answer: the executions it started (none when no workflow listens or matches).
  */
 export async function emitEvent(
-  api: CloudApi,
+  api: HttpApi,
   topic: string,
   event: unknown,
 ): Promise<EventAccepted> {

@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { extname } from 'node:path';
 import { toErrorObject, WeftError, type ErrorObject } from '@weft/core';
 import type { CompiledConnector } from '../connector/compile-connector.js';
-import type { CloudApi } from './cloud-api.js';
+import type { HttpApi } from '../http-client/http-api.js';
 
 /** What {@link syncPlugins} did with one loaded connector. */
 export interface SyncResult {
@@ -42,7 +42,7 @@ const FATAL = new Set(['UNAUTHORIZED', 'UNAVAILABLE', 'RATE_LIMITED', 'INTERNAL_
  * bytes, or the registered object), never with `${VAR}` values filled in from the environment.
  * Registry refusals are reported per plugin; a refused key or an unreachable server throws.
  */
-export async function syncPlugins(api: CloudApi, sources: SyncSource[]): Promise<SyncResult[]> {
+export async function syncPlugins(api: HttpApi, sources: SyncSource[]): Promise<SyncResult[]> {
   const results: SyncResult[] = [];
   for (const { connector, original } of sources) {
     const definition = connector.definition as { slug?: unknown; version?: unknown };
@@ -69,7 +69,7 @@ export async function syncPlugins(api: CloudApi, sources: SyncSource[]): Promise
 }
 
 async function syncOne(
-  api: CloudApi,
+  api: HttpApi,
   slug: string,
   version: string,
   raw: { data: string | Uint8Array; contentType: string },

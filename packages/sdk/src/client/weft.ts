@@ -23,16 +23,21 @@ import { CloudInvoker } from '../invoker/cloud-invoker.js';
 import { HybridInvoker, type ExecutionOverride } from '../invoker/hybrid-invoker.js';
 import type { CompiledConnector } from '../connector/compile-connector.js';
 import { CloudApi } from './cloud-api.js';
+import { startExecution } from './cloud-executions.js';
 import {
+  cancelExecution,
   checkId,
   getExecution,
-  startExecution,
   waitForExecution,
   type WaitOptions,
-} from './cloud-executions.js';
+} from '../http-client/executions.js';
 import { checkCloudRunOptions, runInCloud } from './cloud-run.js';
 import { emitEvent } from './emit.js';
-import { streamExecution, type ExecutionEvent, type StreamOptions } from './event-stream.js';
+import {
+  streamExecution,
+  type ExecutionEvent,
+  type StreamOptions,
+} from '../http-client/event-stream.js';
 import { syncPlugins, type SyncResult } from './sync-plugins.js';
 import { processEnvironment } from './environment.js';
 import { loadWorkflowFile } from './load.js';
@@ -293,9 +298,7 @@ export class Weft {
 
   /** Cancels an execution on the server; gives the canceled record (`CONFLICT` once ended). */
   async cancel(executionId: string): Promise<ExecutionRecord> {
-    checkId(executionId);
-    const path = `/workflows/executions/${encodeURIComponent(executionId)}/cancel`;
-    return (await this.cloudApi('cancel').call('POST', path)).json as ExecutionRecord;
+    return cancelExecution(this.cloudApi('cancel'), executionId);
   }
 
   /**

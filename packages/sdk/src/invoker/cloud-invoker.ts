@@ -5,7 +5,7 @@ import {
   type ActionCall,
   type ActionInvoker,
 } from '@weft/core';
-import type { CloudApi } from '../client/cloud-api.js';
+import type { HttpApi } from '../http-client/http-api.js';
 import { abortError } from '../kinds/errors.js';
 
 const REF = new RegExp(CONNECTOR_REF_PATTERN);
@@ -17,7 +17,7 @@ const REF = new RegExp(CONNECTOR_REF_PATTERN);
  * published plugin's `http` actions; its §2.10 errors come back as the error of that code.
  */
 export class CloudInvoker implements ActionInvoker {
-  constructor(private readonly api: CloudApi) {}
+  constructor(private readonly api: HttpApi) {}
 
   async invoke(call: ActionCall): Promise<unknown> {
     const { plugin, version } = pluginOf(call.target);

@@ -11,7 +11,7 @@ import {
 } from '@weft/core';
 import { abortError } from '../kinds/errors.js';
 import type { ClientTls } from '../service/router-client.js';
-import { checkServerUrl } from './server-url.js';
+import { checkServerUrl } from '../http-client/server-url.js';
 
 /** Options of {@link RouterInvoker}. */
 export interface RouterInvokerOptions {

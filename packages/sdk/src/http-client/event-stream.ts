@@ -1,5 +1,8 @@
 import { systemClock, UnavailableError, WeftError, type StreamEvent } from '@weft/core';
-import type { CloudApi } from './cloud-api.js';
+import { ApiError } from './api-error.js';
+import { isFinishedStatus } from '@weft/core';
+import type { HttpApi } from './http-api.js';
+import { parseSse } from './sse.js';
 
 /** A §2.11 event as the stream delivers it, with the id that resumes after it. */
 export type ExecutionEvent = StreamEvent & {
@@ -17,14 +20,6 @@ export interface StreamOptions {
   maxReconnects?: number;
 }
 
-/** One parsed server-sent event. */
-interface SseMessage {
-  id: string | undefined;
-  data: string;
-}
-
-const FINISHED = new Set(['completed', 'failed', 'canceled']);
-
 /**
  * The §2.11 events of an execution over server-sent events (`GET
  * /workflows/executions/{id}/events`), as an async iterator. A dropped connection is reopened
@@ -33,7 +28,7 @@ const FINISHED = new Set(['completed', 'failed', 'canceled']);
  * `NOT_FOUND`.
  */
 export async function* streamExecution(
-  api: CloudApi,
+  api: HttpApi,
   executionId: string,
   options: StreamOptions = {},
 ): AsyncGenerator<ExecutionEvent, void, undefined> {
@@ -54,7 +49,7 @@ export async function* streamExecution(
         controller.signal,
       );
       failures = 0;
-      for await (const message of parseSse(response.body as AsyncIterable<Buffer>, (ms) => {
+      for await (const message of parseSse(response.body, (ms) => {
         retryMs = ms;
       })) {
         if (message.id !== undefined) lastId = message.id;
@@ -65,8 +60,7 @@ export async function* streamExecution(
       clean = true;
     } catch (error) {
       if (options.signal?.aborted) throw error;
-      // The server's own answers (404, 401, ...) are final; dropped connections are retried.
-      if (error instanceof WeftError && error.code !== 'UNAVAILABLE' && !isDrop(error)) throw error;
+      if (isFinal(error)) throw error;
       failures++;
       if (failures > maxReconnects) {
         throw new UnavailableError(
@@ -86,49 +80,20 @@ export async function* streamExecution(
   }
 }
 
-/** Whether a failure is a dropped connection (to reconnect) rather than the server's answer. */
-function isDrop(error: WeftError): boolean {
-  return error.code === 'BACKEND_ERROR' && error.details['backend'] === 'cloud';
+/**
+ * Whether a failure is the server's own answer (404, 401, ...: final) rather than a dropped or
+ * broken connection, a proxy's error page or a server that is briefly unavailable (reconnect).
+ */
+function isFinal(error: unknown): boolean {
+  if (!(error instanceof WeftError) || error.code === 'UNAVAILABLE') return false;
+  if (error instanceof ApiError) return error.fromServer;
+  // The transport's own failures are BACKEND_ERROR (see HttpApi).
+  return error.code !== 'BACKEND_ERROR';
 }
 
-async function finished(api: CloudApi, id: string, signal?: AbortSignal): Promise<boolean> {
+async function finished(api: HttpApi, id: string, signal?: AbortSignal): Promise<boolean> {
   const answer = await api.call('GET', `/workflows/executions/${encodeURIComponent(id)}`, {
     ...(signal ? { signal } : {}),
   });
-  return FINISHED.has((answer.json as { status?: string }).status ?? '');
-}
-
-/**
- * Parses a `text/event-stream` body: `id:` and `data:` fields, events ended by a blank line,
- * comments ignored, `retry:` reported to `onRetry`.
- */
-export async function* parseSse(
-  body: AsyncIterable<Buffer>,
-  onRetry: (ms: number) => void = () => {},
-): AsyncGenerator<SseMessage> {
-  const decoder = new TextDecoder();
-  let buffer = '';
-  let id: string | undefined;
-  let data: string[] = [];
-  for await (const chunk of body) {
-    buffer += decoder.decode(chunk, { stream: true });
-    let newline: number;
-    while ((newline = buffer.search(/\r\n|\n|\r/)) >= 0) {
-      const line = buffer.slice(0, newline);
-      buffer = buffer.slice(newline + (buffer.startsWith('\r\n', newline) ? 2 : 1));
-      if (line === '') {
-        if (data.length > 0) yield { id, data: data.join('\n') };
-        data = [];
-        continue;
-      }
-      if (line.startsWith(':')) continue;
-      const colon = line.indexOf(':');
-      const field = colon < 0 ? line : line.slice(0, colon);
-      let value = colon < 0 ? '' : line.slice(colon + 1);
-      if (value.startsWith(' ')) value = value.slice(1);
-      if (field === 'id') id = value;
-      else if (field === 'data') data.push(value);
-      else if (field === 'retry' && /^\d+$/.test(value)) onRetry(Number(value));
-    }
-  }
+  return isFinishedStatus((answer.json as { status?: string }).status ?? '');
 }

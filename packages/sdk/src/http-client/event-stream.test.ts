@@ -1,9 +1,9 @@
 import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CloudApi } from './cloud-api.js';
-import { parseSse, streamExecution } from './event-stream.js';
+import { CloudApi } from '../client/cloud-api.js';
+import { streamExecution } from './event-stream.js';
+import { HttpApi } from './http-api.js';
 
 const event = (n: number, type = 'step.completed') =>
   JSON.stringify({ type, timestamp: 't', workflow_id: 'x1', step_name: `s${n}`, data: {} });
@@ -13,7 +13,7 @@ const event = (n: number, type = 'step.completed') =>
  * then drops (socket destroyed); the next resumes after `Last-Event-ID`.
  */
 let server: Server;
-let api: CloudApi;
+let baseUrl: string;
 const lastIds: (string | undefined)[] = [];
 let finished = false;
 
@@ -44,7 +44,7 @@ beforeAll(async () => {
     lastIds.push(last);
     response.writeHead(200, { 'content-type': 'text/event-stream' });
     response.write(': hello\nretry: 10\n\n');
-    if (last === undefined) {
+    if (last === undefined || last === '') {
       send(response, 1, 2);
       setTimeout(() => response.socket?.destroy(), 20);
     } else {
@@ -54,18 +54,28 @@ beforeAll(async () => {
     }
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  api = new CloudApi({
-    baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    apiKey: 'k',
-  });
+  baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 });
 
 afterAll(async () => {
-  await api.close();
   await new Promise<void>((resolve) => server.close(() => resolve()));
 });
 
-describe('the execution event stream', () => {
+/** The same stream over both transports: the browser's fetch and the Node SDK's undici agent. */
+const TRANSPORTS = [
+  { name: 'fetch (browser entry)', make: () => new HttpApi({ baseUrl, apiKey: 'k' }) },
+  { name: 'undici (Node SDK)', make: () => new CloudApi({ baseUrl, apiKey: 'k' }) },
+];
+
+describe.each(TRANSPORTS)('the execution event stream over $name', ({ make }) => {
+  let api: HttpApi;
+  beforeAll(() => {
+    api = make();
+    lastIds.length = 0;
+    finished = false;
+  });
+  afterAll(() => api.close());
+
   it('resumes a dropped connection with Last-Event-ID, losing and repeating nothing', async () => {
     const ids: string[] = [];
     for await (const e of streamExecution(api, 'x1')) ids.push(e.id);
@@ -73,23 +83,19 @@ describe('the execution event stream', () => {
     expect(lastIds).toEqual([undefined, '2']);
   });
 
-  it('gives the server refusal of an unknown execution as its WeftError', async () => {
-    const stream = streamExecution(api, 'nope');
-    await expect(stream.next()).rejects.toMatchObject({ code: 'NOT_FOUND' });
+  it('resumes from a given lastEventId', async () => {
+    const ids: string[] = [];
+    for await (const e of streamExecution(api, 'x1', { lastEventId: '3' })) ids.push(e.id);
+    expect(ids).toEqual(['4']);
+    expect(lastIds.at(-1)).toBe('3');
   });
 
-  it('parses ids, multi-line data, comments and CRLF line ends', async () => {
-    const body = Readable.from([
-      Buffer.from(': comment\r\nid: 7\r\ndata: a\r\n'),
-      Buffer.from('data: b\r\n\r\nretry: 50\nid: 8\ndata: c\n\n'),
-    ]);
-    const retries: number[] = [];
-    const messages = [];
-    for await (const m of parseSse(body, (ms) => retries.push(ms))) messages.push(m);
-    expect(messages).toEqual([
-      { id: '7', data: 'a\nb' },
-      { id: '8', data: 'c' },
-    ]);
-    expect(retries).toEqual([50]);
+  it('gives the server refusal of an unknown execution as its ApiError, at once', async () => {
+    const stream = streamExecution(api, 'nope');
+    await expect(stream.next()).rejects.toMatchObject({
+      name: 'ApiError',
+      code: 'NOT_FOUND',
+      status: 404,
+    });
   });
 });
