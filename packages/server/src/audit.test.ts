@@ -71,5 +71,7 @@ describe.each([
         }
       }
     },
+    // Two server starts (migrations, key hashing) on a shared machine.
+    30_000,
   );
 });
