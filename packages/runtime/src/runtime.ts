@@ -409,7 +409,7 @@ export class Runtime {
           once: true,
         }),
       );
-      return await Promise.race([invoked, aborted]);
+      return (await Promise.race([invoked, aborted])).output;
     } catch (error) {
       throw error instanceof WeftError ? error : asBackendError(error, call.plugin);
     } finally {
