@@ -4,7 +4,12 @@
  * concurrent), next to a bare loop that awaits the same handler directly (the limit).
  */
 import type { ActionInvoker } from '@weft/core';
-import { loadWorkflowSource, runWorkflow, type WorkflowDefinition } from '@weft/engine';
+import {
+  loadWorkflowSource,
+  runWorkflow,
+  type RunInterceptor,
+  type WorkflowDefinition,
+} from '@weft/engine';
 import { LocalInvoker } from '@weft/sdk';
 import { printTable, writeResults, type BenchResult } from './harness.js';
 
@@ -12,7 +17,12 @@ const STEPS = 1_000;
 const ITEMS = 100_000;
 
 const handler = async (input: Record<string, unknown>) => ({ v: input['v'] });
-const invoker: ActionInvoker = { invoke: (call) => handler(call.input) };
+const invoker: ActionInvoker = { invoke: async (call) => ({ output: { v: call.input['v'] } }) };
+/** An interceptor that only passes everything on: the cost of the chain itself. */
+const passThrough: RunInterceptor = {
+  step: (_call, next) => next(),
+  invoke: (call, next) => next(call),
+};
 
 function linear(templated: boolean): WorkflowDefinition {
   const steps = Array.from({ length: STEPS }, (_, i) => ({
@@ -104,6 +114,12 @@ export async function run(): Promise<void> {
   const limitNs = median(limit) / STEPS;
   const engineLiteral = await measure(() => runWorkflow(literal, {}, { invoker }), 30, 10);
   const engineTemplated = await measure(() => runWorkflow(templated, {}, { invoker }), 30, 10);
+  const interceptors = [passThrough];
+  const engineChain = await measure(
+    () => runWorkflow(literal, {}, { invoker, interceptors }),
+    30,
+    10,
+  );
   const local = new LocalInvoker().registerHandler('noop.run', handler);
   const timeoutFor = local.timeoutFor.bind(local);
   const engineSdk = await measure(
@@ -126,6 +142,12 @@ export async function run(): Promise<void> {
     result(
       'engine + SDK LocalInvoker (schemas, concurrency cap), per step',
       engineSdk,
+      STEPS,
+      limitNs,
+    ),
+    result(
+      'engine + a pass-through interceptor (step and invoke hooks), per step',
+      engineChain,
       STEPS,
       limitNs,
     ),

@@ -43,7 +43,7 @@ interface Row {
   unit: string;
 }
 
-const echo = { invoke: async (call: { input: unknown }) => call.input };
+const echo = { invoke: async (call: { input: unknown }) => ({ output: call.input }) };
 
 async function measure(
   count: number,

@@ -17,4 +17,13 @@ export { resolveInputs, coerce } from './run/inputs.js';
 export { MASK, ResolvedSecrets } from './run/secrets.js';
 export { MAX_SUBWORKFLOW_DEPTH } from './run/subworkflow.js';
 export { calledWorkflows, pickWorkflow, type WorkflowCall } from './run/workflow-versions.js';
-export { DryRunInvoker, ownerOf, type DryRunSettings } from './run/dry-run.js';
+export { DryRunInterceptor, ownerOf, type DryRunSettings } from './run/dry-run.js';
+export type {
+  Invocation,
+  RunInfo,
+  RunInterceptor,
+  StepCall,
+  StepInfo,
+  StepOutcome,
+  TargetCheck,
+} from './run/interceptors.js';

@@ -1,6 +1,7 @@
 import {
   fromErrorObject,
   type ActionCall,
+  type InvocationResult,
   type TaskDispatcher,
   type TaskResultMessage,
 } from '@weft/core';
@@ -43,7 +44,7 @@ export async function invokeByBroker(
   slug: string,
   call: ActionCall,
   timeoutMs: number,
-): Promise<unknown> {
+): Promise<InvocationResult> {
   const { workflowId, idempotencyKey, signal } = call.context;
   const step = idempotencyKey.startsWith(`${workflowId}/`)
     ? idempotencyKey.slice(workflowId.length + 1)
@@ -52,6 +53,6 @@ export async function invokeByBroker(
     { workflowId, plugin: slug, action: call.action, input: call.input, step },
     { timeoutMs, signal },
   );
-  if (result.status === 'success') return result.output ?? {};
+  if (result.status === 'success') return { output: result.output ?? {} };
   throw fromErrorObject(result.error);
 }

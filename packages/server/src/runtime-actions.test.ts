@@ -202,7 +202,10 @@ describe('the egress of published plugins with a resolver (DNS names and rebindi
       progress: () => undefined,
     };
     const target: ActionCall['target'] = { kind: 'plugin', slug: 'named' };
-    return actions.invoker().invoke({ target, action: 'get', input: {}, context });
+    return actions
+      .invoker()
+      .invoke({ target, action: 'get', input: {}, context })
+      .then((result) => result.output);
   }
 
   it('refuses a name resolving to loopback before connecting', async () => {

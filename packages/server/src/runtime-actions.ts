@@ -5,6 +5,7 @@ import {
   UnavailableError,
   type ActionCall,
   type ActionInvoker,
+  type InvocationResult,
   type RegistryStore,
   type TaskDispatcher,
 } from '@weft/core';
@@ -110,7 +111,7 @@ export class RouterAndRegistryActions implements ServerActions {
     return missing;
   }
 
-  private async invoke(call: ActionCall): Promise<unknown> {
+  private async invoke(call: ActionCall): Promise<InvocationResult> {
     const { slug, version } = pluginOf(call.target);
     if (this.tasks && servedByBrokerOnly(this.router, slug, call.action)) {
       return invokeByBroker(this.tasks, slug, call, this.taskTimeoutMs);
@@ -120,7 +121,7 @@ export class RouterAndRegistryActions implements ServerActions {
         'idempotency-key': call.context.idempotencyKey,
       });
       const body = JSON.parse(answer.body.toString()) as Record<string, unknown>;
-      if (body['status'] === 'success') return body['data'] ?? {};
+      if (body['status'] === 'success') return { output: body['data'] ?? {} };
       throw fromErrorObject(body);
     }
     const local = await this.localInvoker(slug, version);

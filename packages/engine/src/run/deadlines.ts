@@ -1,3 +1,5 @@
+import type { Clock } from '@weft/core';
+
 /** Something with a deadline: an action attempt that must end by then. */
 export interface Deadline {
   readonly deadline: number;
@@ -6,12 +8,16 @@ export interface Deadline {
 
 /**
  * One timer for every in-flight attempt of a run, armed at the earliest deadline. Adding and
- * removing an attempt is a Set operation, so a fast step pays no timer of its own.
+ * removing an attempt is a Set operation, so a fast step pays no timer of its own. Deadlines are
+ * times of `clock`; the timer waits real time, and an entry expires once `clock` has reached
+ * its deadline when the timer fires (a fake clock that stands still never expires one).
  */
 export class Deadlines {
   private readonly entries = new Set<Deadline>();
   private timer: NodeJS.Timeout | undefined;
   private armedAt = Infinity;
+
+  constructor(private readonly clock: Clock) {}
 
   /** Watches `entry`; its `expire` runs once its deadline has passed. */
   add(entry: Deadline): void {
@@ -40,13 +46,13 @@ export class Deadlines {
   private arm(at: number): void {
     clearTimeout(this.timer);
     this.armedAt = at;
-    this.timer = setTimeout(() => this.fire(), Math.max(0, at - Date.now()));
+    this.timer = setTimeout(() => this.fire(), Math.max(0, at - this.clock.now()));
   }
 
   private fire(): void {
     this.timer = undefined;
     this.armedAt = Infinity;
-    const now = Date.now();
+    const now = this.clock.now();
     let next = Infinity;
     for (const entry of this.entries) {
       if (entry.deadline <= now) {

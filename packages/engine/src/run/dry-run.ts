@@ -3,51 +3,63 @@ import {
   ValidationError,
   type ActionCall,
   type ActionInvoker,
+  type InvocationResult,
   type Testing,
 } from '@weft/core';
+import type { Invocation, RunInterceptor, TargetCheck } from './interceptors.js';
 
 /** The `testing.dryRun` block of a workflow (SPEC.md §2.19). */
 export type DryRunSettings = NonNullable<Testing['dryRun']>;
 
 /**
- * Answers action steps from `testing.dryRun.mockData[<connector reference or plugin>][<action>]`.
- * An action without a mock goes to `fallback`, unless `mockConnectors` is true (or there is no
- * fallback): then it is a `VALIDATION` error naming it, raised before anything runs.
+ * A dry run as an interceptor (`RunOptions.interceptors`): answers invocations from
+ * `testing.dryRun.mockData[<connector reference or plugin>][<action>]` without calling the
+ * invoker (a fresh copy each time), and accepts their targets before the run without asking it.
+ * An action without a mock is passed on to the run's invoker, unless `mockConnectors` is true:
+ * then it is a `VALIDATION` error naming it, raised before anything runs. Agent steps are
+ * answered from `mockData[<agent reference>].run`. A run with nothing real to fall back on uses
+ * {@link DryRunInterceptor.refusing} as its invoker (and as `agents`).
  */
-export class DryRunInvoker implements ActionInvoker {
+export class DryRunInterceptor implements RunInterceptor {
+  readonly name = 'dry-run';
   private readonly mocks: Record<string, Record<string, unknown>>;
   private readonly strict: boolean;
+  /** An invoker that refuses every call and every check as unmocked. */
+  readonly refusing: ActionInvoker;
 
-  constructor(
-    settings: DryRunSettings,
-    private readonly fallback: ActionInvoker | undefined,
-  ) {
+  constructor(settings: DryRunSettings) {
     this.mocks = settings.mockData ?? {};
-    this.strict = settings.mockConnectors === true || fallback === undefined;
+    this.strict = settings.mockConnectors === true;
+    this.refusing = {
+      invoke: (call) => Promise.reject(this.unmocked(call.target, call.action)),
+      check: (target, action) => {
+        throw this.unmocked(target, action);
+      },
+    };
   }
 
-  check(target: ActionCall['target'], action: string): void {
-    if (this.mocked(target, action)) return;
-    if (this.strict) throw this.unmocked(target, action);
-    this.fallback?.check?.(target, action);
+  /** Whether `mockData` answers `action` of `target`. */
+  mocked(target: ActionCall['target'], action: string): boolean {
+    return this.mock(target, action) !== undefined;
   }
 
-  timeoutFor(target: ActionCall['target'], action: string): number | undefined {
-    if (this.mocked(target, action)) return undefined;
-    const fallback = this.fallback as
-      { timeoutFor?: (t: ActionCall['target'], a: string) => number | undefined } | undefined;
-    return fallback?.timeoutFor?.(target, action);
+  check(check: TargetCheck, next: (check: TargetCheck) => void): void {
+    if (this.mocked(check.target, check.action)) return;
+    if (this.strict) throw this.unmocked(check.target, check.action);
+    next(check);
   }
 
-  invoke(call: ActionCall): Promise<unknown> {
-    const mock = this.mocked(call.target, call.action);
-    if (mock) return Promise.resolve(structuredClone(mock.value));
-    if (this.strict || !this.fallback)
-      return Promise.reject(this.unmocked(call.target, call.action));
-    return this.fallback.invoke(call);
+  invoke(
+    call: Invocation,
+    next: (call: Invocation) => Promise<InvocationResult>,
+  ): Promise<InvocationResult> {
+    const mock = this.mock(call.target, call.action);
+    if (mock) return Promise.resolve({ output: structuredClone(mock.value) });
+    if (this.strict) return Promise.reject(this.unmocked(call.target, call.action));
+    return next(call);
   }
 
-  private mocked(target: ActionCall['target'], action: string): { value: unknown } | undefined {
+  private mock(target: ActionCall['target'], action: string): { value: unknown } | undefined {
     const owner = ownerOf(target);
     const actions = Object.hasOwn(this.mocks, owner) ? this.mocks[owner] : undefined;
     return actions && Object.hasOwn(actions, action) ? { value: actions[action] } : undefined;

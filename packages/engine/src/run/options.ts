@@ -5,12 +5,15 @@ import {
   type ActionInvoker,
   type Clock,
   type ExecutionMode,
+  type Principal,
   type RetrySpec,
   type SecretsProvider,
   type StreamEvent,
 } from '@weft/core';
 import { randomUUID } from 'node:crypto';
 import type { StepDefinition, WorkflowDefinition } from '../model.js';
+import { compileChain, type CompiledChain } from './chain.js';
+import type { RunInterceptor } from './interceptors.js';
 import type { JournaledStep } from './records.js';
 
 /** Options of {@link runWorkflow}. */
@@ -25,7 +28,7 @@ export interface RunOptions {
   environment?: Readonly<Record<string, string | undefined>>;
   /** Where `secrets.*` come from; default: the `environment` map. */
   secrets?: SecretsProvider;
-  /** Time, for retry delays. */
+  /** Time: every timestamp, duration and deadline of the run, and retry delays. */
   clock?: Clock;
   /** Cancels the run: in-flight actions are aborted and the run ends `canceled`. */
   signal?: AbortSignal;
@@ -74,6 +77,14 @@ export interface RunOptions {
    * Default false.
    */
   journalWithEnd?: boolean;
+  /**
+   * The interceptor chain around every step and every invocation of this run and of the
+   * subworkflows it calls, the first one outermost (see {@link RunInterceptor} and
+   * ARCHITECTURE.md). Empty by default, which costs nothing.
+   */
+  interceptors?: readonly RunInterceptor[];
+  /** Who started the run, passed through to interceptors as `run.principal`; opaque here. */
+  principal?: Principal;
 }
 
 /** {@link RunOptions} with the defaults filled in. */
@@ -90,6 +101,8 @@ export interface CompiledRunOptions extends Required<
     | 'invokerFor'
     | 'journal'
     | 'onStepFinished'
+    | 'interceptors'
+    | 'principal'
   >
 > {
   signal: AbortSignal | undefined;
@@ -102,6 +115,9 @@ export interface CompiledRunOptions extends Required<
   invokerFor: RunOptions['invokerFor'];
   journal: ReadonlyMap<string, JournaledStep> | undefined;
   onStepFinished: RunOptions['onStepFinished'];
+  /** The interceptors composed; undefined when there are none. */
+  chain: CompiledChain | undefined;
+  principal: Principal | undefined;
 }
 
 /** Default timeout of an action attempt: 120 s (SPEC.md §8). */
@@ -129,6 +145,8 @@ export function compileRunOptions(options: RunOptions): CompiledRunOptions {
     journal: options.journal ? journalMap(options.journal) : undefined,
     onStepFinished: options.onStepFinished,
     journalWithEnd: options.journalWithEnd ?? false,
+    chain: compileChain(options.interceptors, options),
+    principal: options.principal,
   };
 }
 

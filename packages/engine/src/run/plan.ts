@@ -1,6 +1,7 @@
 import type { ActionCall, RetrySpec } from '@weft/core';
 import { compileTemplate, hasTemplate, type CompiledTemplate } from '@weft/expr';
 import type { StepDefinition, WorkflowDefinition } from '../model.js';
+import type { StepInfo } from './interceptors.js';
 import { compileValue, type ValueBuilder } from './value-builder.js';
 
 /** How a step retries: attempts in all, and the delay before attempt n+1. */
@@ -26,6 +27,10 @@ export interface StepPlan {
   timeoutMs: number | undefined;
   continueOnError: boolean;
   target: ActionCall['target'] | undefined;
+  /** The parallel block holding this step. */
+  parent: StepPlan | undefined;
+  /** Who the step is, as interceptors see it. */
+  info: StepInfo;
 }
 
 /** A workflow compiled once: its steps and output templates. */
@@ -44,7 +49,7 @@ export function planWorkflow(workflow: WorkflowDefinition): WorkflowPlan {
   let plan = plans.get(workflow);
   if (!plan) {
     const secretNames = new Set<string>();
-    const steps = workflow.steps.map((s) => planStep(s, '', secretNames));
+    const steps = workflow.steps.map((s) => planStep(s, undefined, secretNames));
     const outputs = Object.entries(workflow.outputs ?? {}).map(([name, spec]) => ({
       name,
       value: compileValue(spec.value),
@@ -55,10 +60,22 @@ export function planWorkflow(workflow: WorkflowDefinition): WorkflowPlan {
   return plan;
 }
 
-function planStep(def: StepDefinition, prefix: string, secretNames: Set<string>): StepPlan {
-  const path = prefix === '' ? def.name : `${prefix}/${def.name}`;
+function planStep(
+  def: StepDefinition,
+  parent: StepPlan | undefined,
+  secretNames: Set<string>,
+): StepPlan {
+  const path = parent === undefined ? def.name : `${parent.path}/${def.name}`;
   collectSecrets(def.input, secretNames);
-  return {
+  const target: ActionCall['target'] | undefined =
+    def.agent !== undefined
+      ? { kind: 'connector', ref: def.agent }
+      : def.connector !== undefined
+        ? { kind: 'connector', ref: def.connector }
+        : def.plugin !== undefined
+          ? { kind: 'plugin', slug: def.plugin }
+          : undefined;
+  const plan: StepPlan = {
     def,
     name: def.name,
     path,
@@ -66,21 +83,25 @@ function planStep(def: StepDefinition, prefix: string, secretNames: Set<string>)
     condition: typeof def.condition === 'string' ? compileTemplate(def.condition) : def.condition,
     forEach: typeof def.for_each === 'string' ? compileTemplate(def.for_each) : def.for_each,
     parallelItems: def.parallel === true,
-    children: Array.isArray(def.parallel)
-      ? def.parallel.map((c) => planStep(c, path, secretNames))
-      : [],
+    children: [],
     retry: def.retry ? planRetry(def.retry) : undefined,
     timeoutMs: def.timeout === undefined ? undefined : def.timeout * 1000,
     continueOnError: def.continue_on_error === true,
-    target:
-      def.agent !== undefined
-        ? { kind: 'connector', ref: def.agent }
-        : def.connector !== undefined
-          ? { kind: 'connector', ref: def.connector }
-          : def.plugin !== undefined
-            ? { kind: 'plugin', slug: def.plugin }
-            : undefined,
+    target,
+    parent,
+    info: {
+      path,
+      name: def.name,
+      kind: def.type,
+      target,
+      action: def.type === 'agent' ? 'run' : target ? def.action : undefined,
+      definition: def,
+      parent: parent?.info,
+    },
   };
+  if (Array.isArray(def.parallel))
+    plan.children = def.parallel.map((c) => planStep(c, plan, secretNames));
+  return plan;
 }
 
 /** Fills the defaults of a retry block (DESIGN.md §4: factor 1 s, exponential). */

@@ -1,4 +1,4 @@
-import type { ErrorObject } from '@weft/core';
+import type { ErrorObject, InvocationUsage } from '@weft/core';
 
 /** Status of a step (DESIGN.md §4): `skipped` when its condition was false. */
 export type StepStatus = 'success' | 'failed' | 'skipped';
@@ -20,6 +20,11 @@ export interface StepRecord {
   started_at: string;
   finished_at: string;
   duration_ms: number;
+  /**
+   * What the step's invocations reported they consumed (agent steps: tokens, cost, tool calls),
+   * summed over attempts and items; a subworkflow step sums its steps. Absent when none did.
+   */
+  usage?: InvocationUsage;
 }
 
 /** The result of running a workflow. */
@@ -56,4 +61,6 @@ export interface JournaledStep {
   /** Milliseconds since the epoch. */
   started_ms: number;
   finished_ms: number;
+  /** {@link StepRecord.usage}: kept so that a resumed run still counts it. */
+  usage?: InvocationUsage;
 }

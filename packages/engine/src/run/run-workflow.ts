@@ -7,9 +7,11 @@ import {
 } from '@weft/core';
 import type { WorkflowDefinition } from '../model.js';
 import { resolveInputs } from './inputs.js';
+import type { RunInfo } from './interceptors.js';
 import { compileRunOptions, type CompiledRunOptions, type RunOptions } from './options.js';
 import { planWorkflow, type StepPlan, type WorkflowPlan } from './plan.js';
 import type { RunResult, RunStatus, StepRecord } from './records.js';
+import { invokerOf } from './chain.js';
 import { Run } from './run.js';
 import { resolveSecrets, ResolvedSecrets } from './secrets.js';
 import { runStep } from './steps.js';
@@ -28,23 +30,35 @@ export function runWorkflow(
   return runPlanned(workflow, inputs, compileRunOptions(options), 0);
 }
 
-/** {@link runWorkflow} with compiled options, at a subworkflow depth. */
+/**
+ * {@link runWorkflow} with compiled options, at a subworkflow depth; `caller` is the run and
+ * step calling a subworkflow (given when the run has interceptors).
+ */
 export async function runPlanned(
   workflow: WorkflowDefinition,
   given: Readonly<Record<string, unknown>>,
   options: CompiledRunOptions,
   depth: number,
+  caller?: RunInfo['caller'],
 ): Promise<RunResult> {
-  const startedMs = Date.now();
+  const startedMs = options.clock.now();
   const plan = planWorkflow(workflow);
+  const info: RunInfo | undefined = options.chain && {
+    executionId: options.executionId,
+    workflow,
+    mode: options.executionMode,
+    principal: options.principal,
+    depth,
+    caller,
+  };
   let run: Run | undefined;
   let error: WeftError | undefined;
   let outputs: Record<string, unknown> = {};
   try {
     const inputs = resolveInputs(workflow, given);
-    checkTargets(plan.steps, options);
+    checkTargets(plan.steps, options, info);
     const secrets = await resolveSecrets(plan.secretNames, options.secrets);
-    run = new Run(plan, options, inputs, secrets, depth);
+    run = new Run(plan, options, inputs, secrets, depth, info);
     error = await runSteps(run, plan.steps);
     if (!options.journalWithEnd && run.journalPending) await run.durable();
     if (!error) outputs = evaluateOutputs(run, plan);
@@ -101,17 +115,24 @@ function evaluateOutputs(run: Run, plan: WorkflowPlan): Record<string, unknown> 
   return outputs;
 }
 
-/** Refuses, before anything runs, actions the invoker cannot serve. */
-function checkTargets(steps: StepPlan[], options: CompiledRunOptions): void {
-  if (!options.invoker.check && !options.invokerFor) return;
+/**
+ * Refuses, before anything runs, actions the invoker cannot serve: each action and agent target
+ * goes through the chain's check hooks (when it has some) to its invoker's `check`.
+ */
+function checkTargets(
+  steps: StepPlan[],
+  options: CompiledRunOptions,
+  info: RunInfo | undefined,
+): void {
+  const hooks = options.chain?.check;
+  if (!hooks && !options.invoker.check && !options.invokerFor && !options.agents?.check) return;
   for (const plan of steps) {
-    if (plan.target && plan.def.action !== undefined) {
-      const invoker = options.invokerFor?.(plan.def) ?? options.invoker;
-      invoker.check?.(plan.target, plan.def.action);
+    const { target, action } = plan.info;
+    if (target && action !== undefined) {
+      if (hooks) hooks({ target, action, step: plan.info, run: info! });
+      else invokerOf(options, plan.info)?.check?.(target, action);
     }
-    if (plan.def.type === 'agent' && options.agents?.check)
-      options.agents.check(plan.target!, 'run');
-    checkTargets(plan.children, options);
+    checkTargets(plan.children, options, info);
   }
 }
 
@@ -124,7 +145,7 @@ function finish(
   startedMs: number,
   options: CompiledRunOptions,
 ): RunResult {
-  const finishedMs = Date.now();
+  const finishedMs = options.clock.now();
   const secrets = run?.secrets ?? new ResolvedSecrets({});
   const steps: Record<string, StepRecord> = {};
   const iso = isoFormatter();
@@ -139,6 +160,7 @@ function finish(
       started_at: iso(record.startedMs),
       finished_at: iso(record.finishedMs),
       duration_ms: record.finishedMs - record.startedMs,
+      ...(record.usage !== undefined ? { usage: record.usage } : {}),
     });
   }
   const errorObject = error
@@ -151,8 +173,8 @@ function finish(
     outputs,
     steps,
     ...(errorObject ? { error: errorObject } : {}),
-    started_at: new Date(startedMs).toISOString(),
-    finished_at: new Date(finishedMs).toISOString(),
+    started_at: iso(startedMs),
+    finished_at: iso(finishedMs),
     duration_ms: finishedMs - startedMs,
   };
   run?.emit('workflow.completed', '', {

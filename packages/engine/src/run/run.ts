@@ -4,16 +4,21 @@ import {
   TimeoutError,
   WeftError,
   type ActionCall,
+  type InvocationResult,
+  type InvocationUsage,
   type StreamEvent,
   type StreamEventType,
 } from '@weft/core';
 import type { Scope } from '@weft/expr';
+import { invokerOf } from './chain.js';
 import { Deadlines, type Deadline } from './deadlines.js';
+import type { Invocation, RunInfo } from './interceptors.js';
 import type { CompiledRunOptions } from './options.js';
 import { planRetry, type RetryPlan, type StepPlan, type WorkflowPlan } from './plan.js';
 import type { JournaledStep } from './records.js';
 import type { ResolvedSecrets } from './secrets.js';
 import { StepContext, type SharedContext } from './step-context.js';
+import { abortOf, type StepScope } from './step-scope.js';
 
 /** What the scope holds for a finished step: read as `steps.<id>.output` and friends. */
 export interface StepEntry {
@@ -24,15 +29,22 @@ export interface StepEntry {
   [child: string]: unknown;
 }
 
-/** The internal record of a step, turned into a `StepRecord` when the run ends. */
-export interface InternalRecord {
-  entry: StepEntry;
+/** What a step counts while it runs: its attempts and the usage its invocations reported. */
+export interface StepTally {
   attempts: number;
+  usage: InvocationUsage | undefined;
+}
+
+/** The internal record of a step, turned into a `StepRecord` when the run ends. */
+export interface InternalRecord extends StepTally {
+  entry: StepEntry;
   startedMs: number;
   finishedMs: number;
 }
 
-interface Attempt extends Deadline {
+/** An action attempt in flight. */
+export interface Attempt extends Deadline {
+  readonly plan: StepPlan;
   cancel(reason: unknown): void;
 }
 
@@ -47,8 +59,13 @@ export class Run {
   private readonly journaling = new Set<Promise<void>>();
   private journalFailure: { error: unknown } | undefined;
   readonly shared: SharedContext;
-  private readonly deadlines = new Deadlines();
-  private readonly attempts = new Set<Attempt>();
+  private readonly deadlines: Deadlines;
+  /** Attempts in flight. */
+  readonly attempts = new Set<Attempt>();
+  /** Steps inside the step hooks of the chain (only when it has some). */
+  readonly scopes: Map<StepPlan, StepScope> | undefined;
+  /** Steps an interceptor aborted, with the reason (created on the first abort). */
+  aborted: Map<StepPlan, WeftError> | undefined;
   private canceledAt: string | undefined;
   /** Retry policy of steps that set none. */
   readonly defaultRetry: RetryPlan | undefined;
@@ -60,7 +77,11 @@ export class Run {
     readonly inputs: Record<string, unknown>,
     readonly secrets: ResolvedSecrets,
     readonly depth: number,
+    /** Who this run is, for interceptors (undefined without a chain). */
+    readonly info: RunInfo | undefined,
   ) {
+    this.deadlines = new Deadlines(options.clock);
+    this.scopes = options.chain?.step ? new Map() : undefined;
     this.defaultRetry = options.defaultRetry ? planRetry(options.defaultRetry) : undefined;
     const steps: Record<string, StepEntry> = {};
     this.scope = {
@@ -83,6 +104,11 @@ export class Run {
     else options.signal?.addEventListener('abort', this.onAbort, { once: true });
   }
 
+  /** Now, in ms since the epoch, by the run's clock. */
+  now(): number {
+    return this.options.clock.now();
+  }
+
   /** True when events are listened to (building them is skipped otherwise). */
   get listening(): boolean {
     return this.options.onEvent !== undefined;
@@ -101,7 +127,7 @@ export class Run {
     if (!sink) return;
     const event: StreamEvent = {
       type,
-      timestamp: new Date().toISOString(),
+      timestamp: new Date(this.options.clock.now()).toISOString(),
       workflow_id: this.options.executionId,
       step_name: stepName,
       data: this.secrets.mask(data),
@@ -110,33 +136,46 @@ export class Run {
   }
 
   /**
-   * One action attempt: invokes the action with its own context, and rejects with `TIMEOUT`
-   * when it outlives `timeoutMs` or `CANCELED` when the run is canceled (the handler's signal
-   * fires either way). Errors other than `WeftError` become `BACKEND_ERROR`.
+   * One action attempt (number `attemptNumber` of item `item`): invokes the action with its own
+   * context, through the chain's invocation hooks, and rejects with `TIMEOUT` when it outlives
+   * `timeoutMs` or `CANCELED` when the run is canceled (the handler's signal fires either way).
+   * Errors other than `WeftError` become `BACKEND_ERROR`.
    */
   attempt(
     plan: StepPlan,
     input: Record<string, unknown>,
     key: string,
     timeoutMs: number,
-  ): Promise<unknown> {
-    const canceled = this.canceled;
-    if (canceled) return Promise.reject(canceled);
+    attemptNumber: number,
+    item: number | undefined,
+  ): Promise<InvocationResult> {
+    const stopped = this.canceled ?? (this.aborted && abortOf(this, plan));
+    if (stopped) return Promise.reject(stopped);
     const context = new StepContext(this.shared, plan.path, key);
     const agent = plan.def.type === 'agent';
-    const call: ActionCall = {
-      target: plan.target!,
-      action: agent ? 'run' : plan.def.action!,
-      input,
-      context,
-    };
-    const started = Date.now();
+    const action = agent ? 'run' : plan.def.action!;
+    const chain = this.options.chain?.invoke;
+    const call: ActionCall | Invocation = chain
+      ? {
+          target: plan.target!,
+          action,
+          input,
+          context,
+          step: plan.info,
+          run: this.info!,
+          attempt: attemptNumber,
+          item,
+        }
+      : { target: plan.target!, action, input, context };
+    const clock = this.options.clock;
+    const started = clock.now();
     return new Promise((resolve, reject) => {
       const attempt: Attempt = {
+        plan,
         deadline: started + timeoutMs,
         expire: () => {
           this.attempts.delete(attempt);
-          const elapsed = Date.now() - started;
+          const elapsed = clock.now() - started;
           const error = new TimeoutError(`step "${plan.path}" timed out after ${timeoutMs} ms`, {
             timeout_ms: timeoutMs,
             elapsed_ms: elapsed,
@@ -156,12 +195,11 @@ export class Run {
         this.deadlines.delete(attempt);
         this.attempts.delete(attempt);
       };
-      let pending: Promise<unknown>;
+      let pending: Promise<InvocationResult>;
       try {
-        const invoker = agent
-          ? this.options.agents!
-          : (this.options.invokerFor?.(plan.def) ?? this.options.invoker);
-        pending = invoker.invoke(call);
+        pending = chain
+          ? chain(call as Invocation)
+          : invokerOf(this.options, plan.info)!.invoke(call);
       } catch (error) {
         pending = Promise.reject(error);
       }
@@ -189,6 +227,7 @@ export class Run {
     this.records.set(plan.name, {
       entry,
       attempts: journaled.attempts,
+      usage: journaled.usage,
       startedMs: journaled.started_ms,
       finishedMs: journaled.finished_ms,
     });
@@ -198,6 +237,7 @@ export class Run {
       this.records.set(child.name, {
         entry: childEntry,
         attempts: 0,
+        usage: undefined,
         startedMs: journaled.started_ms,
         finishedMs: journaled.finished_ms,
       });
@@ -219,6 +259,7 @@ export class Run {
       started_ms: record.startedMs,
       finished_ms: record.finishedMs,
     };
+    if (record.usage) step.usage = record.usage;
     let journaling: void | Promise<void>;
     try {
       journaling = hook(step);
@@ -254,7 +295,7 @@ export class Run {
   /** Cancels the run: every in-flight attempt is aborted with `CANCELED`. */
   cancel(): void {
     if (this.canceledAt !== undefined) return;
-    this.canceledAt = new Date().toISOString();
+    this.canceledAt = new Date(this.options.clock.now()).toISOString();
     const error = this.canceled!;
     for (const attempt of [...this.attempts]) attempt.cancel(error);
     this.attempts.clear();

@@ -1,4 +1,5 @@
 import {
+  addUsage,
   assertNever,
   InternalError,
   toErrorObject,
@@ -8,7 +9,8 @@ import {
 } from '@weft/core';
 import { isTruthy } from '@weft/expr';
 import { retryDelayMs, type StepPlan } from './plan.js';
-import type { Run, StepEntry } from './run.js';
+import type { InternalRecord, Run, StepEntry, StepTally } from './run.js';
+import { abortOf, abortSignals, StepScope } from './step-scope.js';
 import { runSubworkflow } from './subworkflow.js';
 
 /** Most iterations of one concurrent `for_each` in flight at a time. */
@@ -28,10 +30,11 @@ export async function runStep(run: Run, plan: StepPlan): Promise<StepEntry> {
   if (journaled) return journaled;
   // Nothing starts before the steps that finished before it are durable.
   if (run.journalPending) await run.durable();
-  const startedMs = Date.now();
-  const record = {
+  const startedMs = run.now();
+  const record: InternalRecord = {
     entry: { status: 'success' } as StepEntry,
     attempts: 0,
+    usage: undefined,
     startedMs,
     finishedMs: startedMs,
   };
@@ -41,7 +44,10 @@ export async function runStep(run: Run, plan: StepPlan): Promise<StepEntry> {
     if (plan.condition !== undefined && !isTruthy(evaluateCondition(run, plan))) {
       record.entry = { status: 'skipped', output: null };
     } else {
-      record.entry = await execute(run, plan, record);
+      const hooks = run.options.chain?.step;
+      record.entry = hooks
+        ? await new StepScope(run, plan, record, execute).intercept(hooks)
+        : await execute(run, plan, record);
     }
   } catch (error) {
     const weft = error instanceof WeftError ? error : InternalError.from(error);
@@ -51,7 +57,7 @@ export async function runStep(run: Run, plan: StepPlan): Promise<StepEntry> {
       error: toErrorObject(weft, { includeStack: true }),
     };
   }
-  record.finishedMs = Date.now();
+  record.finishedMs = run.now();
   if (run.listening) {
     const duration_ms = record.finishedMs - startedMs;
     const { status, output, error } = record.entry;
@@ -73,7 +79,7 @@ function evaluateCondition(run: Run, plan: StepPlan): unknown {
   return typeof plan.condition === 'boolean' ? plan.condition : plan.condition!.evaluate(run.scope);
 }
 
-async function execute(run: Run, plan: StepPlan, record: { attempts: number }): Promise<StepEntry> {
+async function execute(run: Run, plan: StepPlan, record: StepTally): Promise<StepEntry> {
   const kind = plan.def.type;
   switch (kind) {
     case 'action':
@@ -101,18 +107,14 @@ async function execute(run: Run, plan: StepPlan, record: { attempts: number }): 
 }
 
 /** An action step: once, or once per `for_each` item (in order, or concurrently). */
-function runAction(run: Run, plan: StepPlan, record: { attempts: number }): Promise<unknown> {
+function runAction(run: Run, plan: StepPlan, record: StepTally): Promise<unknown> {
   if (plan.forEach === undefined) {
-    return callWithRetry(run, plan, buildInput(run, plan), plan.path, record);
+    return callWithRetry(run, plan, buildInput(run, plan), plan.path, record, undefined);
   }
   return runForEach(run, plan, record);
 }
 
-async function runForEach(
-  run: Run,
-  plan: StepPlan,
-  record: { attempts: number },
-): Promise<unknown> {
+async function runForEach(run: Run, plan: StepPlan, record: StepTally): Promise<unknown> {
   const items = plan.forEach instanceof Array ? plan.forEach : plan.forEach!.evaluate(run.scope);
   if (!Array.isArray(items)) {
     throw new ValidationError(`for_each of step "${plan.path}" must give a list`, {
@@ -129,7 +131,7 @@ async function runForEach(
     } finally {
       run.scope.item = undefined;
     }
-    return callWithRetry(run, plan, input, `${plan.path}[${i}]`, record);
+    return callWithRetry(run, plan, input, `${plan.path}[${i}]`, record, i);
   };
   if (!plan.parallelItems) {
     for (let i = 0; i < items.length; i++) outputs[i] = await item(i);
@@ -163,13 +165,17 @@ function buildInput(run: Run, plan: StepPlan): Record<string, unknown> {
   return (plan.input?.build(run.scope) ?? {}) as Record<string, unknown>;
 }
 
-/** Attempts an action up to `max_attempts` times, waiting the backoff between attempts. */
+/**
+ * Attempts an action up to `max_attempts` times, waiting the backoff between attempts; counts
+ * the attempts and the usage the invocations report into `record`. Resolves to the output.
+ */
 async function callWithRetry(
   run: Run,
   plan: StepPlan,
   input: Record<string, unknown>,
   key: string,
-  record: { attempts: number },
+  record: StepTally,
+  item: number | undefined,
 ): Promise<unknown> {
   const retry = plan.retry ?? run.defaultRetry;
   const max = retry?.maxAttempts ?? 1;
@@ -183,18 +189,29 @@ async function callWithRetry(
   for (let failures = 0; ;) {
     record.attempts++;
     try {
-      return await run.attempt(plan, input, idempotencyKey, timeoutMs);
+      const result = await run.attempt(plan, input, idempotencyKey, timeoutMs, failures + 1, item);
+      if (result.usage) record.usage = addUsage(record.usage, result.usage);
+      return result.output;
     } catch (error) {
       failures++;
       const weft = error as WeftError;
       if (failures >= max || FINAL_CODES.has(weft.code) || run.canceled) throw error;
+      if (run.aborted && abortOf(run, plan)) throw error;
       try {
-        await run.options.clock.sleep(retryDelayMs(retry!, failures), run.options.signal);
+        await run.options.clock.sleep(retryDelayMs(retry!, failures), retrySignal(run, plan));
       } catch (reason) {
-        throw run.canceled ?? reason;
+        throw run.canceled ?? (run.aborted && abortOf(run, plan)) ?? reason;
       }
     }
   }
+}
+
+/** What stops a retry delay: the run's signal, and interceptors aborting the step. */
+function retrySignal(run: Run, plan: StepPlan): AbortSignal | undefined {
+  if (!run.scopes) return run.options.signal;
+  const signals = abortSignals(run, plan);
+  if (run.options.signal) signals.push(run.options.signal);
+  return signals.length <= 1 ? signals[0] : AbortSignal.any(signals);
 }
 
 /** A parallel block: children run concurrently; the block fails with its first failed child. */

@@ -1,7 +1,8 @@
-import { fromErrorObject, TimeoutError, ValidationError } from '@weft/core';
+import { addUsage, fromErrorObject, TimeoutError, ValidationError } from '@weft/core';
 import type { StepPlan } from './plan.js';
-import type { Run } from './run.js';
+import type { Run, StepTally } from './run.js';
 import { runPlanned } from './run-workflow.js';
+import { abortOf, abortSignals } from './step-scope.js';
 
 /** How deep subworkflows may nest at run time. */
 export const MAX_SUBWORKFLOW_DEPTH = 16;
@@ -9,12 +10,13 @@ export const MAX_SUBWORKFLOW_DEPTH = 16;
 /**
  * A subworkflow step: runs the called workflow with the step's input as its inputs, in the same
  * execution (events and action idempotency keys carry the step path), and gives its outputs.
- * The step's `timeout` bounds the whole call; cancellation reaches it.
+ * The step's `timeout` bounds the whole call; cancellation, and an interceptor aborting the step,
+ * reach it. The usage its steps reported is the step's.
  */
 export async function runSubworkflow(
   run: Run,
   plan: StepPlan,
-  record: { attempts: number },
+  record: StepTally,
 ): Promise<Record<string, unknown>> {
   const name = plan.def.workflow!;
   const called = run.options.resolveWorkflow?.(name, plan.def.version);
@@ -37,9 +39,10 @@ export async function runSubworkflow(
   const signals = [
     run.options.signal,
     plan.timeoutMs ? AbortSignal.timeout(plan.timeoutMs) : undefined,
+    ...abortSignals(run, plan),
   ];
   const active = signals.filter((s): s is AbortSignal => s !== undefined);
-  const started = Date.now();
+  const started = run.now();
   const result = await runPlanned(
     called,
     (plan.input?.build(run.scope) ?? {}) as Record<string, unknown>,
@@ -54,12 +57,17 @@ export async function runSubworkflow(
       onStepFinished: undefined,
     },
     run.depth + 1,
+    run.info && { run: run.info, step: plan.info },
   );
+  for (const step of Object.values(result.steps))
+    if (step.usage) record.usage = addUsage(record.usage, step.usage);
+  const aborted = run.aborted && abortOf(run, plan);
+  if (aborted) throw aborted;
   if (result.status === 'completed') return result.outputs;
   if (result.status === 'canceled' && !run.options.signal?.aborted && plan.timeoutMs) {
     throw new TimeoutError(`subworkflow step "${plan.path}" timed out after ${plan.timeoutMs} ms`, {
       timeout_ms: plan.timeoutMs,
-      elapsed_ms: Date.now() - started,
+      elapsed_ms: run.now() - started,
     });
   }
   throw fromErrorObject(result.error);

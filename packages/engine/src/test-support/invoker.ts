@@ -1,9 +1,19 @@
-import type { ActionCall, ActionInvoker, Clock, ExecutionContext } from '@weft/core';
+import type {
+  ActionCall,
+  ActionInvoker,
+  Clock,
+  ExecutionContext,
+  InvocationResult,
+  InvocationUsage,
+} from '@weft/core';
 
 /** A handler of the test invoker. */
 export type TestHandler = (input: Record<string, unknown>, context: ExecutionContext) => unknown;
 
-/** An invoker over a map `<plugin>.<action>` → handler, recording every call. */
+/**
+ * An invoker over a map `<plugin>.<action>` → handler, recording every call. A handler's value is
+ * the output; a {@link withUsage} value also reports usage.
+ */
 export class TestInvoker implements ActionInvoker {
   readonly calls: ActionCall[] = [];
   inFlight = 0;
@@ -11,7 +21,7 @@ export class TestInvoker implements ActionInvoker {
 
   constructor(private readonly handlers: Record<string, TestHandler>) {}
 
-  async invoke(call: ActionCall): Promise<unknown> {
+  async invoke(call: ActionCall): Promise<InvocationResult> {
     this.calls.push(call);
     const owner = call.target.kind === 'plugin' ? call.target.slug : call.target.ref;
     const handler = this.handlers[`${owner}.${call.action}`];
@@ -19,19 +29,33 @@ export class TestInvoker implements ActionInvoker {
     this.inFlight++;
     this.maxInFlight = Math.max(this.maxInFlight, this.inFlight);
     try {
-      return await handler(call.input, call.context);
+      const value = await handler(call.input, call.context);
+      return value instanceof WithUsage ? value.result : { output: value };
     } finally {
       this.inFlight--;
     }
   }
 }
 
-/** A clock whose sleeps resolve at once and are recorded. */
+class WithUsage {
+  constructor(readonly result: InvocationResult) {}
+}
+
+/** What a {@link TestHandler} returns to report `usage` beside its `output`. */
+export function withUsage(output: unknown, usage: InvocationUsage): unknown {
+  return new WithUsage({ output, usage });
+}
+
+/** A clock whose sleeps resolve at once and are recorded; time moves only by them and `advance`. */
 export class FakeClock implements Clock {
   readonly sleeps: number[] = [];
-  private time = 0;
+  constructor(private time = 0) {}
   now(): number {
     return this.time;
+  }
+  /** Moves time forward by `ms`. */
+  advance(ms: number): void {
+    this.time += ms;
   }
   sleep(ms: number): Promise<void> {
     this.sleeps.push(ms);

@@ -83,7 +83,7 @@ export class ActionProxy {
           once: true,
         }),
       );
-      return await Promise.race([invoked, aborted]);
+      return (await Promise.race([invoked, aborted])).output;
     } catch (error) {
       throw error instanceof WeftError ? error : asBackendError(error, call.plugin);
     } finally {

@@ -1,13 +1,18 @@
 import {
   InternalError,
-  type ActionInvoker,
   type CallbackState,
   type ExecutionOutcome,
   type SecretsProvider,
   type StoredExecution,
   type UsageEntry,
 } from '@weft/core';
-import { pickWorkflow, runWorkflow, type JournaledStep, type RunResult } from '@weft/engine';
+import {
+  pickWorkflow,
+  runWorkflow,
+  type JournaledStep,
+  type RunInterceptor,
+  type RunResult,
+} from '@weft/engine';
 import type { CompiledRuntimeOptions } from '../options.js';
 import { restoreWorkflow, type ExecutableWorkflow } from './definition.js';
 import type { ExecutionHub } from './hub.js';
@@ -56,16 +61,19 @@ export function runClaimed(
         ? new Set<string>(streaming.events)
         : undefined;
   const buffer = new JournalBuffer(options.store, hub, execution.id, lastSeq, types);
-  const base = options.actions.invoker({ owner: execution.owner, keyId: execution.key_id });
-  const invoker: ActionInvoker = {
-    invoke: (call) => {
+  const invoker = options.actions.invoker({ owner: execution.owner, keyId: execution.key_id });
+  // Counts the action calls for the key's usage (every attempt, subworkflow steps included).
+  const counter: RunInterceptor = {
+    name: 'action-calls',
+    invoke: (call, next) => {
       calls++;
-      return base.invoke(call);
+      return next(call);
     },
   };
   const run = async (): Promise<StoredExecution | undefined> => {
     const result = await runWorkflow(workflow, execution.inputs, {
       invoker,
+      interceptors: [counter],
       executionId: execution.id,
       executionMode: 'cloud',
       environment: options.environment,

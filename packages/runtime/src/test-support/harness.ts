@@ -39,7 +39,7 @@ export function testActions(handlers: Record<string, TestAction>): ServerActions
         calls.push(call);
         const handler = handlers[`${slug(call.target)}.${call.action}`];
         if (!handler) throw new Error(`no handler for ${slug(call.target)}.${call.action}`);
-        return handler(call.input, call.context);
+        return { output: await handler(call.input, call.context) };
       },
     }),
     unavailable: async (targets) => targets.map(slug).filter((s) => !plugins.has(s)),

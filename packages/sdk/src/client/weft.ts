@@ -9,7 +9,7 @@ import {
   type StreamEvent,
 } from '@weft/core';
 import {
-  DryRunInvoker,
+  DryRunInterceptor,
   pickWorkflow,
   runWorkflow,
   type RunResult,
@@ -207,11 +207,9 @@ export class Weft {
     if (this.options.executionMode === 'cloud') return this.runInCloud(workflow, inputs, options);
     const dryRun = workflow.testing?.dryRun;
     const useMocks = options.dryRun === true || dryRun?.enabled === true;
-    const mocks = useMocks
-      ? new DryRunInvoker(dryRun ?? { mockConnectors: true }, this.actionInvoker())
-      : undefined;
+    const mocks = useMocks ? new DryRunInterceptor(dryRun ?? { mockConnectors: true }) : undefined;
     const hybrid = mocks ? undefined : this.hybridInvoker(options);
-    const invoker: ActionInvoker = mocks ?? hybrid ?? this.actionInvoker();
+    const invoker: ActionInvoker = hybrid ?? this.actionInvoker();
     const retry = this.options.retryConfig;
     return runWorkflow(workflow, inputs, {
       invoker,
@@ -230,14 +228,15 @@ export class Weft {
           }
         : {}),
       timeoutFor: (target, action) =>
-        (
-          invoker as { timeoutFor?: (t: typeof target, a: string) => number | undefined }
-        ).timeoutFor?.(target, action),
+        mocks?.mocked(target, action)
+          ? undefined
+          : (
+              invoker as { timeoutFor?: (t: typeof target, a: string) => number | undefined }
+            ).timeoutFor?.(target, action),
       resolveWorkflow: (called, range) => this.find(called, range),
       ...(hybrid ? { invokerFor: (step) => hybrid.forStep(step) } : {}),
-      ...(mocks
-        ? { agents: new DryRunInvoker({ ...dryRun, mockConnectors: true }, undefined) }
-        : {}),
+      // Agent steps of a dry run are answered from mockData or refused, never run.
+      ...(mocks ? { interceptors: [mocks], agents: mocks.refusing } : {}),
       onEvent: (event) => {
         logEvent(this.logger, workflow.name, event);
         options.onEvent?.(event);

@@ -4,6 +4,7 @@ import {
   ValidationError,
   type ActionCall,
   type ActionInvoker,
+  type InvocationResult,
 } from '@weft/core';
 import type { HttpApi } from '../http-client/http-api.js';
 import { abortError } from '../kinds/errors.js';
@@ -19,7 +20,7 @@ const REF = new RegExp(CONNECTOR_REF_PATTERN);
 export class CloudInvoker implements ActionInvoker {
   constructor(private readonly api: HttpApi) {}
 
-  async invoke(call: ActionCall): Promise<unknown> {
+  async invoke(call: ActionCall): Promise<InvocationResult> {
     const { plugin, version } = pluginOf(call.target);
     const { context } = call;
     if (context.aborted) throw abortError(context.signal);
@@ -42,7 +43,7 @@ export class CloudInvoker implements ActionInvoker {
         { backend: 'cloud', original_error: `HTTP ${answer.status}` },
       );
     }
-    return body.data ?? {};
+    return { output: body.data ?? {} };
   }
 }
 

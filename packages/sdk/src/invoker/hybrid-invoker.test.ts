@@ -12,7 +12,7 @@ function recorder(name: string): ActionInvoker & { calls: string[]; checked: str
     checked,
     invoke: (call: ActionCall) => {
       calls.push(`${call.action}`);
-      return Promise.resolve({ by: name });
+      return Promise.resolve({ output: { by: name } });
     },
     check: (_target, action) => void checked.push(action),
   };
@@ -28,9 +28,15 @@ describe('the hybrid invoker', () => {
     const local = recorder('local');
     const cloud = recorder('cloud');
     const hybrid = new HybridInvoker({ local, cloud });
-    expect(await hybrid.forStep(step('cloud')).invoke(call('p', 'up'))).toEqual({ by: 'cloud' });
-    expect(await hybrid.forStep(step('local')).invoke(call('p', 'here'))).toEqual({ by: 'local' });
-    expect(await hybrid.forStep(step()).invoke(call('p', 'plain'))).toEqual({ by: 'local' });
+    expect(await hybrid.forStep(step('cloud')).invoke(call('p', 'up'))).toEqual({
+      output: { by: 'cloud' },
+    });
+    expect(await hybrid.forStep(step('local')).invoke(call('p', 'here'))).toEqual({
+      output: { by: 'local' },
+    });
+    expect(await hybrid.forStep(step()).invoke(call('p', 'plain'))).toEqual({
+      output: { by: 'local' },
+    });
     expect([local.calls, cloud.calls]).toEqual([['here', 'plain'], ['up']]);
   });
 
@@ -70,14 +76,18 @@ describe('the hybrid invoker', () => {
       override: { slack: 'self_hosted' },
     });
     expect(await byPlugin.forStep(step('cloud')).invoke(call('slack', 'send'))).toEqual({
-      by: 'router',
+      output: { by: 'router' },
     });
     expect(await byPlugin.forStep(step('cloud')).invoke(call('other', 'up'))).toEqual({
-      by: 'cloud',
+      output: { by: 'cloud' },
     });
-    expect(await byPlugin.forStep(step()).invoke(call('other', 'here'))).toEqual({ by: 'local' });
+    expect(await byPlugin.forStep(step()).invoke(call('other', 'here'))).toEqual({
+      output: { by: 'local' },
+    });
     const all = new HybridInvoker({ local, cloud, selfHosted, override: 'self_hosted' });
-    expect(await all.forStep(step('local')).invoke(call('p', 'routed'))).toEqual({ by: 'router' });
+    expect(await all.forStep(step('local')).invoke(call('p', 'routed'))).toEqual({
+      output: { by: 'router' },
+    });
     const byDefault = new HybridInvoker({
       local,
       cloud,

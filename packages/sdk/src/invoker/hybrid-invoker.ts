@@ -1,4 +1,10 @@
-import { assertNever, ValidationError, type ActionCall, type ActionInvoker } from '@weft/core';
+import {
+  assertNever,
+  ValidationError,
+  type ActionCall,
+  type ActionInvoker,
+  type InvocationResult,
+} from '@weft/core';
 import type { StepDefinition } from '@weft/engine';
 import { pluginOf } from './cloud-invoker.js';
 
@@ -67,7 +73,7 @@ export class HybridInvoker implements ActionInvoker {
   }
 
   /** Runs a call whose step is not known (no `execution` field). */
-  invoke(call: ActionCall): Promise<unknown> {
+  invoke(call: ActionCall): Promise<InvocationResult> {
     return this.viewFor(undefined).invoke(call);
   }
 

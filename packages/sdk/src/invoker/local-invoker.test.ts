@@ -210,6 +210,6 @@ describe('concurrency', () => {
         input: {},
         context: makeContext(),
       }),
-    ).toBe(false);
+    ).toEqual({ output: false });
   });
 });

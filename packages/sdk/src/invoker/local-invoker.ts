@@ -3,6 +3,7 @@ import {
   type ActionCall,
   type ActionInvoker,
   type ConnectorDefinition,
+  type InvocationResult,
 } from '@weft/core';
 import { Reporter } from '@weft/engine';
 import pLimit from 'p-limit';
@@ -103,7 +104,7 @@ export class LocalInvoker implements ActionInvoker {
   }
 
   /** Runs one action call; see the class comment. */
-  invoke(call: ActionCall): Promise<unknown> {
+  invoke(call: ActionCall): Promise<InvocationResult> {
     let resolved: Resolved;
     try {
       resolved = this.resolve(call.target, call.action);
@@ -123,7 +124,7 @@ export class LocalInvoker implements ActionInvoker {
         throw toActionError(error, connector.name, context.signal);
       }
       checkOutput(action?.validateOutput, output, resolved.call, connector.name);
-      return output;
+      return { output };
     });
   }
 

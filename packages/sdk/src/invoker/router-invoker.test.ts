@@ -36,13 +36,15 @@ const call = (
   invoker: RouterInvoker,
   extra: Partial<Parameters<RouterInvoker['invoke']>[0]> = {},
 ) =>
-  invoker.invoke({
-    target: { kind: 'plugin', slug: 'slack' },
-    action: 'send',
-    input: { text: 'hi' },
-    context: makeContext({ idempotencyKey: 'exec-9/notify' }),
-    ...extra,
-  });
+  invoker
+    .invoke({
+      target: { kind: 'plugin', slug: 'slack' },
+      action: 'send',
+      input: { text: 'hi' },
+      context: makeContext({ idempotencyKey: 'exec-9/notify' }),
+      ...extra,
+    })
+    .then((result) => result.output);
 
 describe('RouterInvoker (self_hosted mode)', () => {
   it('posts {action, input} to the router with the idempotency key and returns data', async () => {

@@ -7,6 +7,7 @@ import {
   ValidationError,
   type ActionCall,
   type ActionInvoker,
+  type InvocationResult,
   type WeftError,
 } from '@weft/core';
 import { abortError } from '../kinds/errors.js';
@@ -61,7 +62,7 @@ export class RouterInvoker implements ActionInvoker {
     return this.url.toString().replace(/\/+$/, '');
   }
 
-  async invoke(call: ActionCall): Promise<unknown> {
+  async invoke(call: ActionCall): Promise<InvocationResult> {
     const plugin = pluginOf(call.target);
     const { context } = call;
     if (context.aborted) throw abortError(context.signal);
@@ -102,7 +103,7 @@ export class RouterInvoker implements ActionInvoker {
       unknown
     >;
     if (status >= 200 && status < 300 && record['status'] === 'success')
-      return record['data'] ?? {};
+      return { output: record['data'] ?? {} };
     if (record['status'] === 'error') throw fromErrorObject(record);
     throw new BackendError(
       `${plugin}.${call.action}: the router answered ${status} without a §2.7 status`,

@@ -173,7 +173,7 @@ export class ConnectorHost {
     });
     try {
       const context = contextOf(controller.signal, idempotencyKey, this.options.environment ?? {});
-      const output = await Promise.race([
+      const { output } = await Promise.race([
         this.invoker.invoke({ target, action, input, context }),
         expired,
       ]);

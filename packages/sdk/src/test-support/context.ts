@@ -52,7 +52,9 @@ export function run(
   overrides: ContextOverrides = {},
 ): Promise<unknown> {
   const [slug, action] = key.split('.') as [string, string];
-  return invoker.invoke(pluginCall(slug, action, input, makeContext(overrides)));
+  return invoker
+    .invoke(pluginCall(slug, action, input, makeContext(overrides)))
+    .then((result) => result.output);
 }
 
 /** The rejection of a promise (fails when it resolves). */

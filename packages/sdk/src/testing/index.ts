@@ -35,12 +35,14 @@ export class MockWeft extends Weft {
       const key = `${ownerOf(call.target)}.${call.action}`;
       this.calls.push({ key, input: call.input });
       const response = this.response(call.target, call.action);
-      return typeof response === 'function'
-        ? await (response as (i: Record<string, unknown>, c: ExecutionContext) => unknown)(
-            call.input,
-            call.context,
-          )
-        : structuredClone(response);
+      const output =
+        typeof response === 'function'
+          ? await (response as (i: Record<string, unknown>, c: ExecutionContext) => unknown)(
+              call.input,
+              call.context,
+            )
+          : structuredClone(response);
+      return { output };
     },
   };
 
