@@ -11,7 +11,7 @@ import { decodeCursor, encodeCursor } from '../executions/cursor.js';
 import { loadRequestedWorkflow } from '../executions/definition.js';
 import { toExecutionRecord } from '../executions/record.js';
 import { fingerprintOf, isFinished, type Runtime } from '../runtime.js';
-import { principalOf, requireKey } from './auth.js';
+import { principalOf, requirePrincipal } from '@weft/identity';
 import { ERROR_RESPONSES, ExecutionParams, PreferHeader, preferredWait } from './schemas.js';
 
 const TAGS = ['executions'];
@@ -19,7 +19,7 @@ const SECURITY = [{ bearerAuth: [] }];
 
 /** `POST/GET /workflows/executions`, `GET .../{id}`, `POST .../{id}/cancel`. */
 export function registerExecutionRoutes(app: FastifyInstance, runtime: Runtime): void {
-  const onRequest = requireKey(runtime);
+  const onRequest = requirePrincipal(runtime.options.authenticate);
 
   app.post(
     '/workflows/executions',
