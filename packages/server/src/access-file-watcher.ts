@@ -3,6 +3,10 @@ import { readFile } from 'node:fs/promises';
 import type { AccessPolicy } from '@weft/core';
 import { parseAccessPolicy } from '@weft/identity';
 
+/** Two stats that differ: make the listener read the file. */
+const CHANGED = { mtimeMs: 1, size: 0 } as Stats;
+const UNCHANGED = { mtimeMs: 0, size: 0 } as Stats;
+
 /** Where the watcher reports. */
 export interface AccessFileLog {
   info(fields: object, message: string): void;
@@ -18,6 +22,7 @@ export interface AccessFileLog {
 export class AccessFileWatcher {
   private lastText: string;
   private reading: Promise<void> = Promise.resolve();
+  private recheck: NodeJS.Timeout | undefined;
   private readonly listener = (current: Stats, previous: Stats) => {
     if (current.mtimeMs === previous.mtimeMs && current.size === previous.size) return;
     this.reading = this.reading.then(() => this.reload());
@@ -49,6 +54,9 @@ export class AccessFileWatcher {
     const watcher = new AccessFileWatcher(path, apply, log, { text, policy });
     log.info({ path, roles: policy.roles.size }, 'access file loaded');
     watchFile(path, { interval: pollMs, persistent: false }, watcher.listener);
+    // A change between the read above and the watcher's first look would go unseen: look once.
+    watcher.recheck = setTimeout(() => watcher.listener(CHANGED, UNCHANGED), pollMs);
+    watcher.recheck.unref();
     return watcher;
   }
 
@@ -59,6 +67,7 @@ export class AccessFileWatcher {
 
   /** Stops watching. */
   close(): void {
+    clearTimeout(this.recheck);
     unwatchFile(this.path, this.listener);
   }
 
