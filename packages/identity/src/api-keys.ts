@@ -57,7 +57,19 @@ export function isApiKeyToken(token: string): boolean {
   return token.startsWith(KEY_PREFIX);
 }
 
-const NO_KEY_HASH = Buffer.from(hashApiKey('no key'), 'hex');
+const NO_KEY_HASH = createHash('sha256').update('no key').digest();
+
+/** Stored hashes decoded once per record (the store keeps the records it found). */
+const decodedHashes = new WeakMap<ApiKeyRecord, Buffer>();
+
+function expectedHash(record: ApiKeyRecord): Buffer {
+  let hash = decodedHashes.get(record);
+  if (hash === undefined) {
+    hash = Buffer.from(record.hash, 'hex');
+    decodedHashes.set(record, hash);
+  }
+  return hash;
+}
 
 /**
  * The stored record of an API key: its public id selects the record, then the SHA-256 of the
@@ -66,9 +78,9 @@ const NO_KEY_HASH = Buffer.from(hashApiKey('no key'), 'hex');
 export async function verifyApiKey(store: ApiKeyStore, key: string): Promise<ApiKeyRecord> {
   const shape = KEY_SHAPE.exec(key);
   const record = shape ? await store.findApiKey(shape[1]!) : undefined;
-  const expected = record ? Buffer.from(record.hash, 'hex') : NO_KEY_HASH;
-  const actual = Buffer.from(hashApiKey(key), 'hex');
-  if (!record || !timingSafeEqual(expected, actual)) {
+  const expected = record ? expectedHash(record) : NO_KEY_HASH;
+  const actual = createHash('sha256').update(key).digest();
+  if (!record || expected.length !== actual.length || !timingSafeEqual(expected, actual)) {
     throw new UnauthorizedError('the API key is not valid', { reason: 'invalid' });
   }
   return record;

@@ -7,6 +7,7 @@ import { UnauthorizedError } from '@weft/core';
 export const MAX_TOKEN_LENGTH = 8192;
 
 const BEARER = /^Bearer[ \t]+(\S*)[ \t]*$/i;
+const BLANK = /^\s*$/;
 
 /**
  * The token of an `Authorization: Bearer <token>` header. Throws `UNAUTHORIZED` with
@@ -14,7 +15,7 @@ const BEARER = /^Bearer[ \t]+(\S*)[ \t]*$/i;
  * or `too_large` (over {@link MAX_TOKEN_LENGTH}).
  */
 export function bearerToken(header: string | undefined): string {
-  if (header === undefined || header.trim() === '') {
+  if (header === undefined || BLANK.test(header)) {
     throw new UnauthorizedError(
       'this needs a credential: send Authorization: Bearer <key or token> (create a key with weft auth create-key)',
       { reason: 'missing' },
