@@ -5,7 +5,7 @@
 import { createHash } from 'node:crypto';
 import { buildServer } from '@weft/server';
 import { openStore } from '@weft/store';
-import { createKey } from '@weft/registry';
+import { createApiKey } from '@weft/identity';
 import { seededDefinition } from './seed.js';
 
 interface Config {
@@ -46,7 +46,7 @@ if (config.seed > 0 && !(await store.getPlugin(seededDefinition(0).slug))) {
     }));
   }
 }
-const apiKey = (await createKey(store, { name: 'bench' }, at)).key;
+const apiKey = (await createApiKey(store, { name: 'bench' }, at)).key;
 const server = await buildServer(
   {
     ...(config.cacheTtlMs !== undefined ? { cacheTtlMs: config.cacheTtlMs } : {}),

@@ -5,6 +5,7 @@ export * from './workflow/index.js';
 export * from './ports/index.js';
 export * from './connector/index.js';
 export * from './registry/index.js';
+export * from './identity/index.js';
 export * from './triggers/index.js';
 export * from './router/index.js';
 export * from './net/index.js';

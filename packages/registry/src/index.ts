@@ -3,7 +3,9 @@ export { createHttpApp, renderOpenApi, API_VERSION } from './http/app.js';
 export { sendError, sendNotFound, toWeftError } from './http/errors.js';
 export { compileRegistryOptions, DEFAULT_BODY_LIMIT } from './options.js';
 export type { RegistryOptions, CompiledRegistryOptions } from './options.js';
-export { RegistryService, createKey } from './service.js';
+export { RegistryService } from './service.js';
+/** Kept for callers of the registry's former `createKey`: keys are `@weft/identity`'s now. */
+export { createApiKey as createKey } from '@weft/identity';
 export type { Submission } from './service.js';
 export { parseDefinitionBytes, DEFAULT_PARSE_LIMITS } from './definition/parse.js';
 export type {
@@ -22,7 +24,6 @@ export {
   readPublicKey,
 } from './signatures.js';
 export type { SignatureCheck } from './signatures.js';
-export { generateApiKey, hashKey, authenticate, KEY_PREFIX } from './auth.js';
 export { slugKey, slugProblem, versionProblem } from './rules/names.js';
 export { latestVersion, availableVersions } from './rules/versions.js';
 export type { RegistryClock } from './rules/clock.js';

@@ -1,10 +1,16 @@
 import { noPluginUsage, type PluginUsage, type RegistryStore } from '@weft/core';
+import { Authenticator, type Authenticate } from '@weft/identity';
 import type { RegistryClock } from './rules/clock.js';
 
 /** Options of the registry. */
 export interface RegistryOptions {
   /** Where plugins, versions and keys live. */
   store: RegistryStore;
+  /**
+   * Resolves a bearer credential to its principal. Default: the store's API keys alone (the
+   * server passes its one authenticator, which also knows identity-provider tokens).
+   */
+  authenticate?: Authenticate;
   /** Time source (tests move it to cross the unpublish window). Default: the system clock. */
   clock?: RegistryClock;
   /** Which active workflows use a version; default: none (until the runtime exists). */
@@ -37,6 +43,7 @@ export interface RegistryOptions {
 /** {@link RegistryOptions} with every default filled in. */
 export interface CompiledRegistryOptions {
   store: RegistryStore;
+  authenticate: Authenticate;
   clock: RegistryClock;
   usage: PluginUsage;
   private: boolean;
@@ -55,6 +62,7 @@ export const DEFAULT_BODY_LIMIT = 1024 * 1024;
 export function compileRegistryOptions(options: RegistryOptions): CompiledRegistryOptions {
   return {
     store: options.store,
+    authenticate: options.authenticate ?? new Authenticator({ keys: options.store }).authenticate,
     clock: options.clock ?? { now: () => Date.now() },
     usage: options.usage ?? noPluginUsage,
     private: options.private ?? false,

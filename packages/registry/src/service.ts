@@ -17,7 +17,7 @@ import {
   type UpdateResponse,
   type VersionRecord,
 } from '@weft/core';
-import { authenticate, generateApiKey } from './auth.js';
+import { createApiKey } from '@weft/identity';
 import { AnswerCache, MAX_CACHED_SCHEMA_BYTES } from './answer-cache.js';
 import type { DefinitionFormat } from './definition/parse.js';
 import { buildDetail, pickVersion } from './detail.js';
@@ -80,10 +80,9 @@ export class RegistryService {
     await this.downloads.close();
   }
 
-  /** The caller of a write; throws UNAUTHORIZED. */
-  authenticate(header: string | undefined): Promise<Principal> {
-    return authenticate(this.options.store, header);
-  }
+  /** The caller of a write (the options' authenticator, bound); throws UNAUTHORIZED. */
+  readonly authenticate = (header: string | undefined): Promise<Principal> =>
+    this.options.authenticate(header);
 
   /** Checks read access: anyone on a public registry, key holders on a private one. */
   async authorizeRead(header: string | undefined): Promise<void> {
@@ -355,24 +354,12 @@ export class RegistryService {
   async createKey(principal: Principal, request: CreateKeyRequest): Promise<CreatedKey> {
     if (!principal.admin)
       throw new ForbiddenError('only admin keys may create keys', { reason: 'not_admin' });
-    return createKey(this.options.store, request, isoNow(this.options.clock));
+    return createApiKey(this.options.store, request, isoNow(this.options.clock));
   }
 }
 
 /** The answer to a query that holds no word. */
 const NO_RESULTS = JSON.stringify({ total: 0, results: [] } satisfies SearchResponse);
-
-/** Creates and stores a key; the answer holds the key itself, shown once. */
-export async function createKey(
-  store: CompiledRegistryOptions['store'],
-  request: CreateKeyRequest,
-  at: string,
-): Promise<CreatedKey> {
-  const owner = request.owner ?? request.name.toLowerCase().replace(/[^a-z0-9_.-]+/g, '-');
-  const { key, record } = generateApiKey(request.name, owner, request.admin ?? false, at);
-  await store.insertApiKey(record);
-  return { name: record.name, owner: record.owner, key, created_at: at };
-}
 
 function requireSlug(slug: string): void {
   const problem = slugProblem(slug);

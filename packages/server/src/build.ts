@@ -13,7 +13,6 @@ import {
 } from '@weft/core';
 import { createHttpApp, registryPlugin, type RegistryClock } from '@weft/registry';
 import { Router } from '@weft/router';
-import { authenticate } from '@weft/registry';
 import {
   pluginUsage,
   Runtime,
@@ -24,6 +23,7 @@ import {
 import { openStore, type StoreOptions } from '@weft/store';
 import { compileServerOptions, type CompiledServerOptions, type ServerOptions } from './config.js';
 import { registerHealth } from './health.js';
+import { openIdentity, type ServerIdentity } from './identity.js';
 import { RouterAndRegistryActions } from './runtime-actions.js';
 import { buildTriggers, latestVersionOf } from './triggers.js';
 import { trackInFlight } from './in-flight.js';
@@ -65,6 +65,8 @@ export interface BuiltServer {
   runtime: Runtime | undefined;
   /** Deployed workflows and their triggers; absent without a runtime. */
   triggers: Triggers | undefined;
+  /** The one authenticator of every route (API keys, identity-provider tokens, access file). */
+  identity: ServerIdentity;
   /** The broker and task dispatch, when a broker is configured. */
   broker: ServerBroker | undefined;
   /** `sqlite:/path/weft.db` or the database URL without password. */
@@ -107,6 +109,11 @@ export async function buildServer(
   const store = opened.registry;
   const deployments =
     dependencies.deploymentStore ?? ('deployments' in opened ? opened.deployments : undefined);
+  /** Closes the stores the server opened (not those it was given). */
+  const closeStores = async () => {
+    if (!dependencies.executionsStore && 'executions' in opened) await opened.executions.close();
+    if (!dependencies.store) await store.close();
+  };
   const app = await createHttpApp({
     ...httpsOptions(compiled),
     logger: dependencies.logger === false ? false : { level: compiled.logLevel },
@@ -117,9 +124,19 @@ export async function buildServer(
     ...(compiled.bodyLimit !== undefined ? { bodyLimit: compiled.bodyLimit } : {}),
   });
   registerHealth(app, store);
+  let identity: ServerIdentity;
+  try {
+    identity = openIdentity(compiled.identity, store, app.log);
+  } catch (error) {
+    await app.close();
+    await closeStores();
+    throw error;
+  }
+  const authenticate = identity.authenticator.authenticate;
   await app.register(
     registryPlugin({
       store,
+      authenticate,
       private: compiled.private,
       ...(compiled.publicUrl ? { publicUrl: compiled.publicUrl } : {}),
       ...(compiled.bodyLimit !== undefined ? { bodyLimit: compiled.bodyLimit } : {}),
@@ -163,7 +180,7 @@ export async function buildServer(
   const runtime = tracked
     ? new Runtime({
         store: tracked.store,
-        authenticate: (header) => authenticate(store, header),
+        authenticate,
         actions: new RouterAndRegistryActions(
           router,
           store,
@@ -196,6 +213,7 @@ export async function buildServer(
           triggerStore,
           deploymentStore: deployments,
           options: compiled,
+          authenticate,
         })
       : undefined;
   if (triggers) await app.register(triggers.plugin);
@@ -207,7 +225,7 @@ export async function buildServer(
       ...(tracked ? { inFlight: tracked.inFlight } : {}),
       ...(brokered ? { broker: brokered.broker, resultsGroup: brokered.resultsGroup } : {}),
     },
-    (header) => authenticate(store, header),
+    authenticate,
   );
   dependencies.routes?.(app);
   await app.ready();
@@ -220,16 +238,17 @@ export async function buildServer(
     router,
     runtime,
     triggers,
+    identity,
     broker: brokered,
     storage: opened.description,
     options: compiled,
     close: async () => {
+      identity.close();
       await triggers?.close();
       await runtime?.close();
       await app.close();
       await router.close();
-      if (!dependencies.executionsStore && 'executions' in opened) await opened.executions.close();
-      if (!dependencies.store) await store.close();
+      await closeStores();
       await brokered?.close();
     },
   };

@@ -2,6 +2,12 @@ import { hostname } from 'node:os';
 import { resolve } from 'node:path';
 import { parseCidrList, ValidationError } from '@weft/core';
 import {
+  compileIdentityOptions,
+  identityOptionsFromEnv,
+  type CompiledIdentityOptions,
+  type IdentityServerOptions,
+} from './identity-config.js';
+import {
   compileTriggerOptions,
   triggerOptionsFromEnv,
   type CompiledTriggerOptions,
@@ -63,6 +69,8 @@ export interface ServerOptions {
   broker?: string;
   /** This replica's name in metrics (`WEFT_REPLICA_ID`). Default `<hostname>-<pid>`. */
   replicaId?: string;
+  /** Identity-provider tokens and the access file (`WEFT_OIDC_*`, `WEFT_ACCESS_FILE`). */
+  identity?: IdentityServerOptions;
 }
 
 /** {@link ServerOptions} with defaults filled in. */
@@ -89,6 +97,7 @@ export interface CompiledServerOptions {
   triggers: CompiledTriggerOptions;
   broker: string | undefined;
   replicaId: string;
+  identity: CompiledIdentityOptions;
 }
 
 /** Fills the defaults of {@link ServerOptions} once. */
@@ -115,6 +124,7 @@ export function compileServerOptions(options: ServerOptions = {}): CompiledServe
     triggers: compileTriggerOptions(options.triggers),
     broker: options.broker?.trim() || undefined,
     replicaId: options.replicaId || `${hostname()}-${process.pid}`,
+    identity: compileIdentityOptions(options.identity),
     tls: options.tls
       ? {
           cert: resolve(options.tls.cert),
@@ -151,6 +161,7 @@ export function serverOptionsFromEnv(env: NodeJS.ProcessEnv): ServerOptions {
     ...(env['WEFT_REPLICA_ID'] ? { replicaId: env['WEFT_REPLICA_ID'] } : {}),
     runtimeSecrets: runtimeSecretsFromEnv(env),
     triggers: triggerOptionsFromEnv(env, envFlag),
+    identity: identityOptionsFromEnv(env),
   };
 }
 

@@ -5,6 +5,10 @@ export type { RunningServer } from './start.js';
 export { compileServerOptions, serverOptionsFromEnv, envFlag } from './config.js';
 export type { ServerOptions, CompiledServerOptions } from './config.js';
 export { createLocalKey } from './local-keys.js';
+export { compileIdentityOptions, identityOptionsFromEnv } from './identity-config.js';
+export type { IdentityServerOptions, CompiledIdentityOptions } from './identity-config.js';
+export { AccessFileWatcher } from './access-file-watcher.js';
+export type { ServerIdentity } from './identity.js';
 export { registerHealth, SERVER_VERSION } from './health.js';
 export {
   parseDefinitionBytes,

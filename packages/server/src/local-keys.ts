@@ -1,5 +1,5 @@
 import type { CreatedKey, CreateKeyRequest } from '@weft/core';
-import { createKey } from '@weft/registry';
+import { createApiKey } from '@weft/identity';
 import { openStore } from '@weft/store';
 import { compileServerOptions, type ServerOptions } from './config.js';
 import { storeOptionsOf } from './build.js';
@@ -14,7 +14,7 @@ export async function createLocalKey(
 ): Promise<CreatedKey> {
   const opened = await openStore(storeOptionsOf(compileServerOptions(options)));
   try {
-    return await createKey(opened.registry, request, new Date().toISOString());
+    return await createApiKey(opened.registry, request, new Date().toISOString());
   } finally {
     await opened.registry.close();
   }

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createKey } from '@weft/registry';
+import { createApiKey } from '@weft/identity';
 import { startServer, type RunningServer } from './start.js';
 
 describe('GET /metrics needs an admin key (listening server, loopback)', () => {
@@ -14,8 +14,8 @@ describe('GET /metrics needs an admin key (listening server, loopback)', () => {
   beforeAll(async () => {
     server = await startServer({ port: 0, dataDir, logLevel: 'silent' }, { logger: false });
     const at = new Date().toISOString();
-    admin = (await createKey(server.store, { name: 'ops', admin: true }, at)).key;
-    plain = (await createKey(server.store, { name: 'acme' }, at)).key;
+    admin = (await createApiKey(server.store, { name: 'ops', admin: true }, at)).key;
+    plain = (await createApiKey(server.store, { name: 'acme' }, at)).key;
   });
   afterAll(async () => {
     await server?.close();

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WeftError, type ActionCall, type ExecutionContext } from '@weft/core';
-import { createKey } from '@weft/registry';
+import { createApiKey } from '@weft/identity';
 import { buildServer, type BuiltServer } from './build.js';
 import { pluginEgress, RouterAndRegistryActions } from './runtime-actions.js';
 import { pluginDefinition } from './test-support/harness.js';
@@ -51,7 +51,7 @@ async function open(egressAllowlist?: string[]) {
     { logger: false },
   );
   opened.push({ server, dataDir });
-  const key = await createKey(server.store, { name: 'acme' }, new Date().toISOString());
+  const key = await createApiKey(server.store, { name: 'acme' }, new Date().toISOString());
   const headers = { authorization: `Bearer ${key.key}`, 'content-type': 'application/json' };
   const inject = (url: string, body: unknown, extra: Record<string, string> = {}) =>
     server.app.inject({

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createKey } from '@weft/registry';
+import { createApiKey } from '@weft/identity';
 import { buildServer, type BuiltServer } from './build.js';
 import type { ServerOptions } from './config.js';
 import { pluginDefinition } from './test-support/harness.js';
@@ -68,7 +68,7 @@ describe.each([
   beforeAll(async () => {
     if (skip) return;
     ({ server, dispose } = await open(kind));
-    const key = await createKey(server.store, { name: 'acme' }, new Date().toISOString());
+    const key = await createApiKey(server.store, { name: 'acme' }, new Date().toISOString());
     auth = { authorization: `Bearer ${key.key}` };
   });
   afterAll(async () => dispose?.());
@@ -114,8 +114,8 @@ describe.each([
       const deployed = await inject('PUT', '/workflows/seen', seen);
       expect(deployed.statusCode, deployed.body).toBe(201);
       const at = new Date().toISOString();
-      const other = await createKey(server.store, { name: 'other' }, at);
-      const admin = await createKey(server.store, { name: 'ops', admin: true }, at);
+      const other = await createApiKey(server.store, { name: 'other' }, at);
+      const admin = await createApiKey(server.store, { name: 'ops', admin: true }, at);
       const as = (key: string, url: string) =>
         server.app.inject({ method: 'GET', url, headers: { authorization: `Bearer ${key}` } });
       const listed = (key: string) =>

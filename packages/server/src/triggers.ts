@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { DeploymentStore, ExecutionRecord, RegistryStore, TriggerStore } from '@weft/core';
-import { authenticate } from '@weft/registry';
+import type { Authenticate } from '@weft/identity';
 import {
   createTriggers,
   KafkaEventSource,
@@ -26,12 +26,14 @@ export interface TriggerParts {
   triggerStore: TriggerStore;
   deploymentStore: DeploymentStore;
   options: CompiledServerOptions;
+  /** The server's authenticator (deployment routes and event ingestion). */
+  authenticate: Authenticate;
 }
 
 /**
  * Deployed workflows and their triggers on the server: webhooks, schedules and events start
- * executions through the runtime (as the deployment's owner; manual runs as the caller), keys
- * are the registry's, and a webhook's `secret_name` is the environment variable of that name,
+ * executions through the runtime (as the deployment's owner; manual runs as the caller), callers
+ * are authenticated by the server's authenticator, and a webhook's `secret_name` is the environment variable of that name,
  * then `WEFT_SECRET_<NAME>`.
  */
 export function buildTriggers(parts: TriggerParts): Triggers {
@@ -45,7 +47,7 @@ export function buildTriggers(parts: TriggerParts): Triggers {
       const prepared = await runtime.prepareExecutions(requests.map(executionRequest));
       return { commit: async () => pendingRecords(await prepared.commit()) };
     },
-    authenticate: (header) => authenticate(registry, header),
+    authenticate: parts.authenticate,
     triggerStore: parts.triggerStore,
     deploymentStore: parts.deploymentStore,
     secrets: {

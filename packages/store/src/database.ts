@@ -62,6 +62,10 @@ export interface ApiKeysTable {
   hash: string;
   /** 0 or 1. */
   admin: number;
+  /** JSON array of role names. */
+  roles: string;
+  /** JSON array of permissions. */
+  permissions: string;
   created_at: string;
 }
 

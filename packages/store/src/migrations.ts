@@ -168,6 +168,19 @@ function migrations(dialect: Dialect): Record<string, Migration> {
       },
     },
     '0008_waiting': waitingMigration(dialect),
+    '0009_key_grants': {
+      // API keys carry roles and permissions (JSON arrays of strings); keys made before carry none.
+      async up(db: Kysely<unknown>) {
+        await db.schema
+          .alterTable('api_keys')
+          .addColumn('roles', 'text', (c) => c.notNull().defaultTo('[]'))
+          .execute();
+        await db.schema
+          .alterTable('api_keys')
+          .addColumn('permissions', 'text', (c) => c.notNull().defaultTo('[]'))
+          .execute();
+      },
+    },
     '0010_audit': auditMigration(dialect),
   };
 }

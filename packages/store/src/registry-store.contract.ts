@@ -334,6 +334,8 @@ export function registryStoreContract(open: () => Promise<TestStore>): void {
         owner: 'acme',
         hash: 'ff',
         admin: true,
+        roles: [],
+        permissions: [],
         created_at: AT,
       };
       await store.insertApiKey(record);
@@ -352,6 +354,21 @@ export function registryStoreContract(open: () => Promise<TestStore>): void {
       expect(await store.insertSigningKey(key)).toBe(false);
       expect(await store.listSigningKeys('acme')).toEqual([key]);
       await store.ping();
+    });
+
+    it('keeps the roles and permissions of an API key', async () => {
+      const record = {
+        id: 'def',
+        name: 'svc',
+        owner: 'acme',
+        hash: 'ee',
+        admin: false,
+        roles: ['ops', 'realm:finance'],
+        permissions: ['payments:write', 'reports:*'],
+        created_at: AT,
+      };
+      await store.insertApiKey(record);
+      expect(await store.findApiKey('def')).toEqual(record);
     });
   });
 }

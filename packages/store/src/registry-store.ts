@@ -160,7 +160,12 @@ export class KyselyRegistryStore implements RegistryStore {
   async insertApiKey(record: ApiKeyRecord): Promise<void> {
     await this.db
       .insertInto('api_keys')
-      .values({ ...record, admin: record.admin ? 1 : 0 })
+      .values({
+        ...record,
+        admin: record.admin ? 1 : 0,
+        roles: JSON.stringify(record.roles),
+        permissions: JSON.stringify(record.permissions),
+      })
       .execute();
   }
 
@@ -168,7 +173,7 @@ export class KyselyRegistryStore implements RegistryStore {
     const known = this.keys.get(id);
     if (known) return known;
     const [row] = await this.runner.all(
-      'SELECT id, name, owner, hash, admin, created_at FROM api_keys WHERE id = ?',
+      'SELECT id, name, owner, hash, admin, roles, permissions, created_at FROM api_keys WHERE id = ?',
       [id],
     );
     if (!row) return undefined;
@@ -178,6 +183,8 @@ export class KyselyRegistryStore implements RegistryStore {
       owner: String(row['owner']),
       hash: String(row['hash']),
       admin: Number(row['admin']) === 1,
+      roles: JSON.parse(String(row['roles'])) as string[],
+      permissions: JSON.parse(String(row['permissions'])) as string[],
       created_at: String(row['created_at']),
     };
     if (this.keys.size >= MAX_CACHED_KEYS) this.keys.delete(this.keys.keys().next().value!);

@@ -6,6 +6,7 @@ import { EXIT } from '../exit-codes.js';
 import type { Io } from '../io.js';
 import { guard } from '../command-errors.js';
 import { outputOption } from '../options.js';
+import { collectList } from './run-support.js';
 import {
   apiKeyOption,
   RegistryClient,
@@ -17,6 +18,8 @@ interface CreateKeyFlags extends RegistryFlags {
   name: string;
   owner?: string;
   admin?: boolean;
+  role: string[];
+  permission: string[];
   dataDir: string;
   databaseUrl?: string;
   output: string;
@@ -35,6 +38,18 @@ export function registerAuth(parent: Command, io: Io, setExit: (code: number) =>
       'organisation or user owning what the key publishes (default: from the name)',
     )
     .option('--admin', 'the key may create other keys over HTTP')
+    .option(
+      '--role <role>',
+      'a role the key grants (for machines; WEFT_ACCESS_FILE may map it to permissions); repeatable',
+      collectList,
+      [],
+    )
+    .option(
+      '--permission <resource:verb>',
+      'a permission the key grants, e.g. payments:write; repeatable',
+      collectList,
+      [],
+    )
     .option('--data-dir <dir>', 'data directory of the local store', './.weft')
     .option(
       '--database-url <url>',
@@ -49,6 +64,8 @@ export function registerAuth(parent: Command, io: Io, setExit: (code: number) =>
           name: flags.name,
           ...(flags.owner ? { owner: flags.owner } : {}),
           ...(flags.admin ? { admin: true } : {}),
+          ...(flags.role.length > 0 ? { roles: flags.role } : {}),
+          ...(flags.permission.length > 0 ? { permissions: flags.permission } : {}),
         };
         let created: CreatedKey;
         if (flags.registry) {
@@ -64,12 +81,13 @@ export function registerAuth(parent: Command, io: Io, setExit: (code: number) =>
           );
         }
         if (flags.output === 'json') {
+          const { name, owner, key, roles, permissions, created_at } = created;
           io.out(
-            `${JSON.stringify({ name: created.name, owner: created.owner, key: created.key, created_at: created.created_at })}\n`,
+            `${JSON.stringify({ name, owner, key, roles: roles ?? [], permissions: permissions ?? [], created_at })}\n`,
           );
         } else {
           io.err(
-            `created key "${created.name}" for owner ${created.owner}; it is shown once, keep it safe:\n`,
+            `created key "${created.name}" for owner ${created.owner}${grantsText(created)}; it is shown once, keep it safe:\n`,
           );
           io.out(`${created.key}\n`);
         }
@@ -96,4 +114,13 @@ export function registerAuth(parent: Command, io: Io, setExit: (code: number) =>
         return EXIT.ok;
       }),
     );
+}
+
+/** ` with roles a, b and permissions x:y` (nothing when the key grants none). */
+function grantsText(created: CreatedKey): string {
+  const parts = [
+    created.roles?.length ? `roles ${created.roles.join(', ')}` : '',
+    created.permissions?.length ? `permissions ${created.permissions.join(', ')}` : '',
+  ].filter((part) => part !== '');
+  return parts.length === 0 ? '' : ` with ${parts.join(' and ')}`;
 }

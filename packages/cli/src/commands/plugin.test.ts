@@ -48,7 +48,7 @@ describe('weft auth create-key', () => {
     expect(result.err).toContain('shown once');
   });
 
-  it('prints {name, owner, key, created_at} with --output json', async () => {
+  it('prints {name, owner, key, roles, permissions, created_at} with --output json', async () => {
     const result = await run(
       'auth',
       'create-key',
@@ -66,6 +66,8 @@ describe('weft auth create-key', () => {
       'key',
       'name',
       'owner',
+      'permissions',
+      'roles',
     ]);
   });
 

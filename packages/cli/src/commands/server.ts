@@ -61,7 +61,11 @@ export function registerServer(program: Command, io: Io, setExit: (code: number)
         'WEFT_EVENTS_KAFKA_BROKERS, WEFT_EVENTS_SQS=true; a webhook secret_name is read from the\n' +
         'variable of that name, then WEFT_SECRET_<NAME>.\n' +
         'Scale-out: DATABASE_URL (PostgreSQL shared by every replica), WEFT_BROKER (NATS or Kafka),\n' +
-        'WEFT_REPLICA_ID (name in GET /metrics).',
+        'WEFT_REPLICA_ID (name in GET /metrics).\n' +
+        'Identity: WEFT_OIDC_ISSUER and WEFT_OIDC_AUDIENCE accept tokens of an OpenID Connect\n' +
+        'provider beside API keys (WEFT_OIDC_JWKS_URL, WEFT_OIDC_ROLES_CLAIM (roles),\n' +
+        'WEFT_OIDC_PERMISSIONS_CLAIM (permissions), WEFT_OIDC_CLOCK_TOLERANCE (30 s));\n' +
+        'WEFT_ACCESS_FILE grants permissions by role (YAML, reloaded on change). See docs/authorization.md.',
     )
     .action(async (flags: ServerFlags) =>
       guard(io, setExit, async () => {

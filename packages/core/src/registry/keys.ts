@@ -1,4 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
+import { MAX_GRANT_LENGTH, MAX_KEY_GRANTS, ROLE_PATTERN } from '../identity/patterns.js';
+import { PERMISSION_PATTERN } from '../workflow/authorization.js';
 
 /** An API key as stored: never the key itself, only its SHA-256. */
 export interface ApiKeyRecord {
@@ -10,16 +12,27 @@ export interface ApiKeyRecord {
   hash: string;
   /** Admin keys may create other keys over HTTP. */
   admin: boolean;
+  /** Roles the key grants (machines' roles; an access file may add permissions to them). */
+  roles: string[];
+  /** Permissions the key grants, `<resource>:<verb>`. */
+  permissions: string[];
   created_at: string;
 }
 
-/** A caller authenticated by its key. */
-export interface Principal {
-  keyId: string;
-  name: string;
-  owner: string;
-  admin: boolean;
-}
+/** A role an API key carries. */
+const KeyRole = Type.String({
+  minLength: 1,
+  maxLength: MAX_GRANT_LENGTH,
+  pattern: ROLE_PATTERN,
+  description: 'A role name: a letter or digit, then letters, digits and _ . : / @ -',
+});
+
+/** A permission an API key carries. */
+const KeyPermission = Type.String({
+  maxLength: MAX_GRANT_LENGTH,
+  pattern: PERMISSION_PATTERN,
+  description: 'A permission in <resource>:<verb> form, e.g. payments:write',
+});
 
 /** Body of `POST /auth/keys` (admin key). */
 export const CreateKeyRequest = Type.Object(
@@ -34,6 +47,18 @@ export const CreateKeyRequest = Type.Object(
       }),
     ),
     admin: Type.Optional(Type.Boolean({ description: 'Whether the new key may create keys' })),
+    roles: Type.Optional(
+      Type.Array(KeyRole, {
+        maxItems: MAX_KEY_GRANTS,
+        description: 'Roles the key grants (for machines; an access file may map them)',
+      }),
+    ),
+    permissions: Type.Optional(
+      Type.Array(KeyPermission, {
+        maxItems: MAX_KEY_GRANTS,
+        description: 'Permissions the key grants',
+      }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -44,9 +69,27 @@ export const CreatedKey = Type.Object({
   name: Type.String(),
   owner: Type.String(),
   key: Type.String({ description: 'The bearer token; shown once' }),
+  roles: Type.Array(Type.String(), { description: 'Roles the key grants' }),
+  permissions: Type.Array(Type.String(), { description: 'Permissions the key grants' }),
   created_at: Type.String({ format: 'date-time' }),
 });
 export type CreatedKey = Static<typeof CreatedKey>;
+
+/** `GET /auth/whoami`: the caller as the server sees it (to check an identity provider's claims). */
+export const WhoAmI = Type.Object({
+  kind: Type.Union([Type.Literal('api_key'), Type.Literal('oidc'), Type.Literal('local')], {
+    description: 'How the caller authenticated',
+  }),
+  subject: Type.String({ description: "The API key's id or the token's sub" }),
+  owner: Type.String({ description: 'Namespace of what the caller creates and sees' }),
+  name: Type.String(),
+  admin: Type.Boolean(),
+  roles: Type.Array(Type.String()),
+  permissions: Type.Array(Type.String(), {
+    description: 'Including those the access file grants to the roles',
+  }),
+});
+export type WhoAmI = Static<typeof WhoAmI>;
 
 /** An uploaded OpenPGP public key of an owner. */
 export interface SigningKeyRecord {

@@ -1,12 +1,18 @@
 import type { FastifyInstance } from 'fastify';
-import { AddSigningKeyRequest, CreatedKey, CreateKeyRequest, SigningKeyInfo } from '@weft/core';
+import {
+  AddSigningKeyRequest,
+  CreatedKey,
+  CreateKeyRequest,
+  SigningKeyInfo,
+  WhoAmI,
+} from '@weft/core';
 import type { RegistryService } from '../service.js';
-import { requireKey, principalOf } from './principal.js';
+import { principalOf, requirePrincipal } from '@weft/identity';
 import { bearer, errorResponses } from './schemas.js';
 
-/** Signing-key upload and API-key creation. */
+/** Signing-key upload, API-key creation and the caller's identity. */
 export function registerKeyRoutes(app: FastifyInstance, service: RegistryService): void {
-  const auth = requireKey(service);
+  const auth = requirePrincipal(service.authenticate);
   app.post<{ Body: AddSigningKeyRequest }>(
     '/keys',
     {
@@ -41,6 +47,23 @@ export function registerKeyRoutes(app: FastifyInstance, service: RegistryService
     async (request, reply) => {
       const principal = principalOf(request);
       return reply.code(201).send(await service.createKey(principal, request.body));
+    },
+  );
+
+  app.get(
+    '/auth/whoami',
+    {
+      onRequest: auth,
+      schema: {
+        summary: 'The caller as the server sees it: kind, subject, owner, roles and permissions',
+        tags: ['keys'],
+        security: bearer,
+        response: { 200: WhoAmI, ...errorResponses(401, 503) },
+      },
+    },
+    async (request) => {
+      const { kind, subject, owner, name, admin, roles, permissions } = principalOf(request);
+      return { kind, subject, owner, name, admin, roles, permissions };
     },
   );
 }

@@ -8,7 +8,8 @@ import {
   ValidationError,
 } from '@weft/core';
 import type { RegistryService } from '../service.js';
-import { readAccess, requireKey, principalOf } from './principal.js';
+import { principalOf, requirePrincipal } from '@weft/identity';
+import { readAccess } from './principal.js';
 import { bearer, errorResponses, SlugParams, SlugVersionParams } from './schemas.js';
 
 /** The base of absolute URLs: the configured public URL, or the request's own. */
@@ -47,7 +48,7 @@ async function plainPaging(request: FastifyRequest): Promise<void> {
 
 /** Search, detail, schema download, analytics and owners' public keys. */
 export function registerReadRoutes(app: FastifyInstance, service: RegistryService): void {
-  const auth = requireKey(service);
+  const auth = requirePrincipal(service.authenticate);
   const read = readAccess(service);
   app.get<{ Querystring: { q?: string; tag?: string; limit?: number; offset?: number } }>(
     '/plugins/search',

@@ -8,7 +8,7 @@ import {
   UpdateResponse,
 } from '@weft/core';
 import type { RegistryService } from '../service.js';
-import { requireKey, principalOf } from './principal.js';
+import { principalOf, requirePrincipal } from '@weft/identity';
 import { dryRunOf, submissionOf } from './content.js';
 import { baseUrlOf } from './routes-read.js';
 import { bearer, DryRunQuery, errorResponses, SlugParams, SlugVersionParams } from './schemas.js';
@@ -24,7 +24,7 @@ const definitionBody = {
 
 /** Publish, update, deprecate and unpublish. */
 export function registerWriteRoutes(app: FastifyInstance, service: RegistryService): void {
-  const auth = requireKey(service);
+  const auth = requirePrincipal(service.authenticate);
   app.post(
     '/plugins',
     {

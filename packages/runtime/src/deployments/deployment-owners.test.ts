@@ -6,16 +6,18 @@ import {
   MemoryDeploymentStore,
   MemoryTriggerStore,
   UnauthorizedError,
+  keyPrincipal,
+  type Principal,
 } from '@weft/core';
 import { RecordingStarter } from '../triggers/test-support.js';
 import { createTriggers, type Triggers } from './create-triggers.js';
 
 /** Keys of three owners (`operators` owns the workflows directory), and an admin key. */
-const KEYS: Record<string, { keyId: string; owner: string; admin?: boolean }> = {
-  'Bearer acme': { keyId: 'k-acme', owner: 'acme' },
-  'Bearer other': { keyId: 'k-other', owner: 'other' },
-  'Bearer root': { keyId: 'k-root', owner: 'ops', admin: true },
-  'Bearer operators': { keyId: 'k-operators', owner: 'operators' },
+const KEYS: Record<string, Principal> = {
+  'Bearer acme': keyPrincipal({ keyId: 'k-acme', owner: 'acme' }),
+  'Bearer other': keyPrincipal({ keyId: 'k-other', owner: 'other' }),
+  'Bearer root': keyPrincipal({ keyId: 'k-root', owner: 'ops', admin: true }),
+  'Bearer operators': keyPrincipal({ keyId: 'k-operators', owner: 'operators' }),
 };
 
 const hooked = (name: string) => ({

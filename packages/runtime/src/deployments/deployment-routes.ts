@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { principalOf, requirePrincipal } from '@weft/identity';
 import { isPlainObject } from '@weft/engine';
 import {
   DeployedWorkflowDetail,
@@ -33,7 +34,6 @@ const NameParams = Type.Object({
 const bearer = [{ bearerAuth: [] }];
 const JSON_TYPES = ['application/json'];
 const YAML_TYPES = ['application/yaml', 'application/x-yaml', 'text/yaml', 'text/x-yaml'];
-const principals = new WeakMap<FastifyRequest, { keyId: string; owner: string; admin?: boolean }>();
 
 /**
  * Deployed workflows over HTTP (bearer key on every route): `PUT /workflows/{name}` deploys a
@@ -45,9 +45,7 @@ const principals = new WeakMap<FastifyRequest, { keyId: string; owner: string; a
 export function deploymentRoutes(options: DeploymentRoutesOptions) {
   const { service } = options;
   const bodyLimit = options.bodyLimit ?? 1024 * 1024;
-  const auth = async (request: FastifyRequest) => {
-    principals.set(request, await options.authenticate(request.headers.authorization));
-  };
+  const auth = requirePrincipal(options.authenticate);
 
   return async function deployments(app: FastifyInstance): Promise<void> {
     ensureErrorSchema(app);
@@ -199,11 +197,11 @@ export function deploymentRoutes(options: DeploymentRoutesOptions) {
         },
       },
       async (request, reply) => {
-        const principal = principals.get(request)!;
+        const principal = principalOf(request);
         const record = await service.runManually(request.params.name, manualInputs(request.body), {
           owner: principal.owner,
           keyId: principal.keyId,
-          admin: principal.admin === true,
+          admin: principal.admin,
         });
         return reply.code(202).header('location', record.poll_url).send(record);
       },
@@ -213,8 +211,8 @@ export function deploymentRoutes(options: DeploymentRoutesOptions) {
 
 /** The key owner of a request authenticated by the routes' `onRequest` hook, and whether admin. */
 function deployerOf(request: FastifyRequest): Deployer {
-  const principal = principals.get(request)!;
-  return { owner: principal.owner, admin: principal.admin === true };
+  const principal = principalOf(request);
+  return { owner: principal.owner, admin: principal.admin };
 }
 
 /** The `inputs` of a manual-run body ({@link ManualRunRequest}); an absent body means none. */

@@ -9,6 +9,7 @@ import {
   MemoryDeploymentStore,
   MemoryTriggerStore,
   UnauthorizedError,
+  keyPrincipal,
 } from '@weft/core';
 import { pendingRecordOf, RecordingStarter } from '../triggers/test-support.js';
 import { createTriggers, type Triggers } from './create-triggers.js';
@@ -46,7 +47,7 @@ beforeEach(async () => {
     start: starter.start,
     authenticate: async (header) => {
       if (header !== KEY) throw new UnauthorizedError('bad key', { reason: 'invalid' });
-      return { keyId: 'k1', owner: 'acme' };
+      return keyPrincipal({ keyId: 'k1', owner: 'acme' });
     },
     triggerStore: new MemoryTriggerStore(),
     deploymentStore: store,
@@ -297,7 +298,7 @@ describe('reading, undeploying and running deployed workflows', () => {
     await put('orders', definition('orders'));
     const again = createTriggers({
       start: starter.start,
-      authenticate: async () => ({ keyId: 'k', owner: 'o' }),
+      authenticate: async () => keyPrincipal({ keyId: 'k', owner: 'o' }),
       triggerStore: new MemoryTriggerStore(),
       deploymentStore: store,
       secrets: new EnvironmentSecretsProvider({ HOOK_SECRET: 's3cret' }),

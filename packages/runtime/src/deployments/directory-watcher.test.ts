@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, rmSync, unlinkSync, writeFileSync } from 'node:
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { EnvironmentSecretsProvider } from '@weft/core';
+import { EnvironmentSecretsProvider, keyPrincipal } from '@weft/core';
 import { openTestTriggerStores, type TestTriggerStores } from '@weft/store';
 import { RecordingStarter } from '../triggers/test-support.js';
 import { createTriggers, type Triggers } from './create-triggers.js';
@@ -23,7 +23,7 @@ let triggers: Triggers;
 async function server(): Promise<Triggers> {
   const made = createTriggers({
     start: new RecordingStarter().start,
-    authenticate: async () => ({ keyId: 'k', owner: 'acme' }),
+    authenticate: async () => keyPrincipal({ keyId: 'k', owner: 'acme' }),
     triggerStore: stores.triggers,
     deploymentStore: stores.deployments,
     secrets: new EnvironmentSecretsProvider({}),

@@ -4,7 +4,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { EnvironmentSecretsProvider, type DeploymentStore, type TriggerStore } from '@weft/core';
+import {
+  EnvironmentSecretsProvider,
+  type DeploymentStore,
+  type TriggerStore,
+  keyPrincipal,
+} from '@weft/core';
 import { openTestTriggerStores, type TestTriggerStores } from '@weft/store';
 import { FakeClock, RecordingStarter } from '../triggers/test-support.js';
 import { createTriggers, type Triggers } from './create-triggers.js';
@@ -42,7 +47,7 @@ async function replica(
   let task: (() => Promise<void>) | undefined;
   const triggers = createTriggers({
     start: starter.start,
-    authenticate: async () => ({ keyId: 'k', owner: 'acme' }),
+    authenticate: async () => keyPrincipal({ keyId: 'k', owner: 'acme' }),
     triggerStore: stores.triggers,
     deploymentStore: stores.deployments,
     secrets: new EnvironmentSecretsProvider({ HOOK_SECRET: 's3cret' }),
@@ -150,7 +155,7 @@ describe('the reconciliation timer', () => {
     const make = (interval: number) =>
       createTriggers({
         start: new RecordingStarter().start,
-        authenticate: async () => ({ keyId: 'k', owner: 'acme' }),
+        authenticate: async () => keyPrincipal({ keyId: 'k', owner: 'acme' }),
         triggerStore: stores.triggers,
         deploymentStore: stores.deployments,
         secrets: new EnvironmentSecretsProvider({ HOOK_SECRET: 's3cret' }),

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { UnauthorizedError, type AuditEntry, type Principal } from '@weft/core';
+import { keyPrincipal, UnauthorizedError, type AuditEntry, type Principal } from '@weft/core';
 import {
   openTestAuditStore,
   openTestExecutionsStore,
@@ -12,8 +12,8 @@ import { buildRuntimeHarness, testActions, type RuntimeHarness } from '../test-s
 const ADMIN = 'Bearer key-root';
 const USER = 'Bearer key-alice';
 const PRINCIPALS: Record<string, Principal> = {
-  [ADMIN]: { keyId: 'kr', name: 'root', owner: 'ops', admin: true },
-  [USER]: { keyId: 'ka', name: 'alice', owner: 'alice', admin: false },
+  [ADMIN]: keyPrincipal({ keyId: 'kr', name: 'root', owner: 'ops', admin: true }),
+  [USER]: keyPrincipal({ keyId: 'ka', name: 'alice', owner: 'alice', admin: false }),
 };
 
 let executions: TestExecutionsStore;

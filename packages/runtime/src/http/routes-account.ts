@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { UsageReport, ValidationError } from '@weft/core';
 import { generateSigningSecret } from '../callbacks/sign.js';
 import type { Runtime } from '../runtime.js';
-import { principalOf, requireKey } from './auth.js';
+import { principalOf, requirePrincipal } from '@weft/identity';
 import { ERROR_RESPONSES } from './schemas.js';
 
 const UsageQuery = Type.Object(
@@ -26,7 +26,7 @@ const SigningSecret = Type.Object({
 
 /** `GET /usage` and `GET /workflows/callback-secret`. */
 export function registerAccountRoutes(app: FastifyInstance, runtime: Runtime): void {
-  const onRequest = requireKey(runtime);
+  const onRequest = requirePrincipal(runtime.options.authenticate);
   app.get(
     '/usage',
     {

@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import { ExecuteActionRequest, ValidationError } from '@weft/core';
 import type { Runtime } from '../runtime.js';
-import { principalOf, requireKey } from './auth.js';
+import { principalOf, requirePrincipal } from '@weft/identity';
 import { ERROR_RESPONSES } from './schemas.js';
 
 const ActionResult = Type.Object({
@@ -18,7 +18,7 @@ export function registerActionRoutes(app: FastifyInstance, runtime: Runtime): vo
   app.post(
     '/actions/execute',
     {
-      onRequest: requireKey(runtime),
+      onRequest: requirePrincipal(runtime.options.authenticate),
       schema: {
         tags: ['actions'],
         security: [{ bearerAuth: [] }],

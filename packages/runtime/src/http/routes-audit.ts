@@ -3,7 +3,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { ForbiddenError, ValidationError, type AuditPage } from '@weft/core';
 import { decodeAuditCursor, encodeAuditCursor } from '../audit/cursor.js';
 import type { Runtime } from '../runtime.js';
-import { principalOf, requireKey } from './auth.js';
+import { principalOf, requirePrincipal } from '@weft/identity';
 import { ERROR_RESPONSES } from './schemas.js';
 
 const TAGS = ['audit'];
@@ -71,7 +71,7 @@ function dayAt(ms: number, text: string): string {
   return new Date(ms + offset * 60_000).toISOString().slice(0, 10);
 }
 
-/** An `onRequest` hook after {@link requireKey}: only admin keys read the audit log. */
+/** An `onRequest` hook after {@link requirePrincipal}: only admin keys read the audit log. */
 async function requireAdmin(request: FastifyRequest): Promise<void> {
   if (!principalOf(request).admin) {
     throw new ForbiddenError('the audit log is for admin keys only', { reason: 'not_admin' });
@@ -80,7 +80,7 @@ async function requireAdmin(request: FastifyRequest): Promise<void> {
 
 /** `GET /audit` and `GET /audit/verify` (issue 16), for admin keys. */
 export function registerAuditRoutes(app: FastifyInstance, runtime: Runtime): void {
-  const onRequest = [requireKey(runtime), requireAdmin];
+  const onRequest = [requirePrincipal(runtime.options.authenticate), requireAdmin];
   app.get(
     '/audit',
     {

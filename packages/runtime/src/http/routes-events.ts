@@ -10,7 +10,7 @@ import { Type } from '@sinclair/typebox';
 import { ValidationError, WeftError, type EventRow } from '@weft/core';
 import { followEvents } from '../executions/stream.js';
 import type { Runtime } from '../runtime.js';
-import { principalOf, requireKey } from './auth.js';
+import { principalOf, requirePrincipal } from '@weft/identity';
 import { ERROR_RESPONSES, ExecutionParams } from './schemas.js';
 
 /** Seconds between SSE keep-alive comments. */
@@ -36,7 +36,7 @@ export function registerEventRoutes(app: FastifyInstance, runtime: Runtime): voi
   } = {
     method: 'GET',
     url: '/workflows/executions/:id/events',
-    onRequest: requireKey(runtime),
+    onRequest: requirePrincipal(runtime.options.authenticate),
     schema: {
       tags: ['executions'],
       security: [{ bearerAuth: [] }],

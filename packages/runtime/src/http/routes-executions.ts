@@ -13,7 +13,7 @@ import { toExecutionRecord } from '../executions/record.js';
 import { fingerprintOf } from '../executions/new-start.js';
 import { isFinished } from '../executions/queries.js';
 import type { Runtime } from '../runtime.js';
-import { principalOf, requireKey } from './auth.js';
+import { principalOf, requirePrincipal } from '@weft/identity';
 import { ERROR_RESPONSES, ExecutionParams, PreferHeader, preferredWait } from './schemas.js';
 
 const TAGS = ['executions'];
@@ -21,7 +21,7 @@ const SECURITY = [{ bearerAuth: [] }];
 
 /** `POST/GET /workflows/executions`, `GET .../{id}`, `POST .../{id}/cancel`. */
 export function registerExecutionRoutes(app: FastifyInstance, runtime: Runtime): void {
-  const onRequest = requireKey(runtime);
+  const onRequest = requirePrincipal(runtime.options.authenticate);
 
   app.post(
     '/workflows/executions',

@@ -5,6 +5,7 @@ import {
   type ExecutionContext,
   type ExecutionsStore,
   type Principal,
+  keyPrincipal,
 } from '@weft/core';
 import { runtimeRoutes } from '../http/plugin.js';
 import type { RuntimeOptions, ServerActions } from '../options.js';
@@ -20,8 +21,8 @@ export const KEYS = {
 } as const;
 
 const PRINCIPALS: Record<string, Principal> = {
-  'Bearer key-alice': { keyId: 'ka', name: 'alice', owner: 'alice', admin: false },
-  'Bearer key-bob': { keyId: 'kb', name: 'bob', owner: 'bob', admin: false },
+  'Bearer key-alice': keyPrincipal({ keyId: 'ka', name: 'alice', owner: 'alice' }),
+  'Bearer key-bob': keyPrincipal({ keyId: 'kb', name: 'bob', owner: 'bob' }),
 };
 
 /** Server actions over a map `<plugin>.<action>` → handler; other plugins are unavailable. */

@@ -48,7 +48,5 @@ export type PendingRecord = ExecutionRecord;
  */
 export type StartExecution = (request: StartRequest) => Promise<PendingRecord>;
 
-/** Authenticates an `Authorization` header (a weft API key); rejects with `UnauthorizedError`. */
-export type Authenticate = (
-  authorization: string | undefined,
-) => Promise<{ keyId: string; owner: string; admin?: boolean }>;
+/** Authenticates an `Authorization` header (the platform's authenticator); rejects with `UNAUTHORIZED`. */
+export type { Authenticate } from '@weft/identity';

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createKey } from '@weft/registry';
+import { createApiKey } from '@weft/identity';
 import { openStore, type OpenedStore } from '@weft/store';
 import { buildServer, type BuiltServer } from '../build.js';
 import { bearer, pluginDefinition } from '../test-support/harness.js';
@@ -49,7 +49,7 @@ describe.skipIf(!url)(
     it("shows another replica's publish, update and unpublish without waiting for the cache to expire", async () => {
       const a = await replica();
       const b = await replica();
-      const key = (await createKey(a.store, { name: 'acme' }, new Date().toISOString())).key;
+      const key = (await createApiKey(a.store, { name: 'acme' }, new Date().toISOString())).key;
       const search = async () =>
         (await b.app.inject({ method: 'GET', url: '/plugins/search?q=slack' }))
           .json<{ results: { slug: string; version: string }[] }>()

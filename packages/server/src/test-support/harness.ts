@@ -2,7 +2,7 @@ import { afterEach, beforeEach } from 'vitest';
 import { stringify } from 'yaml';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import type { PluginDefinition, PluginUsage, RegistryStore } from '@weft/core';
-import { createKey } from '@weft/registry';
+import { createApiKey } from '@weft/identity';
 import { openTestStore, type TestStore } from '@weft/store';
 import { buildServer, type BuiltServer } from '../build.js';
 
@@ -82,9 +82,9 @@ export function useHarness(
     );
     const at = new Date(clock.ms).toISOString();
     const keys = {
-      acme: (await createKey(test.store, { name: 'acme' }, at)).key,
-      other: (await createKey(test.store, { name: 'other' }, at)).key,
-      admin: (await createKey(test.store, { name: 'ops', admin: true }, at)).key,
+      acme: (await createApiKey(test.store, { name: 'acme' }, at)).key,
+      other: (await createApiKey(test.store, { name: 'other' }, at)).key,
+      admin: (await createApiKey(test.store, { name: 'ops', admin: true }, at)).key,
     };
     const app = server.app;
     current = {

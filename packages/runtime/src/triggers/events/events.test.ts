@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { UnauthorizedError, type EventTrigger } from '@weft/core';
+import { UnauthorizedError, type EventTrigger, keyPrincipal } from '@weft/core';
 import { FakeClock, RecordingStarter, workflowWith } from '../test-support.js';
 import { EventRouter } from './event-router.js';
 import { eventRoutes } from './events-plugin.js';
@@ -90,7 +90,7 @@ describe('POST /events/{topic}', () => {
         router,
         authenticate: async (h) => {
           if (h !== 'Bearer good') throw new UnauthorizedError('bad key', { reason: 'invalid' });
-          return { keyId: 'k1', owner: 'acme' };
+          return keyPrincipal({ keyId: 'k1', owner: 'acme' });
         },
         bodyLimit: 64,
       }),
@@ -218,7 +218,7 @@ describe('SNS subscription endpoint', () => {
       eventRoutes({
         router,
         clock,
-        authenticate: async () => ({ keyId: 'k', owner: 'o' }),
+        authenticate: async () => keyPrincipal({ keyId: 'k', owner: 'o' }),
         sns: {
           fetchCertificate: async (url) => {
             fetched.push(url);

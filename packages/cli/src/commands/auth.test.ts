@@ -1,0 +1,120 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startServer, type RunningServer } from '@weft/server';
+import { run } from '../test-support.js';
+
+const work = mkdtempSync(join(tmpdir(), 'weft-cli-auth-'));
+const dataDir = join(work, 'data');
+let server: RunningServer;
+let admin: string;
+
+beforeAll(async () => {
+  server = await startServer({ port: 0, dataDir, logLevel: 'silent' });
+  const created = await run(
+    'auth',
+    'create-key',
+    '--name',
+    'ops',
+    '--admin',
+    '--data-dir',
+    dataDir,
+    '-o',
+    'json',
+  );
+  admin = JSON.parse(created.out).key;
+});
+afterAll(async () => {
+  await server.close();
+  rmSync(work, { recursive: true, force: true });
+});
+
+/** What the server sees for a key (`GET /auth/whoami`). */
+async function whoami(key: string) {
+  const response = await fetch(`${server.url}/auth/whoami`, {
+    headers: { authorization: `Bearer ${key}` },
+  });
+  return (await response.json()) as { roles: string[]; permissions: string[]; owner: string };
+}
+
+describe('weft auth create-key --role --permission', () => {
+  it('creates a key with repeated roles and permissions in the local store', async () => {
+    const result = await run(
+      'auth',
+      'create-key',
+      '--name',
+      'svc',
+      '--role',
+      'ops',
+      '--role',
+      'finance',
+      '--permission',
+      'payments:write',
+      '--permission',
+      'reports:read',
+      '--data-dir',
+      dataDir,
+      '-o',
+      'json',
+    );
+    expect(result.code, result.err).toBe(0);
+    const created = JSON.parse(result.out);
+    expect(created).toMatchObject({
+      roles: ['finance', 'ops'],
+      permissions: ['payments:write', 'reports:read'],
+    });
+    expect(await whoami(created.key)).toMatchObject({
+      owner: 'svc',
+      roles: ['finance', 'ops'],
+      permissions: ['payments:write', 'reports:read'],
+    });
+  });
+
+  it('creates one on a server with an admin key, and says what it grants', async () => {
+    const result = await run(
+      'auth',
+      'create-key',
+      '--name',
+      'bot',
+      '--role',
+      'deployer',
+      '--registry',
+      server.url,
+      '--api-key',
+      admin,
+    );
+    expect(result.code, result.err).toBe(0);
+    expect(result.err).toContain('created key "bot" for owner bot with roles deployer;');
+    expect((await whoami(result.out.trim())).roles).toEqual(['deployer']);
+  });
+
+  it('refuses a permission not of <resource>:<verb> form with exit 2, locally and over HTTP', async () => {
+    const local = await run(
+      'auth',
+      'create-key',
+      '--name',
+      'x',
+      '--permission',
+      'payments',
+      '--data-dir',
+      dataDir,
+    );
+    expect(local.code).toBe(2);
+    expect(local.err).toContain('permissions[0] "payments" is not a permission');
+    const remote = await run(
+      'auth',
+      'create-key',
+      '--name',
+      'x',
+      '--role',
+      'has space',
+      '--registry',
+      server.url,
+      '--api-key',
+      admin,
+    );
+    expect(remote.code).toBe(2);
+    expect(remote.err).toContain('VALIDATION');
+  });
+});

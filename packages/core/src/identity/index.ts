@@ -1,0 +1,4 @@
+export * from './principal.js';
+export * from './grants.js';
+export * from './access-policy.js';
+export * from './patterns.js';

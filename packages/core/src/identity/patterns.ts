@@ -1,0 +1,26 @@
+import { PERMISSION_PATTERN } from '../workflow/authorization.js';
+
+/** Longest role or permission name anywhere (keys, tokens, the access file). */
+export const MAX_GRANT_LENGTH = 128;
+
+/** Most roles, and most permissions, one API key may carry. */
+export const MAX_KEY_GRANTS = 64;
+
+/**
+ * Pattern of role names an API key may carry: a letter or digit, then letters, digits and
+ * `_ . : / @ -` (the role names of Keycloak, Auth0 and Dex groups, spaces aside).
+ */
+export const ROLE_PATTERN = '^[A-Za-z0-9][A-Za-z0-9_.:/@-]*$';
+
+const PERMISSION = new RegExp(PERMISSION_PATTERN);
+const ROLE = new RegExp(ROLE_PATTERN);
+
+/** True for a permission in `<resource>:<verb>` form (SPEC.md §2.17), at most 128 characters. */
+export function isPermission(value: string): boolean {
+  return value.length <= MAX_GRANT_LENGTH && PERMISSION.test(value);
+}
+
+/** True for a role name an API key may carry ({@link ROLE_PATTERN}, at most 128 characters). */
+export function isKeyRole(value: string): boolean {
+  return value.length <= MAX_GRANT_LENGTH && ROLE.test(value);
+}
