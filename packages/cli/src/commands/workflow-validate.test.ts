@@ -92,6 +92,96 @@ describe('weft workflow validate', () => {
   });
 });
 
+describe('weft workflow validate: settings not enforced yet', () => {
+  const write = (text: string): string => {
+    const file = join(mkdtempSync(join(tmpdir(), 'weft-cli-')), 'flow.yaml');
+    writeFileSync(file, text);
+    return file;
+  };
+  const guarded = [
+    'workflows:',
+    '  - name: first',
+    '    steps: [{ name: a, plugin: p, action: x }]',
+    '  - name: triage',
+    '    authorization:',
+    '      enabled: true',
+    '      roles: [maintainer]',
+    '    steps:',
+    '      - name: classify',
+    '        type: agent',
+    '        agent: agent:acme/classifier@1.0.0',
+    '        guardrails: { maxTokens: 100 }',
+    '      - name: both',
+    '        parallel:',
+    '          - name: post',
+    '            plugin: slack',
+    '            action: post',
+    '            authorization: { permissions: [slack:post] }',
+    '',
+  ].join('\n');
+
+  it('warns about guardrails and authorization on stderr, each at its key, and exits 0', async () => {
+    const file = write(guarded);
+    const result = await run('workflow', 'validate', file);
+    expect(result.code).toBe(0);
+    expect(result.out).toContain(`ok ${file}`);
+    const lines = result.err.trim().split('\n');
+    expect(lines).toHaveLength(3);
+    expect(lines[0]).toMatch(
+      /flow\.yaml:5:5: warning: workflows\[1\]\.authorization: authorization is validated but not enforced yet/,
+    );
+    expect(lines[1]).toMatch(
+      /flow\.yaml:12:9: warning: workflows\[1\]\.steps\[0\]\.guardrails: guardrails are validated but not enforced yet/,
+    );
+    expect(lines[2]).toMatch(
+      /flow\.yaml:18:13: warning: workflows\[1\]\.steps\[1\]\.parallel\[0\]\.authorization: step authorization is validated but not enforced yet/,
+    );
+  });
+
+  it('puts the warnings into the JSON report, which stays ok', async () => {
+    const result = await run('workflow', 'validate', '-o', 'json', write(guarded));
+    expect(result.code).toBe(0);
+    const [report] = JSON.parse(result.out) as {
+      ok: boolean;
+      diagnostics: { severity: string; code: string; path: string }[];
+    }[];
+    expect(report!.ok).toBe(true);
+    expect(report!.diagnostics.map((d) => [d.severity, d.code, d.path])).toEqual([
+      ['warning', 'not_enforced', 'workflows[1].authorization'],
+      ['warning', 'not_enforced', 'workflows[1].steps[0].guardrails'],
+      ['warning', 'not_enforced', 'workflows[1].steps[1].parallel[0].authorization'],
+    ]);
+  });
+
+  it('names the place in the file when --workflow keeps one workflow', async () => {
+    const result = await run('workflow', 'validate', '--workflow', 'triage', write(guarded));
+    expect(result.code).toBe(0);
+    expect(result.err).toContain('flow.yaml:12:9: warning: workflows[1].steps[0].guardrails:');
+  });
+
+  it('says nothing of an authorization block that is disabled', async () => {
+    const file = write(
+      'workflows:\n  - name: w\n    authorization: { enabled: false, roles: [x] }\n    steps: [{ name: a, plugin: p, action: x }]\n',
+    );
+    const result = await run('workflow', 'validate', file);
+    expect(result.code).toBe(0);
+    expect(result.err).toBe('');
+  });
+
+  it('adds no warning to a file with errors', async () => {
+    const result = await run(
+      'workflow',
+      'validate',
+      '-o',
+      'json',
+      write(`${guarded}    oops: 1\n`),
+    );
+    expect(result.code).toBe(2);
+    const [report] = JSON.parse(result.out) as { diagnostics: { code: string }[] }[];
+    expect(report!.diagnostics.some((d) => d.code === 'not_enforced')).toBe(false);
+  });
+});
+
 describe('weft usage', () => {
   it('exits 2 with a message on an unknown command or option', async () => {
     const command = await run('workflow', 'valdate', 'x.yaml');

@@ -1,11 +1,12 @@
 import type { Command } from 'commander';
-import { summarizeWorkflow, type WorkflowSummary } from '@weft/engine';
+import { sortDiagnostics, summarizeWorkflow, type WorkflowSummary } from '@weft/engine';
 import { EXIT } from '../exit-codes.js';
 import type { Io } from '../io.js';
 import { loadFile, type LoadFlags } from '../load-files.js';
 import { maxFileSizeOption, outputOption, workflowOption } from '../options.js';
 import { countLine, printDiagnostics } from '../report.js';
 import { paint } from '../style.js';
+import { unenforcedWarnings } from './unenforced-warnings.js';
 
 /** `weft workflow validate FILE...`: checks workflow files and reports every problem. */
 export function registerWorkflowValidate(
@@ -22,11 +23,19 @@ export function registerWorkflowValidate(
     .addOption(outputOption())
     .addHelpText(
       'after',
-      '\nExit status: 0 when every file is valid (warnings allowed), 2 otherwise.',
+      '\nExit status: 0 when every file is valid (warnings allowed), 2 otherwise.\n' +
+        'Settings validated but not enforced yet (guardrails, authorization) are warnings.',
     )
     .action(async (files: string[], flags: LoadFlags & { output: string }) => {
       const results = [];
-      for (const file of files) results.push(await loadFile(file, flags));
+      for (const file of files) {
+        const result = await loadFile(file, flags);
+        if (result.ok) {
+          result.diagnostics.push(...(await unenforcedWarnings(file, result.workflows, flags)));
+          sortDiagnostics(result.diagnostics);
+        }
+        results.push(result);
+      }
       if (flags.output === 'json') {
         const report = results.map((r) => ({
           file: r.file,

@@ -9,7 +9,7 @@ export const API_VERSION = '0.1.0';
 /**
  * A Fastify instance ready for weft's HTTP parts: §2.10 error bodies for every error and
  * unknown route, the shared `ErrorObject` schema, and @fastify/swagger collecting the route
- * schemas for `GET /openapi.json`. Register the registry (and later router, runtime) on it.
+ * schemas for `GET /openapi.json`. The server registers the registry, router and runtime on it.
  */
 export async function createHttpApp(options: FastifyServerOptions = {}): Promise<FastifyInstance> {
   const app = Fastify({
@@ -37,7 +37,13 @@ export async function createHttpApp(options: FastifyServerOptions = {}): Promise
       openapi: '3.1.0',
       info: {
         title: 'weft',
-        description: 'weft platform HTTP API: the plugin registry (SPEC.md §4.1) and health.',
+        description:
+          'The HTTP API of weft server: the plugin registry and API keys, the router and the ' +
+          'connector contract, the executions API with its events and callbacks, deployed ' +
+          'workflows and their triggers, usage, metrics and health. Every error is the error ' +
+          'object {status, code, message, details} with the HTTP status of its code. ' +
+          'Described in docs/ of the weft repository: protocol.md, registry.md, router.md, ' +
+          'runtime.md, triggers.md.',
         version: API_VERSION,
       },
       components: {
