@@ -27,3 +27,4 @@ export type {
   StepOutcome,
   TargetCheck,
 } from './run/interceptors.js';
+export * from './authorization/index.js';

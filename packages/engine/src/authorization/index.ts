@@ -1,0 +1,2 @@
+export * from './workflow-check.js';
+export * from './step-permissions.js';
