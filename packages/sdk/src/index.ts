@@ -30,7 +30,9 @@ export {
 } from './connector/parse-definition.js';
 export { interpolateEnvironment, type Environment } from './connector/interpolate-env.js';
 export type { ShellResult } from './kinds/shell.js';
-export { Weft, type ExecuteOptions, type ExecuteAsyncOptions } from './client/weft.js';
+export { Weft } from './client/weft.js';
+export type { ExecuteOptions, ExecuteAsyncOptions } from './client/execute-options.js';
+export type { ApprovalAnswer, ApprovalRequest, ApproveRun } from './client/local-authorization.js';
 export { loadWorkflow, loadWorkflowFile } from './client/load.js';
 export {
   checkWeftOptions,
@@ -67,11 +69,19 @@ export {
   type HybridInvokerOptions,
   type StepExecution,
 } from './invoker/hybrid-invoker.js';
-export type { RunResult, StepRecord, WorkflowDefinition } from '@weft/engine';
+export type {
+  AuthorizationCheck,
+  AuthorizationRefusal,
+  RunResult,
+  StepRecord,
+  WorkflowDefinition,
+} from '@weft/engine';
 export {
   RouterInvoker,
   checkRouterUrl,
   type RouterInvokerOptions,
 } from './invoker/router-invoker.js';
 export * from './service/index.js';
-export type { ExecutionContext, ExecutionRecord } from '@weft/core';
+export type { ExecutionContext, ExecutionRecord, Principal } from '@weft/core';
+/** Declares who a local run acts as: `new Weft({ identity: localPrincipal({ roles, permissions }) })`. */
+export { localPrincipal } from '@weft/core';

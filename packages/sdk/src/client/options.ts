@@ -1,8 +1,14 @@
-import { ValidationError, type ExecutionMode, type SecretsProvider } from '@weft/core';
+import {
+  ValidationError,
+  type ExecutionMode,
+  type Principal,
+  type SecretsProvider,
+} from '@weft/core';
 import { checkRouterUrl } from '../invoker/router-invoker.js';
 import { checkPlace, type ExecutionPlace } from '../invoker/hybrid-invoker.js';
 import type { ClientTls } from '../service/router-client.js';
 import { checkCloudUrl } from './cloud-api.js';
+import type { ApproveRun } from './local-authorization.js';
 
 /** Log levels of the SDK's structured logging. */
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error' | 'silent';
@@ -59,6 +65,21 @@ export interface WeftOptions {
   logFormat?: 'json' | 'text';
   /** Where log lines go (default: standard error). */
   logDestination?: NodeJS.WritableStream;
+  /**
+   * Who runs the workflows of this client (not a contract option): checked against each
+   * workflow's `authorization` block (and its subworkflows') before a run starts, and against
+   * steps' `authorization.permissions` before each step. `localPrincipal({roles, permissions})`
+   * (from `@weft/core`) declares one; the CLI verifies `--identity` tokens into one. Without it,
+   * a workflow with authorization enabled is refused (`FORBIDDEN`, `reason: "no_identity"`).
+   * Not used in `cloud` mode: the server authorizes the caller of `apiKey`.
+   */
+  identity?: Principal;
+  /**
+   * Asked before a run of a workflow that requires approval (`authorization.approval`), once the
+   * identity is authorized; without it such a run is refused (`FORBIDDEN`, `reason:
+   * "approval_required"`). Not used in `cloud` mode.
+   */
+  approve?: ApproveRun;
 }
 
 /** The execution modes this release runs. */
@@ -128,6 +149,13 @@ export function checkWeftOptions(options: WeftOptions): void {
       { field: 'routerUrl', constraint: 'required' },
     );
   }
+  checkIdentity(options.identity);
+  if (options.approve !== undefined && typeof options.approve !== 'function') {
+    throw new ValidationError('approve must be a function (request) => boolean', {
+      field: 'approve',
+      constraint: 'type',
+    });
+  }
   const timeout = options.timeout;
   if (timeout !== undefined && (!Number.isInteger(timeout) || timeout < 1 || timeout > 600)) {
     throw new ValidationError(`timeout must be an integer from 1 to 600 seconds, got ${timeout}`, {
@@ -143,6 +171,25 @@ export function checkWeftOptions(options: WeftOptions): void {
         field: 'retryConfig.maxAttempts',
         constraint: 'range',
       },
+    );
+  }
+}
+
+/** Checks the shape of `identity`: a principal whose grants are lists of strings. */
+function checkIdentity(identity: Principal | undefined): void {
+  if (identity === undefined) return;
+  const strings = (value: unknown) =>
+    Array.isArray(value) && value.every((item) => typeof item === 'string');
+  if (
+    typeof identity !== 'object' ||
+    identity === null ||
+    typeof identity.subject !== 'string' ||
+    !strings(identity.roles) ||
+    !strings(identity.permissions)
+  ) {
+    throw new ValidationError(
+      'identity must be a principal {kind, subject, roles, permissions, ...}: localPrincipal({ roles, permissions }) from @weft/core makes one',
+      { field: 'identity', constraint: 'type' },
     );
   }
 }

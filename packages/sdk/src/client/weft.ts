@@ -12,6 +12,7 @@ import {
   DryRunInterceptor,
   pickWorkflow,
   runWorkflow,
+  type AuthorizationCheck,
   type RunResult,
   type WorkflowDefinition,
 } from '@weft/engine';
@@ -20,7 +21,8 @@ import type { ActionHandler } from '../handlers/handler.js';
 import { LocalInvoker } from '../invoker/local-invoker.js';
 import { RouterInvoker } from '../invoker/router-invoker.js';
 import { CloudInvoker } from '../invoker/cloud-invoker.js';
-import { HybridInvoker, type ExecutionOverride } from '../invoker/hybrid-invoker.js';
+import { HybridInvoker } from '../invoker/hybrid-invoker.js';
+import type { ExecuteAsyncOptions, ExecuteOptions } from './execute-options.js';
 import type { CompiledConnector } from '../connector/compile-connector.js';
 import { CloudApi } from './cloud-api.js';
 import { startExecution } from './cloud-executions.js';
@@ -43,37 +45,7 @@ import { processEnvironment } from './environment.js';
 import { loadWorkflowFile } from './load.js';
 import { createLogger, logEvent } from './logging.js';
 import { checkWeftOptions, cloudSettings, type WeftOptions } from './options.js';
-
-/** Options of one execution. */
-export interface ExecuteOptions {
-  /** Receives every §2.11 event as it happens. */
-  onEvent?: (event: StreamEvent) => void;
-  /** Cancels the execution. */
-  signal?: AbortSignal;
-  /** Answer actions from `testing.dryRun.mockData` (also on when the workflow's dryRun is enabled). */
-  dryRun?: boolean;
-  /** Trigger data: `trigger.payload` and `trigger.event`. */
-  trigger?: { payload?: unknown; event?: unknown };
-  /** Id of the execution (a UUID by default; not in `cloud` mode, where the server picks it). */
-  executionId?: string;
-  /**
-   * `hybrid` mode: where the steps of this run go, overriding their `execution` field: `local`,
-   * `cloud`, `self_hosted` (the router at `routerUrl`), or a map from plugin slug to one of them.
-   */
-  execution?: ExecutionOverride;
-  /** `cloud` mode: the same key from the same API key returns the same execution. */
-  idempotencyKey?: string;
-  /** `cloud` mode: receives the signed §2.8 callback when the execution ends. */
-  callbackUrl?: string;
-}
-
-/** Options of {@link Weft.executeAsync}. */
-export interface ExecuteAsyncOptions {
-  /** The same key from the same API key returns the same execution. */
-  idempotencyKey?: string;
-  /** Receives the signed §2.8 callback when the execution ends. */
-  callbackUrl?: string;
-}
+import { authorizeLocalRun, authorizeRun } from './local-authorization.js';
 
 /**
  * The weft SDK client (SPEC.md Appendix B): register connectors and handlers, load workflow
@@ -198,7 +170,13 @@ export class Weft {
     return results;
   }
 
-  /** Runs a definition directly. */
+  /**
+   * Runs a definition directly. Outside `cloud` mode (where the server authorizes its API key's
+   * caller) the run is authorized here first, before any step: it rejects with `FORBIDDEN` when
+   * {@link WeftOptions.identity} does not meet the `authorization` blocks of the workflow and of
+   * its subworkflows, and asks {@link WeftOptions.approve} when the workflow requires approval
+   * (see `authorizeRun` for its errors).
+   */
   async run(
     workflow: WorkflowDefinition,
     inputs: Record<string, unknown>,
@@ -211,6 +189,14 @@ export class Weft {
     const hybrid = mocks ? undefined : this.hybridInvoker(options);
     const invoker: ActionInvoker = hybrid ?? this.actionInvoker();
     const retry = this.options.retryConfig;
+    const { identity, approve } = this.options;
+    const interceptors = await authorizeRun(workflow, inputs, {
+      identity,
+      approve,
+      resolve: (name, range) => this.find(name, range),
+      signal: options.signal,
+    });
+    const chain = mocks ? [...interceptors, mocks] : interceptors;
     return runWorkflow(workflow, inputs, {
       invoker,
       environment: this.environment,
@@ -235,13 +221,29 @@ export class Weft {
             ).timeoutFor?.(target, action),
       resolveWorkflow: (called, range) => this.find(called, range),
       ...(hybrid ? { invokerFor: (step) => hybrid.forStep(step) } : {}),
+      ...(identity ? { principal: identity } : {}),
+      // Step permissions before the mocks: a refused step is not answered from mockData either.
+      ...(chain.length > 0 ? { interceptors: chain } : {}),
       // Agent steps of a dry run are answered from mockData or refused, never run.
-      ...(mocks ? { interceptors: [mocks], agents: mocks.refusing } : {}),
+      ...(mocks ? { agents: mocks.refusing } : {}),
       onEvent: (event) => {
         logEvent(this.logger, workflow.name, event);
         options.onEvent?.(event);
       },
     });
+  }
+
+  /**
+   * Checks, without running anything, whether {@link WeftOptions.identity} may run `workflow`
+   * here: its `authorization` block and those of the subworkflows it may call. Throws the
+   * `FORBIDDEN` error a run would (`details.missing_roles`, `details.missing_permissions`); gives
+   * the check, whose `approval` says whether a run asks {@link WeftOptions.approve} first.
+   */
+  checkAuthorization(workflow: WorkflowDefinition | string): AuthorizationCheck {
+    const definition = typeof workflow === 'string' ? this.require(workflow) : workflow;
+    return authorizeLocalRun(definition, this.options.identity, (name, range) =>
+      this.find(name, range),
+    );
   }
 
   /**

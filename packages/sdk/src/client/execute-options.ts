@@ -1,0 +1,33 @@
+import type { StreamEvent } from '@weft/core';
+import type { ExecutionOverride } from '../invoker/hybrid-invoker.js';
+
+/** Options of one execution. */
+export interface ExecuteOptions {
+  /** Receives every §2.11 event as it happens. */
+  onEvent?: (event: StreamEvent) => void;
+  /** Cancels the execution. */
+  signal?: AbortSignal;
+  /** Answer actions from `testing.dryRun.mockData` (also on when the workflow's dryRun is enabled). */
+  dryRun?: boolean;
+  /** Trigger data: `trigger.payload` and `trigger.event`. */
+  trigger?: { payload?: unknown; event?: unknown };
+  /** Id of the execution (a UUID by default; not in `cloud` mode, where the server picks it). */
+  executionId?: string;
+  /**
+   * `hybrid` mode: where the steps of this run go, overriding their `execution` field: `local`,
+   * `cloud`, `self_hosted` (the router at `routerUrl`), or a map from plugin slug to one of them.
+   */
+  execution?: ExecutionOverride;
+  /** `cloud` mode: the same key from the same API key returns the same execution. */
+  idempotencyKey?: string;
+  /** `cloud` mode: receives the signed §2.8 callback when the execution ends. */
+  callbackUrl?: string;
+}
+
+/** Options of {@link Weft.executeAsync}. */
+export interface ExecuteAsyncOptions {
+  /** The same key from the same API key returns the same execution. */
+  idempotencyKey?: string;
+  /** Receives the signed §2.8 callback when the execution ends. */
+  callbackUrl?: string;
+}
