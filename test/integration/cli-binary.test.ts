@@ -21,7 +21,7 @@ async function weft(...args: string[]): Promise<{ code: number; stdout: string; 
   }
 }
 
-describe('the installed weft binary', () => {
+describe('the installed weft binary', { timeout: 60_000 }, () => {
   it('is linked by npm install and prints its help', async () => {
     expect(existsSync(bin)).toBe(true);
     const result = await weft('--help');
@@ -38,13 +38,40 @@ describe('the installed weft binary', () => {
       'examples/github-issue-triage.yaml',
       'examples/order-fulfilment.yaml',
     );
-    // Only the warnings about authorization and guardrails, which are not enforced yet.
+    // Only the warning about guardrails (github-issue-triage), which are not enforced yet.
     const warnings = result.stderr.trim().split('\n');
-    expect(warnings).toHaveLength(4);
-    for (const line of warnings)
-      expect(line).toMatch(/: warning: .*validated but not enforced yet/);
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toMatch(/: warning: .*guardrails are validated but not enforced yet/);
     expect(result.code).toBe(0);
     expect(result.stdout.match(/^ok /gm)).toHaveLength(4);
+  });
+
+  it('runs a guarded workflow only as the grants declared, and with --approve when stdin is no terminal', async () => {
+    const event = JSON.stringify({
+      order_id: 'A-1',
+      items: [{ sku: 'x', qty: 1 }],
+      total: 12.5,
+      contacts: [{ email: 'a@b.c' }],
+    });
+    const args = ['workflow', 'run', 'examples/order-fulfilment.yaml', '-w', 'order-fulfilment'];
+    const grants = ['--role', 'fulfilment', '--permission', 'orders:write'];
+    const refused = await weft(...args, '--event', event, ...grants);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain(
+      'not authorized to run workflow "order-fulfilment": it needs the permissions payments:charge',
+    );
+    const all = [...grants, '--permission', 'payments:charge'];
+    const unapproved = await weft(...args, '--event', event, ...all);
+    expect(unapproved.code).toBe(2);
+    expect(unapproved.stderr).toContain('requires approval by one of: shift-lead');
+    expect(unapproved.stderr).toContain('pass --approve');
+    const approved = await weft(...args, '--event', event, ...all, '--approve', '-o', 'json');
+    expect(approved.stderr).toBe('');
+    expect(approved.code).toBe(0);
+    expect(JSON.parse(approved.stdout)).toMatchObject({
+      status: 'completed',
+      outputs: { tracking_url: 'https://track.example.com/ZX81', payment_id: 'pi_123' },
+    });
   });
 
   it('exits 2 on a broken file with file:line:column errors', async () => {

@@ -1,16 +1,33 @@
+import { createInterface } from 'node:readline/promises';
+
 /** Where a command writes: the process streams, or buffers in tests. */
 export interface Io {
   out: (text: string) => void;
   err: (text: string) => void;
   /** Whether to color output. */
   color: boolean;
+  /**
+   * Asks the person at the terminal a question and resolves to the line they type; absent when
+   * stdin is not a terminal (nobody to ask). Rejects when `signal` fires first.
+   */
+  ask?: (question: string, signal: AbortSignal) => Promise<string>;
 }
 
-/** The process's own streams. */
+/** The process's own streams; questions go to stderr, so stdout stays machine-readable. */
 export function processIo(): Io {
   return {
     out: (text) => process.stdout.write(text),
     err: (text) => process.stderr.write(text),
     color: Boolean(process.stdout.isTTY) && process.env['NO_COLOR'] === undefined,
+    ...(process.stdin.isTTY ? { ask: askOnTerminal } : {}),
   };
+}
+
+async function askOnTerminal(question: string, signal: AbortSignal): Promise<string> {
+  const terminal = createInterface({ input: process.stdin, output: process.stderr });
+  try {
+    return await terminal.question(question, { signal });
+  } finally {
+    terminal.close();
+  }
 }

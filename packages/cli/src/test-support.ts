@@ -6,13 +6,39 @@ export interface RunResult {
   code: number;
   out: string;
   err: string;
+  /** The questions asked on the (pretend) terminal, in order. */
+  asked: string[];
 }
 
-/** Runs `weft ...args` in-process, capturing its output. */
+/** Runs `weft ...args` in-process, capturing its output; stdin is not a terminal. */
 export async function run(...args: string[]): Promise<RunResult> {
+  return runAnswering(undefined, ...args);
+}
+
+/**
+ * Runs `weft ...args` in-process as {@link run} does, with a terminal on stdin where each
+ * question is answered with the next of `answers` (no terminal when `answers` is undefined).
+ */
+export async function runAnswering(
+  answers: string[] | undefined,
+  ...args: string[]
+): Promise<RunResult> {
   let out = '';
   let err = '';
-  const io: Io = { out: (t) => void (out += t), err: (t) => void (err += t), color: false };
+  const asked: string[] = [];
+  const io: Io = {
+    out: (t) => void (out += t),
+    err: (t) => void (err += t),
+    color: false,
+    ...(answers
+      ? {
+          ask: async (question: string) => {
+            asked.push(question);
+            return answers.shift() ?? '';
+          },
+        }
+      : {}),
+  };
   const code = await main(['node', 'weft', ...args], io);
-  return { code, out, err };
+  return { code, out, err, asked };
 }

@@ -38,41 +38,12 @@ function warnGuardrails({ workflow, base, reporter }: Target): void {
   }
 }
 
-/**
- * Authorization is parsed and validated but not enforced yet (issue 9): anyone who may start the
- * workflow runs it. Remove this check (and its call) once runs are authorized.
- */
-function warnAuthorization({ workflow, base, reporter }: Target): void {
-  if (workflow.authorization !== undefined && workflow.authorization.enabled !== false) {
-    reporter.warning(
-      [...base, 'authorization'],
-      NOT_ENFORCED,
-      'authorization is validated but not enforced yet: whoever may start the workflow runs it, ' +
-        'whatever the roles, permissions or approval (docs/workflow-language.md#authorization)',
-      { key: true },
-    );
-  }
-  for (const { step, path } of listSteps(workflow, [...base])) {
-    if (step.authorization === undefined) continue;
-    reporter.warning(
-      [...path, 'authorization'],
-      NOT_ENFORCED,
-      'step authorization is validated but not enforced yet: the step runs without checking ' +
-        'these permissions (docs/workflow-language.md#authorization)',
-      { key: true },
-    );
-  }
-}
-
 /** The warning checks, each removable on its own. */
-const CHECKS: readonly ((target: Target) => void)[] = [warnGuardrails, warnAuthorization];
+const CHECKS: readonly ((target: Target) => void)[] = [warnGuardrails];
 
 /** Whether any check could warn about `workflow` (cheap: no file is read when none can). */
 function mayWarn(workflow: WorkflowDefinition): boolean {
-  if (workflow.authorization !== undefined && workflow.authorization.enabled !== false) return true;
-  return listSteps(workflow).some(
-    ({ step }) => step.guardrails !== undefined || step.authorization !== undefined,
-  );
+  return listSteps(workflow).some(({ step }) => step.guardrails !== undefined);
 }
 
 /**

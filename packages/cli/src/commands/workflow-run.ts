@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { Option, type Command } from 'commander';
-import { WeftError } from '@weft/core';
+import { WeftError, type Principal } from '@weft/core';
 import { resolveInputs, type WorkflowDefinition } from '@weft/engine';
 import { Weft, type RunResult, type WeftOptions } from '@weft/sdk';
 import { EXIT } from '../exit-codes.js';
@@ -20,8 +20,16 @@ import {
   type RunMode,
 } from './run-support.js';
 import { printRun, runDocument } from './run-output.js';
+import {
+  addIdentityOptions,
+  hasIdentityFlags,
+  identityFailure,
+  resolvePrincipal,
+  type IdentityFlags,
+} from './run-identity.js';
+import { approverFor, preflight, refusalMessage, startFailureExit } from './run-authorization.js';
 
-interface RunFlags extends ModeFlags {
+interface RunFlags extends ModeFlags, IdentityFlags {
   input: Record<string, unknown>;
   workflow?: string;
   all?: boolean;
@@ -44,7 +52,7 @@ export function registerWorkflowRun(
   io: Io,
   setExit: (code: number) => void,
 ): void {
-  parent
+  const command = parent
     .command('run')
     .description(
       'run workflows of a file locally, with connectors from ./plugins and handlers from --require',
@@ -104,10 +112,14 @@ export function registerWorkflowRun(
         .choices(['debug', 'info', 'warn', 'error', 'silent'])
         .default('warn'),
     )
-    .addOption(maxFileSizeOption())
+    .addOption(maxFileSizeOption());
+  addIdentityOptions(command)
     .addHelpText(
       'after',
-      '\nExit status: 0 every run completed, 1 a run failed, 2 invalid file, input or usage.',
+      '\nA workflow with authorization enabled runs as --identity, or as the --role and --permission' +
+        '\ndeclared; an approval is asked on the terminal (--approve gives it up front).' +
+        '\n\nExit status: 0 every run completed, 1 a run failed (or its approval was rejected),' +
+        '\n2 invalid file, input or usage, or a run refused by its authorization.',
     )
     .action(async (file: string, flags: RunFlags) => {
       setExit(await runCommand(io, file, flags));
@@ -129,11 +141,27 @@ async function runCommand(io: Io, file: string, flags: RunFlags): Promise<number
   if (!isMode(mode)) return usage(io, mode);
   if ((flags.routerCert === undefined) !== (flags.routerKey === undefined))
     return usage(io, '--router-cert and --router-key go together');
+  if (mode === 'cloud' && hasIdentityFlags(flags)) {
+    return usage(
+      io,
+      '--identity, --role, --permission and --approve are for runs on this machine: with --cloud the server authorizes the caller of --api-key',
+    );
+  }
+  let principal: Principal | undefined;
+  try {
+    principal = await resolvePrincipal(flags);
+  } catch (error) {
+    if (!(error instanceof WeftError)) throw error;
+    return usage(io, identityFailure(error));
+  }
+  const approve = approverFor(io, flags);
   let weft: Weft;
   try {
     weft = new Weft({
       logLevel: flags.logLevel as 'warn',
       logFormat: 'text',
+      ...(principal ? { identity: principal } : {}),
+      ...(approve ? { approve } : {}),
       ...(mode === 'self_hosted' ? { executionMode: mode, ...routerOptions(flags) } : {}),
       ...(mode === 'cloud' || mode === 'hybrid'
         ? { executionMode: mode, ...serverSettings(flags) }
@@ -155,6 +183,13 @@ async function runCommand(io: Io, file: string, flags: RunFlags): Promise<number
       : EXIT.failure;
   }
   if (flags.async) return startAsync(io, weft, selected, flags);
+  if (mode !== 'cloud') {
+    const refused = preflight(io, weft, selected, principal, approve !== undefined);
+    if (refused !== undefined) {
+      await weft.close();
+      return refused;
+    }
+  }
   const results: RunResult[] = [];
   for (const workflow of selected) {
     let result: RunResult;
@@ -169,12 +204,15 @@ async function runCommand(io: Io, file: string, flags: RunFlags): Promise<number
         ...(flags.stream ? { onEvent: (event) => io.out(`${JSON.stringify(event)}\n`) } : {}),
       });
     } catch (error) {
-      // Cloud mode: the server refused the run (bad key, unknown plugin, unreachable).
+      // The run did not start: the server refused it (cloud mode: bad key, unknown plugin,
+      // unreachable), or its authorization did (a refusal, a rejected or timed-out approval).
       await weft.close();
-      io.err(`weft: ${(error as Error).message}\n`);
-      return error instanceof WeftError && error.code === 'VALIDATION'
-        ? EXIT.invalid
-        : EXIT.failure;
+      io.err(
+        error instanceof WeftError && error.code === 'FORBIDDEN' && mode !== 'cloud'
+          ? refusalMessage(error, principal)
+          : `weft: ${(error as Error).message}\n`,
+      );
+      return startFailureExit(error);
     }
     results.push(result);
     if (flags.output === 'text') printRun(io, result);

@@ -1,7 +1,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import type { Command } from 'commander';
-import { WeftError } from '@weft/core';
-import { Weft } from '@weft/sdk';
+import { WeftError, type Principal } from '@weft/core';
+import { Weft, type RunResult, type WorkflowDefinition } from '@weft/sdk';
 import { EXIT } from '../exit-codes.js';
 import type { Io } from '../io.js';
 import { loadFile } from '../load-files.js';
@@ -9,8 +9,18 @@ import { maxFileSizeOption, workflowOption } from '../options.js';
 import { countLine, printDiagnostics } from '../report.js';
 import { paint } from '../style.js';
 import { collectList, requireModules } from './run-support.js';
+import {
+  addIdentityOptions,
+  identityFailure,
+  resolvePrincipal,
+  type IdentityFlags,
+} from './run-identity.js';
+import { approverFor, preflight } from './run-authorization.js';
 
-interface TestFlags {
+/** One fixture of a workflow's `testing.fixtures`. */
+type Fixture = NonNullable<NonNullable<WorkflowDefinition['testing']>['fixtures']>[number];
+
+interface TestFlags extends IdentityFlags {
   fixture: string[];
   allFixtures?: boolean;
   workflow?: string;
@@ -26,7 +36,7 @@ export function registerWorkflowTest(
   io: Io,
   setExit: (code: number) => void,
 ): void {
-  parent
+  const command = parent
     .command('test')
     .description("run testing.fixtures and compare each one's expectedOutputs with the outputs")
     .argument('<file>', 'workflow file')
@@ -36,10 +46,14 @@ export function registerWorkflowTest(
     .option('--dry-run', 'answer actions from testing.dryRun.mockData')
     .option('--plugins <dir>', 'directory of connector definitions (default ./plugins)')
     .option('--require <module>', 'ES module registering handlers; repeatable', collectList, [])
-    .addOption(maxFileSizeOption())
+    .addOption(maxFileSizeOption());
+  addIdentityOptions(command)
     .addHelpText(
       'after',
-      '\nExit status: 0 every fixture passed, 1 one failed, 2 invalid file or usage.',
+      '\nFixtures of a workflow with authorization enabled run as --identity or the --role and' +
+        '\n--permission declared, as with workflow run.' +
+        '\n\nExit status: 0 every fixture passed, 1 one failed, 2 invalid file or usage, or a' +
+        '\nworkflow refused by its authorization.',
     )
     .action(async (file: string, flags: TestFlags) => setExit(await testCommand(io, file, flags)));
 }
@@ -71,8 +85,24 @@ async function testCommand(io: Io, file: string, flags: TestFlags): Promise<numb
     );
     return EXIT.invalid;
   }
-  const weft = new Weft({ logLevel: 'silent' });
+  let principal: Principal | undefined;
+  try {
+    principal = await resolvePrincipal(flags);
+  } catch (error) {
+    if (!(error instanceof WeftError)) throw error;
+    io.err(`weft: ${identityFailure(error)}\n`);
+    return EXIT.invalid;
+  }
+  const approve = approverFor(io, flags);
+  const weft = new Weft({
+    logLevel: 'silent',
+    ...(principal ? { identity: principal } : {}),
+    ...(approve ? { approve } : {}),
+  });
   weft.addWorkflows(loaded.workflows);
+  const tested = [...new Set(cases.map((c) => c.workflow))];
+  const refused = preflight(io, weft, tested, principal, approve !== undefined);
+  if (refused !== undefined) return refused;
   try {
     await weft.loadConnectors(flags.plugins ?? 'plugins', {
       missingOk: flags.plugins === undefined,
@@ -84,25 +114,10 @@ async function testCommand(io: Io, file: string, flags: TestFlags): Promise<numb
   }
   let failed = 0;
   for (const { workflow, fixture } of cases) {
-    const result = await weft.run(
-      workflow,
-      fixture.inputs ?? {},
-      flags.dryRun ? { dryRun: true } : {},
-    );
-    const problems: string[] = [];
-    if (result.status !== 'completed')
-      problems.push(`run ${result.status}: ${result.error?.code} ${result.error?.message}`);
-    for (const [key, expected] of Object.entries(fixture.expectedOutputs ?? {})) {
-      const actual = result.outputs[key];
-      if (!isDeepStrictEqual(actual, expected)) {
-        problems.push(
-          `outputs.${key}\n      - expected ${JSON.stringify(expected)}\n      + actual   ${JSON.stringify(actual)}`,
-        );
-      }
-    }
+    const { problems, durationMs } = await runFixture(weft, workflow, fixture, flags.dryRun);
     const label = `${workflow.name} › ${fixture.name}`;
     if (problems.length === 0) {
-      io.out(`${paint(io, 'green', 'pass')} ${label} (${result.duration_ms} ms)\n`);
+      io.out(`${paint(io, 'green', 'pass')} ${label} (${durationMs} ms)\n`);
     } else {
       failed++;
       io.out(`${paint(io, 'red', 'FAIL')} ${label}\n${problems.map((p) => `    ${p}\n`).join('')}`);
@@ -110,4 +125,33 @@ async function testCommand(io: Io, file: string, flags: TestFlags): Promise<numb
   }
   io.out(`${cases.length - failed} passed, ${failed} failed\n`);
   return failed === 0 ? EXIT.ok : EXIT.failure;
+}
+
+/** Runs one fixture; gives what differs from its expected outputs (nothing when it passed). */
+async function runFixture(
+  weft: Weft,
+  workflow: WorkflowDefinition,
+  fixture: Fixture,
+  dryRun: boolean | undefined,
+): Promise<{ problems: string[]; durationMs: number }> {
+  let result: RunResult;
+  try {
+    result = await weft.run(workflow, fixture.inputs ?? {}, dryRun ? { dryRun: true } : {});
+  } catch (error) {
+    // Its approval was rejected or timed out: the fixture did not run.
+    const code = error instanceof WeftError ? `${error.code} ` : '';
+    return { problems: [`not run: ${code}${(error as Error).message}`], durationMs: 0 };
+  }
+  const problems: string[] = [];
+  if (result.status !== 'completed')
+    problems.push(`run ${result.status}: ${result.error?.code} ${result.error?.message}`);
+  for (const [key, expected] of Object.entries(fixture.expectedOutputs ?? {})) {
+    const actual = result.outputs[key];
+    if (!isDeepStrictEqual(actual, expected)) {
+      problems.push(
+        `outputs.${key}\n      - expected ${JSON.stringify(expected)}\n      + actual   ${JSON.stringify(actual)}`,
+      );
+    }
+  }
+  return { problems, durationMs: result.duration_ms };
 }

@@ -120,22 +120,18 @@ describe('weft workflow validate: settings not enforced yet', () => {
     '',
   ].join('\n');
 
-  it('warns about guardrails and authorization on stderr, each at its key, and exits 0', async () => {
+  it('warns about guardrails on stderr, at their key, and exits 0; authorization is enforced', async () => {
     const file = write(guarded);
     const result = await run('workflow', 'validate', file);
     expect(result.code).toBe(0);
     expect(result.out).toContain(`ok ${file}`);
     const lines = result.err.trim().split('\n');
-    expect(lines).toHaveLength(3);
-    expect(lines[0]).toMatch(
-      /flow\.yaml:5:5: warning: workflows\[1\]\.authorization: authorization is validated but not enforced yet/,
-    );
-    expect(lines[1]).toMatch(
-      /flow\.yaml:12:9: warning: workflows\[1\]\.steps\[0\]\.guardrails: guardrails are validated but not enforced yet/,
-    );
-    expect(lines[2]).toMatch(
-      /flow\.yaml:18:13: warning: workflows\[1\]\.steps\[1\]\.parallel\[0\]\.authorization: step authorization is validated but not enforced yet/,
-    );
+    expect(lines).toEqual([
+      expect.stringMatching(
+        /flow\.yaml:12:9: warning: workflows\[1\]\.steps\[0\]\.guardrails: guardrails are validated but not enforced yet/,
+      ),
+    ]);
+    expect(result.err).not.toContain('authorization');
   });
 
   it('puts the warnings into the JSON report, which stays ok', async () => {
@@ -147,9 +143,7 @@ describe('weft workflow validate: settings not enforced yet', () => {
     }[];
     expect(report!.ok).toBe(true);
     expect(report!.diagnostics.map((d) => [d.severity, d.code, d.path])).toEqual([
-      ['warning', 'not_enforced', 'workflows[1].authorization'],
       ['warning', 'not_enforced', 'workflows[1].steps[0].guardrails'],
-      ['warning', 'not_enforced', 'workflows[1].steps[1].parallel[0].authorization'],
     ]);
   });
 
@@ -159,9 +153,9 @@ describe('weft workflow validate: settings not enforced yet', () => {
     expect(result.err).toContain('flow.yaml:12:9: warning: workflows[1].steps[0].guardrails:');
   });
 
-  it('says nothing of an authorization block that is disabled', async () => {
+  it('says nothing of a workflow without guardrails, whatever its authorization', async () => {
     const file = write(
-      'workflows:\n  - name: w\n    authorization: { enabled: false, roles: [x] }\n    steps: [{ name: a, plugin: p, action: x }]\n',
+      'workflows:\n  - name: w\n    authorization: { roles: [x] }\n    steps: [{ name: a, plugin: p, action: x, authorization: { permissions: [p:x] } }]\n',
     );
     const result = await run('workflow', 'validate', file);
     expect(result.code).toBe(0);

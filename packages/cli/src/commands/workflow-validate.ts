@@ -24,7 +24,7 @@ export function registerWorkflowValidate(
     .addHelpText(
       'after',
       '\nExit status: 0 when every file is valid (warnings allowed), 2 otherwise.\n' +
-        'Settings validated but not enforced yet (guardrails, authorization) are warnings.',
+        'Settings validated but not enforced yet (guardrails) are warnings.',
     )
     .action(async (files: string[], flags: LoadFlags & { output: string }) => {
       const results = [];

@@ -174,11 +174,11 @@ describe('approvals of local runs', () => {
   });
 
   it('cancels the run on a rejection, naming who rejected it, before any step', async () => {
-    const weft = await client(ops, async () => ({ approved: false, by: 'grace' }));
+    const weft = await client(ops, async () => ({ approved: false, by: 'grace', comment: 'no' }));
     await expect(weft.execute('gated', { n: 1 })).rejects.toMatchObject({
       code: 'CANCELED',
       message: 'the run of workflow "gated" was rejected by grace',
-      details: { reason: 'approval_rejected', rejected_by: 'grace' },
+      details: { reason: 'approval_rejected', rejected_by: 'grace', comment: 'no' },
     });
     expect(weft.calls).toHaveLength(0);
     const plain = await client(ops, () => false);

@@ -24,8 +24,12 @@ export interface ApprovalRequest {
   signal: AbortSignal;
 }
 
-/** An answer of {@link ApproveRun}: `true`/`false`, or who decided. */
-export type ApprovalAnswer = boolean | { approved: boolean; by?: string };
+/**
+ * An answer of {@link ApproveRun}: `true`/`false`, or the decision with who took it (default:
+ * the run's principal) and why; a rejection's `by` and `comment` become `details.rejected_by`
+ * and `details.comment` of its `CANCELED` error, as on the server.
+ */
+export type ApprovalAnswer = boolean | { approved: boolean; by?: string; comment?: string };
 
 /**
  * Asked before a local run of a workflow whose `authorization.approval.required` is true, once
@@ -173,12 +177,14 @@ export async function approveLocalRun(
   }
   const approved = typeof answer === 'boolean' ? answer : answer.approved === true;
   if (approved) return;
-  const by = (typeof answer === 'object' ? answer.by : undefined) ?? principal.subject;
+  const decision: { by?: string; comment?: string } = typeof answer === 'object' ? answer : {};
+  const by = decision.by ?? principal.subject;
   throw new CanceledError(`the run of workflow "${workflow.name}" was rejected by ${by}`, {
     canceled_at: new Date().toISOString(),
     reason: 'approval_rejected',
     workflow: workflow.name,
     rejected_by: by,
+    ...(decision.comment !== undefined ? { comment: decision.comment } : {}),
   });
 }
 
