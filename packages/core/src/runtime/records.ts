@@ -105,7 +105,8 @@ export interface ExecutionOutcome {
 
 /** Filters of a listing, already validated. */
 export interface ExecutionQuery {
-  owner: string;
+  /** Only this owner's executions; undefined: every owner's (admins, approvers). */
+  owner: string | undefined;
   status?: ExecutionStatus;
   workflow?: string;
   limit: number;
