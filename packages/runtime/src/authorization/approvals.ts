@@ -210,3 +210,19 @@ function notWaiting(execution: StoredExecution): ConflictError {
 function positionOf(execution: StoredExecution): { created_at: string; id: string } {
   return { created_at: execution.created_at, id: execution.id };
 }
+
+/** Writes the end of an approval nobody gave in time to the audit log (other waits: nothing). */
+export async function auditExpiry(audit: AuditLog, execution: StoredExecution): Promise<void> {
+  const waiting = execution.waiting_for;
+  if (waiting?.kind !== 'approval') return;
+  const by = waiting['requested_by'] as RequestedBy | undefined;
+  await audit.record({
+    subject: by?.subject ?? execution.owner,
+    credential: (by?.kind as Principal['kind'] | undefined) ?? 'local',
+    action: 'approval.expire',
+    decision: 'expired',
+    reason: `no approver decided before ${waiting.expires_at}`,
+    workflow: execution.workflow,
+    executionId: execution.id,
+  });
+}

@@ -58,7 +58,14 @@ afterEach(async () => {
   h = store = undefined;
 });
 
+let now = Date.now();
+const clock = {
+  now: () => now,
+  sleep: (ms: number) => new Promise<void>((r) => setTimeout(r, ms)),
+};
+
 async function harness(kind: 'sqlite' | 'postgres', url: string | undefined, allowSelf = false) {
+  now = Date.now();
   store = await openTestExecutionsStore(kind, url);
   audit = new MemoryAuditStore();
   const actions = testActions({ 'bank.pay': () => ({ paid: true }), 'bank.notify': () => ({}) });
@@ -70,6 +77,7 @@ async function harness(kind: 'sqlite' | 'postgres', url: string | undefined, all
     },
     audit: { store: audit },
     allowSelfApproval: allowSelf,
+    clock,
   });
   return { h, actions };
 }
@@ -279,4 +287,31 @@ describe.each(WAIT_STORES)('approvals on $name', ({ kind, url, skip }) => {
     expect(extra.statusCode).toBe(400);
     expect((await settled(id)).status).toBe('waiting');
   });
+
+  it.skipIf(skip)(
+    'fails with TIMEOUT when nobody decides in time, audited as expired',
+    async () => {
+      const { actions } = await harness(kind, url);
+      const id = (await start('clerk')).json().execution_id as string;
+      now += 61_000;
+      expect(await h!.runtime.deadlines.expireDue()).toBe(1);
+      const ended = await settled(id);
+      expect(ended).toMatchObject({
+        status: 'failed',
+        error: { code: 'TIMEOUT', details: { timeout_ms: 60_000 } },
+      });
+      expect(actions.calls).toHaveLength(0);
+      const late = await h!.app.inject({
+        method: 'POST',
+        url: `/workflows/executions/${id}/approve`,
+        headers: as('lead'),
+      });
+      expect(late.statusCode).toBe(409);
+      const entries = await audit.read({ afterSeq: 0, limit: 10 });
+      expect(entries.map((e) => [e.action, e.decision, e.subject])).toEqual([
+        ['execution.start', 'allow', 'kc'],
+        ['approval.expire', 'expired', 'kc'],
+      ]);
+    },
+  );
 });
