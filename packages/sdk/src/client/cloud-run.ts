@@ -1,11 +1,7 @@
 import { CanceledError, isFinishedStatus, ValidationError, type StreamEvent } from '@weft/core';
 import type { RunResult, WorkflowDefinition } from '@weft/engine';
 import { streamExecution } from '../http-client/event-stream.js';
-import {
-  getExecution,
-  waitForExecution,
-  type StartOptions,
-} from '../http-client/executions.js';
+import { getExecution, waitForExecution, type StartOptions } from '../http-client/executions.js';
 import type { HttpApi } from '../http-client/http-api.js';
 import { startExecution, toRunResult } from './cloud-executions.js';
 
