@@ -7,6 +7,7 @@
  * cost. Next to the physical limits of the same run: a bare function call and a
  * bare `node:http` round trip. The server runs in this process, on loopback.
  */
+import { keyPrincipal } from '@weft/core';
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -169,7 +170,7 @@ async function serverCases(kind: 'sqlite' | 'postgres'): Promise<Row[]> {
       const started = await runtime.startExecution({
         workflow,
         trigger: { type: 'api' },
-        owner: 'bench',
+        principal: keyPrincipal({ keyId: 'bench', owner: 'bench' }),
       });
       const done = await started.done;
       if (done?.status !== 'completed') throw new Error(`status ${done?.status}`);

@@ -13,7 +13,7 @@ import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
-import type { ScheduleTrigger } from '@weft/core';
+import { keyPrincipal, type ScheduleTrigger } from '@weft/core';
 import { openStore } from '@weft/store';
 import type { WorkflowDefinition } from '@weft/engine';
 import { compileSchedule, Scheduler, toExecutionRecord } from '@weft/runtime';
@@ -113,14 +113,15 @@ async function schedulerPrecision(): Promise<{
   );
   const runtime = server.runtime!;
   const lags: number[] = [];
+  const BENCH = keyPrincipal({ keyId: 'bench', owner: 'bench' });
   const scheduler = new Scheduler({
     store: opened.triggers,
     start: async (request) =>
-      toExecutionRecord((await runtime.startExecution({ ...request, owner: 'bench' })).execution),
+      toExecutionRecord((await runtime.startExecution({ ...request, principal: BENCH })).execution),
     // As `weft server` starts them: the fires due together prepared ahead, committed on time.
     prepareStarts: async (requests) => {
       const prepared = await runtime.prepareExecutions(
-        requests.map((r) => ({ ...r, owner: 'bench' })),
+        requests.map((r) => ({ ...r, principal: BENCH })),
       );
       return {
         commit: async () =>

@@ -77,6 +77,11 @@ export interface RuntimeOptions {
   onError?: (error: unknown, context: string) => void;
   /** The audit log of authorization decisions. Default: in memory, not logged. */
   audit?: AuditOptions;
+  /**
+   * Lets the principal that started a run approve or reject it (`WEFT_APPROVAL_ALLOW_SELF`).
+   * Default false: separation of duties.
+   */
+  allowSelfApproval?: boolean;
 }
 
 /** {@link RuntimeOptions} with defaults filled in. */
@@ -121,5 +126,6 @@ export function compileRuntimeOptions(options: RuntimeOptions): CompiledRuntimeO
     clock,
     onError: options.onError ?? (() => {}),
     audit: new AuditLog(options.audit ?? { store: new MemoryAuditStore() }, clock),
+    allowSelfApproval: options.allowSelfApproval ?? false,
   };
 }

@@ -17,6 +17,7 @@ import {
   type RuntimeOptions,
 } from './options.js';
 import type { RuntimeParts } from './runtime-parts.js';
+import { auditExpiry } from './authorization/approvals.js';
 import { WaitDeadlines } from './waits/deadlines.js';
 import {
   WaitDecisions,
@@ -64,7 +65,11 @@ export class Runtime {
     };
     this.parts = parts;
     this.queries = new ExecutionQueries(parts);
-    this.deadlines = new WaitDeadlines(this.options, (id, now) => this.decisions.expire(id, now));
+    this.deadlines = new WaitDeadlines(this.options, async (id, now) => {
+      const expired = await this.decisions.expire(id, now);
+      if (expired) await auditExpiry(this.options.audit, expired);
+      return expired !== undefined;
+    });
     this.decisions = new WaitDecisions(parts, (deadline) => this.deadlines.decided(deadline));
     this.starter = new ExecutionStarter(parts, (deadline) => this.deadlines.note(deadline));
     this.actions = new ActionProxy(this.options);

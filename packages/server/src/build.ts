@@ -191,6 +191,7 @@ export async function buildServer(
         secrets: { get: (name) => compiled.runtimeSecrets[name] },
         // One server owns an embedded SQLite file: it takes over every unfinished execution.
         takeOverOnStart: !compiled.databaseUrl && !dependencies.executionsStore,
+        allowSelfApproval: compiled.allowSelfApproval,
         onError: (error, context) => app.log.error({ err: error }, context),
         ...auditOptions(
           dependencies.auditStore ?? ('audit' in opened ? opened.audit : undefined),

@@ -69,6 +69,11 @@ export interface ServerOptions {
   broker?: string;
   /** This replica's name in metrics (`WEFT_REPLICA_ID`). Default `<hostname>-<pid>`. */
   replicaId?: string;
+  /**
+   * Lets whoever started a run approve it (`WEFT_APPROVAL_ALLOW_SELF=true`). Default false:
+   * separation of duties.
+   */
+  allowSelfApproval?: boolean;
   /** Identity-provider tokens and the access file (`WEFT_OIDC_*`, `WEFT_ACCESS_FILE`). */
   identity?: IdentityServerOptions;
 }
@@ -97,6 +102,7 @@ export interface CompiledServerOptions {
   triggers: CompiledTriggerOptions;
   broker: string | undefined;
   replicaId: string;
+  allowSelfApproval: boolean;
   identity: CompiledIdentityOptions;
 }
 
@@ -124,6 +130,7 @@ export function compileServerOptions(options: ServerOptions = {}): CompiledServe
     triggers: compileTriggerOptions(options.triggers),
     broker: options.broker?.trim() || undefined,
     replicaId: options.replicaId || `${hostname()}-${process.pid}`,
+    allowSelfApproval: options.allowSelfApproval ?? false,
     identity: compileIdentityOptions(options.identity),
     tls: options.tls
       ? {
@@ -159,6 +166,9 @@ export function serverOptionsFromEnv(env: NodeJS.ProcessEnv): ServerOptions {
       : {}),
     ...(env['WEFT_BROKER'] ? { broker: env['WEFT_BROKER'] } : {}),
     ...(env['WEFT_REPLICA_ID'] ? { replicaId: env['WEFT_REPLICA_ID'] } : {}),
+    ...(env['WEFT_APPROVAL_ALLOW_SELF'] !== undefined
+      ? { allowSelfApproval: envFlag(env['WEFT_APPROVAL_ALLOW_SELF']) }
+      : {}),
     runtimeSecrets: runtimeSecretsFromEnv(env),
     triggers: triggerOptionsFromEnv(env, envFlag),
     identity: identityOptionsFromEnv(env),

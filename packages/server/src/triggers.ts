@@ -1,3 +1,4 @@
+import { keyPrincipal } from '@weft/core';
 import type { FastifyInstance } from 'fastify';
 import type { DeploymentStore, ExecutionRecord, RegistryStore, TriggerStore } from '@weft/core';
 import type { Authenticate } from '@weft/identity';
@@ -98,8 +99,11 @@ function executionRequest(request: OwnedStartRequest): ExecutionRequest {
     library: request.library,
     inputs: request.inputs,
     trigger: request.trigger,
-    owner: request.owner,
-    ...(request.keyId !== undefined ? { keyId: request.keyId } : {}),
+    // Until deployments record their deployer's principal: the deployment's owner, no grants.
+    principal: keyPrincipal({
+      keyId: request.keyId ?? `owner:${request.owner}`,
+      owner: request.owner,
+    }),
   };
 }
 

@@ -1,5 +1,11 @@
 import type { Selectable } from 'kysely';
-import type { ExecutionLease, ExecutionStatus, StoredExecution, WaitingFor } from '@weft/core';
+import type {
+  ExecutionLease,
+  ExecutionStatus,
+  StartedBy,
+  StoredExecution,
+  WaitingFor,
+} from '@weft/core';
 import type { ExecutionsTable } from './executions-tables.js';
 
 /** Columns of `executions` the store reads back (the lease stays inside the store). */
@@ -23,6 +29,7 @@ export const EXECUTION_COLUMNS = [
   'error',
   'callback',
   'waiting_for',
+  'started_by',
 ] as const;
 
 type ExecutionRow = Pick<Selectable<ExecutionsTable>, (typeof EXECUTION_COLUMNS)[number]>;
@@ -49,6 +56,7 @@ export function toStoredExecution(row: ExecutionRow): StoredExecution {
     error: parseOrNull(row.error),
     callback: parseOrNull(row.callback),
     ...(row.waiting_for !== null ? { waiting_for: JSON.parse(row.waiting_for) as WaitingFor } : {}),
+    ...(row.started_by !== null ? { started_by: JSON.parse(row.started_by) as StartedBy } : {}),
   };
 }
 
@@ -80,6 +88,7 @@ export function toExecutionRow(
     lease_until: lease?.until ?? 0,
     waiting_for: stringifyOrNull(execution.waiting_for),
     wait_until: deadlineOf(execution.waiting_for),
+    started_by: stringifyOrNull(execution.started_by),
   };
 }
 

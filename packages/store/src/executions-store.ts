@@ -120,10 +120,8 @@ export class KyselyExecutionsStore implements ExecutionsStore {
   }
 
   async list(query: ExecutionQuery): Promise<StoredExecution[]> {
-    let select = this.db
-      .selectFrom('executions')
-      .select(EXECUTION_COLUMNS)
-      .where('owner', '=', query.owner);
+    let select = this.db.selectFrom('executions').select(EXECUTION_COLUMNS);
+    if (query.owner !== undefined) select = select.where('owner', '=', query.owner);
     if (query.status) select = select.where('status', '=', query.status);
     if (query.workflow) select = select.where('workflow', '=', query.workflow);
     const after = query.after;

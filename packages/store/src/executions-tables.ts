@@ -25,6 +25,8 @@ export interface ExecutionsTable {
   waiting_for: string | null;
   /** Deadline of its last wait, epoch ms (null: none); read only while it is `waiting`. */
   wait_until: number | null;
+  /** JSON of who started it (`StartedBy`, migration 0011); null before it was recorded. */
+  started_by: string | null;
 }
 
 /** `execution_steps`: the journal of finished steps. */

@@ -182,6 +182,12 @@ function migrations(dialect: Dialect): Record<string, Migration> {
       },
     },
     '0010_audit': auditMigration(dialect),
+    '0011_started_by': {
+      // Who started an execution (JSON of `StartedBy`): step checks read it on any server.
+      async up(db: Kysely<unknown>) {
+        await db.schema.alterTable('executions').addColumn('started_by', 'text').execute();
+      },
+    },
   };
 }
 

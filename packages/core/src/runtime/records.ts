@@ -1,6 +1,7 @@
 import type { ErrorObject } from '../errors/codec.js';
 import type { WaitingFor } from './execution.js';
 import type { ExecutionStatus, FinishedStatus } from './status.js';
+import type { CredentialKind } from '../identity/principal.js';
 
 /** What started an execution: the API, a webhook, a schedule or an event. */
 export interface ExecutionTrigger {
@@ -33,6 +34,15 @@ export interface CallbackAttempt {
   duration_ms: number;
 }
 
+/** The principal that started an execution, as stored with it (no admin flag, no key). */
+export interface StartedBy {
+  kind: CredentialKind;
+  subject: string;
+  name: string;
+  roles: readonly string[];
+  permissions: readonly string[];
+}
+
 /** An execution as a store keeps it (JSON columns already parsed). */
 export interface StoredExecution {
   id: string;
@@ -40,6 +50,12 @@ export interface StoredExecution {
   owner: string;
   /** The API key that started it; null for trigger-started executions. */
   key_id: string | null;
+  /**
+   * Who started it, as checked then (docs/authorization.md#checks): the caller, or for a run of
+   * a trigger the deployer. Its roles and permissions are what step checks read, on any server
+   * and after a resume. Absent for executions stored before it was recorded.
+   */
+  started_by?: StartedBy;
   workflow: string;
   workflow_version: string;
   /** Execution mode it runs in (`cloud`). */
@@ -89,7 +105,8 @@ export interface ExecutionOutcome {
 
 /** Filters of a listing, already validated. */
 export interface ExecutionQuery {
-  owner: string;
+  /** Only this owner's executions; undefined: every owner's (admins, approvers). */
+  owner: string | undefined;
   status?: ExecutionStatus;
   workflow?: string;
   limit: number;

@@ -1,4 +1,5 @@
 import { ForbiddenError, missingGrants } from '@weft/core';
+import type { StepDefinition, WorkflowDefinition } from '../model.js';
 import type { RunInterceptor, StepCall } from '../run/interceptors.js';
 
 /** A step refused by {@link stepPermissions}, as its `onDeny` hears it. */
@@ -49,4 +50,28 @@ export function stepPermissions(options: StepPermissionsOptions = {}): RunInterc
       );
     },
   };
+}
+
+const stepChecks = new WeakMap<WorkflowDefinition, boolean>();
+
+/**
+ * Whether any step of these workflows (parallel children included) sets
+ * `authorization.permissions`, i.e. whether a run of them needs {@link stepPermissions}.
+ * Remembered per definition object.
+ */
+export function needsStepPermissions(workflows: readonly WorkflowDefinition[]): boolean {
+  for (const workflow of workflows) {
+    let needs = stepChecks.get(workflow);
+    if (needs === undefined) stepChecks.set(workflow, (needs = anyStepPermissions(workflow.steps)));
+    if (needs) return true;
+  }
+  return false;
+}
+
+function anyStepPermissions(steps: readonly StepDefinition[]): boolean {
+  for (const step of steps) {
+    if ((step.authorization?.permissions.length ?? 0) > 0) return true;
+    if (Array.isArray(step.parallel) && anyStepPermissions(step.parallel)) return true;
+  }
+  return false;
 }

@@ -5,6 +5,8 @@ import {
   type ExecutionLease,
   type ExecutionTrigger,
   type IdempotencyClaim,
+  type Principal,
+  type StartedBy,
   type StoredExecution,
 } from '@weft/core';
 import type { WorkflowDefinition } from '@weft/engine';
@@ -19,10 +21,12 @@ export interface ExecutionRequest {
   inputs?: Readonly<Record<string, unknown>>;
   /** What started it: `{type: 'api'}`, `{type: 'webhook', payload}`, `{type: 'event', event}`… */
   trigger: ExecutionTrigger;
-  /** Owner who may see it (the key's owner, or the deployment's). */
-  owner: string;
-  /** The API key that started it, when one did (idempotency and usage are per key). */
-  keyId?: string | null;
+  /**
+   * Who starts it: the caller, or for a trigger's run the deployer. Its `owner` may see the
+   * execution, its `keyId` scopes idempotency keys and usage, and its roles and permissions are
+   * checked against the workflow's `authorization` (docs/authorization.md#checks).
+   */
+  principal: Principal;
   callbackUrl?: string;
   /** Idempotency key of the request, with a fingerprint of what was asked. */
   idempotency?: { key: string; fingerprint: string };
@@ -57,11 +61,13 @@ export function newStart(
 ): NewStart {
   const { workflow } = request;
   const library = request.library ?? [workflow];
-  const keyId = request.keyId ?? null;
+  const { principal } = request;
+  const keyId = principal.keyId;
   const execution: StoredExecution = {
     id: timeOrderedId(),
-    owner: request.owner,
+    owner: principal.owner,
     key_id: keyId,
+    started_by: startedBy(principal),
     workflow: workflow.name,
     workflow_version: workflow.version,
     mode: 'cloud',
@@ -84,14 +90,13 @@ export function newStart(
     // lease (one write instead of an insert and a claim); the caller still gets it pending.
     stored: lease && !request.wait ? { ...execution, status: 'running' } : execution,
     lease: request.wait ? undefined : lease,
-    claim:
-      request.idempotency && keyId !== null
-        ? {
-            key_id: keyId,
-            key: request.idempotency.key,
-            fingerprint: request.idempotency.fingerprint,
-          }
-        : undefined,
+    claim: request.idempotency
+      ? {
+          key_id: keyId,
+          key: request.idempotency.key,
+          fingerprint: request.idempotency.fingerprint,
+        }
+      : undefined,
     executable: { workflow, library: [...library] },
     wait: request.wait,
     events: [],
@@ -115,4 +120,15 @@ export function stampStart(start: NewStart, now: number): void {
 /** The fingerprint of a start request, to tell a replay from a different request. */
 export function fingerprintOf(value: unknown): string {
   return createHash('sha256').update(JSON.stringify(value)).digest('hex');
+}
+
+/** What an execution keeps of the principal that started it. */
+export function startedBy(principal: Principal): StartedBy {
+  return {
+    kind: principal.kind,
+    subject: principal.subject,
+    name: principal.name,
+    roles: principal.roles,
+    permissions: principal.permissions,
+  };
 }

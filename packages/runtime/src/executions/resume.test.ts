@@ -1,3 +1,4 @@
+import { keyPrincipal } from '@weft/core';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openTestExecutionsStore, type TestExecutionsStore } from '@weft/store';
 import {
@@ -95,7 +96,7 @@ describe('durable executions', () => {
       workflow: (await import('./definition.js')).loadRequestedWorkflow({ workflow: CHAIN })
         .workflow,
       trigger: { type: 'api' },
-      owner: 'alice',
+      principal: keyPrincipal({ keyId: 'ka', owner: 'alice' }),
     });
     await created.done;
     // Another (dead) server claimed a second execution and never renewed it.

@@ -7,12 +7,14 @@ import {
   type UsageEntry,
 } from '@weft/core';
 import {
+  needsStepPermissions,
   pickWorkflow,
   runWorkflow,
   type JournaledStep,
   type RunInterceptor,
   type RunResult,
 } from '@weft/engine';
+import { auditedStepPermissions, principalOf } from '../authorization/step-check.js';
 import type { CompiledRuntimeOptions } from '../options.js';
 import { restoreWorkflow, type ExecutableWorkflow } from './definition.js';
 import type { ExecutionHub } from './hub.js';
@@ -70,10 +72,15 @@ export function runClaimed(
       return next(call);
     },
   };
+  const principal = principalOf(execution);
+  const interceptors: RunInterceptor[] = [counter];
+  if (needsStepPermissions(library) || needsStepPermissions([workflow]))
+    interceptors.unshift(auditedStepPermissions(options.audit, execution));
   const run = async (): Promise<StoredExecution | undefined> => {
     const result = await runWorkflow(workflow, execution.inputs, {
       invoker,
-      interceptors: [counter],
+      interceptors,
+      ...(principal ? { principal } : {}),
       executionId: execution.id,
       executionMode: 'cloud',
       environment: options.environment,

@@ -1,3 +1,4 @@
+import { keyPrincipal } from '@weft/core';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { StoredExecution } from '@weft/core';
 import { loadWorkflowSource, type WorkflowDefinition } from '@weft/engine';
@@ -45,7 +46,7 @@ const request = (workflow: string, inputs: Record<string, unknown> = {}) => ({
   workflow: FILE.get(workflow)!,
   inputs,
   trigger: { type: 'schedule', payload: { scheduled_at: '2026-01-01T00:00:00.000Z' } },
-  owner: 'alice',
+  principal: keyPrincipal({ keyId: 'ka', owner: 'alice' }),
 });
 
 describe('starting many executions at once', () => {

@@ -6,6 +6,7 @@ import {
   type StoredExecution,
 } from '@weft/core';
 import { resolveInputs } from '@weft/engine';
+import { authorizeStart } from '../authorization/start-check.js';
 import type { RuntimeParts } from '../runtime-parts.js';
 import { checkWait, deadlineOf } from '../waits/wait-events.js';
 import { newStart, stampStart, type ExecutionRequest, type NewStart } from './new-start.js';
@@ -40,9 +41,9 @@ export class ExecutionStarter {
   /** See {@link Runtime.startExecution}. */
   async start(request: ExecutionRequest): Promise<StartedExecution> {
     const { options, worker } = this.parts;
-    const inputs = await this.check(request, (targets) => this.checkTargets(targets));
-    const lease = request.wait ? undefined : worker.leaseForNew();
-    const start = newStart(request, inputs, options.clock.now(), lease);
+    const { inputs, checked } = await this.check(request, (targets) => this.checkTargets(targets));
+    const lease = checked.wait ? undefined : worker.leaseForNew();
+    const start = newStart(checked, inputs, options.clock.now(), lease);
     const outcome = await options.store.create(
       start.stored,
       start.claim,
@@ -66,24 +67,30 @@ export class ExecutionStarter {
     const { clock } = this.parts.options;
     const prepared = await Promise.allSettled(
       requests.map(async (request) => {
-        const inputs = await this.check(request, checkOnce);
-        const lease = request.wait ? undefined : this.parts.worker.leaseForNew();
-        return newStart(request, inputs, clock.now(), lease);
+        const { inputs, checked } = await this.check(request, checkOnce);
+        const lease = checked.wait ? undefined : this.parts.worker.leaseForNew();
+        return newStart(checked, inputs, clock.now(), lease);
       }),
     );
     return { commit: () => this.commit(prepared) };
   }
 
-  /** Resolves the inputs of a request after checking what it needs; throws `VALIDATION`. */
+  /**
+   * Checks a request: its caller's authorization first (`FORBIDDEN`, audited), then what it
+   * needs (`VALIDATION`). Gives its inputs and the request to store: with the approval wait its
+   * workflow asks for.
+   */
   private async check(
     request: ExecutionRequest,
     checkTargets: (targets: readonly ActionCall['target'][]) => Promise<void>,
-  ): Promise<Record<string, unknown>> {
+  ): Promise<{ inputs: Record<string, unknown>; checked: ExecutionRequest }> {
+    const approval = await authorizeStart(request, this.parts.options.audit);
+    const checked = approval && !request.wait ? { ...request, wait: approval } : request;
     const inputs = resolveInputs(request.workflow, request.inputs ?? {});
-    if (request.wait) checkWait(request.wait);
+    if (checked.wait) checkWait(checked.wait);
     await checkTargets(actionTargets(request.workflow, request.library ?? [request.workflow]));
     if (request.callbackUrl !== undefined) await this.parts.egress.check(request.callbackUrl);
-    return inputs;
+    return { inputs, checked };
   }
 
   private async commit(

@@ -10,6 +10,7 @@ import type { Runtime } from '../runtime.js';
 import { sendRuntimeError } from './errors.js';
 import { ErrorObjectSchema } from './schemas.js';
 import { registerAccountRoutes } from './routes-account.js';
+import { registerApprovalRoutes } from './routes-approvals.js';
 import { registerAuditRoutes } from './routes-audit.js';
 import { registerActionRoutes } from './routes-actions.js';
 import { registerEventRoutes } from './routes-events.js';
@@ -31,6 +32,7 @@ export function runtimeRoutes(runtime: Runtime) {
     if (!app.getSchema('AuditVerification')) app.addSchema(AuditVerification);
     app.setErrorHandler(sendRuntimeError);
     registerExecutionRoutes(app, runtime);
+    registerApprovalRoutes(app, runtime);
     registerEventRoutes(app, runtime);
     registerActionRoutes(app, runtime);
     registerAccountRoutes(app, runtime);

@@ -51,8 +51,7 @@ export function registerExecutionRoutes(app: FastifyInstance, runtime: Runtime):
         ...executable,
         inputs: body.inputs ?? {},
         trigger: { type: 'api' },
-        owner: principal.owner,
-        keyId: principal.keyId,
+        principal,
         ...(body.callback_url !== undefined ? { callbackUrl: body.callback_url } : {}),
         ...(body.idempotency_key !== undefined
           ? {

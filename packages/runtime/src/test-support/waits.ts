@@ -1,3 +1,4 @@
+import { keyPrincipal } from '@weft/core';
 import type { Clock, StoredExecution } from '@weft/core';
 import type { TestExecutionsStore } from '@weft/store';
 import { loadRequestedWorkflow } from '../executions/definition.js';
@@ -67,8 +68,7 @@ export function waitWorld(store: TestExecutionsStore): WaitWorld {
       const started = await on.runtime.startExecution({
         ...loadRequestedWorkflow({ workflow: TWO_STEPS }),
         trigger: { type: 'api' },
-        owner: 'alice',
-        keyId: 'ka',
+        principal: keyPrincipal({ keyId: 'ka', owner: 'alice' }),
         wait,
         ...extra,
       });

@@ -1,3 +1,4 @@
+import { keyPrincipal } from '@weft/core';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openTestExecutionsStore, type TestExecutionsStore } from '@weft/store';
 import { loadRequestedWorkflow } from '../executions/definition.js';
@@ -91,7 +92,7 @@ describe.each(WAIT_STORES)('wait deadlines on $name', ({ kind, url, skip }) => {
       const request = {
         ...loadRequestedWorkflow({ workflow: TWO_STEPS }),
         trigger: { type: 'schedule' },
-        owner: 'alice',
+        principal: keyPrincipal({ keyId: 'ka', owner: 'alice' }),
         wait: approval(1_000),
       };
       const started = await h.runtime.startExecutions(Array.from({ length: 150 }, () => request));
@@ -136,7 +137,7 @@ describe.each(WAIT_STORES)('wait deadlines on $name', ({ kind, url, skip }) => {
       const started = await first.runtime.startExecution({
         ...loadRequestedWorkflow({ workflow: TWO_STEPS }),
         trigger: { type: 'api' },
-        owner: 'alice',
+        principal: keyPrincipal({ keyId: 'ka', owner: 'alice' }),
       });
       await started.done;
       // A run that stopped after step a, as a wait-for-event step will: step b not journaled yet.

@@ -101,15 +101,15 @@ export class WaitDecisions {
 
   /**
    * Ends execution `id` `failed` with `TIMEOUT` when it still waits at `now` (ms) and its
-   * deadline is not after it; false otherwise.
+   * deadline is not after it, and gives it as it was (waiting); undefined otherwise.
    */
-  async expire(id: string, now: number): Promise<boolean> {
+  async expire(id: string, now: number): Promise<StoredExecution | undefined> {
     const execution = await this.parts.options.store.get(id);
     const waiting = execution && waitingFor(execution);
-    if (!execution || !waiting || waiting.expires_at === null) return false;
+    if (!execution || !waiting || waiting.expires_at === null) return undefined;
     const since = Date.parse(waiting.since);
     const timeout = Date.parse(waiting.expires_at) - since;
-    return endStored(this.parts, execution, {
+    const ended = await endStored(this.parts, execution, {
       status: 'failed',
       error: new TimeoutError(
         `nothing resumed the execution within its ${waiting.kind} timeout of ${timeout} ms`,
@@ -118,6 +118,7 @@ export class WaitDecisions {
       at: now,
       waiting: { expiredBy: now },
     });
+    return ended ? execution : undefined;
   }
 
   private decided(waiting: WaitingFor): void {

@@ -1,0 +1,228 @@
+import {
+  ConflictError,
+  ForbiddenError,
+  NotFoundError,
+  type Principal,
+  type StoredExecution,
+  type WaitingFor,
+} from '@weft/core';
+import type { AuditLog } from '../audit/audit-log.js';
+import type { Runtime } from '../runtime.js';
+
+/** Longest comment of a decision. */
+export const MAX_APPROVAL_COMMENT = 2_000;
+
+/** A decision on a waiting run. */
+export type ApprovalVerdict = 'approve' | 'reject';
+
+/** Who started a run that waits for approval, as its `waiting_for` keeps it. */
+interface RequestedBy {
+  kind: string;
+  subject: string;
+  name?: string;
+}
+
+/** A page of the waiting executions a caller may decide. */
+export interface ApprovalPage {
+  executions: StoredExecution[];
+  /** Position to continue from; undefined at the end. */
+  next: { created_at: string; id: string } | undefined;
+}
+
+/**
+ * Approvals (docs/authorization.md#approvals): lists the runs that wait for a caller's decision
+ * and decides them. A decision is one conditional write of the store (a second one, on any
+ * server, answers `409 CONFLICT`); approvers need one of the workflow's `approvers` roles and
+ * may not decide their own run unless `allowSelfApproval`. Every decision and every refusal is
+ * audited.
+ */
+export class Approvals {
+  constructor(
+    private readonly runtime: Runtime,
+    private readonly audit: AuditLog,
+  ) {}
+
+  /** Waiting executions `principal` may decide, newest first, `limit` at most. */
+  async list(
+    principal: Principal,
+    limit: number,
+    after?: { created_at: string; id: string },
+  ): Promise<ApprovalPage> {
+    const { store } = this.runtime.options;
+    const found: StoredExecution[] = [];
+    let position = after;
+    const batch = Math.max(limit, 100);
+    for (;;) {
+      const rows = await store.list({
+        owner: undefined,
+        status: 'waiting',
+        limit: batch,
+        ...(position ? { after: position } : {}),
+      });
+      for (const row of rows) {
+        if (found.length === limit) return { executions: found, next: positionOf(found.at(-1)!) };
+        if (this.mayDecide(principal, row) === undefined) found.push(row);
+      }
+      if (rows.length < batch) return { executions: found, next: undefined };
+      position = positionOf(rows.at(-1)!);
+    }
+  }
+
+  /**
+   * Approves (the run continues from its journal, on whichever server claims it) or rejects
+   * (it ends `canceled`) a run waiting for approval. Throws `NOT_FOUND` for an id the caller may
+   * neither see nor decide, `FORBIDDEN` without an approver role or for one's own run, and
+   * `CONFLICT` when it does not wait for approval any more.
+   */
+  async decide(
+    id: string,
+    principal: Principal,
+    verdict: ApprovalVerdict,
+    comment: string | undefined,
+  ): Promise<StoredExecution> {
+    const execution = await this.runtime.options.store.get(id);
+    const waiting = execution && approvalOf(execution);
+    if (!execution || (!waiting && execution.owner !== principal.owner && !principal.admin))
+      throw new NotFoundError(`execution ${id} not found`, { execution_id: id });
+    if (!waiting) throw notWaiting(execution);
+    const refusal = this.mayDecide(principal, execution);
+    const action = verdict === 'approve' ? 'execution.approve' : 'execution.reject';
+    const base = {
+      subject: principal.subject,
+      credential: principal.kind,
+      action,
+      workflow: execution.workflow,
+      executionId: id,
+    } as const;
+    if (refusal) {
+      await this.audit.record({
+        ...base,
+        decision: 'deny',
+        reason: refusal.message,
+        ...refusal.audit,
+      });
+      throw refusal.error;
+    }
+    const by =
+      principal.name === principal.subject
+        ? principal.subject
+        : `${principal.name} (${principal.subject})`;
+    const data = {
+      ...(verdict === 'approve' ? { approved_by: by } : { rejected_by: by }),
+      ...(comment !== undefined ? { comment } : {}),
+    };
+    const decision =
+      verdict === 'approve'
+        ? await this.runtime.resumeExecution(id, { kind: 'approval', data })
+        : await this.runtime.endWaiting(id, {
+            kind: 'approval',
+            message: `the execution was rejected by ${by}`,
+            details: data,
+          });
+    if (!decision.won) throw notWaiting(decision.execution);
+    await this.audit.record({
+      ...base,
+      decision: verdict === 'approve' ? 'approved' : 'rejected',
+      reason: comment !== undefined ? `${verdict}d: ${comment}` : `${verdict}d`,
+      required: { roles: waiting.approvers },
+    });
+    return decision.execution;
+  }
+
+  /** Why `principal` may not decide `execution`; undefined when it may. */
+  private mayDecide(
+    principal: Principal,
+    execution: StoredExecution,
+  ):
+    | {
+        message: string;
+        error: ForbiddenError;
+        audit: { required: { roles: string[] }; missing: { roles: string[] } };
+      }
+    | undefined {
+    const waiting = approvalOf(execution);
+    if (!waiting) return undefined;
+    const approvers = waiting.approvers;
+    const isApprover =
+      approvers.length === 0
+        ? principal.admin
+        : approvers.some((role) => principal.roles.includes(role));
+    if (!isApprover) {
+      const message =
+        approvers.length === 0
+          ? `execution ${execution.id} names no approvers: only an admin key may decide it`
+          : `deciding execution ${execution.id} needs one of the approver roles ${approvers.join(', ')}`;
+      return {
+        message,
+        error: new ForbiddenError(message, {
+          reason: 'not_approver',
+          missing_roles: approvers,
+          missing_permissions: [],
+        }),
+        audit: { required: { roles: approvers }, missing: { roles: approvers } },
+      };
+    }
+    const starter = waiting.requested_by;
+    if (
+      !this.runtime.options.allowSelfApproval &&
+      starter !== undefined &&
+      starter.kind === principal.kind &&
+      starter.subject === principal.subject
+    ) {
+      const message = `execution ${execution.id} was started by you: another approver must decide it (separation of duties)`;
+      return {
+        message,
+        error: new ForbiddenError(message, {
+          reason: 'own_run',
+          missing_roles: [],
+          missing_permissions: [],
+        }),
+        audit: { required: { roles: approvers }, missing: { roles: [] } },
+      };
+    }
+    return undefined;
+  }
+}
+
+/** What a run waiting for approval keeps in `waiting_for`. */
+function approvalOf(
+  execution: StoredExecution,
+): (WaitingFor & { approvers: string[]; requested_by?: RequestedBy }) | undefined {
+  const waiting = execution.waiting_for;
+  if (execution.status !== 'waiting' || waiting?.kind !== 'approval') return undefined;
+  const approvers = Array.isArray(waiting['approvers'])
+    ? (waiting['approvers'] as unknown[]).filter((r): r is string => typeof r === 'string')
+    : [];
+  return {
+    ...waiting,
+    approvers,
+    requested_by: waiting['requested_by'] as RequestedBy | undefined,
+  };
+}
+
+function notWaiting(execution: StoredExecution): ConflictError {
+  return new ConflictError(
+    `execution ${execution.id} does not wait for approval: it is ${execution.status}${execution.status === 'waiting' ? ` for ${execution.waiting_for?.kind}` : ''} (decided or ended already)`,
+    { execution_id: execution.id, status: execution.status },
+  );
+}
+
+function positionOf(execution: StoredExecution): { created_at: string; id: string } {
+  return { created_at: execution.created_at, id: execution.id };
+}
+
+/** Writes the end of an approval nobody gave in time to the audit log (other waits: nothing). */
+export async function auditExpiry(audit: AuditLog, execution: StoredExecution): Promise<void> {
+  const waiting = execution.waiting_for;
+  if (waiting?.kind !== 'approval') return;
+  const by = waiting['requested_by'] as RequestedBy | undefined;
+  await audit.record({
+    subject: by?.subject ?? execution.owner,
+    credential: (by?.kind as Principal['kind'] | undefined) ?? 'local',
+    action: 'approval.expire',
+    decision: 'expired',
+    reason: `no approver decided before ${waiting.expires_at}`,
+    workflow: execution.workflow,
+    executionId: execution.id,
+  });
+}

@@ -1,0 +1,106 @@
+import { Type, type Static } from '@sinclair/typebox';
+import type { FastifyInstance } from 'fastify';
+import { principalOf, requirePrincipal } from '@weft/identity';
+import {
+  Approvals,
+  MAX_APPROVAL_COMMENT,
+  type ApprovalVerdict,
+} from '../authorization/approvals.js';
+import { decodeCursor, encodeCursor } from '../executions/cursor.js';
+import { toExecutionRecord } from '../executions/record.js';
+import type { Runtime } from '../runtime.js';
+import { ERROR_RESPONSES, ExecutionParams } from './schemas.js';
+
+const TAGS = ['approvals'];
+const SECURITY = [{ bearerAuth: [] }];
+
+const ApprovalListQuery = Type.Object(
+  {
+    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 20 })),
+    cursor: Type.Optional(Type.String({ minLength: 1, maxLength: 512 })),
+  },
+  { additionalProperties: false },
+);
+type ApprovalListQuery = Static<typeof ApprovalListQuery>;
+
+/** Body of `POST .../approve` and `.../reject`. */
+const DecisionBody = Type.Union([
+  Type.Object(
+    {
+      comment: Type.Optional(
+        Type.String({
+          maxLength: MAX_APPROVAL_COMMENT,
+          description: 'Why; kept with the decision',
+        }),
+      ),
+    },
+    { additionalProperties: false },
+  ),
+  Type.Null(),
+]);
+
+/**
+ * `GET /approvals` (the waiting runs the caller may decide) and `POST
+ * /workflows/executions/{id}/approve|reject` (docs/authorization.md#approvals).
+ */
+export function registerApprovalRoutes(app: FastifyInstance, runtime: Runtime): void {
+  const onRequest = requirePrincipal(runtime.options.authenticate);
+  const approvals = new Approvals(runtime, runtime.options.audit);
+
+  app.get(
+    '/approvals',
+    {
+      onRequest,
+      schema: {
+        tags: TAGS,
+        security: SECURITY,
+        summary: 'List the executions waiting for an approval the caller may give, newest first',
+        querystring: ApprovalListQuery,
+        response: { 200: Type.Ref('ExecutionPage'), ...ERROR_RESPONSES },
+      },
+    },
+    async (request) => {
+      const query = request.query as ApprovalListQuery;
+      const page = await approvals.list(
+        principalOf(request),
+        query.limit ?? 20,
+        query.cursor !== undefined ? decodeCursor(query.cursor) : undefined,
+      );
+      return {
+        executions: page.executions.map(toExecutionRecord),
+        next_cursor: page.next ? encodeCursor(page.next) : null,
+      };
+    },
+  );
+
+  for (const verdict of ['approve', 'reject'] as const satisfies readonly ApprovalVerdict[]) {
+    app.post(
+      `/workflows/executions/:id/${verdict}`,
+      {
+        onRequest,
+        schema: {
+          tags: TAGS,
+          security: SECURITY,
+          summary:
+            verdict === 'approve'
+              ? 'Approve an execution waiting for approval: it runs on'
+              : 'Reject an execution waiting for approval: it ends canceled',
+          params: ExecutionParams,
+          body: DecisionBody,
+          response: {
+            200: Type.Ref('ExecutionRecord'),
+            403: Type.Ref('ErrorObject'),
+            409: Type.Ref('ErrorObject'),
+            ...ERROR_RESPONSES,
+          },
+        },
+      },
+      async (request) => {
+        const { id } = request.params as { id: string };
+        const body = request.body as { comment?: string } | null | undefined;
+        const execution = await approvals.decide(id, principalOf(request), verdict, body?.comment);
+        return toExecutionRecord(execution);
+      },
+    );
+  }
+}
