@@ -23,10 +23,18 @@ export function processIo(): Io {
   };
 }
 
+/**
+ * One question on the terminal. End of input (Ctrl-D) is an empty answer; Ctrl-C rejects
+ * (readline would otherwise only pause the input and leave the question waiting).
+ */
 async function askOnTerminal(question: string, signal: AbortSignal): Promise<string> {
   const terminal = createInterface({ input: process.stdin, output: process.stderr });
   try {
-    return await terminal.question(question, { signal });
+    return await new Promise<string>((resolve, reject) => {
+      terminal.once('close', () => resolve(''));
+      terminal.once('SIGINT', () => reject(new Error('interrupted: the run was not approved')));
+      terminal.question(question, { signal }).then(resolve, reject);
+    });
   } finally {
     terminal.close();
   }

@@ -146,6 +146,22 @@ describe('local runs of workflows with authorization', () => {
     expect(() => weft.checkAuthorization('guarded-child')).toThrow(/one of the roles ledger/);
   });
 
+  it('checks hybrid runs here (the SDK runs them), and leaves cloud runs to the server', async () => {
+    // Nothing listens on port 9: a request fails with UNAVAILABLE, a local refusal is FORBIDDEN.
+    const server = { apiKey: 'wk_test', cloudUrl: 'http://127.0.0.1:9' };
+    const hybrid = new Weft({ ...server, executionMode: 'hybrid', logLevel: 'silent' });
+    await hybrid.loadWorkflows(file);
+    await expect(hybrid.execute('payout', { amount: 5 })).rejects.toMatchObject({
+      code: 'FORBIDDEN',
+      details: { reason: 'no_identity' },
+    });
+    const cloud = new Weft({ ...server, executionMode: 'cloud', logLevel: 'silent' });
+    await cloud.loadWorkflows(file);
+    const sent = await cloud.execute('payout', { amount: 5 }).catch((error: unknown) => error);
+    expect(sent).toMatchObject({ code: 'UNAVAILABLE' }); // it went to the server unchecked
+    await Promise.all([hybrid.close(), cloud.close()]);
+  });
+
   it('refuses an identity that is not a principal', () => {
     expect(() => new Weft({ identity: { roles: 'ops' } as never })).toThrow(
       expect.objectContaining({ details: { field: 'identity', constraint: 'type' } }),
