@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createLocalKey, startServer, type RunningServer } from '@weft/server';
 import { run } from '../test-support.js';
@@ -19,6 +20,9 @@ const PAYOUT = `workflows:
       paid: { value: '{{ steps.pay.output.paid }}' }
 `;
 
+const EXAMPLE = fileURLToPath(
+  new URL('../../../../examples/approval-payout.yaml', import.meta.url),
+);
 const dir = mkdtempSync(join(tmpdir(), 'weft-cli-approvals-'));
 let server: RunningServer;
 const keys: Record<'clerk' | 'lead' | 'outside', string> = { clerk: '', lead: '', outside: '' };
@@ -27,7 +31,10 @@ beforeAll(async () => {
   const dataDir = join(dir, 'data');
   server = await startServer({ port: 0, dataDir, logLevel: 'silent' }, { logger: false });
   keys.clerk = (
-    await createLocalKey({ dataDir }, { name: 'clerk', owner: 'acme', roles: ['finance'] })
+    await createLocalKey(
+      { dataDir },
+      { name: 'clerk', owner: 'acme', roles: ['finance'], permissions: ['payments:write'] },
+    )
   ).key;
   keys.lead = (
     await createLocalKey({ dataDir }, { name: 'lead', owner: 'acme', roles: ['lead'] })
@@ -148,7 +155,7 @@ describe('weft execution approve / reject', () => {
     const other = await waitingPayout(8);
     const waited = await run('execution', 'approve', other, '--wait', ...as('lead'));
     expect(waited.code).toBe(0);
-    expect(waited.out).toBe(`execution ${other} completed\n`);
+    expect(waited.out).toBe(`execution ${other} completed\noutputs: {"paid":8}\n`);
     const json = await run('execution', 'approve', other, ...as('lead'), '-o', 'json');
     expect(json.code).toBe(2);
   });
@@ -202,5 +209,39 @@ describe('weft execution approve / reject', () => {
       code: 2,
       err: 'error: execution nope not found [NOT_FOUND]\n',
     });
+  });
+});
+
+describe('the approvals quickstart of the README', () => {
+  it('runs examples/approval-payout.yaml with --cloud --async, lists it and approves it', async () => {
+    const started = await run(
+      'workflow',
+      'run',
+      EXAMPLE,
+      '--cloud',
+      '--async',
+      ...as('clerk'),
+      '-i',
+      'supplier=acme-gmbh',
+      '-i',
+      'amount=120',
+    );
+    expect(started.code).toBe(0);
+    const record = JSON.parse(started.out) as { execution_id: string; status: string };
+    expect(record.status).toBe('waiting');
+    expect((await run('approvals', 'list', ...as('lead'))).out).toContain(record.execution_id);
+    const approved = await run(
+      'execution',
+      'approve',
+      record.execution_id,
+      '--comment',
+      'invoice checked',
+      '--wait',
+      ...as('lead'),
+    );
+    expect(approved.code).toBe(0);
+    expect(approved.out).toBe(
+      `execution ${record.execution_id} completed\noutputs: {"reference":"PAY-ACME-GMBH-120"}\n`,
+    );
   });
 });

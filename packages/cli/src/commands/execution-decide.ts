@@ -83,7 +83,9 @@ export function registerExecutionDecisions(
 function printEnd(io: Io, flags: DecideFlags, record: ExecutionRecord): number {
   const error = record.error as { code?: string; message?: string } | undefined;
   const why = error ? ` (${error.code ?? 'ERROR'}: ${error.message ?? ''})` : '';
-  print(io, flags, record, `execution ${record.execution_id} ${record.status}${why}`);
+  const outputs = record.result?.outputs ?? {};
+  const shown = Object.keys(outputs).length > 0 ? `\noutputs: ${JSON.stringify(outputs)}` : '';
+  print(io, flags, record, `execution ${record.execution_id} ${record.status}${why}${shown}`);
   return record.status === 'completed' ? EXIT.ok : EXIT.failure;
 }
 
