@@ -5,6 +5,8 @@ import { registerWorkflowDeploy } from './commands/workflow-deploy.js';
 import { registerWorkflowTest } from './commands/workflow-test.js';
 import { registerWorkflowValidate } from './commands/workflow-validate.js';
 import { registerRegistryCommands } from './commands/registry-commands.js';
+import { registerApprovals } from './commands/approvals.js';
+import { registerExecution } from './commands/execution.js';
 import { EXIT } from './exit-codes.js';
 import { processIo, type Io } from './io.js';
 
@@ -31,7 +33,17 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
   registerWorkflowTest(workflow, io, setExit);
   registerWorkflowDeploy(workflow, io, setExit);
   const registryCommands = registerRegistryCommands(program, io, setExit);
-  for (const command of [program, ...program.commands, ...workflow.commands, ...registryCommands]) {
+  const serverCommands = [
+    ...registerApprovals(program, io, setExit),
+    ...registerExecution(program, io, setExit),
+  ];
+  for (const command of [
+    program,
+    ...program.commands,
+    ...workflow.commands,
+    ...registryCommands,
+    ...serverCommands,
+  ]) {
     command.exitOverride().configureOutput({ writeOut: io.out, writeErr: io.err });
   }
   return program;

@@ -48,7 +48,16 @@ export {
   type CloudAnswer,
 } from './client/cloud-api.js';
 export { toRunResult } from './client/cloud-executions.js';
-export { type StartOptions, type WaitOptions } from './http-client/executions.js';
+export {
+  type ExecutionPage,
+  type StartOptions,
+  type WaitOptions,
+} from './http-client/executions.js';
+export {
+  type ApprovalVerdict,
+  type DecisionOptions,
+  type ListApprovalsOptions,
+} from './http-client/approvals.js';
 /** Execution statuses that do not change any more (core's, one list for the whole platform). */
 export { FINISHED_STATUSES, isFinishedStatus } from '@weft/core';
 export {

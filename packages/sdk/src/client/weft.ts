@@ -26,20 +26,9 @@ import type { ExecuteAsyncOptions, ExecuteOptions } from './execute-options.js';
 import type { CompiledConnector } from '../connector/compile-connector.js';
 import { CloudApi } from './cloud-api.js';
 import { startExecution } from './cloud-executions.js';
-import {
-  cancelExecution,
-  checkId,
-  getExecution,
-  waitForExecution,
-  type WaitOptions,
-} from '../http-client/executions.js';
 import { checkCloudRunOptions, runInCloud } from './cloud-run.js';
+import { ServerExecutions } from './server-executions.js';
 import { emitEvent } from './emit.js';
-import {
-  streamExecution,
-  type ExecutionEvent,
-  type StreamOptions,
-} from '../http-client/event-stream.js';
 import { syncPlugins, type SyncResult } from './sync-plugins.js';
 import { processEnvironment } from './environment.js';
 import { loadWorkflowFile } from './load.js';
@@ -54,7 +43,7 @@ import { authorizeLocalRun, authorizeRun } from './local-authorization.js';
  * `cloud` (whole workflows on a weft server) or `hybrid` (each step here, on the server or
  * through the router).
  */
-export class Weft {
+export class Weft extends ServerExecutions {
   /** The invoker that runs actions; connectors and handlers are registered on it. */
   readonly invoker: LocalInvoker;
   /**
@@ -71,6 +60,7 @@ export class Weft {
   private readonly environment: Record<string, string | undefined>;
 
   constructor(private readonly options: WeftOptions = {}) {
+    super();
     checkWeftOptions(options);
     this.environment = {
       ...(options.inheritEnvironment === false ? {} : processEnvironment()),
@@ -277,31 +267,6 @@ export class Weft {
     return startExecution(api, this.require(name), this.everyVersion(), inputs, options);
   }
 
-  /** Polls an execution on the server until it ends; gives the ended record (SPEC.md §4.4). */
-  async wait(executionId: string, options: WaitOptions = {}): Promise<ExecutionRecord> {
-    checkId(executionId);
-    return waitForExecution(this.cloudApi('wait'), executionId, options);
-  }
-
-  /** The record of an execution on the server as it is now. */
-  async getExecution(executionId: string): Promise<ExecutionRecord> {
-    return getExecution(this.cloudApi('getExecution'), executionId);
-  }
-
-  /**
-   * The §2.11 events of an execution on the server, as they happen (server-sent events; a
-   * dropped connection resumes with `Last-Event-ID`). Ends when the execution has ended.
-   */
-  stream(executionId: string, options: StreamOptions = {}): AsyncGenerator<ExecutionEvent> {
-    checkId(executionId);
-    return streamExecution(this.cloudApi('stream'), executionId, options);
-  }
-
-  /** Cancels an execution on the server; gives the canceled record (`CONFLICT` once ended). */
-  async cancel(executionId: string): Promise<ExecutionRecord> {
-    return cancelExecution(this.cloudApi('cancel'), executionId);
-  }
-
   /**
    * Emits a `custom` event through the server (`POST /events/{topic}`, needs `cloudUrl` and
    * `apiKey`: there is no local event router); resolves with the executions the server started.
@@ -375,7 +340,7 @@ export class Weft {
   }
 
   /** The server client; throws `VALIDATION` before any request when the key or URL is missing. */
-  private cloudApi(purpose: string): CloudApi {
+  protected cloudApi(purpose: string): CloudApi {
     if (!this.server) {
       const settings = cloudSettings(this.options, this.environment, purpose);
       this.server = new CloudApi({ baseUrl: settings.cloudUrl, apiKey: settings.apiKey });

@@ -114,7 +114,12 @@ export async function listExecutions(
   const answer = await api.call('GET', `/workflows/executions${query}`, {
     ...(options.signal ? { signal: options.signal } : {}),
   });
-  const page = answer.json as Partial<ExecutionPage> | undefined;
+  return toExecutionPage(answer.json);
+}
+
+/** The answer as a page of execution records; `BACKEND_ERROR` when it is not one. */
+export function toExecutionPage(json: unknown): ExecutionPage {
+  const page = json as Partial<ExecutionPage> | undefined;
   if (!page || !Array.isArray(page.executions)) {
     throw new BackendError('the server answered without a page of executions', {
       backend: 'cloud',

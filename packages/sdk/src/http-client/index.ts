@@ -39,6 +39,16 @@ export {
   type StartOptions,
   type WaitOptions,
 } from './executions.js';
+export {
+  approveExecution,
+  decideExecution,
+  listApprovals,
+  rejectExecution,
+  MAX_DECISION_COMMENT,
+  type ApprovalVerdict,
+  type DecisionOptions,
+  type ListApprovalsOptions,
+} from './approvals.js';
 export { streamExecution, type ExecutionEvent, type StreamOptions } from './event-stream.js';
 export { parseSse, type SseMessage } from './sse.js';
 export { WeftError, isErrorCode, type ErrorCode, type ErrorObject } from '@weft/core';

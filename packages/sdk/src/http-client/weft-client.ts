@@ -6,6 +6,13 @@ import {
   type RoutesResponse,
   type SearchResponse,
 } from '@weft/core';
+import {
+  approveExecution,
+  listApprovals,
+  rejectExecution,
+  type DecisionOptions,
+  type ListApprovalsOptions,
+} from './approvals.js';
 import { streamExecution, type ExecutionEvent, type StreamOptions } from './event-stream.js';
 import {
   asRecord,
@@ -151,6 +158,27 @@ export class WeftClient {
   /** Cancels an execution: the canceled record (`CONFLICT` once it has ended). */
   cancelExecution(executionId: string, signal?: AbortSignal): Promise<ExecutionRecord> {
     return cancelExecution(this.api, executionId, signal);
+  }
+
+  /**
+   * One page of the executions waiting for an approval the caller may give (`GET /approvals`),
+   * newest first; follow `next_cursor` for the next.
+   */
+  listApprovals(options: ListApprovalsOptions = {}): Promise<ExecutionPage> {
+    return listApprovals(this.api, options);
+  }
+
+  /**
+   * Approves an execution that waits for approval: its record, `pending` as it runs on.
+   * `FORBIDDEN` without an approver role or for one's own run, `CONFLICT` once decided.
+   */
+  approveExecution(executionId: string, options: DecisionOptions = {}): Promise<ExecutionRecord> {
+    return approveExecution(this.api, executionId, options);
+  }
+
+  /** Rejects an execution that waits for approval: its record, ended `canceled`. */
+  rejectExecution(executionId: string, options: DecisionOptions = {}): Promise<ExecutionRecord> {
+    return rejectExecution(this.api, executionId, options);
   }
 
   /** Polls an execution until it ends; gives the ended record. */

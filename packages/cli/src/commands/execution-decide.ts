@@ -1,0 +1,94 @@
+import type { Command } from 'commander';
+import type { ExecutionRecord } from '@weft/sdk/client';
+import { guard } from '../command-errors.js';
+import { EXIT } from '../exit-codes.js';
+import type { Io } from '../io.js';
+import { outputOption } from '../options.js';
+import { addServerOptions, connectServer, type ServerFlags } from '../server-connection.js';
+
+interface DecideFlags extends ServerFlags {
+  comment?: string;
+  wait?: boolean;
+  output: string;
+}
+
+type Verdict = 'approve' | 'reject';
+
+const DONE: Record<Verdict, string> = { approve: 'approved', reject: 'rejected' };
+
+/**
+ * `weft execution approve <id>` and `weft execution reject <id>` (`--comment`): decide an
+ * execution that waits for approval, and print its status after the decision (`pending` once
+ * approved, `canceled` once rejected; with `--wait`, the status it ends with).
+ */
+export function registerExecutionDecisions(
+  parent: Command,
+  io: Io,
+  setExit: (code: number) => void,
+): void {
+  for (const verdict of ['approve', 'reject'] as const) {
+    const command = parent
+      .command(verdict)
+      .description(
+        verdict === 'approve'
+          ? 'approve an execution waiting for approval: it runs on'
+          : 'reject an execution waiting for approval: it ends canceled',
+      )
+      .argument('<id>', 'execution id (from `weft approvals list`)')
+      .option('--comment <text>', 'why (kept with the decision and in the audit log)');
+    if (verdict === 'approve')
+      command.option('--wait', 'wait until the approved execution ends and print how it ended');
+    addServerOptions(command)
+      .addOption(outputOption())
+      .addHelpText(
+        'after',
+        `\nExit status: 0 ${DONE[verdict]}${verdict === 'approve' ? ' (with --wait: and completed; 1 if it failed)' : ''}, ` +
+          '2 missing server or key, or refused by the server (not an approver, your own run, ' +
+          'decided already, unknown id), 1 server unreachable.',
+      )
+      .action(async (id: string, flags: DecideFlags) =>
+        guard(io, setExit, async () => {
+          const client = connectServer(
+            flags,
+            `${verdict === 'approve' ? 'approving' : 'rejecting'} an execution`,
+          );
+          if (typeof client === 'string') {
+            io.err(`error: ${client}\n`);
+            return EXIT.invalid;
+          }
+          const options = flags.comment !== undefined ? { comment: flags.comment } : {};
+          const decided =
+            verdict === 'approve'
+              ? await client.approveExecution(id, options)
+              : await client.rejectExecution(id, options);
+          if (!flags.wait) {
+            print(io, flags, decided, `execution ${id} ${DONE[verdict]}: ${decided.status}`);
+            return EXIT.ok;
+          }
+          io.err(`execution ${id} ${DONE[verdict]}: ${decided.status}; waiting for it to end\n`);
+          const ended = await client.waitForExecution(id).catch((error: unknown) => {
+            // Executions are read by their owner's keys: an approver of another owner decides
+            // one without seeing it.
+            if ((error as { code?: string }).code !== 'NOT_FOUND') throw error;
+            io.err(`error: this key cannot read execution ${id} (it belongs to another owner)\n`);
+            return undefined;
+          });
+          return ended ? printEnd(io, flags, ended) : EXIT.failure;
+        }),
+      );
+  }
+}
+
+/** Prints the ended record of `--wait`; exit 0 when it completed, 1 otherwise. */
+function printEnd(io: Io, flags: DecideFlags, record: ExecutionRecord): number {
+  const error = record.error as { code?: string; message?: string } | undefined;
+  const why = error ? ` (${error.code ?? 'ERROR'}: ${error.message ?? ''})` : '';
+  const outputs = record.result?.outputs ?? {};
+  const shown = Object.keys(outputs).length > 0 ? `\noutputs: ${JSON.stringify(outputs)}` : '';
+  print(io, flags, record, `execution ${record.execution_id} ${record.status}${why}${shown}`);
+  return record.status === 'completed' ? EXIT.ok : EXIT.failure;
+}
+
+function print(io: Io, flags: DecideFlags, record: ExecutionRecord, line: string): void {
+  io.out(flags.output === 'json' ? `${JSON.stringify(record, null, 2)}\n` : `${line}\n`);
+}

@@ -1,0 +1,20 @@
+import type { Command } from 'commander';
+import type { Io } from '../io.js';
+import { registerExecutionDecisions } from './execution-decide.js';
+
+/**
+ * `weft execution ...`: commands on one execution of a weft server (`--server`, `--api-key`).
+ * Each subcommand lives in its own file and registers itself here; returns every command added,
+ * so that the caller configures their output and exit handling like the others.
+ */
+export function registerExecution(
+  program: Command,
+  io: Io,
+  setExit: (code: number) => void,
+): Command[] {
+  const execution = program
+    .command('execution')
+    .description('act on an execution on a weft server: approve or reject it');
+  registerExecutionDecisions(execution, io, setExit);
+  return [execution, ...execution.commands];
+}
