@@ -58,7 +58,8 @@ describe('POST /execute', () => {
   });
 
   it('sends to degraded instances only when no ok one is left', async () => {
-    await setup();
+    // Health set by hand below lives in the table only: no refresh from the store may undo it.
+    await setup({ refreshMs: 3_600_000 });
     await add(await echoInstance('ok'), 'ok');
     await add(await echoInstance('slowish'), 'slowish');
     router.table.setHealth('echo', 'slowish', 'degraded');
