@@ -1,6 +1,7 @@
 import {
   assertNever,
   ConflictError,
+  type DeployerSnapshot,
   type DeploymentRecord,
   type EventTrigger,
   type SecretsProvider,
@@ -35,6 +36,8 @@ interface Active {
   workflow: WorkflowDefinition;
   /** `deployed_by` of the deployment (null: the workflows directory). */
   deployedBy: string | null;
+  /** Who deployed it, as recorded: what the runs of its triggers act as. */
+  deployer: DeployerSnapshot | null;
   /** The stored revision served. */
   revision: number;
 }
@@ -67,6 +70,11 @@ export class Activations {
   /** `deployed_by` of a served workflow (null: the workflows directory; undefined: not served). */
   deployedBy(name: string): string | null | undefined {
     return this.active.get(name)?.deployedBy;
+  }
+
+  /** The recorded deployer of a served workflow (null: none recorded). */
+  deployer(name: string): DeployerSnapshot | null | undefined {
+    return this.active.get(name)?.deployer;
   }
 
   /** Compiles the triggers of a workflow; throws what a deployment would be refused with. */
@@ -118,6 +126,7 @@ export class Activations {
     this.active.set(name, {
       workflow: activation.workflow,
       deployedBy: record.deployed_by,
+      deployer: record.deployer ?? null,
       revision: record.revision,
     });
     this.options.webhooks.replace(name, activation.hooks);
