@@ -234,7 +234,22 @@ export async function buildServer(
   await app.ready();
   await router.start();
   await runtime?.start();
-  await triggers?.start(compiled.triggers.workflowsDir);
+  const close = async () => {
+    identity.close();
+    await triggers?.close();
+    await runtime?.close();
+    await app.close();
+    await router.close();
+    await closeStores();
+    await brokered?.close();
+  };
+  try {
+    await triggers?.start(compiled.triggers.workflowsDir);
+  } catch (error) {
+    // A guarded workflow the workflows directory may not deploy: the server does not start.
+    await close();
+    throw error;
+  }
   return {
     app,
     store,
@@ -245,15 +260,7 @@ export async function buildServer(
     broker: brokered,
     storage: opened.description,
     options: compiled,
-    close: async () => {
-      identity.close();
-      await triggers?.close();
-      await runtime?.close();
-      await app.close();
-      await router.close();
-      await closeStores();
-      await brokered?.close();
-    },
+    close,
   };
 }
 
