@@ -175,9 +175,9 @@ describe.each([
         workflow: 'payout',
       });
       const approvals = await call('GET', '/approvals', keys['lead']);
-      expect(approvals.json.executions.map((e: { execution_id: string }) => e.execution_id)).toEqual(
-        [id],
-      );
+      expect(
+        approvals.json.executions.map((e: { execution_id: string }) => e.execution_id),
+      ).toEqual([id]);
       const approved = await call('POST', `/workflows/executions/${id}/approve`, keys['lead'], {});
       expect(approved.status).toBe(200);
       const done = await settled(id, keys['clerk']!);

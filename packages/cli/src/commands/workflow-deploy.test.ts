@@ -149,7 +149,9 @@ describe('weft workflow deploy', () => {
 
     const loose = await run('workflow', 'deploy', file('s.yaml', text), ...args);
     expect(loose.code).toBe(0);
-    expect(loose.err).toContain('  warning: plugin "text-tools" is neither published nor registered');
+    expect(loose.err).toContain(
+      '  warning: plugin "text-tools" is neither published nor registered',
+    );
     expect((await deployed()).map((w) => w.name)).toEqual(
       expect.arrayContaining(['greet', 'counter']),
     );
