@@ -1,9 +1,11 @@
 import {
   assertNever,
   ConflictError,
+  deployerPrincipal,
   type DeployerSnapshot,
   type DeploymentRecord,
   type EventTrigger,
+  type Principal,
   type SecretsProvider,
 } from '@weft/core';
 import type { WorkflowDefinition } from '@weft/engine';
@@ -38,6 +40,8 @@ interface Active {
   deployedBy: string | null;
   /** Who deployed it, as recorded: what the runs of its triggers act as. */
   deployer: DeployerSnapshot | null;
+  /** The principal of `deployer`, built once (every webhook request asks for it). */
+  principal: Principal | undefined;
   /** The stored revision served. */
   revision: number;
 }
@@ -72,9 +76,9 @@ export class Activations {
     return this.active.get(name)?.deployedBy;
   }
 
-  /** The recorded deployer of a served workflow (null: none recorded). */
-  deployer(name: string): DeployerSnapshot | null | undefined {
-    return this.active.get(name)?.deployer;
+  /** What the runs of a served workflow's triggers act as (undefined: no deployer recorded). */
+  principal(name: string): Principal | undefined {
+    return this.active.get(name)?.principal;
   }
 
   /** Compiles the triggers of a workflow; throws what a deployment would be refused with. */
@@ -127,6 +131,7 @@ export class Activations {
       workflow: activation.workflow,
       deployedBy: record.deployed_by,
       deployer: record.deployer ?? null,
+      principal: record.deployer ? deployerPrincipal(record.deployer) : undefined,
       revision: record.revision,
     });
     this.options.webhooks.replace(name, activation.hooks);

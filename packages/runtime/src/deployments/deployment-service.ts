@@ -1,6 +1,5 @@
 import { isDeepStrictEqual } from 'node:util';
 import {
-  deployerPrincipal,
   deployerSnapshot,
   ForbiddenError,
   keyPrincipal,
@@ -281,8 +280,8 @@ export class DeploymentService {
    * owner with no grants (a guarded workflow's runs are then refused).
    */
   actingPrincipal(name: string): Principal {
-    const snapshot = this.activations.deployer(name);
-    if (snapshot) return deployerPrincipal(snapshot);
+    const principal = this.activations.principal(name);
+    if (principal) return principal;
     const owner = this.ownerOf(name);
     return keyPrincipal({ keyId: `owner:${owner}`, owner });
   }
