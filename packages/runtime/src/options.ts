@@ -7,6 +7,7 @@ import {
   type ExecutionsStore,
   type Principal,
   type SecretsProvider,
+  type StoredExecution,
 } from '@weft/core';
 import { AuditLog, type AuditOptions } from './audit/audit-log.js';
 
@@ -82,13 +83,15 @@ export interface RuntimeOptions {
    * Default false: separation of duties.
    */
   allowSelfApproval?: boolean;
+  /** Learns of every execution that ended in this process (the server logs triggered runs). */
+  onEnded?: (execution: StoredExecution) => void;
 }
 
 /** {@link RuntimeOptions} with defaults filled in. */
 export interface CompiledRuntimeOptions extends Required<
   Omit<
     RuntimeOptions,
-    'secrets' | 'lookup' | 'callbacks' | 'defaultTimeoutMs' | 'onError' | 'audit'
+    'secrets' | 'lookup' | 'callbacks' | 'defaultTimeoutMs' | 'onError' | 'audit' | 'onEnded'
   >
 > {
   secrets: SecretsProvider | undefined;
@@ -96,6 +99,7 @@ export interface CompiledRuntimeOptions extends Required<
   callbacks: Required<CallbackPolicy>;
   defaultTimeoutMs: number | undefined;
   onError: (error: unknown, context: string) => void;
+  onEnded: ((execution: StoredExecution) => void) | undefined;
   /** Records authorization decisions: `options.audit.record({...})`. */
   audit: AuditLog;
 }
@@ -127,5 +131,6 @@ export function compileRuntimeOptions(options: RuntimeOptions): CompiledRuntimeO
     onError: options.onError ?? (() => {}),
     audit: new AuditLog(options.audit ?? { store: new MemoryAuditStore() }, clock),
     allowSelfApproval: options.allowSelfApproval ?? false,
+    onEnded: options.onEnded,
   };
 }

@@ -128,8 +128,11 @@ export class Runtime {
     return (await this.prepareExecutions(requests)).commit();
   }
 
-  /** An execution of `owner`; `NOT_FOUND` for unknown ids and other owners' executions alike. */
-  get(id: string, owner: string): Promise<StoredExecution> {
+  /**
+   * An execution of `owner` (undefined: of any owner, for admin keys); `NOT_FOUND` for unknown
+   * ids and other owners' executions alike.
+   */
+  get(id: string, owner: string | undefined): Promise<StoredExecution> {
     return this.queries.get(id, owner);
   }
 
@@ -180,8 +183,9 @@ export class Runtime {
     return this.actions.execute(call);
   }
 
-  /** Sends the callback of an ended execution (its usage was written with its end). */
+  /** Tells `onEnded`, and sends the callback of an ended execution (its usage was written with its end). */
   private ended(execution: StoredExecution): void {
+    this.options.onEnded?.(execution);
     if (execution.callback_url && execution.callback?.status === 'pending') {
       this.callbacks.send(execution);
     }

@@ -25,7 +25,7 @@ import { compileServerOptions, type CompiledServerOptions, type ServerOptions } 
 import { registerHealth } from './health.js';
 import { openIdentity, type ServerIdentity } from './identity.js';
 import { RouterAndRegistryActions } from './runtime-actions.js';
-import { buildTriggers, latestVersionOf } from './triggers.js';
+import { buildTriggers, latestVersionOf, logTriggeredEnd } from './triggers.js';
 import { trackInFlight } from './in-flight.js';
 import { registerMetrics } from './metrics.js';
 import { openServerBroker, type ServerBroker } from './server-broker.js';
@@ -193,6 +193,7 @@ export async function buildServer(
         takeOverOnStart: !compiled.databaseUrl && !dependencies.executionsStore,
         allowSelfApproval: compiled.allowSelfApproval,
         onError: (error, context) => app.log.error({ err: error }, context),
+        onEnded: (execution) => logTriggeredEnd(app.log, execution),
         ...auditOptions(
           dependencies.auditStore ?? ('audit' in opened ? opened.audit : undefined),
           app,
@@ -215,6 +216,7 @@ export async function buildServer(
           deploymentStore: deployments,
           options: compiled,
           authenticate,
+          accessPolicy: () => identity.authenticator.accessPolicy,
         })
       : undefined;
   if (triggers) await app.register(triggers.plugin);
@@ -232,7 +234,22 @@ export async function buildServer(
   await app.ready();
   await router.start();
   await runtime?.start();
-  await triggers?.start(compiled.triggers.workflowsDir);
+  const close = async () => {
+    identity.close();
+    await triggers?.close();
+    await runtime?.close();
+    await app.close();
+    await router.close();
+    await closeStores();
+    await brokered?.close();
+  };
+  try {
+    await triggers?.start(compiled.triggers.workflowsDir);
+  } catch (error) {
+    // A guarded workflow the workflows directory may not deploy: the server does not start.
+    await close();
+    throw error;
+  }
   return {
     app,
     store,
@@ -243,15 +260,7 @@ export async function buildServer(
     broker: brokered,
     storage: opened.description,
     options: compiled,
-    close: async () => {
-      identity.close();
-      await triggers?.close();
-      await runtime?.close();
-      await app.close();
-      await router.close();
-      await closeStores();
-      await brokered?.close();
-    },
+    close,
   };
 }
 

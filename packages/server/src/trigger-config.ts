@@ -1,5 +1,5 @@
 import { resolve } from 'node:path';
-import { ValidationError } from '@weft/core';
+import { isKeyRole, isPermission, ValidationError } from '@weft/core';
 import { compileAddressList } from '@weft/runtime';
 
 /** Settings of deployed workflows and their triggers (`weft server --workflows DIR`, env). */
@@ -8,6 +8,14 @@ export interface TriggerServerOptions {
   workflowsDir?: string;
   /** Owner of the executions of workflows deployed from `workflowsDir` (`WEFT_WORKFLOWS_OWNER`). */
   workflowsOwner?: string;
+  /**
+   * Roles the runs of `workflowsDir`'s workflows act as (`WEFT_WORKFLOWS_ROLES`). With
+   * `workflowsPermissions`, declares what the directory deploys as: without either, a workflow
+   * with authorization enabled is refused there (docs/authorization.md#deployments-and-triggers).
+   */
+  workflowsRoles?: string[];
+  /** Permissions the runs of `workflowsDir`'s workflows act with (`WEFT_WORKFLOWS_PERMISSIONS`). */
+  workflowsPermissions?: string[];
   /** Proxies whose `X-Forwarded-For` webhooks believe, IPs and CIDRs (`WEFT_TRUSTED_PROXIES`). */
   trustedProxies?: string[];
   /**
@@ -37,6 +45,8 @@ export interface TriggerServerOptions {
 export interface CompiledTriggerOptions {
   workflowsDir: string | undefined;
   workflowsOwner: string;
+  /** What the directory's runs act as; undefined: nothing declared (guarded workflows refused). */
+  workflowsGrants: { roles: string[]; permissions: string[] } | undefined;
   trustedProxies: string[];
   secretsEnvironment: Readonly<Record<string, string | undefined>>;
   reconcileIntervalMs: number;
@@ -52,6 +62,22 @@ export function compileTriggerOptions(options: TriggerServerOptions = {}): Compi
     throw new ValidationError(
       `the workflows owner must be an owner name such as acme (letters, digits, _ . -), not ${JSON.stringify(owner)}`,
       { field: 'workflowsOwner', constraint: 'pattern' },
+    );
+  }
+  const roles = options.workflowsRoles ?? [];
+  const permissions = options.workflowsPermissions ?? [];
+  const badRole = roles.find((r) => !isKeyRole(r));
+  if (badRole !== undefined) {
+    throw new ValidationError(
+      `WEFT_WORKFLOWS_ROLES: ${JSON.stringify(badRole)} is not a role name (letters, digits, _ . : / @ -)`,
+      { field: 'workflowsRoles', constraint: 'pattern' },
+    );
+  }
+  const badPermission = permissions.find((p) => !isPermission(p));
+  if (badPermission !== undefined) {
+    throw new ValidationError(
+      `WEFT_WORKFLOWS_PERMISSIONS: ${JSON.stringify(badPermission)} is not a permission such as payments:write`,
+      { field: 'workflowsPermissions', constraint: 'pattern' },
     );
   }
   const trustedProxies = options.trustedProxies ?? [];
@@ -74,6 +100,10 @@ export function compileTriggerOptions(options: TriggerServerOptions = {}): Compi
     workflowsDir: options.workflowsDir ? resolve(options.workflowsDir) : undefined,
     reconcileIntervalMs,
     workflowsOwner: owner,
+    workflowsGrants:
+      options.workflowsRoles !== undefined || options.workflowsPermissions !== undefined
+        ? { roles, permissions }
+        : undefined,
     trustedProxies,
     secretsEnvironment: options.secretsEnvironment ?? {},
     events: {
@@ -93,6 +123,12 @@ export function triggerOptionsFromEnv(
     secretsEnvironment: env,
     ...(env['WEFT_WORKFLOWS_DIR'] ? { workflowsDir: env['WEFT_WORKFLOWS_DIR'] } : {}),
     ...(env['WEFT_WORKFLOWS_OWNER'] ? { workflowsOwner: env['WEFT_WORKFLOWS_OWNER'] } : {}),
+    ...(env['WEFT_WORKFLOWS_ROLES'] !== undefined
+      ? { workflowsRoles: commaList(env['WEFT_WORKFLOWS_ROLES']) }
+      : {}),
+    ...(env['WEFT_WORKFLOWS_PERMISSIONS'] !== undefined
+      ? { workflowsPermissions: commaList(env['WEFT_WORKFLOWS_PERMISSIONS']) }
+      : {}),
     ...(env['WEFT_DEPLOYMENTS_RECONCILE_MS']
       ? { reconcileIntervalMs: Number(env['WEFT_DEPLOYMENTS_RECONCILE_MS']) }
       : {}),

@@ -1,8 +1,18 @@
-import { keyPrincipal } from '@weft/core';
+import {
+  expandPrincipal,
+  localPrincipal,
+  type AccessPolicy,
+  type DeploymentStore,
+  type ExecutionRecord,
+  type Principal,
+  type RegistryStore,
+  type StoredExecution,
+  type TriggerStore,
+} from '@weft/core';
 import type { FastifyInstance } from 'fastify';
-import type { DeploymentStore, ExecutionRecord, RegistryStore, TriggerStore } from '@weft/core';
 import type { Authenticate } from '@weft/identity';
 import {
+  actionTargets,
   createTriggers,
   KafkaEventSource,
   NatsEventSource,
@@ -29,25 +39,65 @@ export interface TriggerParts {
   options: CompiledServerOptions;
   /** The server's authenticator (deployment routes and event ingestion). */
   authenticate: Authenticate;
+  /** The access policy in force (expands the roles declared for the workflows directory). */
+  accessPolicy: () => AccessPolicy;
 }
 
 /**
  * Deployed workflows and their triggers on the server: webhooks, schedules and events start
- * executions through the runtime (as the deployment's owner; manual runs as the caller), callers
- * are authenticated by the server's authenticator, and a webhook's `secret_name` is the environment variable of that name,
- * then `WEFT_SECRET_<NAME>`.
+ * executions through the runtime (owned by the deployment's owner and acting as its deployer as
+ * recorded at deployment; manual runs as the caller), callers are authenticated by the server's
+ * authenticator, and a webhook's `secret_name` is the environment variable of that name, then
+ * `WEFT_SECRET_<NAME>`. Each triggered run's start is logged (a refused start at warn); its end
+ * is logged by {@link logTriggeredEnd}.
  */
 export function buildTriggers(parts: TriggerParts): Triggers {
   const { options, runtime, registry } = parts;
   const settings = options.triggers;
   const logger: TriggerLogger = parts.app.log;
+  const grants = settings.workflowsGrants;
   return createTriggers({
-    start: async (request) =>
-      toExecutionRecord((await runtime.startExecution(executionRequest(request))).execution),
+    start: async (request) => {
+      try {
+        const started = await runtime.startExecution(executionRequest(request));
+        logTriggeredStart(logger, request, started.execution);
+        return toExecutionRecord(started.execution);
+      } catch (error) {
+        logRefusedStart(logger, request, error);
+        throw error;
+      }
+    },
     prepareStarts: async (requests) => {
       const prepared = await runtime.prepareExecutions(requests.map(executionRequest));
-      return { commit: async () => pendingRecords(await prepared.commit()) };
+      return {
+        commit: async () => {
+          const results = await prepared.commit();
+          results.forEach((result, i) => {
+            if (result.status === 'fulfilled')
+              logTriggeredStart(logger, requests[i]!, result.value.execution);
+            else logRefusedStart(logger, requests[i]!, result.reason);
+          });
+          return pendingRecords(results);
+        },
+      };
     },
+    deployAudit: runtime.options.audit,
+    unavailablePlugins: async (workflow, library) =>
+      (await runtime.options.actions.unavailable?.(actionTargets(workflow, library))) ?? [],
+    ...(grants
+      ? {
+          directoryPrincipal: () =>
+            expandPrincipal(
+              localPrincipal({
+                subject: 'workflows-directory',
+                owner: settings.workflowsOwner,
+                roles: grants.roles,
+                permissions: grants.permissions,
+              }),
+              parts.accessPolicy(),
+            ),
+        }
+      : {}),
     authenticate: parts.authenticate,
     triggerStore: parts.triggerStore,
     deploymentStore: parts.deploymentStore,
@@ -92,19 +142,70 @@ function eventSources(options: CompiledServerOptions, logger: TriggerLogger): Ev
   return sources;
 }
 
-/** The runtime's request for a trigger's start (the owner is the caller's or the deployment's). */
+/**
+ * The runtime's request for a trigger's start: acting as the caller (manual runs) or as the
+ * deployment's deployer, and owned by the caller or the deployment's owner.
+ */
 function executionRequest(request: OwnedStartRequest): ExecutionRequest {
+  const principal: Principal =
+    request.principal.owner === request.owner
+      ? request.principal
+      : { ...request.principal, owner: request.owner };
   return {
     workflow: request.workflow,
     library: request.library,
     inputs: request.inputs,
     trigger: request.trigger,
-    // Until deployments record their deployer's principal: the deployment's owner, no grants.
-    principal: keyPrincipal({
-      keyId: request.keyId ?? `owner:${request.owner}`,
-      owner: request.owner,
-    }),
+    principal,
   };
+}
+
+/** Trigger types whose runs the server logs (they have no caller to tell). */
+const TRIGGERED: ReadonlySet<string> = new Set(['schedule', 'webhook', 'event']);
+
+function logTriggeredStart(
+  logger: TriggerLogger,
+  request: OwnedStartRequest,
+  execution: StoredExecution,
+): void {
+  if (!TRIGGERED.has(request.trigger.type)) return;
+  logger.info(
+    {
+      workflow: request.workflow.name,
+      execution_id: execution.id,
+      trigger: request.trigger.type,
+      owner: execution.owner,
+      status: execution.status,
+    },
+    `${request.trigger.type} run of ${request.workflow.name} started: ${execution.id}${execution.status === 'waiting' ? ' (waiting for approval)' : ''}`,
+  );
+}
+
+function logRefusedStart(logger: TriggerLogger, request: OwnedStartRequest, error: unknown): void {
+  if (!TRIGGERED.has(request.trigger.type)) return;
+  logger.warn(
+    { workflow: request.workflow.name, trigger: request.trigger.type, err: error },
+    `${request.trigger.type} run of ${request.workflow.name} not started: ${(error as Error).message}`,
+  );
+}
+
+/**
+ * Logs the end of a run a trigger started (the runtime's `onEnded`), per workflow: `completed`
+ * at info, anything else (failed, canceled, timed out) at warn.
+ */
+export function logTriggeredEnd(logger: TriggerLogger, execution: StoredExecution): void {
+  if (!TRIGGERED.has(execution.trigger.type)) return;
+  const fields = {
+    workflow: execution.workflow,
+    execution_id: execution.id,
+    trigger: execution.trigger.type,
+    owner: execution.owner,
+    status: execution.status,
+    ...(execution.error ? { error_code: execution.error.code } : {}),
+  };
+  const message = `${execution.trigger.type} run of ${execution.workflow} ${execution.status}: ${execution.id}${execution.error ? ` (${execution.error.code}: ${execution.error.message})` : ''}`;
+  if (execution.status === 'completed') logger.info(fields, message);
+  else logger.warn(fields, message);
 }
 
 /** The pending records of started executions; failures as they are. */

@@ -13,6 +13,7 @@ function deployment(
     plugins: [{ slug: 'slack', version: '1.2.0' }],
     source: 'api',
     deployed_by: 'acme',
+    deployer: null,
     deployed_at: `2026-01-0${version.split('.')[0]}T00:00:00.000Z`,
     ...extra,
   };
@@ -37,6 +38,23 @@ export function deploymentStoreContract(
     expect(second.created_at).toBe('2026-01-01T00:00:00.000Z');
     expect(await store.get('orders')).toEqual(second);
     expect((await store.history('orders')).map((r) => r.revision)).toEqual([2, 1]);
+  });
+
+  it('keeps who deployed each revision, with the grants checked then', async () => {
+    const deployer = {
+      kind: 'api_key' as const,
+      subject: 'k-1',
+      owner: 'acme',
+      key_id: 'k-1',
+      name: 'ci',
+      roles: ['ops'],
+      permissions: ['payments:write'],
+    };
+    await store.put(deployment('orders', '1.0.0', { deployer }));
+    await store.put(deployment('orders', '2.0.0'));
+    expect((await store.get('orders'))?.deployer).toBeNull();
+    expect((await store.history('orders')).map((r) => r.deployer)).toEqual([null, deployer]);
+    expect((await store.list())[0]?.deployer).toBeNull();
   });
 
   it('lists active deployments by name and forgets removed ones but keeps their history', async () => {

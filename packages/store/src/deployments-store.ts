@@ -1,5 +1,10 @@
 import type { Kysely, Selectable } from 'kysely';
-import type { DeploymentRecord, DeploymentStore, PluginReference } from '@weft/core';
+import type {
+  DeployerSnapshot,
+  DeploymentRecord,
+  DeploymentStore,
+  PluginReference,
+} from '@weft/core';
 import type { Database, Dialect } from './database.js';
 import type { DeploymentRevisionsTable } from './triggers-tables.js';
 
@@ -131,6 +136,7 @@ async function insertRevision(
     plugins: JSON.stringify(record.plugins),
     source: record.source,
     deployed_by: record.deployed_by,
+    deployer: record.deployer ? JSON.stringify(record.deployer) : null,
     deployed_at: record.deployed_at,
   };
   await trx.insertInto('deployment_revisions').values(row).execute();
@@ -176,6 +182,7 @@ function toRecord(row: Selectable<DeploymentRevisionsTable>, createdAt: string):
     plugins: JSON.parse(row.plugins) as PluginReference[],
     source: row.source,
     deployed_by: row.deployed_by,
+    deployer: row.deployer ? (JSON.parse(row.deployer) as DeployerSnapshot) : null,
     deployed_at: row.deployed_at,
     created_at: createdAt || row.deployed_at,
   };

@@ -188,6 +188,13 @@ function migrations(dialect: Dialect): Record<string, Migration> {
         await db.schema.alterTable('executions').addColumn('started_by', 'text').execute();
       },
     },
+    '0012_deployer': {
+      // Who deployed a revision (JSON of `DeployerSnapshot`): runs of its triggers act as it.
+      // Revisions stored before carry none, and their triggered runs act with no grants.
+      async up(db: Kysely<unknown>) {
+        await db.schema.alterTable('deployment_revisions').addColumn('deployer', 'text').execute();
+      },
+    },
   };
 }
 

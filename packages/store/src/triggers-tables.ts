@@ -51,6 +51,8 @@ export interface DeploymentRevisionsTable {
   plugins: string;
   source: string;
   deployed_by: string | null;
+  /** JSON of the `DeployerSnapshot` (migration 0012); null when none was recorded. */
+  deployer: string | null;
   deployed_at: string;
 }
 

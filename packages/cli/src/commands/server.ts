@@ -57,7 +57,9 @@ export function registerServer(program: Command, io: Io, setExit: (code: number)
         'WEFT_HEALTH_INTERVAL_MS (10000), WEFT_HEALTH_TIMEOUT_MS (2000), WEFT_HEALTH_FAILURES (3),\n' +
         'WEFT_ROUTER_TIMEOUT_MS (120000), WEFT_EGRESS_ALLOWLIST (comma-separated CIDRs).\n' +
         'Triggers: WEFT_TRUSTED_PROXIES (proxies whose X-Forwarded-For webhooks believe),\n' +
-        'WEFT_WORKFLOWS_OWNER (owner of --workflows runs, default local), WEFT_EVENTS_NATS_URL,\n' +
+        'WEFT_WORKFLOWS_OWNER (owner of --workflows runs, default local), WEFT_WORKFLOWS_ROLES and\n' +
+        'WEFT_WORKFLOWS_PERMISSIONS (comma-separated: what --workflows runs act as; without them a\n' +
+        'workflow with authorization enabled there is refused at start), WEFT_EVENTS_NATS_URL,\n' +
         'WEFT_EVENTS_KAFKA_BROKERS, WEFT_EVENTS_SQS=true; a webhook secret_name is read from the\n' +
         'variable of that name, then WEFT_SECRET_<NAME>.\n' +
         'Scale-out: DATABASE_URL (PostgreSQL shared by every replica), WEFT_BROKER (NATS or Kafka),\n' +

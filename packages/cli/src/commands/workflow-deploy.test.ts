@@ -126,4 +126,34 @@ describe('weft workflow deploy', () => {
     expect(result.code).toBe(2);
     expect(result.err).toMatch(/reserved.*\[VALIDATION\]/);
   });
+
+  it('prints the warning of a plugin the server cannot run; --strict deploys none of the file', async () => {
+    const text = `workflows:
+  - name: greet
+    steps:
+      - { name: t, type: transform, input: { ok: true } }
+  - name: counter
+    steps:
+      - { name: count, plugin: text-tools, action: word_count, input: { text: hi } }
+`;
+    const args = ['--server', server.url, '--api-key', key];
+    const strict = await run('workflow', 'deploy', file('s.yaml', text), '--strict', ...args);
+    expect(strict.code).toBe(2);
+    expect(strict.err).toMatch(
+      /not deployed \(strict\): "counter" has 1 warning: plugin "text-tools" is neither published nor registered/,
+    );
+    expect(strict.out).toBe('');
+    const names = (await deployed()).map((w) => w.name);
+    expect(names).not.toContain('greet');
+    expect(names).not.toContain('counter');
+
+    const loose = await run('workflow', 'deploy', file('s.yaml', text), ...args);
+    expect(loose.code).toBe(0);
+    expect(loose.err).toContain(
+      '  warning: plugin "text-tools" is neither published nor registered',
+    );
+    expect((await deployed()).map((w) => w.name)).toEqual(
+      expect.arrayContaining(['greet', 'counter']),
+    );
+  });
 });

@@ -14,6 +14,7 @@ interface DeployFlags extends LoadFlags {
   server?: string;
   apiKey?: string;
   output: string;
+  strict?: boolean;
 }
 
 /** What the server answered for one deployed workflow (`PUT /workflows/{name}`). */
@@ -29,6 +30,9 @@ interface DeployAnswer {
 /**
  * `weft workflow deploy FILE --server URL`: validates the file, then deploys each of its
  * workflows (or the one `--workflow` names) with `PUT /workflows/{name}`, as written in the file.
+ * The server's warnings (a plugin it cannot run, validator warnings) are printed; with
+ * `--strict` they refuse the deployment: every workflow of the file is first checked with a dry
+ * run, and none is deployed when one has a warning.
  */
 export function registerWorkflowDeploy(
   parent: Command,
@@ -47,6 +51,12 @@ export function registerWorkflowDeploy(
       ),
     )
     .addOption(apiKeyOption())
+    .addOption(
+      new Option(
+        '--strict',
+        'refuse to deploy when the server warns (e.g. a plugin it cannot run): nothing is deployed',
+      ),
+    )
     .addOption(maxFileSizeOption())
     .addOption(outputOption())
     .action(async (file: string, flags: DeployFlags) =>
@@ -72,12 +82,24 @@ export function registerWorkflowDeploy(
           io.err(`${file}: ${countLine(loaded.diagnostics)}\n`);
           return EXIT.invalid;
         }
+        const definitions = await rawDefinitions(file, loaded, flags);
+        const put = (definition: Record<string, unknown>, query: string) =>
+          client.request(
+            'PUT',
+            `/workflows/${encodeURIComponent(String(definition['name']))}${query}`,
+            { body: definition },
+          );
+        if (flags.strict) {
+          // Checked all first, so that a warning in a later workflow deploys none of them.
+          for (const definition of definitions) {
+            const answer = await put(definition, '?strict=true&dry_run=true');
+            if (answer.status >= 400)
+              throw fromErrorObject(answer.json ?? { message: `HTTP ${answer.status}` });
+          }
+        }
         const answers: DeployAnswer[] = [];
-        for (const definition of await rawDefinitions(file, loaded, flags)) {
-          const name = String(definition['name']);
-          const answer = await client.request('PUT', `/workflows/${encodeURIComponent(name)}`, {
-            body: definition,
-          });
+        for (const definition of definitions) {
+          const answer = await put(definition, flags.strict ? '?strict=true' : '');
           if (answer.status >= 400) {
             if (answers.length > 0) io.err(`deployed before the error: ${names(answers)}\n`);
             throw fromErrorObject(answer.json ?? { message: `HTTP ${answer.status}` });

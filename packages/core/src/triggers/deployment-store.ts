@@ -1,3 +1,5 @@
+import { grantList, type CredentialKind, type Principal } from '../identity/principal.js';
+
 /** A plugin version a deployed workflow references. */
 export interface PluginReference {
   slug: string;
@@ -6,6 +8,52 @@ export interface PluginReference {
    * whatever version is the registry's latest at run time.
    */
   version: string | null;
+}
+
+/**
+ * Who deployed a workflow, as checked at deployment (docs/authorization.md#deployments-and-triggers):
+ * the runs its triggers start act as this principal. `roles` and `permissions` are the grants in
+ * force then (permissions already expanded by the access file), not re-read later.
+ */
+export interface DeployerSnapshot {
+  kind: CredentialKind;
+  subject: string;
+  owner: string;
+  /** The key's public id (`oidc:<sub>` for tokens, `local:<subject>` for the workflows directory). */
+  key_id: string;
+  name: string;
+  roles: string[];
+  permissions: string[];
+}
+
+/** The snapshot of a principal deploying now. */
+export function deployerSnapshot(principal: Principal): DeployerSnapshot {
+  return {
+    kind: principal.kind,
+    subject: principal.subject,
+    owner: principal.owner,
+    key_id: principal.keyId,
+    name: principal.name,
+    roles: [...principal.roles],
+    permissions: [...principal.permissions],
+  };
+}
+
+/**
+ * The principal the runs of a deployment's triggers act as: the deployer as recorded (never an
+ * admin: triggers do not manage keys).
+ */
+export function deployerPrincipal(snapshot: DeployerSnapshot): Principal {
+  return {
+    kind: snapshot.kind,
+    subject: snapshot.subject,
+    owner: snapshot.owner,
+    keyId: snapshot.key_id,
+    name: snapshot.name,
+    admin: false,
+    roles: grantList(snapshot.roles),
+    permissions: grantList(snapshot.permissions),
+  };
 }
 
 /** One deployment of a workflow, as stored. */
@@ -24,6 +72,12 @@ export interface DeploymentRecord {
   source: string;
   /** Owner of the key that deployed it, or null (file deployments). */
   deployed_by: string | null;
+  /**
+   * Who deployed it, with the grants checked then; null for revisions stored before it was
+   * recorded (their triggered runs act with no grants) and for directory deployments without
+   * declared grants.
+   */
+  deployer: DeployerSnapshot | null;
   /** ISO 8601 UTC of this revision. */
   deployed_at: string;
   /** ISO 8601 UTC of the first deployment of this name. */

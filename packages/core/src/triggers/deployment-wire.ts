@@ -9,6 +9,19 @@ export const PluginReferenceBody = Type.Object({
   }),
 });
 
+/** Who deployed a workflow, on the wire (a `DeployerSnapshot`). */
+export const DeployerBody = Type.Object({
+  kind: Type.String({ description: 'api_key, oidc or local (the workflows directory)' }),
+  subject: Type.String(),
+  owner: Type.String(),
+  key_id: Type.String(),
+  name: Type.String(),
+  roles: Type.Array(Type.String()),
+  permissions: Type.Array(Type.String(), {
+    description: 'In force at deployment, after the access file',
+  }),
+});
+
 /** A deployed workflow, as `GET /workflows` lists it. */
 export const DeployedWorkflowSummary = Type.Object(
   {
@@ -22,6 +35,10 @@ export const DeployedWorkflowSummary = Type.Object(
     plugins: Type.Array(PluginReferenceBody),
     source: Type.String({ description: '"api" or "file:<path>"' }),
     deployed_by: Type.Union([Type.String(), Type.Null()]),
+    deployer: Type.Union([DeployerBody, Type.Null()], {
+      description:
+        'Who deployed it, with the roles and permissions checked then: what runs of its triggers act as. Null: none recorded (they act with no grants)',
+    }),
     deployed_at: Type.String({ format: 'date-time' }),
     created_at: Type.String({ format: 'date-time' }),
   },
@@ -59,9 +76,30 @@ export const DeployedWorkflowList = Type.Object({
 });
 export type DeployedWorkflowList = Static<typeof DeployedWorkflowList>;
 
+/** Query of `PUT /workflows/{name}`. */
+export const DeployQuery = Type.Object(
+  {
+    strict: Type.Optional(
+      Type.Boolean({
+        description: 'Refuse (400, nothing deployed) when the deployment has warnings',
+      }),
+    ),
+    dry_run: Type.Optional(
+      Type.Boolean({
+        description:
+          'Check everything a deployment checks and answer status "checked"; nothing is deployed',
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+export type DeployQuery = Static<typeof DeployQuery>;
+
 /** Answer of `PUT /workflows/{name}`. */
 export const DeployResponse = Type.Object({
-  status: Type.Literal('deployed'),
+  status: Type.Union([Type.Literal('deployed'), Type.Literal('checked')], {
+    description: 'deployed, or checked for a dry run (nothing changed)',
+  }),
   name: Type.String(),
   version: Type.String(),
   revision: Type.Integer(),
@@ -69,7 +107,10 @@ export const DeployResponse = Type.Object({
     description: 'Version of the revision it replaced; null on a first deployment',
   }),
   webhooks: Type.Array(Type.String(), { description: 'Served webhooks as "METHOD /hooks/path"' }),
-  warnings: Type.Array(Type.String(), { description: 'Validator warnings, one line each' }),
+  warnings: Type.Array(Type.String(), {
+    description:
+      'One line each: validator warnings, and each plugin this server cannot run (with ?strict=true these refuse the deployment)',
+  }),
 });
 export type DeployResponse = Static<typeof DeployResponse>;
 

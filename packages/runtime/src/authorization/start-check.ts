@@ -9,6 +9,9 @@ import {
 import type { AuditLog } from '../audit/audit-log.js';
 import type { WaitRequest } from '../waits/wait-events.js';
 
+/** Trigger types whose runs have no caller and act as the deployment's deployer. */
+const TRIGGERED: ReadonlySet<string> = new Set(['schedule', 'webhook', 'event']);
+
 /** What a start needs checked: the workflow, what it may call, who starts it and how. */
 export interface StartToAuthorize {
   workflow: WorkflowDefinition;
@@ -38,7 +41,8 @@ export async function authorizeStart(
   if (!check.guarded) return undefined;
   const base = {
     subject: principal.subject,
-    credential: principal.kind,
+    // A run of a deployment's trigger acts as its deployer, with no credential of its own.
+    credential: TRIGGERED.has(start.trigger.type) ? ('deployment' as const) : principal.kind,
     action: 'execution.start' as const,
     workflow: workflow.name,
   };

@@ -1,8 +1,11 @@
 import {
   assertNever,
   ConflictError,
+  deployerPrincipal,
+  type DeployerSnapshot,
   type DeploymentRecord,
   type EventTrigger,
+  type Principal,
   type SecretsProvider,
 } from '@weft/core';
 import type { WorkflowDefinition } from '@weft/engine';
@@ -35,6 +38,10 @@ interface Active {
   workflow: WorkflowDefinition;
   /** `deployed_by` of the deployment (null: the workflows directory). */
   deployedBy: string | null;
+  /** Who deployed it, as recorded: what the runs of its triggers act as. */
+  deployer: DeployerSnapshot | null;
+  /** The principal of `deployer`, built once (every webhook request asks for it). */
+  principal: Principal | undefined;
   /** The stored revision served. */
   revision: number;
 }
@@ -67,6 +74,11 @@ export class Activations {
   /** `deployed_by` of a served workflow (null: the workflows directory; undefined: not served). */
   deployedBy(name: string): string | null | undefined {
     return this.active.get(name)?.deployedBy;
+  }
+
+  /** What the runs of a served workflow's triggers act as (undefined: no deployer recorded). */
+  principal(name: string): Principal | undefined {
+    return this.active.get(name)?.principal;
   }
 
   /** Compiles the triggers of a workflow; throws what a deployment would be refused with. */
@@ -118,6 +130,8 @@ export class Activations {
     this.active.set(name, {
       workflow: activation.workflow,
       deployedBy: record.deployed_by,
+      deployer: record.deployer ?? null,
+      principal: record.deployer ? deployerPrincipal(record.deployer) : undefined,
       revision: record.revision,
     });
     this.options.webhooks.replace(name, activation.hooks);

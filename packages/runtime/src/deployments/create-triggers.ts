@@ -3,9 +3,12 @@ import {
   systemClock,
   type Clock,
   type DeploymentStore,
+  type Principal,
   type SecretsProvider,
   type TriggerStore,
 } from '@weft/core';
+import type { WorkflowDefinition } from '@weft/engine';
+import type { AuditLog } from '../audit/audit-log.js';
 import { EventRouter } from '../triggers/events/event-router.js';
 import { eventRoutes, type EventRoutesOptions } from '../triggers/events/events-plugin.js';
 import type { EventSource } from '../triggers/events/source.js';
@@ -65,6 +68,19 @@ export interface TriggersOptions {
   sns?: EventRoutesOptions['sns'];
   /** Owner of workflows deployed from the workflows directory (no key). Default `local`. */
   defaultOwner?: string;
+  /**
+   * What the workflows directory's deployments act as now (roles and permissions the operator
+   * declared, expanded); without it, a guarded workflow there is refused. Its owner should be
+   * `defaultOwner`.
+   */
+  directoryPrincipal?: () => Principal | undefined;
+  /** Records the authorization decisions of deployments (the runtime's audit log). */
+  deployAudit?: AuditLog;
+  /** The plugins of a workflow this server cannot run (deployment warnings). */
+  unavailablePlugins?: (
+    workflow: WorkflowDefinition,
+    library: readonly WorkflowDefinition[],
+  ) => Promise<string[]>;
 }
 
 /** The assembled triggers: register `plugin` on the server, then `start()`. */
@@ -89,10 +105,12 @@ export function createTriggers(options: TriggersOptions): Triggers {
   const clock = options.clock ?? systemClock;
   const logger = options.logger ?? silentLogger;
   const webhooks = new WebhookTable();
-  // Triggers without a caller run for the deployment's owner (`service` is built below).
+  // Triggers without a caller run for the deployment's owner, acting as its deployer
+  // (`service` is built below).
   const owned = (request: StartRequest): OwnedStartRequest => ({
     ...request,
     owner: request.owner ?? service.ownerOf(request.workflow.name),
+    principal: request.principal ?? service.actingPrincipal(request.workflow.name),
     library: libraryOf(request.workflow, (name) => service.workflow(name)),
   });
   const start: StartExecution = (request) => options.start(owned(request));
@@ -122,6 +140,9 @@ export function createTriggers(options: TriggersOptions): Triggers {
     ...(options.bodyLimit !== undefined ? { maxPayloadSize: options.bodyLimit } : {}),
     ...(options.resolvePluginVersion ? { resolvePluginVersion: options.resolvePluginVersion } : {}),
     ...(options.defaultOwner !== undefined ? { defaultOwner: options.defaultOwner } : {}),
+    ...(options.directoryPrincipal ? { directoryPrincipal: options.directoryPrincipal } : {}),
+    ...(options.deployAudit ? { audit: options.deployAudit } : {}),
+    ...(options.unavailablePlugins ? { unavailablePlugins: options.unavailablePlugins } : {}),
   });
   let watched: WatchedDirectory | undefined;
   let pruneTimer: NodeJS.Timeout | undefined;

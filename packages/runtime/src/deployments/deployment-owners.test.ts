@@ -87,6 +87,35 @@ describe('who executions of a deployed workflow belong to', () => {
     expect(starter.requests[0]!.keyId).toBeUndefined();
   });
 
+  it('runs them acting as the deployer with the grants recorded at deployment', async () => {
+    KEYS['Bearer acme'] = keyPrincipal({
+      keyId: 'k-acme',
+      owner: 'acme',
+      name: 'ci',
+      roles: ['ops'],
+      permissions: ['orders:write'],
+    });
+    try {
+      expect((await put('orders', 'Bearer acme')).statusCode).toBe(201);
+      // Grants changed after the deployment do not change what its triggers act as.
+      KEYS['Bearer acme'] = keyPrincipal({ keyId: 'k-acme', owner: 'acme' });
+      expect((await signedPost('/orders', '{"id":1}')).statusCode).toBe(202);
+      expect(starter.requests[0]!.principal).toMatchObject({
+        kind: 'api_key',
+        subject: 'k-acme',
+        owner: 'acme',
+        admin: false,
+        roles: ['ops'],
+        permissions: ['orders:write'],
+      });
+      // By hand, the caller's own grants count.
+      expect((await run('orders', 'Bearer acme')).statusCode).toBe(202);
+      expect(starter.requests[1]!.principal).toMatchObject({ roles: [], permissions: [] });
+    } finally {
+      KEYS['Bearer acme'] = keyPrincipal({ keyId: 'k-acme', owner: 'acme' });
+    }
+  });
+
   it('runs manual executions for the caller, who can then poll them', async () => {
     await put('orders', 'Bearer acme');
     expect((await run('orders', 'Bearer acme')).statusCode).toBe(202);

@@ -6,6 +6,7 @@ import {
   DeployedWorkflowDetail,
   DeployedWorkflowList,
   DeployedWorkflowSummary,
+  DeployQuery,
   DeployResponse,
   ExecutionRecord,
   ManualRunRequest,
@@ -69,15 +70,17 @@ export function deploymentRoutes(options: DeploymentRoutesOptions) {
       },
     );
 
-    app.put<{ Params: { name: string }; Body: { definition: unknown } }>(
+    app.put<{ Params: { name: string }; Querystring: DeployQuery; Body: { definition: unknown } }>(
       '/workflows/:name',
       {
         onRequest: auth,
         schema: {
-          summary: 'Deploy a workflow definition (JSON or YAML: the object inside `workflows`)',
+          summary:
+            'Deploy a workflow definition (JSON or YAML: the object inside `workflows`); the deployer must pass its authorization, and the runs of its triggers act as the deployer',
           tags: ['workflows'],
           security: bearer,
           params: NameParams,
+          querystring: DeployQuery,
           response: {
             200: DeployResponse,
             201: DeployResponse,
@@ -97,9 +100,11 @@ export function deploymentRoutes(options: DeploymentRoutesOptions) {
           'api',
           deployerOf(request),
           request.params.name,
+          { strict: request.query.strict === true, dryRun: request.query.dry_run === true },
         );
-        return reply.code(deployed.record.revision === 1 ? 201 : 200).send({
-          status: 'deployed',
+        const created = deployed.record.revision === 1 && !deployed.dryRun;
+        return reply.code(created ? 201 : 200).send({
+          status: deployed.dryRun ? 'checked' : 'deployed',
           name: deployed.record.name,
           version: deployed.record.version,
           revision: deployed.record.revision,
@@ -197,22 +202,21 @@ export function deploymentRoutes(options: DeploymentRoutesOptions) {
         },
       },
       async (request, reply) => {
-        const principal = principalOf(request);
-        const record = await service.runManually(request.params.name, manualInputs(request.body), {
-          owner: principal.owner,
-          keyId: principal.keyId,
-          admin: principal.admin,
-        });
+        const record = await service.runManually(
+          request.params.name,
+          manualInputs(request.body),
+          principalOf(request),
+        );
         return reply.code(202).header('location', record.poll_url).send(record);
       },
     );
   };
 }
 
-/** The key owner of a request authenticated by the routes' `onRequest` hook, and whether admin. */
+/** The caller of a request authenticated by the routes' `onRequest` hook, as a deployer. */
 function deployerOf(request: FastifyRequest): Deployer {
   const principal = principalOf(request);
-  return { owner: principal.owner, admin: principal.admin };
+  return { owner: principal.owner, admin: principal.admin, principal };
 }
 
 /** The `inputs` of a manual-run body ({@link ManualRunRequest}); an absent body means none. */
@@ -252,6 +256,7 @@ function summary(record: DeploymentRecord, webhooks: string[]) {
     plugins: record.plugins,
     source: record.source,
     deployed_by: record.deployed_by,
+    deployer: record.deployer ?? null,
     deployed_at: record.deployed_at,
     created_at: record.created_at,
   };

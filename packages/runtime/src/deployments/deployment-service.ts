@@ -1,22 +1,29 @@
 import { isDeepStrictEqual } from 'node:util';
 import {
+  deployerSnapshot,
   ForbiddenError,
+  keyPrincipal,
   NotFoundError,
   systemClock,
   ValidationError,
   type Clock,
+  type DeployerSnapshot,
   type DeploymentRecord,
   type DeploymentStore,
   type PluginUsage,
+  type Principal,
   type SecretsProvider,
 } from '@weft/core';
 import type { WorkflowDefinition } from '@weft/engine';
+import type { AuditLog } from '../audit/audit-log.js';
 import type { EventRouter } from '../triggers/events/event-router.js';
 import { silentLogger, type TriggerLogger } from '../triggers/logger.js';
 import type { Scheduler } from '../triggers/schedule/scheduler.js';
 import type { PendingRecord, StartExecution } from '../triggers/start-execution.js';
 import type { WebhookTable } from '../triggers/webhook/webhook-table.js';
 import { Activations, type Activation } from './activations.js';
+import { authorizeDeploy } from './deploy-check.js';
+import { libraryOf } from './library.js';
 import { validateDefinition, type ValidDefinition } from './parse-definition.js';
 import { pluginReferences, pluginUsage } from './plugin-refs.js';
 import { reconcileDeployments, type Reconciled } from './reconcile.js';
@@ -43,20 +50,54 @@ export interface DeploymentServiceOptions {
    * Default `local`.
    */
   defaultOwner?: string;
+  /**
+   * What the workflows directory's deployments act as now (`WEFT_WORKFLOWS_ROLES`,
+   * `WEFT_WORKFLOWS_PERMISSIONS`, permissions expanded by the access file in force): checked
+   * against their authorization blocks and recorded as their deployer. Without it a guarded
+   * workflow is refused there (fail closed).
+   */
+  directoryPrincipal?: () => Principal | undefined;
+  /** Records the authorization decisions of deployments. Default: none recorded. */
+  audit?: AuditLog;
+  /**
+   * Of the plugins a workflow (and the workflows it may call) uses, those this server cannot
+   * run: each becomes a deployment warning. Default: none checked.
+   */
+  unavailablePlugins?: (
+    workflow: WorkflowDefinition,
+    library: readonly WorkflowDefinition[],
+  ) => Promise<string[]>;
 }
 
-/** Who may change a deployment: the owner of a key, and whether it is an admin key. */
+/**
+ * Who deploys or changes a deployment: the owner of a key, whether it is an admin key, and the
+ * caller's principal (checked against the workflow's authorization and recorded as its deployer;
+ * without one, a guarded workflow is refused).
+ */
 export interface Deployer {
   owner: string;
   admin?: boolean;
+  principal?: Principal;
+}
+
+/** How a deployment treats its warnings. */
+export interface DeployOptions {
+  /** Refuse (`VALIDATION`, nothing deployed) when a definition has warnings. */
+  strict?: boolean;
+  /** Check everything and deploy nothing. */
+  dryRun?: boolean;
 }
 
 /** Answer of a deployment. */
 export interface Deployed {
+  /** The stored record; for a dry run, the record it would store. */
   record: DeploymentRecord;
   previousVersion: string | null;
   webhooks: string[];
+  /** Validator warnings, then each plugin this server cannot run. */
   warnings: string[];
+  /** True for a dry run (nothing stored or served). */
+  dryRun: boolean;
 }
 
 /** A definition checked and compiled, ready to store and serve. */
@@ -64,6 +105,7 @@ interface Prepared {
   valid: ValidDefinition;
   previous: DeploymentRecord | undefined;
   activation: Activation;
+  warnings: string[];
 }
 
 /**
@@ -106,30 +148,45 @@ export class DeploymentService {
     source: string,
     deployedBy: string | null | Deployer,
     expectedName?: string,
+    options: DeployOptions = {},
   ): Promise<Deployed> {
-    const deployed = await this.deployAll([raw], source, deployedBy, expectedName);
+    const deployed = await this.deployAll([raw], source, deployedBy, expectedName, options);
     return deployed[0]!;
   }
 
   /**
    * Deploys the definitions of one file together: every one is validated and compiled first, and
-   * none is deployed when one fails (the earlier deployments keep serving). A definition equal
-   * to the active one of its name (same source and deployer) adds no revision.
+   * none is deployed when one fails (the earlier deployments keep serving). The deployer must
+   * pass the authorization of each (and of what each may call); with `strict`, a warning refuses
+   * them all. A definition equal to the active one of its name (same source and deployer, with
+   * the same grants) adds no revision.
    */
   deployAll(
     raws: readonly unknown[],
     source: string,
     deployedBy: string | null | Deployer,
     expectedName?: string,
+    options: DeployOptions = {},
   ): Promise<Deployed[]> {
     const deployer = typeof deployedBy === 'string' ? { owner: deployedBy } : deployedBy;
     return this.serialised(async () => {
       const siblings = raws.map((raw) => (isNamed(raw) ? raw.name : undefined));
       const known = [...new Set([...this.activations.names(), ...siblings.filter(isString)])];
+      const valid: { valid: ValidDefinition; previous: DeploymentRecord | undefined }[] = [];
+      for (const raw of raws) valid.push(await this.validate(raw, known, deployer, expectedName));
       const prepared: Prepared[] = [];
-      for (const raw of raws) prepared.push(await this.prepare(raw, known, deployer, expectedName));
+      for (const item of valid) {
+        prepared.push(await this.prepare(item, valid, deployer, source, options.strict === true));
+      }
+      const snapshot = this.snapshotOf(deployer);
       const deployed: Deployed[] = [];
-      for (const item of prepared) deployed.push(await this.commit(item, source, deployer));
+      for (const item of prepared) {
+        deployed.push(
+          options.dryRun === true
+            ? this.dryRun(item, source, deployer, snapshot)
+            : await this.commit(item, source, deployer, snapshot),
+        );
+      }
       return deployed;
     });
   }
@@ -218,6 +275,18 @@ export class DeploymentService {
   }
 
   /**
+   * The principal the runs of a deployed workflow's triggers act as: its deployer as recorded
+   * at deployment (roles and permissions then); for a deployment recorded without one, its
+   * owner with no grants (a guarded workflow's runs are then refused).
+   */
+  actingPrincipal(name: string): Principal {
+    const principal = this.activations.principal(name);
+    if (principal) return principal;
+    const owner = this.ownerOf(name);
+    return keyPrincipal({ keyId: `owner:${owner}`, owner });
+  }
+
+  /**
    * Starts a deployed workflow by hand (`POST /workflows/{name}/executions`); the execution
    * belongs to the caller, who polls it. A caller that may not see the workflow (another owner's,
    * not an admin key) gets NOT_FOUND, as for an unknown name.
@@ -225,7 +294,7 @@ export class DeploymentService {
   async runManually(
     name: string,
     inputs: Record<string, unknown>,
-    caller?: { owner: string; keyId: string; admin?: boolean },
+    caller?: Principal,
   ): Promise<PendingRecord> {
     const workflow = this.activations.workflow(name);
     const hidden = caller && !caller.admin && this.ownerOf(name) !== caller.owner;
@@ -236,7 +305,7 @@ export class DeploymentService {
       workflow,
       inputs,
       trigger: { type: 'manual' },
-      ...(caller ? { owner: caller.owner, keyId: caller.keyId } : {}),
+      ...(caller ? { owner: caller.owner, keyId: caller.keyId, principal: caller } : {}),
     });
   }
 
@@ -246,13 +315,13 @@ export class DeploymentService {
     await this.options.events.close();
   }
 
-  /** Validates and compiles one definition; changes nothing. */
-  private async prepare(
+  /** Validates one definition and checks that `deployer` may (re)deploy its name; changes nothing. */
+  private async validate(
     raw: unknown,
     known: readonly string[],
     deployer: Deployer | null,
     expectedName: string | undefined,
-  ): Promise<Prepared> {
+  ): Promise<{ valid: ValidDefinition; previous: DeploymentRecord | undefined }> {
     const valid = validateDefinition(raw, known);
     const name = valid.workflow.name;
     if (expectedName !== undefined && name !== expectedName) {
@@ -263,14 +332,98 @@ export class DeploymentService {
     }
     const previous = await this.options.store.get(name);
     if (previous && deployer) this.checkOwner(previous, deployer, 'redeploy');
-    return { valid, previous, activation: await this.activations.compile(valid.workflow) };
+    return { valid, previous };
+  }
+
+  /**
+   * Checks the deployer's authorization (audited), collects the warnings (refusing them when
+   * `strict`) and compiles the triggers of a validated definition; changes nothing.
+   * `deployedWith` are the definitions deployed together, which it may call.
+   */
+  private async prepare(
+    { valid, previous }: { valid: ValidDefinition; previous: DeploymentRecord | undefined },
+    deployedWith: readonly { valid: ValidDefinition }[],
+    deployer: Deployer | null,
+    source: string,
+    strict: boolean,
+  ): Promise<Prepared> {
+    const workflow = valid.workflow;
+    const library = libraryOf(
+      workflow,
+      (name) =>
+        deployedWith.find((d) => d.valid.workflow.name === name)?.valid.workflow ??
+        this.activations.workflow(name),
+    );
+    await authorizeDeploy({
+      workflow,
+      library,
+      principal: this.actingAs(deployer),
+      source,
+      audit: this.options.audit,
+    });
+    const unavailable = (await this.options.unavailablePlugins?.(workflow, library)) ?? [];
+    const warnings = [
+      ...valid.warnings,
+      ...unavailable.map(
+        (plugin) =>
+          `plugin "${plugin}" is neither published nor registered on this server: runs of "${workflow.name}" fail with VALIDATION until it is (publish it, or register a connector instance with the router)`,
+      ),
+    ];
+    if (strict && warnings.length > 0) {
+      throw new ValidationError(
+        `not deployed (strict): "${workflow.name}" has ${warnings.length} warning${warnings.length === 1 ? '' : 's'}: ${warnings.join('; ')}`,
+        { field: 'workflow', constraint: 'strict', workflow: workflow.name, warnings },
+      );
+    }
+    return { valid, previous, activation: await this.activations.compile(workflow), warnings };
+  }
+
+  /** The principal a deployment acts as: the caller's, or the workflows directory's. */
+  private actingAs(deployer: Deployer | null): Principal | undefined {
+    return deployer ? deployer.principal : this.options.directoryPrincipal?.();
+  }
+
+  /** What a deployment records of its deployer (null: no principal to record). */
+  private snapshotOf(deployer: Deployer | null): DeployerSnapshot | null {
+    const principal = this.actingAs(deployer);
+    return principal ? deployerSnapshot(principal) : null;
+  }
+
+  /** What {@link commit} would answer, without storing or serving anything. */
+  private dryRun(
+    { valid, previous, activation, warnings }: Prepared,
+    source: string,
+    deployer: Deployer | null,
+    snapshot: DeployerSnapshot | null,
+  ): Deployed {
+    const workflow = valid.workflow;
+    const at = new Date(this.clock.now()).toISOString();
+    return {
+      record: {
+        name: workflow.name,
+        version: workflow.version,
+        revision: (previous?.revision ?? 0) + 1,
+        definition: valid.raw,
+        plugins: pluginReferences(workflow),
+        source,
+        deployed_by: deployer?.owner ?? null,
+        deployer: snapshot,
+        deployed_at: at,
+        created_at: previous?.created_at ?? at,
+      },
+      previousVersion: previous?.version ?? null,
+      webhooks: activation.hooks.map((h) => h.key.replace(' ', ' /hooks')),
+      warnings,
+      dryRun: true,
+    };
   }
 
   /** Stores a prepared definition (unless equal to the active revision) and serves it. */
   private async commit(
-    { valid, previous, activation }: Prepared,
+    { valid, previous, activation, warnings }: Prepared,
     source: string,
     deployer: Deployer | null,
+    snapshot: DeployerSnapshot | null,
   ): Promise<Deployed> {
     const workflow = valid.workflow;
     const deployedBy = deployer?.owner ?? null;
@@ -278,6 +431,7 @@ export class DeploymentService {
       previous !== undefined &&
       previous.source === source &&
       previous.deployed_by === deployedBy &&
+      isDeepStrictEqual(previous.deployer, snapshot) &&
       isDeepStrictEqual(previous.definition, valid.raw);
     const record = unchanged
       ? previous
@@ -288,6 +442,7 @@ export class DeploymentService {
           plugins: pluginReferences(workflow),
           source,
           deployed_by: deployedBy,
+          deployer: snapshot,
           deployed_at: new Date(this.clock.now()).toISOString(),
         });
     await this.activations.activate(activation, record);
@@ -302,7 +457,8 @@ export class DeploymentService {
       record,
       previousVersion: previous?.version ?? null,
       webhooks: this.options.webhooks.routesOf(workflow.name),
-      warnings: valid.warnings,
+      warnings,
+      dryRun: false,
     };
   }
 

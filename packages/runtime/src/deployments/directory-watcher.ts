@@ -1,6 +1,7 @@
 import { watch, type FSWatcher } from 'node:fs';
 import { readdir, readFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
+import { ForbiddenError } from '@weft/core';
 import { isPlainObject } from '@weft/engine';
 import { silentLogger, type TriggerLogger } from '../triggers/logger.js';
 import type { DeploymentService } from './deployment-service.js';
@@ -31,7 +32,9 @@ const WORKFLOW_FILE = /\.(ya?ml|json)$/i;
  * file of `directory` at start, and again when a file changes (debounced); workflows that
  * disappear from a file, or whose file is deleted (also while no server ran), are undeployed. The
  * workflows of one file deploy together: when one fails validation, none is deployed, the
- * failure is logged and the previous deployments keep serving.
+ * failure is logged and the previous deployments keep serving. A guarded workflow the directory
+ * may not deploy (it has no caller: docs/authorization.md#deployments-and-triggers) fails the
+ * first deployment, at start-up, with that refusal: the server does not start half-configured.
  */
 export async function watchWorkflowDirectory(
   directory: string,
@@ -42,7 +45,8 @@ export async function watchWorkflowDirectory(
   const logger = options.logger ?? silentLogger;
   const timers = new Map<string, NodeJS.Timeout>();
 
-  const syncFile = async (name: string): Promise<void> => {
+  /** Deploys one file; gives the refusal of a guarded workflow, if that is why it failed. */
+  const syncFile = async (name: string): Promise<ForbiddenError | undefined> => {
     const path = join(root, name);
     const source = `file:${path}`;
     let bytes: Buffer;
@@ -52,7 +56,7 @@ export async function watchWorkflowDirectory(
       const gone = await service.undeploySource(source);
       if (gone.length > 0)
         logger.info({ file: path, workflows: gone }, 'workflow file removed: undeployed');
-      return;
+      return undefined;
     }
     try {
       const value = parseDefinitionBody(bytes, options.maxFileSize ?? 1024 * 1024);
@@ -61,6 +65,10 @@ export async function watchWorkflowDirectory(
       if (!list) throw new Error('a workflow file needs a top-level "workflows" list');
       const deployed = await service.deployAll(list, source, null);
       const names = new Set(deployed.map((d) => d.record.name));
+      for (const item of deployed) {
+        for (const warning of item.warnings)
+          logger.warn({ file: path, workflow: item.record.name }, `${path}: ${warning}`);
+      }
       for (const record of await service.list()) {
         if (record.source === source && !names.has(record.name))
           await service.undeploy(record.name);
@@ -70,13 +78,20 @@ export async function watchWorkflowDirectory(
         { file: path, err: error },
         `could not deploy ${path}: ${(error as Error).message}`,
       );
+      if (error instanceof ForbiddenError && error.details['reason'] === 'directory_unauthorized')
+        return error;
     }
+    return undefined;
   };
 
-  const sync = async (file?: string): Promise<void> => {
-    if (file !== undefined) return syncFile(file);
+  /** Deploys every file; gives the refusals of guarded workflows. */
+  const syncAll = async (): Promise<ForbiddenError[]> => {
     const names = (await readdir(root)).filter((n) => WORKFLOW_FILE.test(n)).sort();
-    for (const name of names) await syncFile(name);
+    const refused: ForbiddenError[] = [];
+    for (const name of names) {
+      const refusal = await syncFile(name);
+      if (refusal) refused.push(refusal);
+    }
     // Files of this directory deleted while no server watched it: undeploy their workflows.
     const present = new Set(names.map((name) => `file:${join(root, name)}`));
     const sources = new Set((await service.list()).map((r) => r.source));
@@ -89,9 +104,21 @@ export async function watchWorkflowDirectory(
         'workflow file gone: undeployed',
       );
     }
+    return refused;
   };
 
-  await sync();
+  const sync = async (file?: string): Promise<void> => {
+    if (file !== undefined) await syncFile(file);
+    else await syncAll();
+  };
+
+  const refused = await syncAll();
+  if (refused.length > 0) {
+    throw new ForbiddenError(refused.map((e) => e.message).join('\n'), {
+      reason: 'directory_unauthorized',
+      workflows: refused.map((e) => e.details['workflow']),
+    });
+  }
   if (options.once) return { sync, close: () => {} };
   const watcher: FSWatcher = watch(root, (_event, name) => {
     if (!name || !WORKFLOW_FILE.test(name)) return;

@@ -13,10 +13,13 @@ export function isFinished(execution: Pick<StoredExecution, 'status'>): boolean 
 export class ExecutionQueries {
   constructor(private readonly parts: Pick<RuntimeParts, 'options' | 'worker'>) {}
 
-  /** An execution of `owner`; `NOT_FOUND` for unknown ids and other owners' executions alike. */
-  async get(id: string, owner: string): Promise<StoredExecution> {
+  /**
+   * An execution of `owner` (undefined: any owner's); `NOT_FOUND` for unknown ids and other
+   * owners' executions alike.
+   */
+  async get(id: string, owner: string | undefined): Promise<StoredExecution> {
     const execution = await this.parts.options.store.get(id);
-    if (!execution || execution.owner !== owner) {
+    if (!execution || (owner !== undefined && execution.owner !== owner)) {
       throw new NotFoundError(`no execution ${id}`, { execution_id: id });
     }
     return execution;

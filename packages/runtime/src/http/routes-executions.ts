@@ -5,6 +5,7 @@ import {
   ExecutionListQuery,
   StartExecutionRequest,
   type ExecutionRecord,
+  type Principal,
   type StoredExecution,
 } from '@weft/core';
 import { decodeCursor, encodeCursor } from '../executions/cursor.js';
@@ -90,7 +91,7 @@ export function registerExecutionRoutes(app: FastifyInstance, runtime: Runtime):
       schema: {
         tags: TAGS,
         security: SECURITY,
-        summary: "List the caller's executions, newest first",
+        summary: "List the caller's executions, newest first (an admin key: every owner's)",
         querystring: ExecutionListQuery,
         response: { 200: Type.Ref('ExecutionPage'), ...ERROR_RESPONSES },
       },
@@ -100,7 +101,7 @@ export function registerExecutionRoutes(app: FastifyInstance, runtime: Runtime):
       const query = request.query as ExecutionListQuery;
       const limit = query.limit ?? 20;
       const rows = await runtime.options.store.list({
-        owner: principal.owner,
+        owner: readableOwner(principal),
         limit: limit + 1,
         ...(query.status ? { status: query.status } : {}),
         ...(query.workflow ? { workflow: query.workflow } : {}),
@@ -129,7 +130,7 @@ export function registerExecutionRoutes(app: FastifyInstance, runtime: Runtime):
     },
     async (request): Promise<ExecutionRecord> => {
       const { id } = request.params as { id: string };
-      return toExecutionRecord(await runtime.get(id, principalOf(request).owner));
+      return toExecutionRecord(await runtime.get(id, readableOwner(principalOf(request))));
     },
   );
 
@@ -180,4 +181,9 @@ async function waitUntilEnded(
   if (first && first !== 'timeout') return first;
   if (first === 'timeout') return runtime.get(started.execution.id, owner);
   return runtime.waitFor(started.execution.id, owner, Math.max(0, ms - (Date.now() - startedMs)));
+}
+
+/** Whose executions a caller reads: its owner's; an admin key every owner's (undefined). */
+function readableOwner(principal: Principal): string | undefined {
+  return principal.admin ? undefined : principal.owner;
 }

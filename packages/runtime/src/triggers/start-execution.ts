@@ -1,4 +1,4 @@
-import type { ExecutionRecord } from '@weft/core';
+import type { ExecutionRecord, Principal } from '@weft/core';
 import type { WorkflowDefinition } from '@weft/engine';
 
 /** What started an execution, as the runtime records it and templates read it (`trigger.*`). */
@@ -23,6 +23,12 @@ export interface StartRequest {
   owner?: string;
   /** Key id of the caller that asked for it (manual runs). */
   keyId?: string;
+  /**
+   * Who starts it, checked against the workflow's authorization: the caller of a manual run;
+   * webhooks, schedules and events leave it out and {@link createTriggers} fills in the
+   * deployer as recorded at deployment.
+   */
+  principal?: Principal;
 }
 
 /**
@@ -31,6 +37,7 @@ export interface StartRequest {
  */
 export type OwnedStartRequest = StartRequest & {
   owner: string;
+  principal: Principal;
   library: readonly WorkflowDefinition[];
 };
 
