@@ -6,5 +6,9 @@ export default defineConfig({
   ssr: { resolve: { conditions: ['source'], externalConditions: ['source'] } },
   test: {
     include: ['packages/*/src/**/*.test.ts', 'test/**/*.test.ts'],
+    // Real servers and processes: 5 s is too tight on a loaded 2-core machine (CLI start-up alone
+    // took seconds there). A hung test still fails.
+    testTimeout: 20_000,
+    hookTimeout: 30_000,
   },
 });
