@@ -8,6 +8,8 @@ import {
   type Principal,
   type SecretsProvider,
 } from '@weft/core';
+import type { RunInterceptor } from '@weft/engine';
+import { guardrailsInterceptor, type GuardrailsOptions } from '@weft/guardrails';
 import { AuditLog, type AuditOptions } from './audit/audit-log.js';
 
 /** Who an execution runs for: what the server's action invoker may need to know. */
@@ -82,13 +84,18 @@ export interface RuntimeOptions {
    * Default false: separation of duties.
    */
   allowSelfApproval?: boolean;
+  /**
+   * How steps' `guardrails` are enforced (`@weft/guardrails`): detectors, the guardrails in
+   * force for a step (agent defaults), the text limit. Default: the default detectors.
+   */
+  guardrails?: GuardrailsOptions;
 }
 
 /** {@link RuntimeOptions} with defaults filled in. */
 export interface CompiledRuntimeOptions extends Required<
   Omit<
     RuntimeOptions,
-    'secrets' | 'lookup' | 'callbacks' | 'defaultTimeoutMs' | 'onError' | 'audit'
+    'secrets' | 'lookup' | 'callbacks' | 'defaultTimeoutMs' | 'onError' | 'audit' | 'guardrails'
   >
 > {
   secrets: SecretsProvider | undefined;
@@ -98,6 +105,8 @@ export interface CompiledRuntimeOptions extends Required<
   onError: (error: unknown, context: string) => void;
   /** Records authorization decisions: `options.audit.record({...})`. */
   audit: AuditLog;
+  /** The guardrails interceptor, built once; runs install it when their workflows need it. */
+  guardrails: RunInterceptor;
 }
 
 /** Fills the defaults of {@link RuntimeOptions} once. */
@@ -127,5 +136,6 @@ export function compileRuntimeOptions(options: RuntimeOptions): CompiledRuntimeO
     onError: options.onError ?? (() => {}),
     audit: new AuditLog(options.audit ?? { store: new MemoryAuditStore() }, clock),
     allowSelfApproval: options.allowSelfApproval ?? false,
+    guardrails: guardrailsInterceptor(options.guardrails),
   };
 }
