@@ -24,7 +24,10 @@ export interface GuardrailsOptions {
   resolve?: (step: StepInfo) => Guardrails | undefined;
   /** The step kinds whose `timeLimit` this interceptor enforces; default all that have one. */
   timeLimitOn?: readonly StepType[];
-  /** Characters of output text the content detectors read at most; default 16 MiB. */
+  /**
+   * Characters of output text the content detectors read at most (default 1 MiB); a step whose
+   * output has more fails with `VALIDATION` (`constraint: "max_text_size"`).
+   */
   maxTextChars?: number;
 }
 

@@ -1,7 +1,11 @@
 import { ValidationError } from '@weft/core';
 
-/** Characters of text a guardrail reads from one output by default (16 MiB of UTF-16). */
-export const DEFAULT_MAX_TEXT_CHARS = 16 * 1024 * 1024;
+/**
+ * Characters of text the content guardrails read from one output by default (1 MiB): room for
+ * any model answer, and a bound on the time the lexical detectors take (about 0.5 s for this
+ * much, most of it the profanity matcher).
+ */
+export const DEFAULT_MAX_TEXT_CHARS = 1024 * 1024;
 
 /**
  * The text of an output, as the content detectors read it: every string, every object key and
