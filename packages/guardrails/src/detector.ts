@@ -39,6 +39,11 @@ export interface Detector {
   detect(request: DetectionRequest): Detection | Promise<Detection>;
 }
 
+/** A detector that answers at once (the default lexical ones). */
+export interface SyncDetector extends Detector {
+  detect(request: DetectionRequest): Detection;
+}
+
 /**
  * The detectors guardrails run, one per check, as the secrets provider is one per process:
  * start from `defaultDetectors()` and `register` a detector to replace the one of its check.

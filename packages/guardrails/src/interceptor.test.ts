@@ -246,7 +246,7 @@ describe('guardrails in local runs', () => {
       check: 'pii',
       detect: ({ text }) => (
         seen.push(text),
-        { found: text.includes('post') ? { postal: 1 } : {} }
+        { found: text.includes('post') ? { postal: 1 } : ({} as Record<string, number>) }
       ),
     });
     const weft = await client(FLOWS, { guardrails: { detectors } });

@@ -1,5 +1,5 @@
 import { stemmer } from 'stemmer';
-import type { Detection, DetectionRequest, Detector } from './detector.js';
+import type { Detection, DetectionRequest, SyncDetector } from './detector.js';
 
 const WORD = /[\p{L}\p{N}]+(?:['’][\p{L}]+)?/gu;
 
@@ -26,7 +26,7 @@ export function topicStems(topic: string): string[] {
  * stemmed (Porter changes endings only), so the cost stays near that of splitting the text
  * into words. `found` counts the matches per topic, as the workflow spells it.
  */
-export function topicDetector(): Detector {
+export function topicDetector(): SyncDetector {
   const compiled = new Map<string, CompiledTopic>();
   const compile = (topic: string): CompiledTopic => {
     let entry = compiled.get(topic);

@@ -4,7 +4,7 @@ import {
   englishRecommendedTransformers,
   type MatchPayload,
 } from 'obscenity';
-import type { Detection, Detector } from './detector.js';
+import type { Detection, SyncDetector } from './detector.js';
 
 /**
  * The score of `matches` profane terms: 1 − 0.5^n (none 0, one 0.5, two 0.75, three 0.875…).
@@ -20,7 +20,7 @@ export function toxicityScore(matches: number): number {
  * innocent words such as "Scunthorpe"). `found.profanity` counts the terms matched (several
  * dataset entries matching the same words count once), and `score` is {@link toxicityScore}.
  */
-export function toxicityDetector(): Detector {
+export function toxicityDetector(): SyncDetector {
   let matcher: RegExpMatcher | undefined;
   return {
     name: 'obscenity',

@@ -1,6 +1,6 @@
 import type { PiiKind } from '@weft/core';
 import type { CountryCode } from 'libphonenumber-js/max';
-import type { Detection, DetectionRequest, Detector } from '../detector.js';
+import type { Detection, DetectionRequest, SyncDetector } from '../detector.js';
 import { countCards } from './card.js';
 import { countEmails } from './email.js';
 import { countIbans } from './iban.js';
@@ -22,7 +22,7 @@ export interface PiiDetectorOptions {
  * (see the `count*` functions): `email`, `phone` (libphonenumber-js), `credit_card` (issuer
  * prefix and Luhn), `iban` (ibantools), `ip_address` (ipaddr.js), `us_ssn` (SSA structure).
  */
-export function piiDetector(options: PiiDetectorOptions = {}): Detector {
+export function piiDetector(options: PiiDetectorOptions = {}): SyncDetector {
   const country = options.phoneCountry === null ? undefined : (options.phoneCountry ?? 'US');
   const counters: Record<PiiKind, (text: string) => number> = {
     email: countEmails,

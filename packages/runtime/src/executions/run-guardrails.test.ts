@@ -1,7 +1,6 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 // The real weft server over loopback HTTP; test-only import.
 import { createLocalKey, startServer, type RunningServer } from '@weft/server';
@@ -35,8 +34,6 @@ describe('guardrails in server runs', () => {
       host: '127.0.0.1',
       dataDir: join(dir, 'data'),
       logLevel: 'error',
-      handleSignals: false,
-      logger: pino({ level: 'silent' }),
     });
     key = (await createLocalKey({ dataDir: join(dir, 'data') }, { name: 'guardrails' })).key;
   }, 30_000);
@@ -55,7 +52,7 @@ describe('guardrails in server runs', () => {
       },
       body: JSON.stringify({ workflow: FLOW, inputs: { text } }),
     });
-    return { status: response.status, body: (await response.json()) as Record<string, any> };
+    return { status: response.status, body: (await response.json()) as Record<string, unknown> };
   };
 
   it('completes a run whose outputs meet the guardrails', async () => {
