@@ -83,7 +83,9 @@ describe('step structure', () => {
       '          blockedTopics: ["!!!", gambling]\n          maxTokens: 100\n          maxToolCalls: 2\n';
     expect(errors(load(withSteps(steps)))).toEqual([
       expect.stringMatching(/^workflows\[0\]\.steps\[0\]\.guardrails\.toxicityThreshold: .*1/),
-      expect.stringMatching(/^workflows\[0\]\.steps\[0\]\.guardrails\.piiDetection(\[1\])?: .*passport/),
+      expect.stringMatching(
+        /^workflows\[0\]\.steps\[0\]\.guardrails\.piiDetection(\[1\])?: .*passport/,
+      ),
       'workflows[0].steps[0].guardrails.blockedTopics[0]: blocked topic "!!!" has no word to match: write the topic in words',
       "workflows[0].steps[0].guardrails.maxTokens: guardrails.maxTokens budgets an agent's model turns and means nothing on an action step: remove it, or use timeLimit to bound the step",
       "workflows[0].steps[0].guardrails.maxToolCalls: guardrails.maxToolCalls budgets an agent's model turns and means nothing on an action step: remove it, or use timeLimit to bound the step",

@@ -67,7 +67,6 @@ const KIND_RULES: Record<StepType, { needs: StepField[]; refuses: StepField[]; w
 /** Names that would clash with the fields read from a step (`steps.<block>.<child>` vs `.output`). */
 const RESERVED_NAMES = new Set(['output', 'outputs', 'status', 'error']);
 
-
 /**
  * Checks what the schema cannot: every step has one identifier (name or id), identifiers are
  * unique across the workflow (parallel children included), each step is of one kind with the
