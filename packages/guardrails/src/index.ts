@@ -8,3 +8,4 @@ export { piiDetector, type PiiDetectorOptions } from './pii/pii-detector.js';
 export { luhn } from './pii/card.js';
 export { toxicityDetector, toxicityScore } from './toxicity.js';
 export { topicDetector } from './topics.js';
+export { moderationDetector, type ModerationDetectorOptions } from './moderation.js';

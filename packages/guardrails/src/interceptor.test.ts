@@ -192,6 +192,26 @@ describe('guardrails in local runs', () => {
     });
   });
 
+  it('counts the checks of the output within the timeLimit', async () => {
+    const detectors = defaultDetectors().register({
+      name: 'stuck',
+      check: 'pii',
+      detect: ({ signal }) =>
+        new Promise((_resolve, reject) =>
+          signal?.addEventListener('abort', () => reject(signal.reason)),
+        ),
+    });
+    const weft = await client(
+      `workflows:\n  - name: judged\n    steps:\n      - { name: find, plugin: crm, action: lookup, input: { who: ann }, guardrails: { piiDetection: true, timeLimit: 1 } }\n`,
+      { guardrails: { detectors } },
+    );
+    const { result } = await run(weft, 'judged');
+    expect(result.steps['find']!.error).toMatchObject({
+      code: 'TIMEOUT',
+      details: { field: 'guardrails.timeLimit' },
+    });
+  });
+
   it('reads an output to its end', async () => {
     const weft = await client(FLOWS);
     const clean = await run(weft, 'big', { tail: ' end', mb: 0.25 });

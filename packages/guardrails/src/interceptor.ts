@@ -60,14 +60,20 @@ export function guardrailsInterceptor(options: GuardrailsOptions = {}): RunInter
     return detector.detect(request);
   };
 
-  const checkOutput = async (step: string, rails: Guardrails, output: unknown): Promise<void> => {
+  const checkOutput = async (
+    step: string,
+    rails: Guardrails,
+    output: unknown,
+    signal: AbortSignal | undefined,
+  ): Promise<void> => {
     if (rails.outputSchema) checkOutputSchema(step, rails.outputSchema, output);
     const kinds = piiKinds(rails.piiDetection);
     const topics = rails.blockedTopics ?? [];
     const threshold = rails.toxicityThreshold;
     if (kinds.length === 0 && topics.length === 0 && threshold === undefined) return;
     const field = contentField(kinds, topics);
-    const request: DetectionRequest = { text: outputText(output, field, maxChars), kinds, topics };
+    const text = outputText(output, field, maxChars);
+    const request: DetectionRequest = { text, kinds, topics, signal };
     if (kinds.length > 0) {
       const { found } = await detect('pii', request);
       if (Object.keys(found).length > 0) {
@@ -98,9 +104,12 @@ export function guardrailsInterceptor(options: GuardrailsOptions = {}): RunInter
       const rails = resolve(call.step);
       if (rails === undefined) return next();
       const limit = timeLimitOn.has(call.step.kind) ? rails.timeLimit : undefined;
-      const outcome = limit === undefined ? await next() : await withTimeLimit(call, limit, next);
-      await checkOutput(call.step.path, rails, outcome.output);
-      return outcome;
+      const work = async (signal?: AbortSignal): Promise<StepOutcome> => {
+        const outcome = await next();
+        await checkOutput(call.step.path, rails, outcome.output, signal);
+        return outcome;
+      };
+      return limit === undefined ? work() : withTimeLimit(call, limit, work);
     },
   };
 }
@@ -134,26 +143,41 @@ function tripped(
   );
 }
 
-/** Runs the step, aborting it with `TIMEOUT` once `seconds` have passed. */
+/**
+ * Runs the step and its checks, ending them with `TIMEOUT` once `seconds` have passed: the
+ * step is aborted (its actions' signals fire), and a detector still judging its output gets the
+ * signal and is not waited for.
+ */
 async function withTimeLimit(
   call: StepCall,
   seconds: number,
-  next: () => Promise<StepOutcome>,
+  work: (signal: AbortSignal) => Promise<StepOutcome>,
 ): Promise<StepOutcome> {
   const started = performance.now();
   const timeoutMs = seconds * 1000;
-  const timer = setTimeout(() => {
-    call.abort(
-      new TimeoutError(`step "${call.step.path}" passed its time limit of ${seconds} s`, {
-        timeout_ms: timeoutMs,
-        elapsed_ms: Math.round(performance.now() - started),
-        field: 'guardrails.timeLimit',
-        step: call.step.path,
-      }),
-    );
-  }, timeoutMs);
+  const controller = new AbortController();
+  let timer: NodeJS.Timeout | undefined;
+  const expired = new Promise<never>((_resolve, reject) => {
+    timer = setTimeout(() => {
+      const error = new TimeoutError(
+        `step "${call.step.path}" passed its time limit of ${seconds} s`,
+        {
+          timeout_ms: timeoutMs,
+          elapsed_ms: Math.round(performance.now() - started),
+          field: 'guardrails.timeLimit',
+          step: call.step.path,
+        },
+      );
+      controller.abort(error);
+      call.abort(error);
+      reject(error);
+    }, timeoutMs);
+  });
+  expired.catch(() => {});
   try {
-    return await next();
+    const running = work(controller.signal);
+    running.catch(() => {}); // after the time limit, what it settles to no longer matters
+    return await Promise.race([running, expired]);
   } finally {
     clearTimeout(timer);
   }
