@@ -66,7 +66,7 @@ const PACKAGES = {
   runtime: { may: ['core', 'engine', 'sdk', 'identity', 'guardrails'] },
   server: { may: '*' },
   cli: { may: ['sdk', 'server', 'core', 'identity', 'engine'] },
-  agents: { may: ['core', 'engine', 'sdk'] },
+  agents: { may: ['core', 'engine', 'sdk', 'guardrails'] },
   web: {
     may: ['sdk/client'],
     forbid: NODE_ONLY,
