@@ -38,10 +38,7 @@ describe('the installed weft binary', { timeout: 60_000 }, () => {
       'examples/github-issue-triage.yaml',
       'examples/order-fulfilment.yaml',
     );
-    // Only the warning about guardrails (github-issue-triage), which are not enforced yet.
-    const warnings = result.stderr.trim().split('\n');
-    expect(warnings).toHaveLength(1);
-    expect(warnings[0]).toMatch(/: warning: .*guardrails are validated but not enforced yet/);
+    expect(result.stderr).toBe('');
     expect(result.code).toBe(0);
     expect(result.stdout.match(/^ok /gm)).toHaveLength(4);
   });

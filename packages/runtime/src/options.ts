@@ -9,6 +9,8 @@ import {
   type SecretsProvider,
   type StoredExecution,
 } from '@weft/core';
+import type { RunInterceptor } from '@weft/engine';
+import { guardrailsInterceptor, type GuardrailsOptions } from '@weft/guardrails';
 import { AuditLog, type AuditOptions } from './audit/audit-log.js';
 
 /** Who an execution runs for: what the server's action invoker may need to know. */
@@ -85,13 +87,25 @@ export interface RuntimeOptions {
   allowSelfApproval?: boolean;
   /** Learns of every execution that ended in this process (the server logs triggered runs). */
   onEnded?: (execution: StoredExecution) => void;
+  /**
+   * How steps' `guardrails` are enforced (`@weft/guardrails`): detectors, the guardrails in
+   * force for a step (agent defaults), the text limit. Default: the default detectors.
+   */
+  guardrails?: GuardrailsOptions;
 }
 
 /** {@link RuntimeOptions} with defaults filled in. */
 export interface CompiledRuntimeOptions extends Required<
   Omit<
     RuntimeOptions,
-    'secrets' | 'lookup' | 'callbacks' | 'defaultTimeoutMs' | 'onError' | 'audit' | 'onEnded'
+    | 'secrets'
+    | 'lookup'
+    | 'callbacks'
+    | 'defaultTimeoutMs'
+    | 'onError'
+    | 'audit'
+    | 'onEnded'
+    | 'guardrails'
   >
 > {
   secrets: SecretsProvider | undefined;
@@ -102,6 +116,8 @@ export interface CompiledRuntimeOptions extends Required<
   onEnded: ((execution: StoredExecution) => void) | undefined;
   /** Records authorization decisions: `options.audit.record({...})`. */
   audit: AuditLog;
+  /** The guardrails interceptor, built once; runs install it when their workflows need it. */
+  guardrails: RunInterceptor;
 }
 
 /** Fills the defaults of {@link RuntimeOptions} once. */
@@ -132,5 +148,6 @@ export function compileRuntimeOptions(options: RuntimeOptions): CompiledRuntimeO
     audit: new AuditLog(options.audit ?? { store: new MemoryAuditStore() }, clock),
     allowSelfApproval: options.allowSelfApproval ?? false,
     onEnded: options.onEnded,
+    guardrails: guardrailsInterceptor(options.guardrails),
   };
 }

@@ -92,7 +92,7 @@ describe('weft workflow validate', () => {
   });
 });
 
-describe('weft workflow validate: settings not enforced yet', () => {
+describe('weft workflow validate: guardrails', () => {
   const write = (text: string): string => {
     const file = join(mkdtempSync(join(tmpdir(), 'weft-cli-')), 'flow.yaml');
     writeFileSync(file, text);
@@ -100,79 +100,42 @@ describe('weft workflow validate: settings not enforced yet', () => {
   };
   const guarded = [
     'workflows:',
-    '  - name: first',
-    '    steps: [{ name: a, plugin: p, action: x }]',
     '  - name: triage',
-    '    authorization:',
-    '      enabled: true',
-    '      roles: [maintainer]',
     '    steps:',
     '      - name: classify',
     '        type: agent',
     '        agent: agent:acme/classifier@1.0.0',
-    '        guardrails: { maxTokens: 100 }',
-    '      - name: both',
-    '        parallel:',
-    '          - name: post',
-    '            plugin: slack',
-    '            action: post',
-    '            authorization: { permissions: [slack:post] }',
+    '        guardrails: { maxTokens: 100, piiDetection: true }',
+    '      - name: shape',
+    '        type: transform',
+    '        input: { x: 1 }',
+    '        guardrails: { piiDetection: [email], toxicityThreshold: 0.5, timeLimit: 5 }',
     '',
   ].join('\n');
 
-  it('warns about guardrails on stderr, at their key, and exits 0; authorization is enforced', async () => {
+  it('accepts guardrails without a warning: they are enforced', async () => {
     const file = write(guarded);
     const result = await run('workflow', 'validate', file);
     expect(result.code).toBe(0);
     expect(result.out).toContain(`ok ${file}`);
-    const lines = result.err.trim().split('\n');
-    expect(lines).toEqual([
-      expect.stringMatching(
-        /flow\.yaml:12:9: warning: workflows\[1\]\.steps\[0\]\.guardrails: guardrails are validated but not enforced yet/,
-      ),
-    ]);
-    expect(result.err).not.toContain('authorization');
-  });
-
-  it('puts the warnings into the JSON report, which stays ok', async () => {
-    const result = await run('workflow', 'validate', '-o', 'json', write(guarded));
-    expect(result.code).toBe(0);
-    const [report] = JSON.parse(result.out) as {
-      ok: boolean;
-      diagnostics: { severity: string; code: string; path: string }[];
-    }[];
-    expect(report!.ok).toBe(true);
-    expect(report!.diagnostics.map((d) => [d.severity, d.code, d.path])).toEqual([
-      ['warning', 'not_enforced', 'workflows[1].steps[0].guardrails'],
-    ]);
-  });
-
-  it('names the place in the file when --workflow keeps one workflow', async () => {
-    const result = await run('workflow', 'validate', '--workflow', 'triage', write(guarded));
-    expect(result.code).toBe(0);
-    expect(result.err).toContain('flow.yaml:12:9: warning: workflows[1].steps[0].guardrails:');
-  });
-
-  it('says nothing of a workflow without guardrails, whatever its authorization', async () => {
-    const file = write(
-      'workflows:\n  - name: w\n    authorization: { roles: [x] }\n    steps: [{ name: a, plugin: p, action: x, authorization: { permissions: [p:x] } }]\n',
-    );
-    const result = await run('workflow', 'validate', file);
-    expect(result.code).toBe(0);
     expect(result.err).toBe('');
   });
 
-  it('adds no warning to a file with errors', async () => {
-    const result = await run(
-      'workflow',
-      'validate',
-      '-o',
-      'json',
-      write(`${guarded}    oops: 1\n`),
-    );
+  it('refuses bad guardrail values at their place, with the constraint in the JSON report', async () => {
+    const bad = guarded
+      .replace('toxicityThreshold: 0.5', 'toxicityThreshold: 2')
+      .replace('piiDetection: [email]', 'piiDetection: [email, passport], maxToolCalls: 1');
+    const result = await run('workflow', 'validate', '-o', 'json', write(bad));
     expect(result.code).toBe(2);
-    const [report] = JSON.parse(result.out) as { diagnostics: { code: string }[] }[];
-    expect(report!.diagnostics.some((d) => d.code === 'not_enforced')).toBe(false);
+    const [report] = JSON.parse(result.out) as {
+      diagnostics: { code: string; path: string }[];
+    }[];
+    expect(report!.diagnostics.map((d) => d.path)).toEqual([
+      'workflows[0].steps[1].guardrails.piiDetection[1]',
+      'workflows[0].steps[1].guardrails.maxToolCalls',
+      'workflows[0].steps[1].guardrails.toxicityThreshold',
+    ]);
+    expect(report!.diagnostics[1]!.code).toBe('agent_only');
   });
 });
 

@@ -6,7 +6,6 @@ import { loadFile, type LoadFlags } from '../load-files.js';
 import { maxFileSizeOption, outputOption, workflowOption } from '../options.js';
 import { countLine, printDiagnostics } from '../report.js';
 import { paint } from '../style.js';
-import { unenforcedWarnings } from './unenforced-warnings.js';
 
 /** `weft workflow validate FILE...`: checks workflow files and reports every problem. */
 export function registerWorkflowValidate(
@@ -23,17 +22,13 @@ export function registerWorkflowValidate(
     .addOption(outputOption())
     .addHelpText(
       'after',
-      '\nExit status: 0 when every file is valid (warnings allowed), 2 otherwise.\n' +
-        'Settings validated but not enforced yet (guardrails) are warnings.',
+      '\nExit status: 0 when every file is valid (warnings allowed), 2 otherwise.',
     )
     .action(async (files: string[], flags: LoadFlags & { output: string }) => {
       const results = [];
       for (const file of files) {
         const result = await loadFile(file, flags);
-        if (result.ok) {
-          result.diagnostics.push(...(await unenforcedWarnings(file, result.workflows, flags)));
-          sortDiagnostics(result.diagnostics);
-        }
+        if (result.ok) sortDiagnostics(result.diagnostics);
         results.push(result);
       }
       if (flags.output === 'json') {

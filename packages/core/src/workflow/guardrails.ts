@@ -1,10 +1,34 @@
 import { Type, type Static } from '@sinclair/typebox';
 
+/**
+ * The kinds of personal data `piiDetection` looks for (docs/workflow-language.md#guardrails).
+ * `true` means all of them; a list picks some.
+ */
+export const PII_KINDS = ['email', 'phone', 'credit_card', 'iban', 'ip_address', 'us_ssn'] as const;
+/** One of {@link PII_KINDS}. */
+export type PiiKind = (typeof PII_KINDS)[number];
+
+/** The guardrails that only mean something on an agent step (budgets of model turns). */
+export const AGENT_ONLY_GUARDRAILS = ['maxCost', 'maxTokens', 'maxToolCalls'] as const;
+
 /** Guardrails of a step (SPEC.md §2.18); they override the agent's defaults. */
 export const Guardrails = Type.Object(
   {
     piiDetection: Type.Optional(
-      Type.Boolean({ description: 'Block the step if personal data appears in its output' }),
+      Type.Union(
+        [
+          Type.Boolean(),
+          Type.Array(Type.Union(PII_KINDS.map((kind) => Type.Literal(kind))), {
+            minItems: 1,
+            uniqueItems: true,
+          }),
+        ],
+        {
+          description:
+            'Block the step if personal data appears in its output: true for every kind, or a ' +
+            `list of kinds (${PII_KINDS.join(', ')})`,
+        },
+      ),
     ),
     toxicityThreshold: Type.Optional(
       Type.Number({

@@ -76,6 +76,30 @@ describe('step structure', () => {
     );
   });
 
+  it('refuses bad guardrail values with the field that holds them', () => {
+    const steps =
+      '      - name: a\n        plugin: p\n        action: x\n        guardrails:\n' +
+      '          toxicityThreshold: 1.5\n          piiDetection: [email, passport]\n' +
+      '          blockedTopics: ["!!!", gambling]\n          maxTokens: 100\n          maxToolCalls: 2\n';
+    expect(errors(load(withSteps(steps)))).toEqual([
+      expect.stringMatching(/^workflows\[0\]\.steps\[0\]\.guardrails\.toxicityThreshold: .*1/),
+      expect.stringMatching(
+        /^workflows\[0\]\.steps\[0\]\.guardrails\.piiDetection(\[1\])?: .*passport/,
+      ),
+      'workflows[0].steps[0].guardrails.blockedTopics[0]: blocked topic "!!!" has no word to match: write the topic in words',
+      "workflows[0].steps[0].guardrails.maxTokens: guardrails.maxTokens budgets an agent's model turns and means nothing on an action step: remove it, or use timeLimit to bound the step",
+      "workflows[0].steps[0].guardrails.maxToolCalls: guardrails.maxToolCalls budgets an agent's model turns and means nothing on an action step: remove it, or use timeLimit to bound the step",
+    ]);
+  });
+
+  it('accepts every guardrail an agent step may set, and PII kinds by name', () => {
+    const steps =
+      '      - name: a\n        type: agent\n        agent: agent:acme/x@1.0.0\n        guardrails:\n' +
+      '          { piiDetection: [email, credit_card], toxicityThreshold: 0.5, maxTokens: 10, maxCost: 0.1, maxToolCalls: 3, timeLimit: 5, blockedTopics: [gambling] }\n' +
+      '      - name: b\n        type: transform\n        input: { x: 1 }\n        guardrails: { piiDetection: true, timeLimit: 1, outputSchema: { type: object, required: [x] } }\n';
+    expect(errors(load(withSteps(steps)))).toEqual([]);
+  });
+
   it('checks permission shapes', () => {
     const steps =
       "      - name: a\n        plugin: p\n        action: x\n        authorization: { permissions: ['Reports'] }\n";

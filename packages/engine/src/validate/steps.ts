@@ -5,11 +5,11 @@ import {
   type Step,
   type StepType,
 } from '@weft/core';
-import { Ajv } from 'ajv';
 import semver from 'semver';
 import { formatPath, type Path } from '../diagnostics.js';
 import type { Reporter } from '../load/reporter.js';
 import { inferStepType } from '../model.js';
+import { checkGuardrails } from './guardrails.js';
 import { checkRuntime } from './runtime-limits.js';
 
 type StepField = keyof Step;
@@ -66,8 +66,6 @@ const KIND_RULES: Record<StepType, { needs: StepField[]; refuses: StepField[]; w
 
 /** Names that would clash with the fields read from a step (`steps.<block>.<child>` vs `.output`). */
 const RESERVED_NAMES = new Set(['output', 'outputs', 'status', 'error']);
-
-const ajv = new Ajv({ strict: false, allErrors: false, validateSchema: true });
 
 /**
  * Checks what the schema cannot: every step has one identifier (name or id), identifiers are
@@ -203,7 +201,7 @@ function checkAction(step: Step, at: Path, reporter: Reporter): void {
   checkReference(step.connector, CONNECTOR_REF_PATTERN, [...at, 'connector'], reporter);
 }
 
-/** Checks shared by every kind: `parallel: true`, runtime limits, guardrail schemas. */
+/** Checks shared by every kind: `parallel: true`, runtime limits, guardrails. */
 function checkCommon(step: Step, at: Path, reporter: Reporter): void {
   if (typeof step.parallel === 'boolean' && step.for_each === undefined) {
     reporter.error(
@@ -213,17 +211,7 @@ function checkCommon(step: Step, at: Path, reporter: Reporter): void {
     );
   }
   if (step.runtime) checkRuntime(step.runtime, [...at, 'runtime'], reporter);
-  if (step.guardrails?.outputSchema) {
-    try {
-      ajv.compile(step.guardrails.outputSchema);
-    } catch (error) {
-      reporter.error(
-        [...at, 'guardrails', 'outputSchema'],
-        'schema',
-        `not a valid JSON Schema: ${(error as Error).message}`,
-      );
-    }
-  }
+  checkGuardrails(step, at, reporter);
 }
 
 function checkReference(

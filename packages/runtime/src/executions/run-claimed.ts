@@ -14,6 +14,7 @@ import {
   type RunInterceptor,
   type RunResult,
 } from '@weft/engine';
+import { needsGuardrails } from '@weft/guardrails';
 import { auditedStepPermissions, principalOf } from '../authorization/step-check.js';
 import type { CompiledRuntimeOptions } from '../options.js';
 import { restoreWorkflow, type ExecutableWorkflow } from './definition.js';
@@ -74,6 +75,8 @@ export function runClaimed(
   };
   const principal = principalOf(execution);
   const interceptors: RunInterceptor[] = [counter];
+  if (needsGuardrails([workflow]) || needsGuardrails(library))
+    interceptors.unshift(options.guardrails);
   if (needsStepPermissions(library) || needsStepPermissions([workflow]))
     interceptors.unshift(auditedStepPermissions(options.audit, execution));
   const run = async (): Promise<StoredExecution | undefined> => {

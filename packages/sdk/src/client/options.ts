@@ -1,3 +1,4 @@
+import type { GuardrailsOptions } from '@weft/guardrails';
 import {
   ValidationError,
   type ExecutionMode,
@@ -80,6 +81,13 @@ export interface WeftOptions {
    * "approval_required"`). Not used in `cloud` mode.
    */
   approve?: ApproveRun;
+  /**
+   * How steps' `guardrails` are enforced in local, hybrid and dry runs: the detectors (default
+   * `defaultDetectors()` of `@weft/guardrails`), the guardrails in force for a step (agent
+   * defaults), the text limit. The interceptor is installed only for runs whose workflows set
+   * guardrails. Not used in `cloud` mode: the server enforces them.
+   */
+  guardrails?: GuardrailsOptions;
 }
 
 /** The execution modes this release runs. */

@@ -13,9 +13,11 @@ import {
   pickWorkflow,
   runWorkflow,
   type AuthorizationCheck,
+  type RunInterceptor,
   type RunResult,
   type WorkflowDefinition,
 } from '@weft/engine';
+import { guardrailsInterceptor, needsGuardrails } from '@weft/guardrails';
 import type { Logger } from 'pino';
 import type { ActionHandler } from '../handlers/handler.js';
 import { LocalInvoker } from '../invoker/local-invoker.js';
@@ -58,6 +60,7 @@ export class Weft extends ServerExecutions {
   private readonly originals = new Map<CompiledConnector, object>();
   private readonly loaded = new Map<string, WorkflowDefinition[]>();
   private readonly environment: Record<string, string | undefined>;
+  private guardrails: RunInterceptor | undefined;
 
   constructor(private readonly options: WeftOptions = {}) {
     super();
@@ -186,7 +189,10 @@ export class Weft extends ServerExecutions {
       resolve: (name, range) => this.find(name, range),
       signal: options.signal,
     });
-    const chain = mocks ? [...interceptors, mocks] : interceptors;
+    // Guardrails inside step permissions (a refused step produces nothing to check), and around
+    // mocked answers too, so that `workflow test` fixtures meet them.
+    const guardrails = this.guardrailsFor(workflow);
+    const chain = [...interceptors, ...(guardrails ? [guardrails] : []), ...(mocks ? [mocks] : [])];
     return runWorkflow(workflow, inputs, {
       invoker,
       environment: this.environment,
@@ -355,6 +361,12 @@ export class Weft extends ServerExecutions {
       `no workflow named "${name}" is loaded${suggestion(name, this.loaded.keys())}`,
       { field: 'name', constraint: 'loaded' },
     );
+  }
+
+  /** The guardrails interceptor when `workflow` or a workflow it may call sets guardrails. */
+  private guardrailsFor(workflow: WorkflowDefinition): RunInterceptor | undefined {
+    if (!needsGuardrails([workflow]) && !needsGuardrails(this.everyVersion())) return undefined;
+    return (this.guardrails ??= guardrailsInterceptor(this.options.guardrails));
   }
 
   private find(name: string, range?: string): WorkflowDefinition | undefined {
