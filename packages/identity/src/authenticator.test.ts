@@ -17,7 +17,8 @@ class KeyMap implements ApiKeyStore {
   }
   async revokeApiKey(id: string, at: string): Promise<ApiKeyRecord | undefined> {
     const record = this.records.get(id);
-    if (record && record.revoked_at === undefined) this.records.set(id, { ...record, revoked_at: at });
+    if (record && record.revoked_at === undefined)
+      this.records.set(id, { ...record, revoked_at: at });
     return this.records.get(id);
   }
 }
