@@ -9,7 +9,7 @@ import {
 } from '@weft/core';
 
 /** Where API keys are kept: the registry store's `api_keys`. */
-export type ApiKeyStore = Pick<RegistryStore, 'insertApiKey' | 'findApiKey'>;
+export type ApiKeyStore = Pick<RegistryStore, 'insertApiKey' | 'findApiKey' | 'revokeApiKey'>;
 
 /** Prefix of every weft API key. */
 export const KEY_PREFIX = 'weft_';
@@ -73,7 +73,8 @@ function expectedHash(record: ApiKeyRecord): Buffer {
 
 /**
  * The stored record of an API key: its public id selects the record, then the SHA-256 of the
- * whole key is compared in constant time. Throws `UNAUTHORIZED` (`reason: invalid`).
+ * whole key is compared in constant time. Throws `UNAUTHORIZED` (`reason: invalid`, or
+ * `revoked` for the right key of a revoked record).
  */
 export async function verifyApiKey(store: ApiKeyStore, key: string): Promise<ApiKeyRecord> {
   const shape = KEY_SHAPE.exec(key);
@@ -82,6 +83,11 @@ export async function verifyApiKey(store: ApiKeyStore, key: string): Promise<Api
   const actual = createHash('sha256').update(key).digest();
   if (!record || expected.length !== actual.length || !timingSafeEqual(expected, actual)) {
     throw new UnauthorizedError('the API key is not valid', { reason: 'invalid' });
+  }
+  if (record.revoked_at !== undefined) {
+    throw new UnauthorizedError(`the API key ${record.id} was revoked at ${record.revoked_at}`, {
+      reason: 'revoked',
+    });
   }
   return record;
 }

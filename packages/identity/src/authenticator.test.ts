@@ -4,6 +4,7 @@ import { parseAccessPolicy } from './access-file.js';
 import type { ApiKeyStore } from './api-keys.js';
 import { Authenticator } from './authenticator.js';
 import { createApiKey } from './create-api-key.js';
+import { revokeApiKey } from './revoke-api-key.js';
 
 /** API keys in a map: the port is two methods, the SQL stores run the contract tests. */
 class KeyMap implements ApiKeyStore {
@@ -12,6 +13,12 @@ class KeyMap implements ApiKeyStore {
     this.records.set(record.id, record);
   }
   async findApiKey(id: string): Promise<ApiKeyRecord | undefined> {
+    return this.records.get(id);
+  }
+  async revokeApiKey(id: string, at: string): Promise<ApiKeyRecord | undefined> {
+    const record = this.records.get(id);
+    if (record && record.revoked_at === undefined)
+      this.records.set(id, { ...record, revoked_at: at });
     return this.records.get(id);
   }
 }
@@ -62,6 +69,28 @@ describe('Authenticator: API keys', () => {
       await reasonOf(auth.authenticate('Bearer eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJ1In0.c2ln')),
     ).toBe('UNAUTHORIZED:invalid');
     expect(await reasonOf(auth.authenticate(undefined))).toBe('UNAUTHORIZED:missing');
+  });
+
+  it('refuses a revoked key (revoked only with the right id; revoking again keeps the first time)', async () => {
+    const keys = new KeyMap();
+    const { key } = await createApiKey(keys, { name: 'svc' }, AT);
+    const id = key.slice(5, 17);
+    const auth = new Authenticator({ keys });
+    await auth.authenticate(`Bearer ${key}`);
+    expect(await revokeApiKey(keys, id, '2026-01-02T00:00:00.000Z')).toMatchObject({
+      id,
+      name: 'svc',
+      revoked_at: '2026-01-02T00:00:00.000Z',
+    });
+    expect(await reasonOf(auth.authenticate(`Bearer ${key}`))).toBe('UNAUTHORIZED:revoked');
+    expect(await reasonOf(auth.authenticate(`Bearer ${key.slice(0, -1)}x`))).toBe(
+      'UNAUTHORIZED:invalid',
+    );
+    expect((await revokeApiKey(keys, id, '2026-01-03T00:00:00.000Z')).revoked_at).toBe(
+      '2026-01-02T00:00:00.000Z',
+    );
+    expect(await reasonOf(revokeApiKey(keys, 'abcdefabcdef', AT))).toBe('NOT_FOUND:undefined');
+    expect(await reasonOf(revokeApiKey(keys, key, AT))).toBe('VALIDATION:undefined');
   });
 
   it('adds the permissions the access policy grants to the roles, and follows policy changes', async () => {

@@ -9,6 +9,7 @@ export {
 } from './api-keys.js';
 export type { ApiKeyInit, ApiKeyStore } from './api-keys.js';
 export { createApiKey } from './create-api-key.js';
+export { revokeApiKey } from './revoke-api-key.js';
 export {
   parseAccessPolicy,
   MAX_ACCESS_FILE_BYTES,

@@ -12,12 +12,13 @@ import {
   type Principal,
   type PublishResponse,
   type RemoveResponse,
+  type RevokedKey,
   type SearchResponse,
   type SigningKeyInfo,
   type UpdateResponse,
   type VersionRecord,
 } from '@weft/core';
-import { createApiKey } from '@weft/identity';
+import { createApiKey, revokeApiKey } from '@weft/identity';
 import { AnswerCache, MAX_CACHED_SCHEMA_BYTES } from './answer-cache.js';
 import type { DefinitionFormat } from './definition/parse.js';
 import { buildDetail, pickVersion } from './detail.js';
@@ -355,6 +356,13 @@ export class RegistryService {
     if (!principal.admin)
       throw new ForbiddenError('only admin keys may create keys', { reason: 'not_admin' });
     return createApiKey(this.options.store, request, isoNow(this.options.clock));
+  }
+
+  /** Revokes a key (admin keys only); every server refuses it within 0.5 s. */
+  async revokeKey(principal: Principal, id: string): Promise<RevokedKey> {
+    if (!principal.admin)
+      throw new ForbiddenError('only admin keys may revoke keys', { reason: 'not_admin' });
+    return revokeApiKey(this.options.store, id, isoNow(this.options.clock));
   }
 }
 

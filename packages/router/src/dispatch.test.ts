@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
+import { checkRegistration } from './registration.js';
 import type { Router } from './router.js';
 import {
   echoInstance,
@@ -22,6 +23,22 @@ async function add(instance: TestInstance, id: string, extra: Record<string, unk
     record(instance.url, { metadata: { instance_id: id }, ...extra }) as never,
   );
   return answer;
+}
+/** Records a health check's verdict in the store, as the health checker of some replica does. */
+async function health(id: string, verdict: 'ok' | 'degraded' | 'unhealthy') {
+  const { store } = router.options;
+  await store.claimDue('test', Number.MAX_SAFE_INTEGER, 1, 100);
+  await store.recordCheck({
+    plugin_slug: 'echo',
+    instance_id: id,
+    owner: 'test',
+    at: new Date().toISOString(),
+    health: verdict,
+    error: verdict === 'unhealthy' ? 'down' : null,
+    next_check_at: Number.MAX_SAFE_INTEGER,
+    max_failures: 1000,
+  });
+  router.table.setHealth('echo', id, verdict);
 }
 const call = (payload: unknown, url = '/execute', headers: Record<string, string> = {}) =>
   app.inject({ method: 'POST', url, payload: payload as object, headers });
@@ -62,17 +79,36 @@ describe('POST /execute', () => {
     await setup({ refreshMs: 3_600_000 });
     await add(await echoInstance('ok'), 'ok');
     await add(await echoInstance('slowish'), 'slowish');
-    router.table.setHealth('echo', 'slowish', 'degraded');
+    await health('slowish', 'degraded');
     for (let i = 0; i < 3; i++)
       expect((await call({ action: 'echo.say', input: {} })).json().data.by).toBe('ok');
-    router.table.setHealth('echo', 'ok', 'unhealthy');
+    await health('ok', 'unhealthy');
     expect((await call({ action: 'echo.say', input: {} })).json().data.by).toBe('slowish');
     expect(router.table.serves('echo', 'say')).toBe(true);
-    router.table.setHealth('echo', 'slowish', 'unhealthy');
+    await health('slowish', 'unhealthy');
     expect(router.table.serves('echo', 'say')).toBe(false);
     const none = await call({ action: 'echo.say', input: {} });
     expect(none.statusCode).toBe(503);
     expect(none.json().message).toMatch(/unhealthy/);
+  });
+
+  it('reads the store through on a miss: an instance another replica registered serves at once', async () => {
+    await setup({ refreshMs: 3_600_000 });
+    const other = await echoInstance('elsewhere');
+    instances.push(other);
+    // Stored by another replica: this one's copy of the table does not have it.
+    const { store, clock } = router.options;
+    await store.register(
+      await checkRegistration(
+        record(other.url, { metadata: { instance_id: 'elsewhere' } }) as never,
+        router.options,
+        clock.now(),
+      ),
+    );
+    expect(router.table.instancesOf('echo')).toHaveLength(0);
+    const answer = await call({ action: 'echo.say', input: {} });
+    expect(answer.statusCode).toBe(200);
+    expect(answer.json().data.by).toBe('elsewhere');
   });
 
   it('tries the next instance when the connection is refused', async () => {

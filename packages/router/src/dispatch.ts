@@ -94,7 +94,9 @@ export class Dispatcher {
     let tried: Set<LiveInstance> | undefined;
     let lastRefusal = '';
     for (;;) {
-      const instance = this.table.pick(plugin, action, tried);
+      const instance = tried
+        ? this.table.pick(plugin, action, tried)
+        : (this.table.pick(plugin, action) ?? (await this.table.pickFresh(plugin, action)));
       if (!instance) throw this.noInstance(plugin, action, lastRefusal);
       const remaining = Math.max(1, Math.round(timeoutMs - (performance.now() - started)));
       instance.inFlight++;

@@ -24,8 +24,11 @@ interface PluginRoutes {
 /**
  * This replica's copy of the routing table, read from the store on every change it makes and
  * every `refreshMs` (to see other replicas' changes), so that dispatch never waits for the
- * database. Picks instances round-robin: `ok` (and not yet checked) ones first, `degraded` ones
- * only when no `ok` one serves the action.
+ * database when the copy has an instance. A miss is read through ({@link pickFresh},
+ * {@link refresh}): a refusal never rests on a stale copy, so an instance registered on any
+ * replica is usable on every one as soon as its register call has answered. Picks instances
+ * round-robin: `ok` (and not yet checked) ones first, `degraded` ones only when no `ok` one
+ * serves the action.
  */
 export class RoutingTable {
   private plugins = new Map<string, PluginRoutes>();
@@ -46,7 +49,10 @@ export class RoutingTable {
     tick();
   }
 
-  /** Re-reads the store (calls made meanwhile are coalesced into one more read). */
+  /**
+   * Re-reads the store; resolves once a read that started after this call has been applied
+   * (calls made during a read are coalesced into one more read).
+   */
   refresh(): Promise<void> {
     if (this.refreshing) {
       this.again = true;
@@ -98,6 +104,17 @@ export class RoutingTable {
     }
     if (degraded) routes.next = (list.indexOf(degraded) + 1) % n;
     return degraded;
+  }
+
+  /**
+   * {@link pick}, reading the store through when this copy has no instance for `action`: the
+   * instance may have registered on another replica since the last refresh.
+   */
+  async pickFresh(pluginSlug: string, action: string): Promise<LiveInstance | undefined> {
+    const found = this.pick(pluginSlug, action);
+    if (found) return found;
+    await this.refresh();
+    return this.pick(pluginSlug, action);
   }
 
   /** Whether an instance that is not unhealthy serves `action` (no round-robin side effect). */

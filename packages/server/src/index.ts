@@ -4,7 +4,7 @@ export { startServer, closeOnSignals } from './start.js';
 export type { RunningServer } from './start.js';
 export { compileServerOptions, serverOptionsFromEnv, envFlag } from './config.js';
 export type { ServerOptions, CompiledServerOptions } from './config.js';
-export { createLocalKey } from './local-keys.js';
+export { createLocalKey, revokeLocalKey } from './local-keys.js';
 export { compileIdentityOptions, identityOptionsFromEnv } from './identity-config.js';
 export type { IdentityServerOptions, CompiledIdentityOptions } from './identity-config.js';
 export { AccessFileWatcher } from './access-file-watcher.js';

@@ -1,5 +1,5 @@
-import type { CreatedKey, CreateKeyRequest } from '@weft/core';
-import { createApiKey } from '@weft/identity';
+import type { CreatedKey, CreateKeyRequest, RevokedKey } from '@weft/core';
+import { createApiKey, revokeApiKey } from '@weft/identity';
 import { openStore } from '@weft/store';
 import { compileServerOptions, type ServerOptions } from './config.js';
 import { storeOptionsOf } from './build.js';
@@ -15,6 +15,16 @@ export async function createLocalKey(
   const opened = await openStore(storeOptionsOf(compileServerOptions(options)));
   try {
     return await createApiKey(opened.registry, request, new Date().toISOString());
+  } finally {
+    await opened.registry.close();
+  }
+}
+
+/** Revokes an API key directly in the local store (see {@link createLocalKey}). */
+export async function revokeLocalKey(options: ServerOptions, id: string): Promise<RevokedKey> {
+  const opened = await openStore(storeOptionsOf(compileServerOptions(options)));
+  try {
+    return await revokeApiKey(opened.registry, id, new Date().toISOString());
   } finally {
     await opened.registry.close();
   }

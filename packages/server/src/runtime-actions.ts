@@ -102,16 +102,23 @@ export class RouterAndRegistryActions implements ServerActions {
 
   async unavailable(targets: readonly ActionCall['target'][]): Promise<string[]> {
     const missing: string[] = [];
+    let fresh = false;
     for (const target of targets) {
       const { slug, version } = pluginOf(target);
       if (this.router.table.instancesOf(slug).length > 0) continue;
       if (await this.published(slug, version)) continue;
+      // Not refused on this replica's copy of the table: another one may have just registered it.
+      if (!fresh) {
+        await this.router.table.refresh();
+        fresh = true;
+        if (this.router.table.instancesOf(slug).length > 0) continue;
+      }
       missing.push(target.kind === 'plugin' ? slug : target.ref);
     }
     return missing;
   }
 
-  private async invoke(call: ActionCall): Promise<InvocationResult> {
+  private async invoke(call: ActionCall, fresh = false): Promise<InvocationResult> {
     const { slug, version } = pluginOf(call.target);
     if (this.tasks && servedByBrokerOnly(this.router, slug, call.action)) {
       return invokeByBroker(this.tasks, slug, call, this.taskTimeoutMs);
@@ -125,6 +132,11 @@ export class RouterAndRegistryActions implements ServerActions {
       throw fromErrorObject(body);
     }
     const local = await this.localInvoker(slug, version);
+    if (!local && !fresh) {
+      // Not refused on this replica's copy of the table: another one may have just registered it.
+      await this.router.table.refresh();
+      return this.invoke(call, true);
+    }
     if (!local) {
       throw new UnavailableError(
         `plugin "${slug}" has no registered instance serving "${call.action}" and no published http connector`,

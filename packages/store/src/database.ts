@@ -67,6 +67,8 @@ export interface ApiKeysTable {
   /** JSON array of permissions. */
   permissions: string;
   created_at: string;
+  /** ISO time of revocation; null while valid. */
+  revoked_at: string | null;
 }
 
 /** `signing_keys`: owners' OpenPGP public keys. */

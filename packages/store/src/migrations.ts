@@ -195,6 +195,12 @@ function migrations(dialect: Dialect): Record<string, Migration> {
         await db.schema.alterTable('deployment_revisions').addColumn('deployer', 'text').execute();
       },
     },
+    '0013_key_revocation': {
+      // When an API key was revoked; null while it is valid.
+      async up(db: Kysely<unknown>) {
+        await db.schema.alterTable('api_keys').addColumn('revoked_at', 'text').execute();
+      },
+    },
   };
 }
 

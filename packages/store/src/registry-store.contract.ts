@@ -370,5 +370,25 @@ export function registryStoreContract(open: () => Promise<TestStore>): void {
       await store.insertApiKey(record);
       expect(await store.findApiKey('def')).toEqual(record);
     });
+
+    it('revokes an API key once (the first time is kept); unknown ids are undefined', async () => {
+      const record = {
+        id: 'rev',
+        name: 'svc',
+        owner: 'acme',
+        hash: 'dd',
+        admin: false,
+        roles: [],
+        permissions: [],
+        created_at: AT,
+      };
+      await store.insertApiKey(record);
+      expect(await store.findApiKey('rev')).toEqual(record);
+      const revoked = { ...record, revoked_at: '2026-02-01T00:00:00.000Z' };
+      expect(await store.revokeApiKey('rev', revoked.revoked_at)).toEqual(revoked);
+      expect(await store.findApiKey('rev')).toEqual(revoked);
+      expect(await store.revokeApiKey('rev', '2026-03-01T00:00:00.000Z')).toEqual(revoked);
+      expect(await store.revokeApiKey('nope', AT)).toBeUndefined();
+    });
   });
 }

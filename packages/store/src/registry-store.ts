@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import {
+  API_KEY_CACHE_MS,
   ConflictError,
   type ApiKeyRecord,
   type Decision,
@@ -41,11 +42,11 @@ export interface RegistryStoreConnections extends RunnerConnections {
 export class KyselyRegistryStore implements RegistryStore {
   private readonly runner: SqlRunner;
   /**
-   * API keys found so far, by id. A stored key never changes and is never deleted (weft has no
-   * revocation yet: adding it must clear this), so a found key needs no second read; unknown
-   * ids are not kept (another process may create them).
+   * API keys found so far, by id, with when they were read. A key changes only when it is
+   * revoked (by any process), so an entry is read again once it is `API_KEY_CACHE_MS` old;
+   * unknown ids are not kept (another process may create them).
    */
-  private readonly keys = new Map<string, ApiKeyRecord>();
+  private readonly keys = new Map<string, { record: ApiKeyRecord; readAt: number }>();
 
   private readonly beforeClose: (() => Promise<void> | undefined) | undefined;
   private readonly changes: PgChangeFeed | undefined;
@@ -171,25 +172,47 @@ export class KyselyRegistryStore implements RegistryStore {
 
   async findApiKey(id: string): Promise<ApiKeyRecord | undefined> {
     const known = this.keys.get(id);
-    if (known) return known;
+    const now = performance.now();
+    if (known && now - known.readAt < API_KEY_CACHE_MS) return known.record;
     const [row] = await this.runner.all(
-      'SELECT id, name, owner, hash, admin, roles, permissions, created_at FROM api_keys WHERE id = ?',
+      'SELECT id, name, owner, hash, admin, roles, permissions, created_at, revoked_at FROM api_keys WHERE id = ?',
       [id],
     );
-    if (!row) return undefined;
-    const record: ApiKeyRecord = {
-      id: String(row['id']),
-      name: String(row['name']),
-      owner: String(row['owner']),
-      hash: String(row['hash']),
-      admin: Number(row['admin']) === 1,
-      roles: JSON.parse(String(row['roles'])) as string[],
-      permissions: JSON.parse(String(row['permissions'])) as string[],
-      created_at: String(row['created_at']),
-    };
+    if (!row) {
+      this.keys.delete(id);
+      return undefined;
+    }
+    const revokedAt = row['revoked_at'] == null ? undefined : String(row['revoked_at']);
+    // The same object while unchanged: callers remember work per record.
+    const record: ApiKeyRecord =
+      known && known.record.revoked_at === revokedAt
+        ? known.record
+        : {
+            id: String(row['id']),
+            name: String(row['name']),
+            owner: String(row['owner']),
+            hash: String(row['hash']),
+            admin: Number(row['admin']) === 1,
+            roles: JSON.parse(String(row['roles'])) as string[],
+            permissions: JSON.parse(String(row['permissions'])) as string[],
+            created_at: String(row['created_at']),
+            ...(revokedAt === undefined ? {} : { revoked_at: revokedAt }),
+          };
+    this.keys.delete(id);
     if (this.keys.size >= MAX_CACHED_KEYS) this.keys.delete(this.keys.keys().next().value!);
-    this.keys.set(id, record);
+    this.keys.set(id, { record, readAt: now });
     return record;
+  }
+
+  async revokeApiKey(id: string, at: string): Promise<ApiKeyRecord | undefined> {
+    await this.db
+      .updateTable('api_keys')
+      .set({ revoked_at: at })
+      .where('id', '=', id)
+      .where('revoked_at', 'is', null)
+      .execute();
+    this.keys.delete(id);
+    return this.findApiKey(id);
   }
 
   async insertSigningKey(record: SigningKeyRecord): Promise<boolean> {

@@ -117,4 +117,73 @@ describe('weft auth create-key --role --permission', () => {
     expect(remote.code).toBe(2);
     expect(remote.err).toContain('VALIDATION');
   });
+
+  it('revokes a key on a server (given the key or its id); the server refuses it at once', async () => {
+    const created = await run(
+      'auth',
+      'create-key',
+      '--name',
+      'temp',
+      '--registry',
+      server.url,
+      '--api-key',
+      admin,
+    );
+    const key = created.out.trim();
+    expect((await whoami(key)).owner).toBe('temp');
+    const revoked = await run(
+      'auth',
+      'revoke-key',
+      key,
+      '--registry',
+      server.url,
+      '--api-key',
+      admin,
+    );
+    expect(revoked.code, revoked.err).toBe(0);
+    expect(revoked.out).toMatch(
+      new RegExp(`^revoked key ${key.slice(5, 17)} \\("temp", owner temp\\) at \\S+Z\\n$`),
+    );
+    const refused = await fetch(`${server.url}/auth/whoami`, {
+      headers: { authorization: `Bearer ${key}` },
+    });
+    expect(refused.status).toBe(401);
+    expect(await refused.json()).toMatchObject({ details: { reason: 'revoked' } });
+    const unknown = await run(
+      'auth',
+      'revoke-key',
+      '000000000000',
+      '--registry',
+      server.url,
+      '--api-key',
+      admin,
+    );
+    expect(unknown.code).toBe(2);
+    expect(unknown.err).toContain('no API key has the id 000000000000');
+  });
+
+  it('revokes a key in the local store', async () => {
+    const created = await run(
+      'auth',
+      'create-key',
+      '--name',
+      'local-temp',
+      '--data-dir',
+      dataDir,
+      '-o',
+      'json',
+    );
+    const key = JSON.parse(created.out).key as string;
+    const id = key.slice(5, 17);
+    const revoked = await run('auth', 'revoke-key', id, '--data-dir', dataDir, '-o', 'json');
+    expect(revoked.code, revoked.err).toBe(0);
+    expect(JSON.parse(revoked.out)).toMatchObject({
+      id,
+      name: 'local-temp',
+      revoked_at: expect.any(String),
+    });
+    const bad = await run('auth', 'revoke-key', 'not-an-id', '--data-dir', dataDir);
+    expect(bad.code).toBe(2);
+    expect(bad.err).toContain('VALIDATION');
+  });
 });

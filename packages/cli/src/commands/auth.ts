@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import type { Command } from 'commander';
-import type { CreatedKey, SigningKeyInfo } from '@weft/core';
-import { createLocalKey } from '@weft/server';
+import type { CreatedKey, RevokedKey, SigningKeyInfo } from '@weft/core';
+import { createLocalKey, revokeLocalKey } from '@weft/server';
 import { EXIT } from '../exit-codes.js';
 import type { Io } from '../io.js';
 import { guard } from '../command-errors.js';
@@ -25,7 +25,7 @@ interface CreateKeyFlags extends RegistryFlags {
   output: string;
 }
 
-/** `weft auth create-key` and `weft auth add-signing-key`. */
+/** `weft auth create-key`, `weft auth revoke-key` and `weft auth add-signing-key`. */
 export function registerAuth(parent: Command, io: Io, setExit: (code: number) => void): void {
   parent
     .command('create-key')
@@ -90,6 +90,48 @@ export function registerAuth(parent: Command, io: Io, setExit: (code: number) =>
             `created key "${created.name}" for owner ${created.owner}${grantsText(created)}; it is shown once, keep it safe:\n`,
           );
           io.out(`${created.key}\n`);
+        }
+        return EXIT.ok;
+      }),
+    );
+
+  parent
+    .command('revoke-key')
+    .description(
+      'revoke an API key in the local store (or, with --registry, on a server with an admin key); every server refuses it within 0.5 s',
+    )
+    .argument('<id>', 'the key id (the 12 hex digits after weft_), or the key itself')
+    .option('--data-dir <dir>', 'data directory of the local store', './.weft')
+    .option(
+      '--database-url <url>',
+      'PostgreSQL store instead of the data directory (default: DATABASE_URL)',
+    )
+    .addOption(registryOption())
+    .addOption(apiKeyOption())
+    .addOption(outputOption())
+    .action(async (given: string, flags: Omit<CreateKeyFlags, 'name' | 'role' | 'permission'>) =>
+      guard(io, setExit, async () => {
+        // A whole key names its id; the secret is never sent.
+        const id = /^weft_([a-f0-9]{12})_/.exec(given)?.[1] ?? given;
+        let revoked: RevokedKey;
+        if (flags.registry) {
+          const answer = await new RegistryClient(flags).expectOk(
+            'DELETE',
+            `/auth/keys/${encodeURIComponent(id)}`,
+          );
+          revoked = answer.json as RevokedKey;
+        } else {
+          const databaseUrl = flags.databaseUrl ?? process.env['DATABASE_URL'];
+          revoked = await revokeLocalKey(
+            { dataDir: flags.dataDir, ...(databaseUrl ? { databaseUrl } : {}) },
+            id,
+          );
+        }
+        if (flags.output === 'json') io.out(`${JSON.stringify(revoked)}\n`);
+        else {
+          io.out(
+            `revoked key ${revoked.id} ("${revoked.name}", owner ${revoked.owner}) at ${revoked.revoked_at}\n`,
+          );
         }
         return EXIT.ok;
       }),

@@ -1,6 +1,9 @@
 import type { Command } from 'commander';
 import type { Io } from '../io.js';
+import { registerExecutionControl } from './execution-control.js';
 import { registerExecutionDecisions } from './execution-decide.js';
+import { registerExecutionEvents } from './execution-events.js';
+import { registerExecutionReads } from './execution-list.js';
 
 /**
  * `weft execution ...`: commands on one execution of a weft server (`--server`, `--api-key`).
@@ -14,7 +17,12 @@ export function registerExecution(
 ): Command[] {
   const execution = program
     .command('execution')
-    .description('act on an execution on a weft server: approve or reject it');
+    .description(
+      'find, follow and act on executions on a weft server: list, get, events, logs, cancel, rerun, approve, reject',
+    );
+  registerExecutionReads(execution, io, setExit);
+  registerExecutionEvents(execution, io, setExit);
+  registerExecutionControl(execution, io, setExit);
   registerExecutionDecisions(execution, io, setExit);
   return [execution, ...execution.commands];
 }

@@ -17,6 +17,8 @@ export interface ApiKeyRecord {
   /** Permissions the key grants, `<resource>:<verb>`. */
   permissions: string[];
   created_at: string;
+  /** ISO time the key was revoked; absent while it is valid. A revoked key is refused. */
+  revoked_at?: string;
 }
 
 /** A role an API key carries. */
@@ -74,6 +76,25 @@ export const CreatedKey = Type.Object({
   created_at: Type.String({ format: 'date-time' }),
 });
 export type CreatedKey = Static<typeof CreatedKey>;
+
+/**
+ * Longest time a process answers from its cached copy of an API key, in ms: a key revoked on one
+ * server is refused by every server sharing its database within this time.
+ */
+export const API_KEY_CACHE_MS = 500;
+
+/** `DELETE /auth/keys/{id}` (admin key): the revoked key, without its hash. */
+export const RevokedKey = Type.Object({
+  id: Type.String({ description: 'Public id of the key (the 12 hex digits after weft_)' }),
+  name: Type.String(),
+  owner: Type.String(),
+  created_at: Type.String({ format: 'date-time' }),
+  revoked_at: Type.String({
+    format: 'date-time',
+    description: 'When it was first revoked; every server refuses it within 0.5 s',
+  }),
+});
+export type RevokedKey = Static<typeof RevokedKey>;
 
 /** `GET /auth/whoami`: the caller as the server sees it (to check an identity provider's claims). */
 export const WhoAmI = Type.Object({

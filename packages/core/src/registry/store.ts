@@ -153,8 +153,16 @@ export interface RegistryStore {
   downloadStats(slug: string, sinceDate: string): Promise<DownloadStats>;
   /** Stores a new API key. */
   insertApiKey(record: ApiKeyRecord): Promise<void>;
-  /** The API key of this public id. */
+  /**
+   * The API key of this public id (revoked ones included, with `revoked_at`). A cached answer
+   * is at most `API_KEY_CACHE_MS` old, so a revocation reaches every process within it.
+   */
   findApiKey(id: string): Promise<ApiKeyRecord | undefined>;
+  /**
+   * Revokes a key at `at` (a key revoked before keeps its first time); undefined when no key
+   * has this id. Every process refuses it within `API_KEY_CACHE_MS`.
+   */
+  revokeApiKey(id: string, at: string): Promise<ApiKeyRecord | undefined>;
   /** Stores a signing key; false when the owner already has this fingerprint. */
   insertSigningKey(record: SigningKeyRecord): Promise<boolean>;
   /** Every signing key of an owner. */

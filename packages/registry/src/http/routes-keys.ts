@@ -3,6 +3,7 @@ import {
   AddSigningKeyRequest,
   CreatedKey,
   CreateKeyRequest,
+  RevokedKey,
   SigningKeyInfo,
   WhoAmI,
 } from '@weft/core';
@@ -48,6 +49,25 @@ export function registerKeyRoutes(app: FastifyInstance, service: RegistryService
       const principal = principalOf(request);
       return reply.code(201).send(await service.createKey(principal, request.body));
     },
+  );
+
+  app.delete<{ Params: { id: string } }>(
+    '/auth/keys/:id',
+    {
+      onRequest: auth,
+      schema: {
+        summary: 'Revoke an API key (admin key); every server refuses it within 0.5 s',
+        tags: ['keys'],
+        security: bearer,
+        params: {
+          type: 'object',
+          properties: { id: { type: 'string', description: 'The key id: 12 hex digits' } },
+          required: ['id'],
+        },
+        response: { 200: RevokedKey, ...errorResponses(400, 401, 403, 404) },
+      },
+    },
+    async (request) => service.revokeKey(principalOf(request), request.params.id),
   );
 
   app.get(

@@ -28,6 +28,7 @@ import { deploymentRoutes } from './deployment-routes.js';
 import { libraryOf } from './library.js';
 import { DeploymentService } from './deployment-service.js';
 import { watchWorkflowDirectory, type WatchedDirectory } from './directory-watcher.js';
+import { coalesced } from './coalesced.js';
 import { timerRepeat, type Repeat } from './reconcile.js';
 
 /** Everything the trigger machinery needs from the composition root. */
@@ -158,6 +159,7 @@ export function createTriggers(options: TriggersOptions): Triggers {
           table: webhooks,
           start,
           store: options.triggerStore,
+          refresh: coalesced(() => service.reconcile()),
           clock,
           ...(options.trustedProxies ? { trustedProxies: options.trustedProxies } : {}),
           ...(options.audit ? { audit: options.audit } : {}),

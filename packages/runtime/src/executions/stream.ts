@@ -9,7 +9,8 @@ const PAGE = 500;
  * Sends the stored events of execution `id` after sequence number `after`, in order, then the
  * new ones as they are stored, until the execution has ended and every event was sent (a
  * finished execution replays its history and returns) or `signal` aborts. Woken by this
- * process's writes; polls once a second for executions running elsewhere.
+ * process's writes; polls once a second for executions running elsewhere. With `follow` false
+ * it returns after the events stored so far.
  */
 export async function followEvents(
   runtime: Runtime,
@@ -17,6 +18,7 @@ export async function followEvents(
   after: number,
   send: (row: EventRow) => void | Promise<void>,
   signal: AbortSignal,
+  follow = true,
 ): Promise<void> {
   const { store } = runtime.options;
   const hub = runtime.worker.hub;
@@ -34,6 +36,10 @@ export async function followEvents(
       if (rows.length < PAGE) return sent;
     }
   };
+  if (!follow) {
+    await drain();
+    return;
+  }
   while (!signal.aborted) {
     const wake = hub.wait(id, 1000, signal);
     if ((await drain()) > 0) continue;

@@ -15,6 +15,7 @@ import { registerAuditRoutes } from './routes-audit.js';
 import { registerActionRoutes } from './routes-actions.js';
 import { registerEventRoutes } from './routes-events.js';
 import { registerExecutionRoutes } from './routes-executions.js';
+import { registerRerunRoute } from './routes-rerun.js';
 
 /**
  * The runtime's HTTP routes as a Fastify plugin: the executions API (DESIGN.md §4), its event
@@ -32,6 +33,7 @@ export function runtimeRoutes(runtime: Runtime) {
     if (!app.getSchema('AuditVerification')) app.addSchema(AuditVerification);
     app.setErrorHandler(sendRuntimeError);
     registerExecutionRoutes(app, runtime);
+    registerRerunRoute(app, runtime);
     registerApprovalRoutes(app, runtime);
     registerEventRoutes(app, runtime);
     registerActionRoutes(app, runtime);

@@ -21,6 +21,12 @@ const EventsQuery = Type.Object(
     last_event_id: Type.Optional(
       Type.String({ description: 'Resume after this event id (as the Last-Event-ID header)' }),
     ),
+    follow: Type.Optional(
+      Type.Boolean({
+        description:
+          'false: send the events stored so far and close, even while the execution runs (default true)',
+      }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -28,7 +34,8 @@ const EventsQuery = Type.Object(
 /**
  * `GET /workflows/executions/{id}/events`: the §2.11 events as server-sent events (`id:` is the
  * event's sequence number, `event:` its type; `Last-Event-ID` resumes), or as WebSocket messages
- * (the event with its `id`) on upgrade of the same path. Finished executions replay and close.
+ * (the event with its `id`) on upgrade of the same path. Finished executions replay and close;
+ * `?follow=false` closes after the events stored so far.
  */
 export function registerEventRoutes(app: FastifyInstance, runtime: Runtime): void {
   const route: RouteOptions & {
@@ -50,8 +57,8 @@ export function registerEventRoutes(app: FastifyInstance, runtime: Runtime): voi
       },
     } as FastifySchema,
     handler: async (request, reply) => {
-      const { id, after } = await target(runtime, request);
-      serveSse(runtime, id, after, request, reply);
+      const { id, after, follow } = await target(runtime, request);
+      serveSse(runtime, id, after, follow, request, reply);
     },
     // @fastify/websocket (registered by the runtime plugin) serves upgrades of this route here.
     wsHandler: (socket: WebSocket, request: FastifyRequest) => {
@@ -64,26 +71,28 @@ export function registerEventRoutes(app: FastifyInstance, runtime: Runtime): voi
 async function target(
   runtime: Runtime,
   request: FastifyRequest,
-): Promise<{ id: string; after: number }> {
+): Promise<{ id: string; after: number; follow: boolean }> {
   const { id } = request.params as { id: string };
   await runtime.get(id, principalOf(request).owner);
-  const query = request.query as { last_event_id?: string };
+  const query = request.query as { last_event_id?: string; follow?: boolean | string };
+  const follow = query.follow !== false && query.follow !== 'false';
   const header = request.headers['last-event-id'];
   const given = (Array.isArray(header) ? header[0] : header) ?? query.last_event_id;
-  if (given === undefined || given.trim() === '') return { id, after: 0 };
+  if (given === undefined || given.trim() === '') return { id, after: 0, follow };
   if (!/^\d{1,15}$/.test(given.trim())) {
     throw new ValidationError('Last-Event-ID must be an event id this stream sent', {
       field: 'last-event-id',
       constraint: 'format',
     });
   }
-  return { id, after: Number(given.trim()) };
+  return { id, after: Number(given.trim()), follow };
 }
 
 function serveSse(
   runtime: Runtime,
   id: string,
   after: number,
+  follow: boolean,
   request: FastifyRequest,
   reply: FastifyReply,
 ): void {
@@ -111,7 +120,7 @@ function serveSse(
       closed.signal.addEventListener('abort', done, { once: true });
     });
   };
-  followEvents(runtime, id, after, send, closed.signal)
+  followEvents(runtime, id, after, send, closed.signal, follow)
     .catch((error: unknown) => request.log.error({ err: error }, 'event stream failed'))
     .finally(() => {
       clearInterval(heartbeat);
@@ -127,7 +136,7 @@ async function serveWebSocket(
   const closed = new AbortController();
   socket.on('close', () => closed.abort());
   try {
-    const { id, after } = await target(runtime, request);
+    const { id, after, follow } = await target(runtime, request);
     await followEvents(
       runtime,
       id,
@@ -138,8 +147,9 @@ async function serveWebSocket(
           socket.send(message, () => resolve());
         }),
       closed.signal,
+      follow,
     );
-    socket.close(1000, 'execution ended');
+    socket.close(1000, follow ? 'execution ended' : 'events sent');
   } catch (error) {
     // Close codes 4000 + the HTTP status of the error: 4404 for an unknown execution.
     const code = error instanceof WeftError ? 4000 + error.httpStatus : 1011;

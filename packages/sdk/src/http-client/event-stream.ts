@@ -18,6 +18,11 @@ export interface StreamOptions {
   signal?: AbortSignal;
   /** Consecutive failed reconnects before giving up with `UNAVAILABLE`. Default 5. */
   maxReconnects?: number;
+  /**
+   * false: only the events stored so far, ending even while the execution runs (`?follow=false`).
+   * Default true: until the execution ends.
+   */
+  follow?: boolean;
 }
 
 /**
@@ -32,7 +37,8 @@ export async function* streamExecution(
   executionId: string,
   options: StreamOptions = {},
 ): AsyncGenerator<ExecutionEvent, void, undefined> {
-  const path = `/workflows/executions/${encodeURIComponent(executionId)}/events`;
+  const follow = options.follow ?? true;
+  const path = `/workflows/executions/${encodeURIComponent(executionId)}/events${follow ? '' : '?follow=false'}`;
   const maxReconnects = options.maxReconnects ?? 5;
   let lastId = options.lastEventId;
   let failures = 0;
@@ -72,7 +78,7 @@ export async function* streamExecution(
       options.signal?.removeEventListener('abort', stop);
       controller.abort();
     }
-    if (clean && (await finished(api, executionId, options.signal))) return;
+    if (clean && (!follow || (await finished(api, executionId, options.signal)))) return;
     await systemClock.sleep(
       Math.min(retryMs, 5000) * (failures > 0 ? failures : 0.1),
       options.signal,

@@ -100,6 +100,22 @@ export async function cancelExecution(
   return asRecord(answer.json);
 }
 
+/**
+ * `POST /workflows/executions/{id}/rerun`: a new execution of the same workflow revision with the
+ * same inputs, started by the caller (its `pending` record).
+ */
+export async function rerunExecution(
+  api: HttpApi,
+  id: string,
+  signal?: AbortSignal,
+): Promise<ExecutionRecord> {
+  checkId(id);
+  const answer = await api.call('POST', `${executionPath(id)}/rerun`, {
+    ...(signal ? { signal } : {}),
+  });
+  return asRecord(answer.json);
+}
+
 /** `GET /workflows/executions?status&workflow&limit&cursor`: one page of the caller's executions. */
 export async function listExecutions(
   api: HttpApi,

@@ -32,6 +32,7 @@ export {
   getExecution,
   listExecutions,
   postExecution,
+  rerunExecution,
   waitForExecution,
   type ExecutionPage,
   type ExecutionStatus,

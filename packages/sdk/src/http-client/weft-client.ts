@@ -21,6 +21,7 @@ import {
   listExecutions,
   postExecution,
   queryString,
+  rerunExecution,
   waitForExecution,
   type ExecutionPage,
   type ListExecutionsOptions,
@@ -158,6 +159,14 @@ export class WeftClient {
   /** Cancels an execution: the canceled record (`CONFLICT` once it has ended). */
   cancelExecution(executionId: string, signal?: AbortSignal): Promise<ExecutionRecord> {
     return cancelExecution(this.api, executionId, signal);
+  }
+
+  /**
+   * Starts the same workflow revision again with the same inputs (`POST .../{id}/rerun`): the
+   * new execution's `pending` record.
+   */
+  rerunExecution(executionId: string, signal?: AbortSignal): Promise<ExecutionRecord> {
+    return rerunExecution(this.api, executionId, signal);
   }
 
   /**

@@ -27,6 +27,11 @@ export interface WebhookRoutesOptions {
   start: StartExecution;
   /** Replay and rate-limit state. */
   store: TriggerStore;
+  /**
+   * Brings the table in line with the deployments store (another replica may have just
+   * deployed): called on a miss before a 404, so that no refusal rests on a stale table.
+   */
+  refresh?: () => Promise<void>;
   clock?: Clock;
   /** Proxies whose `X-Forwarded-For` is believed (IPs and CIDRs; `WEFT_TRUSTED_PROXIES`). */
   trustedProxies?: readonly string[];
@@ -105,7 +110,11 @@ export function webhookRoutes(options: WebhookRoutesOptions) {
       schema: { hide: true },
       onRequest: async (request) => {
         const path = request.url.slice('/hooks'.length).split('?')[0]!;
-        const hook = options.table.find(request.method, path);
+        let hook = options.table.find(request.method, path);
+        if (!hook && options.refresh && !options.events?.router.has('webhook', path)) {
+          await options.refresh();
+          hook = options.table.find(request.method, path);
+        }
         if (!hook && request.method === 'POST' && options.events?.router.has('webhook', path)) {
           await options.events.authenticate(request.headers.authorization);
           matched.set(request, { hook: eventHook(path) });
