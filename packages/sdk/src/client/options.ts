@@ -28,8 +28,9 @@ export interface WeftOptions {
    */
   executionMode?: ExecutionMode;
   /**
-   * API key of the server (`api_key`), needed by `cloud` and `hybrid` (and `syncPlugins`).
-   * Default: `WORKFLOW_REGISTRY_API_KEY` of the environment.
+   * API key of the server (`api_key`), needed by `cloud` and `hybrid` (and `syncPlugins`); in
+   * `self_hosted` steps it is the router's bearer credential (an API key of its server, or its
+   * router token). Default: `WORKFLOW_REGISTRY_API_KEY` of the environment.
    */
   apiKey?: string;
   /**
@@ -120,6 +121,19 @@ export function cloudSettings(
   }
   checkCloudUrl(cloudUrl, 'cloudUrl');
   return { apiKey, cloudUrl };
+}
+
+/**
+ * The bearer credential of the router's `POST /execute` (`self_hosted` steps): `apiKey`, else
+ * `WORKFLOW_REGISTRY_API_KEY` (the router of a weft server accepts its API keys and its router
+ * token); none when neither is set (a router opened for a private network, or mutual TLS).
+ */
+export function routerCredential(
+  options: WeftOptions,
+  environment: Readonly<Record<string, string | undefined>>,
+): { credential?: string } {
+  const key = options.apiKey ?? nonEmpty(environment['WORKFLOW_REGISTRY_API_KEY']);
+  return key !== undefined && key.trim() !== '' ? { credential: key.trim() } : {};
 }
 
 function nonEmpty(value: string | undefined): string | undefined {
