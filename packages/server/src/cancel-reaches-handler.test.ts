@@ -106,7 +106,10 @@ describe.each([
   const call = async (method: 'GET' | 'POST', path: string, body?: unknown) => {
     const response = await fetch(`${opened.url}${path}`, {
       method,
-      headers: { ...opened.auth, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
+      headers: {
+        ...opened.auth,
+        ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
+      },
       ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
     });
     return { status: response.status, json: (await response.json()) as Record<string, any> };
@@ -114,36 +117,42 @@ describe.each([
   const inFlight = async () =>
     ((await call('GET', '/routes')).json['instances'] as { in_flight: number }[])[0]!.in_flight;
 
-  it.skipIf(skip)('fires the handler signal, ends the handler and brings in_flight back to 0', async () => {
-    const started = new Promise<void>((resolve) => (seen.started = resolve));
-    const accepted = await call('POST', '/workflows/executions', { workflow, inputs: {} });
-    expect(accepted.status).toBe(202);
-    const id = accepted.json['execution_id'] as string;
-    await started;
-    expect(await inFlight()).toBe(1);
-    expect(seen.ended).toBe(false);
+  it.skipIf(skip)(
+    'fires the handler signal, ends the handler and brings in_flight back to 0',
+    async () => {
+      const started = new Promise<void>((resolve) => (seen.started = resolve));
+      const accepted = await call('POST', '/workflows/executions', { workflow, inputs: {} });
+      expect(accepted.status).toBe(202);
+      const id = accepted.json['execution_id'] as string;
+      await started;
+      expect(await inFlight()).toBe(1);
+      expect(seen.ended).toBe(false);
 
-    const canceled = await call('POST', `/workflows/executions/${id}/cancel`);
-    expect(canceled.status).toBe(200);
-    await ended;
-    expect(seen.reason).toMatchObject({ code: 'CANCELED' });
-    // The router drops the call when the runtime abandons it; nothing waits for a timeout.
-    for (let i = 0; i < 200 && (await inFlight()) !== 0; i++) {
-      await new Promise((resolve) => setTimeout(resolve, 10));
-    }
-    expect(await inFlight()).toBe(0);
-    const record = (await call('GET', `/workflows/executions/${id}`)).json;
-    expect(record).toMatchObject({ status: 'canceled', error: { code: 'CANCELED' } });
-  });
+      const canceled = await call('POST', `/workflows/executions/${id}/cancel`);
+      expect(canceled.status).toBe(200);
+      await ended;
+      expect(seen.reason).toMatchObject({ code: 'CANCELED' });
+      // The router drops the call when the runtime abandons it; nothing waits for a timeout.
+      for (let i = 0; i < 200 && (await inFlight()) !== 0; i++) {
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+      expect(await inFlight()).toBe(0);
+      const record = (await call('GET', `/workflows/executions/${id}`)).json;
+      expect(record).toMatchObject({ status: 'canceled', error: { code: 'CANCELED' } });
+    },
+  );
 
-  it.skipIf(skip)('refuses the router POST /execute of the public server without a key', async () => {
-    const refused = await fetch(`${opened.url}/execute`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ action: 'holder.hold', input: {} }),
-    });
-    expect(refused.status).toBe(401);
-    expect(await refused.json()).toMatchObject({ code: 'UNAUTHORIZED' });
-    expect(await inFlight()).toBe(0);
-  });
+  it.skipIf(skip)(
+    'refuses the router POST /execute of the public server without a key',
+    async () => {
+      const refused = await fetch(`${opened.url}/execute`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ action: 'holder.hold', input: {} }),
+      });
+      expect(refused.status).toBe(401);
+      expect(await refused.json()).toMatchObject({ code: 'UNAUTHORIZED' });
+      expect(await inFlight()).toBe(0);
+    },
+  );
 });

@@ -190,9 +190,11 @@ function callerGone(reply: FastifyReply): AbortSignal {
   const raw = reply.raw;
   raw.once('close', () => {
     if (!raw.writableFinished) {
-      controller.abort(new CanceledError('the caller closed the connection before the answer', {
-        canceled_at: new Date().toISOString(),
-      }));
+      controller.abort(
+        new CanceledError('the caller closed the connection before the answer', {
+          canceled_at: new Date().toISOString(),
+        }),
+      );
     }
   });
   return controller.signal;
