@@ -40,6 +40,7 @@ interface RunFlags extends ModeFlags, IdentityFlags {
   routerCert?: string;
   routerKey?: string;
   routerCa?: string;
+  routerToken?: string;
 }
 
 /**
@@ -87,6 +88,10 @@ export function registerWorkflowRun(
     .option('--router-cert <file>', 'PEM client certificate for a router that requires mutual TLS')
     .option('--router-key <file>', 'PEM private key of --router-cert')
     .option('--router-ca <file>', 'PEM CA of the router certificate (default: the system CAs)')
+    .option(
+      '--router-token <credential>',
+      "the router's credential: an API key of its server, or its router token (default: --api-key, WORKFLOW_REGISTRY_API_KEY)",
+    )
     .option('--cloud', 'cloud mode: run the whole workflow on the weft server (--server)')
     .addOption(
       new Option(
@@ -139,6 +144,8 @@ async function runCommand(io: Io, file: string, flags: RunFlags): Promise<number
   if (typeof selected === 'string') return usage(io, selected);
   const mode = resolveMode(flags);
   if (!isMode(mode)) return usage(io, mode);
+  if (flags.routerToken !== undefined && flags.router === undefined)
+    return usage(io, '--router-token is the credential of --router: add --router URL');
   if ((flags.routerCert === undefined) !== (flags.routerKey === undefined))
     return usage(io, '--router-cert and --router-key go together');
   if (mode === 'cloud' && hasIdentityFlags(flags)) {
@@ -241,6 +248,10 @@ function select(workflows: WorkflowDefinition[], flags: RunFlags): WorkflowDefin
 function routerOptions(flags: RunFlags): WeftOptions {
   return {
     routerUrl: flags.router!,
+    ...(flags.routerToken !== undefined ? { routerCredential: flags.routerToken } : {}),
+    ...(flags.routerToken === undefined && flags.apiKey !== undefined
+      ? { apiKey: flags.apiKey }
+      : {}),
     ...(flags.routerCert && flags.routerKey
       ? {
           routerTls: {
