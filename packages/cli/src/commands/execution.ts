@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import type { Io } from '../io.js';
 import { registerExecutionDecisions } from './execution-decide.js';
+import { registerExecutionFollow } from './execution-follow.js';
 
 /**
  * `weft execution ...`: commands on one execution of a weft server (`--server`, `--api-key`).
@@ -14,7 +15,10 @@ export function registerExecution(
 ): Command[] {
   const execution = program
     .command('execution')
-    .description('act on an execution on a weft server: approve or reject it');
+    .description(
+      'act on an execution on a weft server: approve or reject it, wait for it, cancel it',
+    );
   registerExecutionDecisions(execution, io, setExit);
+  registerExecutionFollow(execution, io, setExit);
   return [execution, ...execution.commands];
 }

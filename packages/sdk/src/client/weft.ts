@@ -312,6 +312,7 @@ export class Weft extends ServerExecutions {
           }
         : {}),
       ...(options.signal ? { signal: options.signal } : {}),
+      ...(options.onStarted ? { onStarted: options.onStarted } : {}),
       ...(options.idempotencyKey !== undefined ? { idempotencyKey: options.idempotencyKey } : {}),
       ...(options.callbackUrl !== undefined ? { callbackUrl: options.callbackUrl } : {}),
     });
