@@ -7,7 +7,7 @@ import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApiKey } from '@weft/identity';
 import { createConnectorService, type ConnectorService } from '@weft/sdk';
-import { buildServer, type BuiltServer } from './build.js';
+import { buildServer } from './build.js';
 import type { ServerOptions } from './config.js';
 
 /**
@@ -112,7 +112,7 @@ describe.each([
       },
       ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
     });
-    return { status: response.status, json: (await response.json()) as Record<string, any> };
+    return { status: response.status, json: (await response.json()) as Record<string, unknown> };
   };
   const inFlight = async () =>
     ((await call('GET', '/routes')).json['instances'] as { in_flight: number }[])[0]!.in_flight;
