@@ -156,10 +156,7 @@ async function measure(cases: (Target & { name: string; child: Child })[]): Prom
   const c64 = await concurrentRounds(cases);
   return cases.map((c, i) => ({
     name: c.name,
-    // Cases served by the same child share its CPU time (the router serves two of them).
-    cpuUsPerRequest:
-      (cpuAfter[i]! - cpuBefore[i]!) /
-      (requests * cases.filter((other) => other.child === c.child).length),
+    cpuUsPerRequest: (cpuAfter[i]! - cpuBefore[i]!) / requests,
     seqP50Us: seq[i]!.p50,
     seqP99Us: seq[i]!.p99,
     seqRps: seq[i]!.rps,
@@ -209,7 +206,9 @@ export async function run(): Promise<void> {
   const bare = await start('bare');
   const service = await start('service');
   const proxy = await start('proxy', service.url);
+  // One router process per case, so that each case's CPU time is its own.
   const router = await start('router', service.url);
+  const keyed = await start('router', service.url);
   const open = await start('router-open', service.url);
   try {
     const rows = await measure([
@@ -225,17 +224,18 @@ export async function run(): Promise<void> {
       },
       {
         name: 'weft router (API key)',
-        url: router.url,
+        url: keyed.url,
         path: '/execute',
-        child: router,
-        headers: { authorization: `Bearer ${router.key!}` },
+        child: keyed,
+        headers: { authorization: `Bearer ${keyed.key!}` },
       },
       { name: 'weft router (open execute)', url: open.url, path: '/execute', child: open },
     ]);
     print(rows);
     const [, direct, naive, routed, byKey, opened] = rows as [Row, Row, Row, Row, Row, Row];
     console.log(
-      `credential check: router token ${(routed.seqP50Us - opened.seqP50Us).toFixed(0)} µs, API key ${(byKey.seqP50Us - opened.seqP50Us).toFixed(0)} µs at p50 over open execute`,
+      `credential check: router token ${(routed.seqP50Us - opened.seqP50Us).toFixed(0)} µs, API key ${(byKey.seqP50Us - opened.seqP50Us).toFixed(0)} µs at p50 over open execute; ` +
+        `CPU per call ${(routed.cpuUsPerRequest - opened.cpuUsPerRequest).toFixed(0)} µs and ${(byKey.cpuUsPerRequest - opened.cpuUsPerRequest).toFixed(0)} µs`,
     );
     const added = routed.seqP50Us - direct.seqP50Us;
     const ratio = routed.c64Rps / naive.c64Rps;
@@ -271,6 +271,6 @@ export async function run(): Promise<void> {
       )}\n`,
     );
   } finally {
-    for (const child of [open, router, proxy, service, bare]) await stopChild(child);
+    for (const child of [open, keyed, router, proxy, service, bare]) await stopChild(child);
   }
 }
