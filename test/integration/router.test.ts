@@ -227,3 +227,25 @@ describe('router with two connector service instances, over loopback', () => {
     expect(await routes()).toEqual(before.map((i) => ({ ...i, last_check_at: expect.anything() })));
   });
 });
+
+describe('WEFT_ROUTER_OPEN_EXECUTE', () => {
+  it('opens POST /execute without a credential, and the server warns about it at start', async () => {
+    const open = await startServer(['--data-dir', join(work, 'open')], {
+      WEFT_ROUTER_OPEN_EXECUTE: 'true',
+    });
+    try {
+      const answer = await call('POST', `${open.url}/execute`, {
+        action: 'inventory.check_stock',
+        input: { skus: ['WIDGET-1'] },
+      });
+      // No credential, yet not refused: no instance serves it on this server.
+      expect(answer.status).toBe(503);
+      expect(answer.json).toMatchObject({ code: 'UNAVAILABLE' });
+      expect(open.output()).toMatch(
+        /WEFT_ROUTER_OPEN_EXECUTE: the router runs any registered action/,
+      );
+    } finally {
+      await open.stop('SIGKILL');
+    }
+  }, 60_000);
+});

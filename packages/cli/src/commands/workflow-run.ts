@@ -255,7 +255,7 @@ async function runEach(
           ? refusalMessage(error, principal)
           : `weft: ${(error as Error).message}\n`,
       );
-      return startFailureExit(error);
+      return interrupts.exitCode ?? startFailureExit(error);
     }
     results.push(result);
     if (flags.output === 'text') printRun(io, result);
