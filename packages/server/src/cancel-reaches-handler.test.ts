@@ -25,6 +25,7 @@ const workflow = {
 /** What the handler saw: when it started, and how its signal ended it. */
 interface Seen {
   started: (() => void) | undefined;
+  endedNow: (() => void) | undefined;
   reason: unknown;
   ended: boolean;
 }
@@ -67,14 +68,20 @@ describe.each([
 ])('cancel reaches the connector service handler ($name)', ({ kind, skip }) => {
   let opened: Awaited<ReturnType<typeof open>>;
   let service: ConnectorService;
-  const seen: Seen = { started: undefined, reason: undefined, ended: false };
-  let ended: Promise<void>;
+  const seen: Seen = { started: undefined, endedNow: undefined, reason: undefined, ended: false };
+  /** Promises of the next handler's start and end. */
+  const arm = () => {
+    seen.ended = false;
+    seen.reason = undefined;
+    return {
+      started: new Promise<void>((resolve) => (seen.started = resolve)),
+      ended: new Promise<void>((resolve) => (seen.endedNow = resolve)),
+    };
+  };
 
   beforeAll(async () => {
     if (skip) return;
     opened = await open(kind);
-    let endedNow: () => void;
-    ended = new Promise<void>((resolve) => (endedNow = resolve));
     service = await createConnectorService({
       connector: {
         connector: { kind: 'function', name: 'holder', namespace: 'test', version: '1.0.0' },
@@ -87,7 +94,7 @@ describe.each([
             context.signal.addEventListener('abort', () => {
               seen.reason = context.signal.reason;
               seen.ended = true;
-              endedNow();
+              seen.endedNow?.();
               reject(context.signal.reason as Error);
             });
           }),
@@ -120,7 +127,7 @@ describe.each([
   it.skipIf(skip)(
     'fires the handler signal, ends the handler and brings in_flight back to 0',
     async () => {
-      const started = new Promise<void>((resolve) => (seen.started = resolve));
+      const { started, ended } = arm();
       const accepted = await call('POST', '/workflows/executions', { workflow, inputs: {} });
       expect(accepted.status).toBe(202);
       const id = accepted.json['execution_id'] as string;
@@ -139,6 +146,30 @@ describe.each([
       expect(await inFlight()).toBe(0);
       const record = (await call('GET', `/workflows/executions/${id}`)).json;
       expect(record).toMatchObject({ status: 'canceled', error: { code: 'CANCELED' } });
+    },
+  );
+
+  it.skipIf(skip)(
+    'cancels a POST /actions/execute whose caller went away (a hybrid run interrupted)',
+    async () => {
+      const { started, ended } = arm();
+      const caller = new AbortController();
+      const call = fetch(`${opened.url}/actions/execute`, {
+        method: 'POST',
+        headers: { ...opened.auth, 'content-type': 'application/json' },
+        body: JSON.stringify({ plugin: 'holder', action: 'hold', input: {} }),
+        signal: caller.signal,
+      }).catch(() => undefined);
+      await started;
+      expect(await inFlight()).toBe(1);
+      caller.abort();
+      await call;
+      await ended;
+      expect(seen.reason).toMatchObject({ code: 'CANCELED' });
+      for (let i = 0; i < 200 && (await inFlight()) !== 0; i++) {
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+      expect(await inFlight()).toBe(0);
     },
   );
 
