@@ -28,6 +28,8 @@ const script = fileURLToPath(new URL('./router/server.ts', import.meta.url));
 interface Child {
   child: ChildProcess;
   url: string;
+  /** An API key of the `router` child. */
+  key?: string;
 }
 
 /** Pins a process to one core with taskset; false when it cannot (no taskset, one core). */
@@ -43,13 +45,23 @@ function pin(pid: number, core: number): boolean {
 
 let pinned = false;
 
+/** A case: where requests go and the headers they carry beyond the content type. */
+interface Target {
+  url: string;
+  path: string;
+  headers?: Record<string, string>;
+}
+
+/** The router token of bench/router/server.ts. */
+const ROUTER_TOKEN = 'bench-router-token-0123456789';
+
 function start(kind: string, target?: string): Promise<Child> {
   const child = fork(script, [kind, ...(target ? [target] : [])], {
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
   if (pinned) pin(child.pid!, 1);
   return new Promise((resolve, reject) => {
-    child.once('message', (m) => resolve({ child, url: (m as { url: string }).url }));
+    child.once('message', (m) => resolve({ child, ...(m as { url: string; key?: string }) }));
     child.once('exit', (code) => reject(new Error(`bench server ${kind} exited with ${code}`)));
   });
 }
@@ -88,11 +100,11 @@ interface Row {
 }
 
 /** One request on `client`; throws on a non-200 answer. */
-async function once(client: Client, path: string): Promise<void> {
+async function once(client: Client, { path, headers }: Target): Promise<void> {
   const { statusCode, body } = await client.request({
     path,
     method: 'POST',
-    headers: { 'content-type': 'application/json' },
+    headers: { 'content-type': 'application/json', ...headers },
     body: BODY,
   });
   await body.text();
@@ -103,15 +115,14 @@ async function once(client: Client, path: string): Promise<void> {
  * One keep-alive connection per case, one request at a time, the cases interleaved request by
  * request (A, B, C, D, A, ...) so that every case sees the same machine load: latency in µs.
  */
-async function sequential(targets: { url: string; path: string }[]) {
+async function sequential(targets: Target[]) {
   const clients = targets.map((t) => new Client(t.url, { pipelining: 1 }));
-  for (let i = 0; i < 500; i++)
-    for (const [k, t] of targets.entries()) await once(clients[k]!, t.path);
+  for (let i = 0; i < 500; i++) for (const [k, t] of targets.entries()) await once(clients[k]!, t);
   const times = targets.map((): number[] => []);
   for (let i = 0; i < SEQUENTIAL; i++) {
     for (const [k, t] of targets.entries()) {
       const start = process.hrtime.bigint();
-      await once(clients[k]!, t.path);
+      await once(clients[k]!, t);
       times[k]!.push(Number(process.hrtime.bigint() - start) / 1000);
     }
   }
@@ -124,13 +135,13 @@ async function sequential(targets: { url: string; path: string }[]) {
   });
 }
 
-async function concurrent(url: string, path: string, seconds: number) {
+async function concurrent({ url, path, headers }: Target, seconds: number) {
   const result = await autocannon({
     url: `${url}${path}`,
     connections: 64,
     duration: seconds,
     method: 'POST',
-    headers: { 'content-type': 'application/json' },
+    headers: { 'content-type': 'application/json', ...headers },
     body: BODY,
   });
   return {
@@ -142,12 +153,11 @@ async function concurrent(url: string, path: string, seconds: number) {
 }
 
 /** 64 connections, in ROUNDS rounds per case with the cases interleaved; the median round. */
-async function concurrentRounds(targets: { url: string; path: string }[]) {
+async function concurrentRounds(targets: Target[]) {
   const rounds = targets.map((): Awaited<ReturnType<typeof concurrent>>[] => []);
   const seconds = Math.max(1, Math.round(SECONDS / ROUNDS));
   for (let r = 0; r < ROUNDS; r++) {
-    for (const [k, t] of targets.entries())
-      rounds[k]!.push(await concurrent(t.url, t.path, seconds));
+    for (const [k, t] of targets.entries()) rounds[k]!.push(await concurrent(t, seconds));
   }
   return rounds.map((list) => {
     const sorted = [...list].sort((a, b) => a.rps - b.rps);
@@ -156,9 +166,7 @@ async function concurrentRounds(targets: { url: string; path: string }[]) {
   });
 }
 
-async function measure(
-  cases: { name: string; url: string; path: string; child: Child }[],
-): Promise<Row[]> {
+async function measure(cases: (Target & { name: string; child: Child })[]): Promise<Row[]> {
   const cpuBefore = await Promise.all(cases.map((c) => cpuOf(c.child)));
   const seq = await sequential(cases);
   const cpuAfter = await Promise.all(cases.map((c) => cpuOf(c.child)));
@@ -217,16 +225,37 @@ export async function run(): Promise<void> {
   const bare = await start('bare');
   const service = await start('service');
   const proxy = await start('proxy', service.url);
+  // One router process per case, so that each case's CPU time is its own.
   const router = await start('router', service.url);
+  const keyed = await start('router', service.url);
+  const open = await start('router-open', service.url);
   try {
     const rows = await measure([
       { name: 'bare node:http (limit)', url: bare.url, path: '/execute', child: bare },
       { name: 'direct to connector service', url: service.url, path: '/execute', child: service },
       { name: 'keep-alive naive proxy', url: proxy.url, path: '/execute', child: proxy },
-      { name: 'weft router', url: router.url, path: '/execute', child: router },
+      {
+        name: 'weft router (router token)',
+        url: router.url,
+        path: '/execute',
+        child: router,
+        headers: { authorization: `Bearer ${ROUTER_TOKEN}` },
+      },
+      {
+        name: 'weft router (API key)',
+        url: keyed.url,
+        path: '/execute',
+        child: keyed,
+        headers: { authorization: `Bearer ${keyed.key!}` },
+      },
+      { name: 'weft router (open execute)', url: open.url, path: '/execute', child: open },
     ]);
     print(rows);
-    const [, direct, naive, routed] = rows as [Row, Row, Row, Row];
+    const [, direct, naive, routed, byKey, opened] = rows as [Row, Row, Row, Row, Row, Row];
+    console.log(
+      `credential check: router token ${(routed.seqP50Us - opened.seqP50Us).toFixed(0)} µs, API key ${(byKey.seqP50Us - opened.seqP50Us).toFixed(0)} µs at p50 over open execute; ` +
+        `CPU per call ${(routed.cpuUsPerRequest - opened.cpuUsPerRequest).toFixed(0)} µs and ${(byKey.cpuUsPerRequest - opened.cpuUsPerRequest).toFixed(0)} µs`,
+    );
     const added = routed.seqP50Us - direct.seqP50Us;
     const proxyAdded = naive.seqP50Us - direct.seqP50Us;
     const ratio = routed.c64Rps / naive.c64Rps;
@@ -274,6 +303,6 @@ export async function run(): Promise<void> {
       )}\n`,
     );
   } finally {
-    for (const child of [router, proxy, service, bare]) await stopChild(child);
+    for (const child of [open, keyed, router, proxy, service, bare]) await stopChild(child);
   }
 }

@@ -2,8 +2,10 @@
  * Child process of the router benchmark. `argv[2]` picks what it serves on a free loopback port:
  * `bare` (node:http answering a constant), `service` (a connector service), `proxy` (a naive
  * node:http proxy to argv[3] keeping its upstream connections open: the best proxy a user could
- * write in a few lines) or `router` (weft server, with the connector service at argv[3]
- * registered and health checks every second). Reports `{url}` to the parent, its CPU time on
+ * write in a few lines), `router` (weft server, with the connector service at argv[3]
+ * registered and health checks every second; `POST /execute` takes the router token
+ * {@link BENCH_ROUTER_TOKEN} or the API key it reports) or `router-open` (the same with
+ * `POST /execute` open: no credential). Reports `{url, key?}` to the parent, its CPU time on
  * 'cpu', and exits on 'stop'.
  */
 import { Agent, createServer, request, type Server } from 'node:http';
@@ -13,11 +15,16 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pino } from 'pino';
 import { createConnectorService } from '@weft/sdk';
+import { createApiKey } from '@weft/identity';
 import { buildServer } from '@weft/server';
+
+/** The router token of the `router` kind (registration and `POST /execute`). */
+export const BENCH_ROUTER_TOKEN = 'bench-router-token-0123456789';
 
 const [kind, target] = process.argv.slice(2);
 let stop: () => Promise<void>;
 let url: string;
+let key: string | undefined;
 
 async function listen(server: Server): Promise<string> {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -95,20 +102,29 @@ switch (kind) {
     stop = () => new Promise((r) => server.close(() => r()));
     break;
   }
-  case 'router': {
+  case 'router':
+  case 'router-open': {
+    const open = kind === 'router-open';
     const built = await buildServer(
       {
         dataDir: mkdtempSync(join(tmpdir(), 'weft-bench-router-')),
         logLevel: 'error',
         healthIntervalMs: 1000,
+        routerToken: BENCH_ROUTER_TOKEN,
+        routerOpenExecute: open,
       },
       { logger: false },
     );
+    if (!open)
+      key = (await createApiKey(built.store, { name: 'bench' }, new Date().toISOString())).key;
     await built.app.listen({ host: '127.0.0.1', port: 0 });
     url = `http://127.0.0.1:${(built.app.server.address() as AddressInfo).port}`;
     const answer = await fetch(`${url}/register`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json' },
+      headers: {
+        'content-type': 'application/json',
+        authorization: `Bearer ${BENCH_ROUTER_TOKEN}`,
+      },
       body: JSON.stringify({
         plugin_slug: 'bench',
         version: '1.0.0',
@@ -125,7 +141,7 @@ switch (kind) {
     throw new Error(`unknown bench server kind ${kind}`);
 }
 
-process.send?.({ url });
+process.send?.({ url, ...(key ? { key } : {}) });
 process.on('message', async (message) => {
   if (message === 'cpu') {
     const { user, system } = process.cpuUsage();

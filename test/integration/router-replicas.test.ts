@@ -9,6 +9,9 @@ import { call, waitFor } from './router-support.js';
 const databaseUrl = process.env['WEFT_TEST_DATABASE_URL'];
 const schema = `weft_test_${randomBytes(6).toString('hex')}`;
 const INTERVAL = 300;
+/** The router token: registration, the table and POST /execute take it. */
+const TOKEN = 'router-replicas-test-token';
+const auth = { headers: { authorization: `Bearer ${TOKEN}` } };
 
 describe.skipIf(!databaseUrl)(
   'two router replicas on one PostgreSQL (set WEFT_TEST_DATABASE_URL to run)',
@@ -20,7 +23,13 @@ describe.skipIf(!databaseUrl)(
     beforeAll(async () => {
       for (let i = 0; i < 2; i++) {
         const server = await buildServer(
-          { databaseUrl, databaseSchema: schema, healthIntervalMs: INTERVAL, logLevel: 'error' },
+          {
+            databaseUrl,
+            databaseSchema: schema,
+            healthIntervalMs: INTERVAL,
+            logLevel: 'error',
+            routerToken: TOKEN,
+          },
           { logger: false },
         );
         await server.app.listen({ host: '127.0.0.1', port: 0 });
@@ -35,6 +44,7 @@ describe.skipIf(!databaseUrl)(
         },
         handlers: { say: (input: Record<string, unknown>) => ({ said: input }) },
         routerUrl: replicas[0]!.url,
+        routerToken: TOKEN,
         instanceId: 'echo-1',
         healthChecks: { counted: () => (checks++, true) },
         handleSignals: false,
@@ -55,15 +65,17 @@ describe.skipIf(!databaseUrl)(
       const other = replicas[1]!.url;
       await waitFor(
         async () =>
-          (await call('POST', `${other}/execute`, { action: 'echo.say', input: {} })).status ===
-          200,
+          (await call('POST', `${other}/execute`, { action: 'echo.say', input: {} }, auth))
+            .status === 200,
         3000,
         'the second replica to see the instance',
       );
-      const answer = await call('POST', `${other}/execute`, {
-        action: 'echo.say',
-        input: { n: 1 },
-      });
+      const answer = await call(
+        'POST',
+        `${other}/execute`,
+        { action: 'echo.say', input: { n: 1 } },
+        auth,
+      );
       expect(answer.json).toEqual({ status: 'success', data: { said: { n: 1 } } });
     });
 
@@ -78,12 +90,23 @@ describe.skipIf(!databaseUrl)(
     });
 
     it('stops routing on every replica once the instance deregisters from one', async () => {
-      const gone = await call('DELETE', `${replicas[1]!.url}/register/echo/echo-1`);
+      const gone = await call(
+        'DELETE',
+        `${replicas[1]!.url}/register/echo/echo-1`,
+        undefined,
+        auth,
+      );
       expect(gone.status).toBe(200);
       await waitFor(
         async () =>
-          (await call('POST', `${replicas[0]!.url}/execute`, { action: 'echo.say', input: {} }))
-            .status === 503,
+          (
+            await call(
+              'POST',
+              `${replicas[0]!.url}/execute`,
+              { action: 'echo.say', input: {} },
+              auth,
+            )
+          ).status === 503,
         3000,
         'the first replica to drop the instance',
       );

@@ -14,6 +14,9 @@ const work = mkdtempSync(join(tmpdir(), 'weft-router-'));
 const workflowFile = join(root, 'examples/connector-service/workflow.yaml');
 
 let server: Awaited<ReturnType<typeof startServer>>;
+/** An API key of the server: the router's POST /execute takes the public API's keys. */
+let key: string;
+let auth: { headers: Record<string, string> };
 const services = new Map<string, Awaited<ReturnType<typeof startInventory>>>();
 
 const routes = async () =>
@@ -24,10 +27,12 @@ const ids = async () => (await routes()).map((i) => i['instance_id']).sort();
 async function spread(count: number): Promise<string[]> {
   const by: string[] = [];
   for (let i = 0; i < count; i++) {
-    const answer = await call('POST', `${server.url}/execute`, {
-      action: 'inventory.check_stock',
-      input: { skus: ['WIDGET-1'] },
-    });
+    const answer = await call(
+      'POST',
+      `${server.url}/execute`,
+      { action: 'inventory.check_stock', input: { skus: ['WIDGET-1'] } },
+      auth,
+    );
     expect(answer.status, JSON.stringify(answer.json)).toBe(200);
     expect(answer.json).toMatchObject({
       status: 'success',
@@ -44,6 +49,16 @@ beforeAll(async () => {
     WEFT_HEALTH_TIMEOUT_MS: String(TIMEOUT),
     WEFT_HEALTH_FAILURES: String(FAILURES),
   });
+  const { stdout } = await promisify(execFile)(weftCommand, [
+    'auth',
+    'create-key',
+    '--name',
+    'router-test',
+    '--data-dir',
+    join(work, 'data'),
+  ]);
+  key = stdout.trim();
+  auth = { headers: { authorization: `Bearer ${key}` } };
   const [a, b] = await Promise.all([
     startInventory(server.url, 'inv-a'),
     startInventory(server.url, 'inv-b'),
@@ -74,6 +89,7 @@ describe('router with two connector service instances, over loopback', () => {
     const weft = new Weft({
       executionMode: 'self_hosted',
       routerUrl: server.url,
+      apiKey: key,
       logLevel: 'silent',
     });
     // A local handler is never used in self_hosted mode: every action goes to the router.
@@ -116,7 +132,7 @@ describe('router with two connector service instances, over loopback', () => {
         '-o',
         'json',
       ],
-      { cwd: work },
+      { cwd: work, env: { ...process.env, WORKFLOW_REGISTRY_API_KEY: key } },
     );
     expect(JSON.parse(stdout)).toMatchObject({
       status: 'completed',
@@ -154,14 +170,25 @@ describe('router with two connector service instances, over loopback', () => {
     expect(gone.status).toBe(404);
   });
 
-  it('answers UNAVAILABLE for a plugin no instance serves, VALIDATION for a bad action', async () => {
-    const none = await call('POST', `${server.url}/execute`, {
-      action: 'payments.charge',
-      input: {},
+  it('refuses POST /execute without an API key', async () => {
+    const refused = await call('POST', `${server.url}/execute`, {
+      action: 'inventory.check_stock',
+      input: { skus: ['WIDGET-1'] },
     });
+    expect(refused.status).toBe(401);
+    expect(refused.json).toMatchObject({ code: 'UNAUTHORIZED', details: { scheme: 'bearer' } });
+  });
+
+  it('answers UNAVAILABLE for a plugin no instance serves, VALIDATION for a bad action', async () => {
+    const none = await call(
+      'POST',
+      `${server.url}/execute`,
+      { action: 'payments.charge', input: {} },
+      auth,
+    );
     expect(none.status).toBe(503);
     expect(none.json).toMatchObject({ code: 'UNAVAILABLE', details: { backend: 'payments' } });
-    const bad = await call('POST', `${server.url}/execute`, { action: 'charge', input: {} });
+    const bad = await call('POST', `${server.url}/execute`, { action: 'charge', input: {} }, auth);
     expect(bad.json).toMatchObject({ code: 'VALIDATION', details: { field: 'action' } });
   });
 
@@ -199,4 +226,26 @@ describe('router with two connector service instances, over loopback', () => {
     }
     expect(await routes()).toEqual(before.map((i) => ({ ...i, last_check_at: expect.anything() })));
   });
+});
+
+describe('WEFT_ROUTER_OPEN_EXECUTE', () => {
+  it('opens POST /execute without a credential, and the server warns about it at start', async () => {
+    const open = await startServer(['--data-dir', join(work, 'open')], {
+      WEFT_ROUTER_OPEN_EXECUTE: 'true',
+    });
+    try {
+      const answer = await call('POST', `${open.url}/execute`, {
+        action: 'inventory.check_stock',
+        input: { skus: ['WIDGET-1'] },
+      });
+      // No credential, yet not refused: no instance serves it on this server.
+      expect(answer.status).toBe(503);
+      expect(answer.json).toMatchObject({ code: 'UNAVAILABLE' });
+      expect(open.output()).toMatch(
+        /WEFT_ROUTER_OPEN_EXECUTE: the router runs any registered action/,
+      );
+    } finally {
+      await open.stop('SIGKILL');
+    }
+  }, 60_000);
 });

@@ -1,13 +1,14 @@
 import {
   ACTION_PATTERN,
   BackendError,
+  CanceledError,
   isErrorCode,
   HTTP_STATUS,
   SLUG_PATTERN,
   TimeoutError,
   UnavailableError,
   ValidationError,
-  type WeftError,
+  WeftError,
 } from '@weft/core';
 import type { CompiledRouterOptions } from './options.js';
 import type { LiveInstance, RoutingTable } from './table.js';
@@ -76,12 +77,19 @@ export class Dispatcher {
     private readonly options: CompiledRouterOptions,
   ) {}
 
+  /**
+   * Runs `<plugin>.<action>` on an instance. `signal` abandons the call (the run was canceled,
+   * the caller went away): the request's connection to the instance is closed, so the
+   * service's handler sees its `AbortSignal`, and the call leaves `in_flight` at once; it
+   * rejects with the signal's reason when that is a `WeftError`, else `CANCELED`.
+   */
   async execute(
     plugin: string,
     action: string,
     input: unknown,
     headers: Record<string, string | string[] | undefined>,
     timeoutHeader?: string,
+    signal?: AbortSignal,
   ): Promise<DispatchAnswer> {
     const timeoutMs = this.timeoutOf(timeoutHeader);
     const body = JSON.stringify({ action: `${plugin}.${action}`, input });
@@ -101,19 +109,24 @@ export class Dispatcher {
       const remaining = Math.max(1, Math.round(timeoutMs - (performance.now() - started)));
       instance.inFlight++;
       try {
-        const { statusCode, body: bytes } = await sendUpstream(instance.pool, {
-          path: instance.executePath,
-          method: 'POST',
-          headers: sent,
-          body,
-          headersTimeout: remaining,
-          bodyTimeout: remaining,
-        });
+        const { statusCode, body: bytes } = await sendUpstream(
+          instance.pool,
+          {
+            path: instance.executePath,
+            method: 'POST',
+            headers: sent,
+            body,
+            headersTimeout: remaining,
+            bodyTimeout: remaining,
+          },
+          signal,
+        );
         return {
           ...this.answer(statusCode, bytes, plugin, instance),
           instanceId: instance.record.instance_id,
         };
       } catch (error) {
+        if (signal?.aborted) throw canceled(signal.reason);
         const code = (error as { code?: string }).code ?? '';
         if (NOT_SENT.has(code)) {
           (tried ??= new Set()).add(instance);
@@ -215,6 +228,14 @@ export class Dispatcher {
       suggestion: `start a connector service for "${plugin}" that registers with this router (POST /register), or check GET /routes`,
     });
   }
+}
+
+/** The error of a call its caller abandoned: the signal's `WeftError`, else `CANCELED`. */
+function canceled(reason: unknown): WeftError {
+  if (reason instanceof WeftError) return reason;
+  return new CanceledError('the call was canceled by its caller', {
+    canceled_at: new Date().toISOString(),
+  });
 }
 
 function garbage(

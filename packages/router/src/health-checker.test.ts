@@ -28,6 +28,7 @@ function router(store = new MemoryRoutesStore(), clock = new TestClock()) {
     store,
     clock,
     healthChecks: false,
+    openExecute: true,
     healthIntervalMs: 1000,
     healthTimeoutMs: 200,
     healthFailures: 3,

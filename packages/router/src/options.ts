@@ -18,6 +18,17 @@ export interface RouterOptions {
    * TLS layer verified against its client CA. The server must request client certificates.
    */
   requireClientCert?: boolean;
+  /**
+   * Checks the bearer credential of `POST /execute` (the server's API keys and identity-provider
+   * tokens); rejects with `UNAUTHORIZED`. The router token is accepted as well.
+   */
+  authenticate?: (authorization: string | undefined) => Promise<unknown>;
+  /**
+   * `POST /execute` without any credential, for a router only a private network reaches
+   * (`WEFT_ROUTER_OPEN_EXECUTE`). Default false: a call needs a client certificate (mutual TLS),
+   * the router token or a credential `authenticate` accepts.
+   */
+  openExecute?: boolean;
   /** Milliseconds between two health checks of an instance. Default 10000. */
   healthIntervalMs?: number;
   /** Timeout of one health check in ms. Default 2000. */
@@ -48,6 +59,8 @@ export interface CompiledRouterOptions {
   store: RoutesStore;
   token: string | undefined;
   requireClientCert: boolean;
+  authenticate: ((authorization: string | undefined) => Promise<unknown>) | undefined;
+  openExecute: boolean;
   healthIntervalMs: number;
   healthTimeoutMs: number;
   healthFailures: number;
@@ -74,10 +87,20 @@ export function compileRouterOptions(options: RouterOptions): CompiledRouterOpti
       },
     );
   }
+  const requireClientCert = options.requireClientCert ?? false;
+  const openExecute = options.openExecute ?? false;
+  if (!openExecute && !requireClientCert && token === undefined && !options.authenticate) {
+    throw new ValidationError(
+      'POST /execute would accept no credential at all: give the router a token, an authenticate function or mutual TLS, or set openExecute for a private network',
+      { field: 'openExecute', constraint: 'credential' },
+    );
+  }
   return {
     store: options.store,
     token,
-    requireClientCert: options.requireClientCert ?? false,
+    requireClientCert,
+    authenticate: options.authenticate,
+    openExecute,
     healthIntervalMs: integer('healthIntervalMs', options.healthIntervalMs, 10_000, 10, 86_400_000),
     healthTimeoutMs: integer('healthTimeoutMs', options.healthTimeoutMs, 2_000, 1, 600_000),
     healthFailures: integer('healthFailures', options.healthFailures, 3, 1, 1000),

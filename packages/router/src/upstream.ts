@@ -10,18 +10,30 @@ export interface UpstreamAnswer {
  * Sends one request through `dispatcher` (an instance's pool) and collects the answer with a
  * bare dispatch handler: no body stream and no extra promise per chunk, which is most of the
  * client-side cost of a small call. Errors reject with undici's error (and its `code`):
- * connection failures, header and body timeouts, answers over the pool's `maxResponseSize`.
+ * connection failures, header and body timeouts, answers over the pool's `maxResponseSize`;
+ * with `signal.reason` when `signal` aborts.
  */
 export function sendUpstream(
   dispatcher: Dispatcher,
   options: Dispatcher.DispatchOptions,
+  signal?: AbortSignal,
 ): Promise<UpstreamAnswer> {
   return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason);
     let statusCode = 0;
     const chunks: Buffer[] = [];
+    let onAbort: (() => void) | undefined;
+    const done = () => {
+      if (onAbort) signal!.removeEventListener('abort', onAbort);
+    };
     // The callback interface Pool and Client take directly (the newer one is wrapped into it).
     dispatcher.dispatch(options, {
-      onConnect() {},
+      onConnect(abort) {
+        // Aborting destroys the request's connection: the instance sees it close.
+        if (!signal || onAbort) return;
+        onAbort = () => abort(signal.reason as Error);
+        signal.addEventListener('abort', onAbort, { once: true });
+      },
       onHeaders(status) {
         statusCode = status;
         return true;
@@ -31,12 +43,14 @@ export function sendUpstream(
         return true;
       },
       onComplete() {
+        done();
         resolve({
           statusCode,
           body: chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks),
         });
       },
       onError(error) {
+        done();
         reject(error);
       },
     });

@@ -158,6 +158,9 @@ export async function buildServer(
       store: dependencies.routesStore ?? opened.routes,
       ...(compiled.routerToken ? { token: compiled.routerToken } : {}),
       requireClientCert: compiled.tls?.clientCa !== undefined,
+      // POST /execute takes the API keys (and identity-provider tokens) of the public API.
+      authenticate,
+      openExecute: compiled.routerOpenExecute,
       ...(compiled.healthIntervalMs ? { healthIntervalMs: compiled.healthIntervalMs } : {}),
       ...(compiled.healthTimeoutMs ? { healthTimeoutMs: compiled.healthTimeoutMs } : {}),
       ...(compiled.healthFailures ? { healthFailures: compiled.healthFailures } : {}),
@@ -171,6 +174,11 @@ export async function buildServer(
   if (!compiled.routerToken && compiled.tls?.clientCa === undefined) {
     app.log.warn(
       'router registration is open to anyone who can reach this server: set WEFT_ROUTER_TOKEN or --tls-client-ca (development only)',
+    );
+  }
+  if (compiled.routerOpenExecute && compiled.tls?.clientCa === undefined) {
+    app.log.warn(
+      'WEFT_ROUTER_OPEN_EXECUTE: the router runs any registered action for anyone who can reach this server, without a credential; keep it on a private network',
     );
   }
   const executions =

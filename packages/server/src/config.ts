@@ -46,6 +46,12 @@ export interface ServerOptions {
   downloadFlushMs?: number;
   /** Bearer token router registration needs (`WEFT_ROUTER_TOKEN`); none: open, with a warning. */
   routerToken?: string;
+  /**
+   * The router's `POST /execute` without a credential (`WEFT_ROUTER_OPEN_EXECUTE=true`), for a
+   * server only a private network reaches; logged as a warning at start. Default false: an API
+   * key, the router token or (with `tls.clientCa`) a client certificate is needed.
+   */
+  routerOpenExecute?: boolean;
   /** Health-check interval of router instances in ms (`WEFT_HEALTH_INTERVAL_MS`, default 10000). */
   healthIntervalMs?: number;
   /** Health-check timeout in ms (`WEFT_HEALTH_TIMEOUT_MS`, default 2000). */
@@ -92,6 +98,7 @@ export interface CompiledServerOptions {
   cacheTtlMs: number | undefined;
   downloadFlushMs: number | undefined;
   routerToken: string | undefined;
+  routerOpenExecute: boolean;
   healthIntervalMs: number | undefined;
   healthTimeoutMs: number | undefined;
   healthFailures: number | undefined;
@@ -121,6 +128,7 @@ export function compileServerOptions(options: ServerOptions = {}): CompiledServe
     cacheTtlMs: options.cacheTtlMs,
     downloadFlushMs: options.downloadFlushMs,
     routerToken: options.routerToken || undefined,
+    routerOpenExecute: options.routerOpenExecute ?? false,
     healthIntervalMs: options.healthIntervalMs,
     healthTimeoutMs: options.healthTimeoutMs,
     healthFailures: options.healthFailures,
@@ -157,6 +165,9 @@ export function serverOptionsFromEnv(env: NodeJS.ProcessEnv): ServerOptions {
     ...(env['WEFT_PUBLIC_URL'] ? { publicUrl: env['WEFT_PUBLIC_URL'] } : {}),
     ...(env['WEFT_LOG_LEVEL'] ? { logLevel: env['WEFT_LOG_LEVEL'] } : {}),
     ...(env['WEFT_ROUTER_TOKEN'] ? { routerToken: env['WEFT_ROUTER_TOKEN'] } : {}),
+    ...(env['WEFT_ROUTER_OPEN_EXECUTE'] !== undefined
+      ? { routerOpenExecute: envFlag(env['WEFT_ROUTER_OPEN_EXECUTE']) }
+      : {}),
     ...envInteger(env, 'WEFT_HEALTH_INTERVAL_MS', 'healthIntervalMs'),
     ...envInteger(env, 'WEFT_HEALTH_TIMEOUT_MS', 'healthTimeoutMs'),
     ...envInteger(env, 'WEFT_HEALTH_FAILURES', 'healthFailures'),

@@ -124,9 +124,16 @@ export class RouterAndRegistryActions implements ServerActions {
       return invokeByBroker(this.tasks, slug, call, this.taskTimeoutMs);
     }
     if (this.router.table.pick(slug, call.action)) {
-      const answer = await this.router.dispatcher.execute(slug, call.action, call.input, {
-        'idempotency-key': call.context.idempotencyKey,
-      });
+      // The run's signal (cancel, step timeout) reaches the instance's handler: the router
+      // closes the call's connection, and the connector service aborts the handler's signal.
+      const answer = await this.router.dispatcher.execute(
+        slug,
+        call.action,
+        call.input,
+        { 'idempotency-key': call.context.idempotencyKey },
+        undefined,
+        call.context.signal,
+      );
       const body = JSON.parse(answer.body.toString()) as Record<string, unknown>;
       if (body['status'] === 'success') return { output: body['data'] ?? {} };
       throw fromErrorObject(body);

@@ -3,6 +3,7 @@ import type { Io } from '../io.js';
 import { registerExecutionControl } from './execution-control.js';
 import { registerExecutionDecisions } from './execution-decide.js';
 import { registerExecutionEvents } from './execution-events.js';
+import { registerExecutionFollow } from './execution-follow.js';
 import { registerExecutionReads } from './execution-list.js';
 
 /**
@@ -18,11 +19,12 @@ export function registerExecution(
   const execution = program
     .command('execution')
     .description(
-      'find, follow and act on executions on a weft server: list, get, events, logs, cancel, rerun, approve, reject',
+      'find, follow and act on executions on a weft server: list, get, events, logs, wait, cancel, rerun, approve, reject',
     );
   registerExecutionReads(execution, io, setExit);
   registerExecutionEvents(execution, io, setExit);
   registerExecutionControl(execution, io, setExit);
   registerExecutionDecisions(execution, io, setExit);
+  registerExecutionFollow(execution, io, setExit);
   return [execution, ...execution.commands];
 }

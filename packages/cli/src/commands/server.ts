@@ -54,6 +54,7 @@ export function registerServer(program: Command, io: Io, setExit: (code: number)
     .addHelpText(
       'after',
       '\nRouter settings from the environment: WEFT_ROUTER_TOKEN (registration bearer token),\n' +
+        'WEFT_ROUTER_OPEN_EXECUTE=true (POST /execute without an API key: private networks only),\n' +
         'WEFT_HEALTH_INTERVAL_MS (10000), WEFT_HEALTH_TIMEOUT_MS (2000), WEFT_HEALTH_FAILURES (3),\n' +
         'WEFT_ROUTER_TIMEOUT_MS (120000), WEFT_EGRESS_ALLOWLIST (comma-separated CIDRs).\n' +
         'Triggers: WEFT_TRUSTED_PROXIES (proxies whose X-Forwarded-For webhooks believe),\n' +

@@ -38,6 +38,8 @@ let cloud: RunningServer;
 let router: RunningServer;
 let services: ConnectorService[] = [];
 let key: string;
+/** A key of the router's server: its POST /execute takes the keys of its own public API. */
+let routerKey: string;
 const saved = { ...process.env };
 
 /** A connector service of one function action, registered with `server`'s router. */
@@ -62,6 +64,7 @@ beforeAll(async () => {
     startServer({ port: 0, host: '127.0.0.1', dataDir: join(dir, name), logLevel: 'error' });
   [cloud, router] = await Promise.all([server('cloud'), server('router')]);
   key = (await createLocalKey({ dataDir: join(dir, 'cloud') }, { name: 'cli' })).key;
+  routerKey = (await createLocalKey({ dataDir: join(dir, 'router') }, { name: 'cli' })).key;
   services = [
     await serve(cloud, 'counter', 'bump', (input: { n: number }) => ({ n: input.n + 1 })),
     await serve(router, 'shouter', 'shout', (input: { text: string }) => ({
@@ -97,7 +100,14 @@ const hybrid = (...args: string[]) =>
 
 describe('weft workflow run --mode hybrid --router', () => {
   it('runs a plugin placed self_hosted through the router, the rest here and on the server', async () => {
-    const result = await hybrid('--router', router.url, '--execution', 'shouter=self_hosted');
+    const result = await hybrid(
+      '--router',
+      router.url,
+      '--router-token',
+      routerKey,
+      '--execution',
+      'shouter=self_hosted',
+    );
     expect(result.err).toBe('');
     expect(result.code).toBe(0);
     expect(JSON.parse(result.out)).toMatchObject({
@@ -107,8 +117,25 @@ describe('weft workflow run --mode hybrid --router', () => {
     });
   });
 
+  it('refuses a self_hosted step whose router does not accept the credential', async () => {
+    // --api-key is the cloud server's key: the router's server does not know it.
+    const result = await hybrid('--router', router.url, '--execution', 'shouter=self_hosted');
+    expect(result.code).toBe(1);
+    const doc = JSON.parse(result.out) as {
+      steps: Record<string, { error?: { code: string } }>;
+    };
+    expect(doc.steps['shout']!.error!.code).toBe('UNAUTHORIZED');
+  });
+
   it('sends every step to the router with --execution self_hosted', async () => {
-    const result = await hybrid('--router', router.url, '--execution', 'self_hosted');
+    const result = await hybrid(
+      '--router',
+      router.url,
+      '--router-token',
+      routerKey,
+      '--execution',
+      'self_hosted',
+    );
     // The router serves no greeter: the first step fails there, not here.
     expect(result.code).toBe(1);
     const doc = JSON.parse(result.out) as {

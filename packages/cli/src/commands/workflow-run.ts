@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { Option, type Command } from 'commander';
-import { WeftError, type Principal } from '@weft/core';
+import { WeftError, type Principal, type StreamEvent } from '@weft/core';
 import { resolveInputs, type WorkflowDefinition } from '@weft/engine';
 import { Weft, type RunResult, type WeftOptions } from '@weft/sdk';
 import { EXIT } from '../exit-codes.js';
@@ -20,6 +20,7 @@ import {
   type RunMode,
 } from './run-support.js';
 import { printRun, runDocument } from './run-output.js';
+import { RunInterrupts } from './run-interrupt.js';
 import {
   addIdentityOptions,
   hasIdentityFlags,
@@ -40,6 +41,7 @@ interface RunFlags extends ModeFlags, IdentityFlags {
   routerCert?: string;
   routerKey?: string;
   routerCa?: string;
+  routerToken?: string;
 }
 
 /**
@@ -87,6 +89,10 @@ export function registerWorkflowRun(
     .option('--router-cert <file>', 'PEM client certificate for a router that requires mutual TLS')
     .option('--router-key <file>', 'PEM private key of --router-cert')
     .option('--router-ca <file>', 'PEM CA of the router certificate (default: the system CAs)')
+    .option(
+      '--router-token <credential>',
+      "the router's credential: an API key of its server, or its router token (default: --api-key, WORKFLOW_REGISTRY_API_KEY)",
+    )
     .option('--cloud', 'cloud mode: run the whole workflow on the weft server (--server)')
     .addOption(
       new Option(
@@ -139,6 +145,8 @@ async function runCommand(io: Io, file: string, flags: RunFlags): Promise<number
   if (typeof selected === 'string') return usage(io, selected);
   const mode = resolveMode(flags);
   if (!isMode(mode)) return usage(io, mode);
+  if (flags.routerToken !== undefined && flags.router === undefined)
+    return usage(io, '--router-token is the credential of --router: add --router URL');
   if ((flags.routerCert === undefined) !== (flags.routerKey === undefined))
     return usage(io, '--router-cert and --router-key go together');
   if (mode === 'cloud' && hasIdentityFlags(flags)) {
@@ -190,8 +198,34 @@ async function runCommand(io: Io, file: string, flags: RunFlags): Promise<number
       return refused;
     }
   }
+  const interrupts = new RunInterrupts(io, {
+    mode,
+    ...(mode === 'cloud' ? { server: serverSettings(flags).cloudUrl } : {}),
+  });
+  try {
+    return await runEach(io, weft, selected, flags, mode, principal, interrupts);
+  } finally {
+    interrupts.dispose();
+  }
+}
+
+/** Runs the selected workflows one after the other; an interrupt cancels the run and stops. */
+async function runEach(
+  io: Io,
+  weft: Weft,
+  selected: WorkflowDefinition[],
+  flags: RunFlags,
+  mode: RunMode,
+  principal: Principal | undefined,
+  interrupts: RunInterrupts,
+): Promise<number> {
   const results: RunResult[] = [];
   for (const workflow of selected) {
+    if (interrupts.exitCode !== undefined) break;
+    interrupts.begin(workflow.name);
+    const stream = flags.stream
+      ? (event: StreamEvent) => io.out(`${JSON.stringify(event)}\n`)
+      : undefined;
     let result: RunResult;
     try {
       result = await weft.run(workflow, flags.input, {
@@ -201,7 +235,16 @@ async function runCommand(io: Io, file: string, flags: RunFlags): Promise<number
           ...(flags.payload !== undefined ? { payload: flags.payload } : {}),
           ...(flags.event !== undefined ? { event: flags.event } : {}),
         },
-        ...(flags.stream ? { onEvent: (event) => io.out(`${JSON.stringify(event)}\n`) } : {}),
+        // Cloud runs are not canceled by Ctrl-C (they run on, see run-interrupt.ts).
+        ...(mode === 'cloud'
+          ? { onStarted: interrupts.onStarted, ...(stream ? { onEvent: stream } : {}) }
+          : {
+              signal: interrupts.signal,
+              onEvent: (event: StreamEvent) => {
+                interrupts.onEvent(event);
+                stream?.(event);
+              },
+            }),
       });
     } catch (error) {
       // The run did not start: the server refused it (cloud mode: bad key, unknown plugin,
@@ -212,7 +255,7 @@ async function runCommand(io: Io, file: string, flags: RunFlags): Promise<number
           ? refusalMessage(error, principal)
           : `weft: ${(error as Error).message}\n`,
       );
-      return startFailureExit(error);
+      return interrupts.exitCode ?? startFailureExit(error);
     }
     results.push(result);
     if (flags.output === 'text') printRun(io, result);
@@ -222,7 +265,9 @@ async function runCommand(io: Io, file: string, flags: RunFlags): Promise<number
     const documents = results.map(runDocument);
     io.out(`${JSON.stringify(flags.all ? documents : documents[0], null, 2)}\n`);
   }
-  return results.every((r) => r.status === 'completed') ? EXIT.ok : EXIT.failure;
+  return (
+    interrupts.exitCode ?? (results.every((r) => r.status === 'completed') ? EXIT.ok : EXIT.failure)
+  );
 }
 
 function select(workflows: WorkflowDefinition[], flags: RunFlags): WorkflowDefinition[] | string {
@@ -241,6 +286,10 @@ function select(workflows: WorkflowDefinition[], flags: RunFlags): WorkflowDefin
 function routerOptions(flags: RunFlags): WeftOptions {
   return {
     routerUrl: flags.router!,
+    ...(flags.routerToken !== undefined ? { routerCredential: flags.routerToken } : {}),
+    ...(flags.routerToken === undefined && flags.apiKey !== undefined
+      ? { apiKey: flags.apiKey }
+      : {}),
     ...(flags.routerCert && flags.routerKey
       ? {
           routerTls: {

@@ -44,3 +44,37 @@ export function guardHook(guard: Guard) {
     }
   };
 }
+
+/** What `POST /execute` accepts as a credential (see {@link executeHook}). */
+export interface ExecuteGuard {
+  /** The router token (`WEFT_ROUTER_TOKEN`). */
+  token: string | undefined;
+  /** The server's credentials: API keys, identity-provider tokens. */
+  authenticate: ((authorization: string | undefined) => Promise<unknown>) | undefined;
+}
+
+/**
+ * The `onRequest` hook of `POST /execute` without mutual TLS: `Authorization: Bearer` with the
+ * router token or a credential `authenticate` accepts (an API key). Refusals are `UNAUTHORIZED`
+ * (401) and reach no instance. The router token is compared first (a hash and one comparison),
+ * so connector-to-router calls with it never touch the key store.
+ */
+export function executeHook(guard: ExecuteGuard) {
+  const expected = guard.token === undefined ? undefined : digest(guard.token);
+  const { authenticate } = guard;
+  return async (request: FastifyRequest, _reply: FastifyReply): Promise<void> => {
+    const header = request.headers.authorization;
+    const match = header === undefined ? null : /^Bearer\s+(.+)$/i.exec(header);
+    if (!match) {
+      throw new UnauthorizedError(
+        `running an action through the router needs a credential: send Authorization: Bearer <API key>${expected ? ' (or the router token)' : ''}`,
+        { scheme: 'bearer', reason: header === undefined ? 'missing' : 'malformed' },
+      );
+    }
+    if (expected !== undefined && timingSafeEqual(digest(match[1]!.trim()), expected)) return;
+    if (authenticate === undefined) {
+      throw new UnauthorizedError('the router token is not valid', { scheme: 'bearer' });
+    }
+    await authenticate(header);
+  };
+}

@@ -126,8 +126,8 @@ describe('POST /register', () => {
 });
 
 describe('registration protection and egress allowlist', () => {
-  it('needs the router token for register, deregister and the table, but not for execute', async () => {
-    const guarded = await routerApp({ token: 'a-long-router-token-1234' });
+  it('needs the router token for register, deregister, the table and execute', async () => {
+    const guarded = await routerApp({ token: 'a-long-router-token-1234', openExecute: false });
     try {
       const body = record('http://127.0.0.1:4100', { metadata: { instance_id: 'x' } });
       const none = await guarded.app.inject({ method: 'POST', url: '/register', payload: body });
@@ -157,10 +157,17 @@ describe('registration protection and egress allowlist', () => {
         (await guarded.app.inject({ method: 'DELETE', url: '/register/echo/x' })).statusCode,
       ).toBe(401);
       expect((await guarded.store.list()).length).toBe(1);
+      const refused = await guarded.app.inject({
+        method: 'POST',
+        url: '/execute',
+        payload: { action: 'other.say', input: {} },
+      });
+      expect(refused.json().code).toBe('UNAUTHORIZED');
       const call = await guarded.app.inject({
         method: 'POST',
         url: '/execute',
         payload: { action: 'other.say', input: {} },
+        headers: auth,
       });
       expect(call.json().code).toBe('UNAVAILABLE');
       expect(

@@ -1,7 +1,8 @@
 import type {} from '@fastify/swagger';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply } from 'fastify';
 import { Ajv } from 'ajv';
 import {
+  CanceledError,
   DeregistrationResponse,
   ExecuteRequest,
   ExecuteSuccess,
@@ -12,7 +13,7 @@ import {
 } from '@weft/core';
 import { parseAction } from '../dispatch.js';
 import type { Router } from '../router.js';
-import { guardHook } from './auth.js';
+import { executeHook, guardHook } from './auth.js';
 import { sendError } from './errors.js';
 import {
   ErrorBody,
@@ -42,10 +43,13 @@ export function routerRoutes(router: Router) {
     });
     app.setValidatorCompiler(({ schema }) => ajv.compile(schema));
     const admin = guardHook({ token: options.token, clientCert: options.requireClientCert });
-    // Without mutual TLS, execute calls run no hook at all (the hot path).
+    // A client certificate is the caller's credential; without mutual TLS a bearer credential
+    // is, unless the operator opened execute for a private network (then no hook runs at all).
     const caller = options.requireClientCert
       ? { onRequest: guardHook({ token: undefined, clientCert: true }) }
-      : {};
+      : options.openExecute
+        ? {}
+        : { onRequest: executeHook({ token: options.token, authenticate: options.authenticate }) };
     const bodyLimit = options.bodyLimit;
 
     app.post<{ Body: RouterRegistration }>(
@@ -118,6 +122,7 @@ export function routerRoutes(router: Router) {
       bodyLimit,
       schema: {
         tags: ['router'],
+        security: routerSecurity,
         description: EXECUTE_HEADERS,
         body: ExecuteRequest,
         response: { 200: ExecuteSuccess, ...errorResponses(400, 401, 409, 413, 502, 503, 504) },
@@ -141,6 +146,7 @@ export function routerRoutes(router: Router) {
           request.body.input,
           request.headers,
           headerOf(request.headers['x-weft-timeout-ms']),
+          callerGone(reply),
         );
         if (answer.instanceId !== undefined) reply.header('x-weft-instance-id', answer.instanceId);
         return reply.code(answer.statusCode).type('application/json').send(answer.body);
@@ -165,12 +171,33 @@ export function routerRoutes(router: Router) {
           request.body.input,
           request.headers,
           headerOf(request.headers['x-weft-timeout-ms']),
+          callerGone(reply),
         );
         if (answer.instanceId !== undefined) reply.header('x-weft-instance-id', answer.instanceId);
         return reply.code(answer.statusCode).type('application/json').send(answer.body);
       },
     );
   };
+}
+
+/**
+ * A signal that fires when the caller's connection closes before the answer was sent (the
+ * caller gave up: a canceled run, a client timeout), so the call to the instance is abandoned,
+ * its connection closed (the service's handler sees its `AbortSignal`) and `in_flight` drops.
+ */
+function callerGone(reply: FastifyReply): AbortSignal {
+  const controller = new AbortController();
+  const raw = reply.raw;
+  raw.once('close', () => {
+    if (!raw.writableFinished) {
+      controller.abort(
+        new CanceledError('the caller closed the connection before the answer', {
+          canceled_at: new Date().toISOString(),
+        }),
+      );
+    }
+  });
+  return controller.signal;
 }
 
 function headerOf(value: string | string[] | undefined): string | undefined {

@@ -59,13 +59,16 @@ export class TestClock implements Clock {
   sleep = async () => undefined;
 }
 
-/** A Fastify app with the router mounted on an in-memory table (health checks off by default). */
+/**
+ * A Fastify app with the router mounted on an in-memory table (health checks off by default;
+ * `POST /execute` open unless `options` set `openExecute`).
+ */
 export async function routerApp(
   options: Partial<RouterOptions> = {},
 ): Promise<{ app: FastifyInstance; router: Router; store: MemoryRoutesStore; clock: TestClock }> {
   const store = new MemoryRoutesStore();
   const clock = new TestClock();
-  const router = new Router({ store, clock, healthChecks: false, ...options });
+  const router = new Router({ store, clock, healthChecks: false, openExecute: true, ...options });
   const app = Fastify({
     ajv: { customOptions: { removeAdditional: false, coerceTypes: true, useDefaults: true } },
   });

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import {
   BackendError,
+  CanceledError,
   TimeoutError,
   ValidationError,
   WeftError,
@@ -19,6 +20,8 @@ export interface ActionRequest {
   action: string;
   input: Record<string, unknown>;
   idempotencyKey?: string;
+  /** The caller's: aborts the action (`CANCELED`) when the caller went away before the answer. */
+  signal?: AbortSignal;
 }
 
 /**
@@ -58,6 +61,15 @@ export class ActionProxy {
         ),
       timeoutMs,
     );
+    const onCallerGone = () =>
+      controller.abort(
+        new CanceledError(
+          `action ${call.plugin}.${call.action} was canceled: its caller closed the connection`,
+          { canceled_at: new Date(options.clock.now()).toISOString() },
+        ),
+      );
+    if (call.signal?.aborted) onCallerGone();
+    else call.signal?.addEventListener('abort', onCallerGone, { once: true });
     const started = options.clock.now();
     const id = call.idempotencyKey ?? randomUUID();
     const context: ExecutionContext = {
@@ -88,6 +100,7 @@ export class ActionProxy {
       throw error instanceof WeftError ? error : asBackendError(error, call.plugin);
     } finally {
       clearTimeout(timer);
+      call.signal?.removeEventListener('abort', onCallerGone);
       const finished = options.clock.now();
       options.store
         .addUsage(call.keyId, call.owner, new Date(finished).toISOString().slice(0, 10), {

@@ -1,3 +1,4 @@
+import type { ServerResponse } from 'node:http';
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import { ExecuteActionRequest, ValidationError } from '@weft/core';
@@ -12,7 +13,8 @@ const ActionResult = Type.Object({
 
 /**
  * `POST /actions/execute {plugin, version?, action, input}`: runs one action on the server (the
- * cloud steps of hybrid runs) and answers like a connector (SPEC.md §2.7).
+ * cloud steps of hybrid runs) and answers like a connector (SPEC.md §2.7). A caller that closes
+ * its connection before the answer (an interrupted hybrid run) cancels the action.
  */
 export function registerActionRoutes(app: FastifyInstance, runtime: Runtime): void {
   app.post(
@@ -37,7 +39,7 @@ export function registerActionRoutes(app: FastifyInstance, runtime: Runtime): vo
         },
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const principal = principalOf(request);
       const body = request.body as ExecuteActionRequest;
       if (body.action.includes('.') && !body.action.startsWith(`${body.plugin}.`)) {
@@ -61,8 +63,18 @@ export function registerActionRoutes(app: FastifyInstance, runtime: Runtime): vo
         action,
         input: body.input ?? {},
         ...(typeof key === 'string' ? { idempotencyKey: key } : {}),
+        signal: callerGone(reply.raw),
       });
       return { status: 'success' as const, data };
     },
   );
+}
+
+/** A signal that fires when the response's connection closes before the answer was written. */
+function callerGone(response: ServerResponse): AbortSignal {
+  const controller = new AbortController();
+  response.once('close', () => {
+    if (!response.writableFinished) controller.abort();
+  });
+  return controller.signal;
 }

@@ -1,4 +1,10 @@
-import { CanceledError, isFinishedStatus, ValidationError, type StreamEvent } from '@weft/core';
+import {
+  CanceledError,
+  isFinishedStatus,
+  ValidationError,
+  type ExecutionRecord,
+  type StreamEvent,
+} from '@weft/core';
 import type { RunResult, WorkflowDefinition } from '@weft/engine';
 import { streamExecution } from '../http-client/event-stream.js';
 import { getExecution, waitForExecution, type StartOptions } from '../http-client/executions.js';
@@ -13,6 +19,8 @@ export interface CloudRunOptions {
   onEvent?: (event: StreamEvent) => void;
   /** Cancels the execution on the server. */
   signal?: AbortSignal;
+  /** Receives the pending record once the server accepted the run (its `execution_id`). */
+  onStarted?: (record: ExecutionRecord) => void;
   idempotencyKey?: string;
   callbackUrl?: string;
 }
@@ -20,7 +28,7 @@ export interface CloudRunOptions {
 /**
  * Runs a whole workflow on the server (`cloud` mode) and gives the result a local run gives:
  * started with `Prefer: wait`, then polled; with `onEvent`, started asynchronously and followed
- * over the event stream; with `signal`, started asynchronously and polled. An aborted `signal` cancels the execution on the server, and the result
+ * over the event stream; with `signal` or `onStarted`, started asynchronously and polled. An aborted `signal` cancels the execution on the server, and the result
  * is the canceled record.
  */
 export async function runInCloud(
@@ -34,10 +42,13 @@ export async function runInCloud(
     ...(options.idempotencyKey !== undefined ? { idempotencyKey: options.idempotencyKey } : {}),
     ...(options.callbackUrl !== undefined ? { callbackUrl: options.callbackUrl } : {}),
     // `Prefer: wait` holds the answer, and with it the id a cancel needs.
-    ...(options.onEvent || options.signal ? {} : { waitSeconds: MAX_PREFER_WAIT }),
+    ...(options.onEvent || options.signal || options.onStarted
+      ? {}
+      : { waitSeconds: MAX_PREFER_WAIT }),
   };
   if (options.signal?.aborted) throw canceledBeforeStart();
   let record = await startExecution(api, workflow, library, inputs, start);
+  options.onStarted?.(record);
   if (isFinishedStatus(record.status) && !options.onEvent) return toRunResult(record);
   const id = record.execution_id;
   const controller = new AbortController();

@@ -1,4 +1,4 @@
-import type { StreamEvent } from '@weft/core';
+import type { ExecutionRecord, StreamEvent } from '@weft/core';
 import type { ExecutionOverride } from '../invoker/hybrid-invoker.js';
 
 /** Options of one execution. */
@@ -22,6 +22,11 @@ export interface ExecuteOptions {
   idempotencyKey?: string;
   /** `cloud` mode: receives the signed §2.8 callback when the execution ends. */
   callbackUrl?: string;
+  /**
+   * `cloud` mode: called with the pending record as soon as the server accepted the run, before
+   * it ends (its `execution_id`, to follow or cancel it from elsewhere).
+   */
+  onStarted?: (record: ExecutionRecord) => void;
 }
 
 /** Options of {@link Weft.executeAsync}. */

@@ -29,8 +29,9 @@ export interface WeftOptions {
    */
   executionMode?: ExecutionMode;
   /**
-   * API key of the server (`api_key`), needed by `cloud` and `hybrid` (and `syncPlugins`).
-   * Default: `WORKFLOW_REGISTRY_API_KEY` of the environment.
+   * API key of the server (`api_key`), needed by `cloud` and `hybrid` (and `syncPlugins`); also
+   * the router's credential unless {@link WeftOptions.routerCredential} is set. Default:
+   * `WORKFLOW_REGISTRY_API_KEY` of the environment.
    */
   apiKey?: string;
   /**
@@ -50,6 +51,11 @@ export interface WeftOptions {
   routerUrl?: string;
   /** Client certificate for a router that requires mutual TLS (SPEC.md §5.5). */
   routerTls?: ClientTls;
+  /**
+   * Bearer credential of the router's `POST /execute`: an API key of the router's server, or its
+   * router token (`WEFT_ROUTER_TOKEN`). Default: `apiKey` (then `WORKFLOW_REGISTRY_API_KEY`).
+   */
+  routerCredential?: string;
   /** Default action timeout in seconds (default 120, at most 600). */
   timeout?: number;
   /** Retry policy of steps that set none (default: one attempt). */
@@ -128,6 +134,22 @@ export function cloudSettings(
   }
   checkCloudUrl(cloudUrl, 'cloudUrl');
   return { apiKey, cloudUrl };
+}
+
+/**
+ * The bearer credential of the router's `POST /execute` (`self_hosted` steps):
+ * `routerCredential`, else `apiKey`, else `WORKFLOW_REGISTRY_API_KEY`; none when none is set (a
+ * router opened for a private network, or one that takes a client certificate).
+ */
+export function routerCredential(
+  options: WeftOptions,
+  environment: Readonly<Record<string, string | undefined>>,
+): { credential?: string } {
+  const key =
+    options.routerCredential ??
+    options.apiKey ??
+    nonEmpty(environment['WORKFLOW_REGISTRY_API_KEY']);
+  return key !== undefined && key.trim() !== '' ? { credential: key.trim() } : {};
 }
 
 function nonEmpty(value: string | undefined): string | undefined {

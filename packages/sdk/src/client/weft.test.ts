@@ -197,6 +197,8 @@ describe('hybrid mode with a weft server and a self-hosted router, over loopback
   let router: RunningServer;
   let services: ConnectorService[] = [];
   let apiKey: string;
+  /** A key of the router's server (its POST /execute takes the keys of its own API). */
+  let routerKey: string;
 
   /** A connector service of one function action, registered with `server`'s router. */
   const serve = (
@@ -238,6 +240,7 @@ describe('hybrid mode with a weft server and a self-hosted router, over loopback
       logLevel: 'error',
     });
     apiKey = (await createLocalKey({ dataDir: join(dir, 'cloud') }, { name: 'sdk' })).key;
+    routerKey = (await createLocalKey({ dataDir: join(dir, 'router') }, { name: 'sdk' })).key;
     services = [
       await serve(cloud, 'counter', 'bump', (input: { n: number }) => ({ n: input.n + 1 })),
       await serve(router, 'shouter', 'shout', (input: { text: string }) => ({
@@ -258,7 +261,7 @@ describe('hybrid mode with a weft server and a self-hosted router, over loopback
       executionMode: 'hybrid',
       apiKey,
       cloudUrl: cloud.url,
-      ...(routerUrl !== undefined ? { routerUrl } : {}),
+      ...(routerUrl !== undefined ? { routerUrl, routerCredential: routerKey } : {}),
       logLevel: 'silent',
       inheritEnvironment: false,
     });

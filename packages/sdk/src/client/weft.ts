@@ -35,7 +35,7 @@ import { syncPlugins, type SyncResult } from './sync-plugins.js';
 import { processEnvironment } from './environment.js';
 import { loadWorkflowFile } from './load.js';
 import { createLogger, logEvent } from './logging.js';
-import { checkWeftOptions, cloudSettings, type WeftOptions } from './options.js';
+import { checkWeftOptions, cloudSettings, routerCredential, type WeftOptions } from './options.js';
 import { authorizeLocalRun, authorizeRun } from './local-authorization.js';
 
 /**
@@ -79,6 +79,7 @@ export class Weft extends ServerExecutions {
         ? new RouterInvoker({
             routerUrl: options.routerUrl!,
             ...(options.routerTls ? { tls: options.routerTls } : {}),
+            ...routerCredential(options, this.environment),
           })
         : undefined;
     if (mode === 'cloud' || mode === 'hybrid') this.cloudApi(`execution mode "${mode}"`);
@@ -317,6 +318,7 @@ export class Weft extends ServerExecutions {
           }
         : {}),
       ...(options.signal ? { signal: options.signal } : {}),
+      ...(options.onStarted ? { onStarted: options.onStarted } : {}),
       ...(options.idempotencyKey !== undefined ? { idempotencyKey: options.idempotencyKey } : {}),
       ...(options.callbackUrl !== undefined ? { callbackUrl: options.callbackUrl } : {}),
     });

@@ -112,4 +112,45 @@ describe('RouterInvoker (self_hosted mode)', () => {
     expect(weft.router?.routerUrl).toBe(url);
     await weft.close();
   });
+
+  it('sends its credential as a bearer token: routerCredential, else apiKey, else none', async () => {
+    const sent = async (options: { apiKey?: string; routerCredential?: string }) => {
+      received.length = 0;
+      const weft = new Weft({
+        executionMode: 'self_hosted',
+        routerUrl: url,
+        logLevel: 'silent',
+        inheritEnvironment: false,
+        ...options,
+      });
+      await weft.router!.invoke({
+        target: { kind: 'plugin', slug: 'slack' },
+        action: 'send',
+        input: {},
+        context: makeContext({ idempotencyKey: 'exec-1/a' }),
+      });
+      await weft.close();
+      return received[0]!.headers.authorization;
+    };
+    expect(await sent({ apiKey: 'weft_key', routerCredential: 'router-token' })).toBe(
+      'Bearer router-token',
+    );
+    expect(await sent({ apiKey: 'weft_key' })).toBe('Bearer weft_key');
+    expect(await sent({})).toBeUndefined();
+  });
+
+  it('closes the call when the step is canceled, so the router abandons it', async () => {
+    answer.delayMs = 60_000;
+    const closed = new Promise<void>((resolve) =>
+      server.once('request', (req) => req.socket.once('close', resolve)),
+    );
+    const invoker = new RouterInvoker({ routerUrl: url });
+    const controller = new AbortController();
+    const pending = call(invoker, { context: makeContext({ signal: controller.signal }) });
+    await new Promise<void>((resolve) => server.once('request', () => resolve()));
+    controller.abort();
+    await expect(pending).rejects.toMatchObject({ code: 'CANCELED' });
+    await closed;
+    await invoker.close();
+  });
 });

@@ -22,6 +22,11 @@ export interface RouterInvokerOptions {
   tls?: ClientTls;
   /** Largest answer accepted, in bytes. Default 10 MiB. */
   maxResponseBytes?: number;
+  /**
+   * Sent as `Authorization: Bearer <credential>`: an API key of the router's server, or its
+   * router token. A router that serves the public API refuses `POST /execute` without one.
+   */
+  credential?: string;
 }
 
 const REF = new RegExp(CONNECTOR_REF_PATTERN);
@@ -44,8 +49,11 @@ export class RouterInvoker implements ActionInvoker {
   private readonly url: URL;
   private readonly agent: Agent;
   private readonly maxBytes: number;
+  private readonly authorization: string | undefined;
 
   constructor(options: RouterInvokerOptions) {
+    this.authorization =
+      options.credential !== undefined ? `Bearer ${options.credential}` : undefined;
     this.url = checkRouterUrl(options.routerUrl, 'routerUrl');
     const tls = options.tls;
     this.agent = new Agent({
@@ -71,6 +79,7 @@ export class RouterInvoker implements ActionInvoker {
       accept: 'application/json',
     };
     if (context.idempotencyKey !== '') headers['idempotency-key'] = context.idempotencyKey;
+    if (this.authorization !== undefined) headers['authorization'] = this.authorization;
     let status: number;
     let text: string;
     try {

@@ -177,3 +177,38 @@ describe('GET /healthz of a connector service', () => {
     expect(down.json()).toMatchObject({ status: 'unhealthy', checks: { db: 'unhealthy' } });
   });
 });
+
+describe('ConnectorHost and its caller going away', () => {
+  it('fires the handler signal with CANCELED and answers CANCELED when the caller signal aborts', async () => {
+    const invoker = new LocalInvoker();
+    invoker.registerConnector(definition);
+    let reason: unknown;
+    let started: () => void = () => undefined;
+    const running = new Promise<void>((resolve) => (started = resolve));
+    invoker.registerHandler(
+      'text.hang',
+      (_input, context) =>
+        new Promise((_, reject) => {
+          started();
+          context.signal.addEventListener('abort', () => {
+            reason = context.signal.reason;
+            reject(reason as Error);
+          });
+        }),
+    );
+    const host = new ConnectorHost({ invoker, recentResults: 10 });
+    const caller = new AbortController();
+    const answer = host.execute(
+      { action: 'text.hang', input: {} },
+      undefined,
+      'run-1/hang',
+      caller.signal,
+    );
+    await running;
+    caller.abort();
+    expect(await answer).toMatchObject({ body: { status: 'error', code: 'CANCELED' } });
+    expect(reason).toMatchObject({ code: 'CANCELED' });
+    // A canceled call is not remembered: the step delivered again runs again.
+    expect(host.recent.size).toBe(0);
+  });
+});

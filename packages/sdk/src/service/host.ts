@@ -1,6 +1,7 @@
 import {
   ACTION_PATTERN,
   BackendError,
+  CanceledError,
   HTTP_STATUS,
   SLUG_PATTERN,
   TimeoutError,
@@ -68,13 +69,20 @@ export class ConnectorHost {
    * Runs one §2.7 request. `pathPlugin` is the `<plugin_slug>` of `POST /<plugin_slug>/execute`
    * (then `action` may be the bare action name). `idempotencyKey` is `<execution_id>/<step path>`;
    * a key answered successfully a moment ago (or still running) gets the same answer again.
+   * `signal` is the caller's: when it aborts (the HTTP connection closed before the answer),
+   * the handler's `context.signal` fires and the answer is `CANCELED`.
    */
-  execute(body: unknown, pathPlugin?: string, idempotencyKey = ''): Promise<HostAnswer> {
+  execute(
+    body: unknown,
+    pathPlugin?: string,
+    idempotencyKey = '',
+    signal?: AbortSignal,
+  ): Promise<HostAnswer> {
     const action = (body as { action?: unknown } | null)?.action;
     return this.recent.run(
       idempotencyKey,
       `${pathPlugin ?? ''}:${typeof action === 'string' ? action : ''}`,
-      () => this.executeOnce(body, pathPlugin, idempotencyKey),
+      () => this.executeOnce(body, pathPlugin, idempotencyKey, signal),
     );
   }
 
@@ -82,12 +90,13 @@ export class ConnectorHost {
     body: unknown,
     pathPlugin: string | undefined,
     idempotencyKey: string,
+    signal: AbortSignal | undefined,
   ): Promise<HostAnswer> {
     try {
       const { plugin, action, input } = this.parse(body, pathPlugin);
       const target = { kind: 'plugin' as const, slug: plugin };
       this.invoker.check(target, action);
-      const data = await this.run(target, action, input, idempotencyKey);
+      const data = await this.run(target, action, input, idempotencyKey, signal);
       return { statusCode: 200, body: { status: 'success', data } };
     } catch (error) {
       const object = toErrorObject(error);
@@ -153,23 +162,38 @@ export class ConnectorHost {
     action: string,
     input: Record<string, unknown>,
     idempotencyKey: string,
+    signal: AbortSignal | undefined,
   ): Promise<Record<string, unknown>> {
     const timeoutMs = this.invoker.timeoutFor(target, action);
     const controller = new AbortController();
     const started = Date.now();
     let timer: NodeJS.Timeout | undefined;
+    let onCancel: (() => void) | undefined;
+    // Ends the call when the connector's timeout passes or the caller goes away; either way the
+    // handler's signal fires with the reason (and a shell command's process group is killed).
     const expired = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => {
-        const error = new TimeoutError(
-          `${target.kind === 'plugin' ? target.slug : ''}.${action} did not finish within ${timeoutMs} ms`,
-          {
-            timeout_ms: timeoutMs,
-            elapsed_ms: Date.now() - started,
-          },
-        );
+      const stop = (error: Error) => {
         controller.abort(error);
         reject(error);
+      };
+      timer = setTimeout(() => {
+        stop(
+          new TimeoutError(
+            `${target.kind === 'plugin' ? target.slug : ''}.${action} did not finish within ${timeoutMs} ms`,
+            { timeout_ms: timeoutMs, elapsed_ms: Date.now() - started },
+          ),
+        );
       }, timeoutMs);
+      if (!signal) return;
+      onCancel = () =>
+        stop(
+          new CanceledError(
+            `${target.kind === 'plugin' ? target.slug : ''}.${action} was canceled: its caller closed the connection`,
+            { canceled_at: new Date().toISOString() },
+          ),
+        );
+      if (signal.aborted) onCancel();
+      else signal.addEventListener('abort', onCancel, { once: true });
     });
     try {
       const context = contextOf(controller.signal, idempotencyKey, this.options.environment ?? {});
@@ -188,6 +212,7 @@ export class ConnectorHost {
       return output as Record<string, unknown>;
     } finally {
       clearTimeout(timer);
+      if (onCancel) signal!.removeEventListener('abort', onCancel);
     }
   }
 }

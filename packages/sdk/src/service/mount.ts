@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { NotFoundError, PayloadTooLargeError, toErrorObject, ValidationError } from '@weft/core';
 import type { LocalInvoker } from '../invoker/local-invoker.js';
 import { ConnectorHost, type ConnectorHostOptions } from './host.js';
-import { idempotencyKey } from './routes.js';
+import { callerGone, idempotencyKey } from './routes.js';
 
 /** What to serve: a {@link ConnectorHost}, or the invoker of a `Weft` client (`weft.invoker`). */
 export type ConnectorSource = ConnectorHost | LocalInvoker | ConnectorHostOptions;
@@ -29,6 +29,7 @@ export function connectorRoutes(source: ConnectorSource) {
           request.params.plugin_slug,
           request.body,
           request.headers['idempotency-key'],
+          callerGone(reply.raw),
         );
         return reply.code(answer.statusCode).send(answer.body);
       },
@@ -67,6 +68,7 @@ export function connectorMiddleware(source: ConnectorSource, options: Middleware
       next?.();
       return false;
     }
+    const gone = callerGone(res);
     void (async () => {
       let answer;
       try {
@@ -76,6 +78,7 @@ export function connectorMiddleware(source: ConnectorSource, options: Middleware
           decodeURIComponent(match[1]!),
           body,
           req.headers['idempotency-key'],
+          gone,
         );
       } catch (error) {
         const object = toErrorObject(error);
@@ -94,6 +97,7 @@ async function executeFor(
   plugin: string,
   body: unknown,
   key: string | string[] | undefined,
+  signal: AbortSignal,
 ) {
   if (!host.plugins().includes(plugin)) {
     const error = new NotFoundError(
@@ -102,7 +106,7 @@ async function executeFor(
     );
     return { statusCode: 404, body: toErrorObject(error) };
   }
-  return host.execute(body, plugin, idempotencyKey(key));
+  return host.execute(body, plugin, idempotencyKey(key), signal);
 }
 
 async function readJson(req: IncomingMessage, limit: number): Promise<unknown> {

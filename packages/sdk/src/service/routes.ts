@@ -1,3 +1,4 @@
+import type { ServerResponse } from 'node:http';
 import type { FastifyInstance } from 'fastify';
 import type { ConnectorHost } from './host.js';
 
@@ -27,6 +28,7 @@ export function connectorServiceRoutes(host: ConnectorHost) {
         request.body,
         undefined,
         idempotencyKey(request.headers['idempotency-key']),
+        callerGone(reply.raw),
       );
       return reply.code(answer.statusCode).send(answer.body);
     });
@@ -35,6 +37,18 @@ export function connectorServiceRoutes(host: ConnectorHost) {
       return reply.code(answer.statusCode).send(answer.body);
     });
   };
+}
+
+/**
+ * A signal that fires when the response's connection closes before the answer was written: the
+ * caller (the router, after a cancel or its timeout) gave up, so the handler should stop.
+ */
+export function callerGone(response: ServerResponse): AbortSignal {
+  const controller = new AbortController();
+  response.once('close', () => {
+    if (!response.writableFinished) controller.abort();
+  });
+  return controller.signal;
 }
 
 /** The `Idempotency-Key` header value (first one, bounded). */
