@@ -6,5 +6,8 @@ export default defineConfig({
   ssr: { resolve: { conditions: ['source'], externalConditions: ['source'] } },
   test: {
     include: ['packages/*/src/**/*.test.ts', 'test/**/*.test.ts'],
+    // The AI SDK's eventsource-parser exports TypeScript under `source` too: Vite compiles it
+    // (and the AI SDK packages that import it) instead of handing it to Node.
+    server: { deps: { inline: ['eventsource-parser', /@ai-sdk\//, /node_modules\/ai\//] } },
   },
 });
