@@ -64,7 +64,7 @@ const PACKAGES = {
   router: { may: ['core', 'sdk/client', 'identity'] },
   runtime: { may: ['core', 'engine', 'sdk', 'identity'] },
   server: { may: '*' },
-  cli: { may: ['sdk', 'server', 'core', 'identity', 'engine'] },
+  cli: { may: ['sdk', 'server', 'core', 'identity', 'engine', 'agents'] },
   agents: { may: ['core', 'engine', 'sdk'] },
   web: {
     may: ['sdk/client'],

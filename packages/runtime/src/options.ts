@@ -8,6 +8,7 @@ import {
   type Principal,
   type SecretsProvider,
 } from '@weft/core';
+import type { AgentInvoker } from '@weft/engine';
 import { AuditLog, type AuditOptions } from './audit/audit-log.js';
 
 /** Who an execution runs for: what the server's action invoker may need to know. */
@@ -48,6 +49,8 @@ export interface RuntimeOptions {
   /** Resolves an `Authorization` header to its principal (the registry's API keys). */
   authenticate(authorization: string | undefined): Promise<Principal>;
   actions: ServerActions;
+  /** Runs agent steps (`@weft/agents`' `AgentRunner`). Default: none, agent steps fail `UNAVAILABLE`. */
+  agents?: AgentInvoker;
   /** Secrets of server-side runs (`secrets.*`). Default: none. */
   secrets?: SecretsProvider;
   /** What `env.*` reads in server-side runs. Default: empty. */
@@ -88,9 +91,10 @@ export interface RuntimeOptions {
 export interface CompiledRuntimeOptions extends Required<
   Omit<
     RuntimeOptions,
-    'secrets' | 'lookup' | 'callbacks' | 'defaultTimeoutMs' | 'onError' | 'audit'
+    'secrets' | 'lookup' | 'callbacks' | 'defaultTimeoutMs' | 'onError' | 'audit' | 'agents'
   >
 > {
+  agents: AgentInvoker | undefined;
   secrets: SecretsProvider | undefined;
   lookup: RuntimeOptions['lookup'];
   callbacks: Required<CallbackPolicy>;
@@ -108,6 +112,7 @@ export function compileRuntimeOptions(options: RuntimeOptions): CompiledRuntimeO
     authenticate: options.authenticate,
     actions: options.actions,
     secrets: options.secrets,
+    agents: options.agents,
     environment: options.environment ?? {},
     egressAllowlist: options.egressAllowlist ?? [],
     lookup: options.lookup,

@@ -14,7 +14,7 @@ export interface ActionDescription {
 export type ActionLookup = (
   target: ActionCall['target'],
   action: string,
-) => ActionDescription | undefined;
+) => ActionDescription | undefined | Promise<ActionDescription | undefined>;
 
 const ajv = new Ajv({ strict: false, allErrors: true });
 const compiled = new WeakMap<object, ValidateFunction>();
@@ -24,9 +24,13 @@ const compiled = new WeakMap<object, ValidateFunction>();
  * action has no known input schema cannot have its arguments checked, so it is a `VALIDATION`
  * error before the model is called.
  */
-export function prepareTools(specs: readonly ToolSpec[], lookup: ActionLookup): PreparedTool[] {
-  return specs.map((spec) => {
-    const described = lookup(spec.target, spec.action);
+export async function prepareTools(
+  specs: readonly ToolSpec[],
+  lookup: ActionLookup,
+): Promise<PreparedTool[]> {
+  const prepared: PreparedTool[] = [];
+  for (const spec of specs) {
+    const described = await lookup(spec.target, spec.action);
     if (!described) {
       const owner = spec.target.kind === 'plugin' ? spec.target.slug : spec.target.ref;
       throw new ValidationError(
@@ -39,13 +43,14 @@ export function prepareTools(specs: readonly ToolSpec[], lookup: ActionLookup): 
       validate = ajv.compile(described.inputSchema);
       compiled.set(described.inputSchema, validate);
     }
-    return {
+    prepared.push({
       spec,
-      description: spec.description ?? described.description ?? `${spec.action}`,
+      description: spec.description ?? described.description ?? spec.action,
       inputSchema: described.inputSchema,
       validate,
-    };
-  });
+    });
+  }
+  return prepared;
 }
 
 /** The ajv errors of a failed check as one line for the model. */

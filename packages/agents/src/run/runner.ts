@@ -11,9 +11,9 @@ import type { AgentCall, AgentInvoker } from '@weft/engine';
 import { AgentCatalog } from '../definition/catalog.js';
 import { effectiveGuardrails } from '../definition/guardrails.js';
 import { DEFAULT_MAX_STEPS, type AgentDefinition } from '../definition/schema.js';
-import { toolsOf } from '../definition/tools.js';
+import { toolsOf, type ToolSpec } from '../definition/tools.js';
 import { Budget } from './budget.js';
-import type { AgentBackend, PreparedTool } from './contract.js';
+import type { AgentBackend } from './contract.js';
 import { CostLedger } from './cost-ledger.js';
 import { prepareTools, type ActionLookup } from './prepare-tools.js';
 
@@ -63,7 +63,7 @@ export class AgentRunner implements AgentInvoker {
   private readonly backends: Map<string, AgentBackend>;
   private readonly maxResponseBytes: number;
   private readonly costs: CostLedger;
-  private readonly prepared = new WeakMap<AgentDefinition, PreparedTool[]>();
+  private readonly toolSpecs = new WeakMap<AgentDefinition, ToolSpec[]>();
 
   constructor(private readonly options: AgentRunnerOptions) {
     this.catalog =
@@ -73,12 +73,9 @@ export class AgentRunner implements AgentInvoker {
     this.costs = options.costs ?? new CostLedger();
   }
 
-  /** Before the run: the agent exists, and so do its backend and its tools' schemas. */
+  /** Before the run: the agent a step references exists. */
   check(target: ActionCall['target']): void {
-    if (target.kind !== 'connector') return;
-    const agent = this.catalog.resolve(target.ref);
-    this.backendOf(agent.backend ?? 'ai-sdk');
-    this.toolsOf(agent);
+    if (target.kind === 'connector') this.catalog.resolve(target.ref);
   }
 
   async invoke(call: AgentCall): Promise<InvocationResult> {
@@ -95,7 +92,7 @@ export class AgentRunner implements AgentInvoker {
         },
       );
     }
-    const tools = this.toolsOf(agent);
+    const tools = await prepareTools(this.specs(agent), this.options.actions);
     const apiKey = await this.apiKey(agent);
     const guardrails = effectiveGuardrails(agent, call.definition.guardrails);
     const executionId = call.context.workflowId;
@@ -197,13 +194,14 @@ export class AgentRunner implements AgentInvoker {
     });
   }
 
-  private toolsOf(agent: AgentDefinition): PreparedTool[] {
-    let tools = this.prepared.get(agent);
-    if (!tools) {
-      tools = prepareTools(toolsOf(agent), this.options.actions);
-      this.prepared.set(agent, tools);
+  /** The tools of an agent (their schemas are looked up at each run: plugins change). */
+  private specs(agent: AgentDefinition): ToolSpec[] {
+    let specs = this.toolSpecs.get(agent);
+    if (!specs) {
+      specs = toolsOf(agent);
+      this.toolSpecs.set(agent, specs);
     }
-    return tools;
+    return specs;
   }
 
   private async apiKey(agent: AgentDefinition): Promise<string | undefined> {
