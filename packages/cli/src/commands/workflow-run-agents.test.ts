@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ScriptedModelServer } from '../../../agents/src/test-support/scripted-server.js';
+import { ScriptedModelServer } from '@weft/agents/testing';
 import { run } from '../test-support.js';
 
 const examples = fileURLToPath(new URL('../../../../examples/agents/', import.meta.url));

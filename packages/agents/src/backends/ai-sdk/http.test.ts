@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { ScriptedModelServer, type ScriptedReply } from '../../test-support/scripted-server.js';
+import { ScriptedModelServer, type ScriptedReply } from '../../testing/scripted-server.js';
 import {
   agentAt,
   agentWorkflow,

@@ -23,7 +23,8 @@ export interface SeenRequest {
 }
 
 /**
- * An OpenAI-compatible `POST /chat/completions` server on loopback that answers from a script:
+ * An OpenAI-compatible `POST /chat/completions` server on loopback that answers from a script
+ * (for tests and benchmarks of agents, without a model):
  * `next(body)` gives each reply (streamed as server-sent events when the request says
  * `stream: true`, with a usage chunk when it asks for one). Records every request.
  */
