@@ -8,12 +8,13 @@ import {
   stepCountIs,
   streamText,
   tool,
+  type LanguageModel,
   type StepResult,
   type ToolSet,
 } from 'ai';
 import type { AgentAnswer, AgentBackend, AgentRequest, PreparedTool } from '../../run/contract.js';
 import { describeInvalid } from '../../run/prepare-tools.js';
-import { limitedFetch } from './limited-fetch.js';
+import { findLimitError, limitedFetch } from './limited-fetch.js';
 import { providerModel, type ModelFactory } from './models.js';
 
 /** Options of {@link AiSdkBackend}. */
@@ -35,6 +36,7 @@ export class AiSdkBackend implements AgentBackend {
   readonly name = 'ai-sdk';
   private readonly model: ModelFactory;
   private readonly maxRetries: number;
+  private readonly models = new WeakMap<object, Map<string, LanguageModel>>();
 
   constructor(options: AiSdkBackendOptions = {}) {
     this.model = options.model ?? providerModel;
@@ -42,9 +44,7 @@ export class AiSdkBackend implements AgentBackend {
   }
 
   async run(request: AgentRequest): Promise<AgentAnswer> {
-    let limitError: BackendError | undefined;
-    const fetch = limitedFetch(request.maxResponseBytes, (error) => (limitError ??= error));
-    const model = this.model(request.agent, request.apiKey, fetch);
+    const model = this.modelOf(request);
     const { budget } = request;
     let turn = 0;
     let cap: number | undefined;
@@ -95,8 +95,26 @@ export class AiSdkBackend implements AgentBackend {
         request,
       );
     } catch (error) {
-      throw budget.tripped ?? limitError ?? asModelError(error, request.apiKey);
+      throw budget.tripped ?? findLimitError(error) ?? asModelError(error, request.apiKey);
     }
+  }
+
+  /** The model of an agent, made once per definition, key and limit (providers are reusable). */
+  private modelOf(request: AgentRequest): LanguageModel {
+    let byAgent = this.models.get(request.agent);
+    if (!byAgent) {
+      byAgent = new Map();
+      this.models.set(request.agent, byAgent);
+    }
+    const key = `${request.maxResponseBytes}:${request.apiKey ?? ''}`;
+    let model = byAgent.get(key);
+    if (!model) {
+      model = this.model(request.agent, request.apiKey, limitedFetch(request.maxResponseBytes));
+      // A rotated key leaves its old entry: keep only the latest few.
+      if (byAgent.size >= 4) byAgent.clear();
+      byAgent.set(key, model);
+    }
+    return model;
   }
 
   private async stream(
