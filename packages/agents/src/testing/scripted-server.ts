@@ -11,6 +11,8 @@ export interface ScriptedReply {
   toolCalls?: { name: string; arguments: string }[];
   usage?: { prompt_tokens: number; completion_tokens: number };
   finishReason?: string;
+  /** Waits this long before answering (a slow model). */
+  delayMs?: number;
   /** A raw body instead (errors); `bytes` sends that many bytes of filler. */
   body?: string;
   bytes?: number;
@@ -55,6 +57,8 @@ export class ScriptedModelServer {
     const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as Record<string, unknown>;
     this.requests.push({ body, headers: req.headers });
     const reply = this.next(body, this.requests.length - 1);
+    if (reply.delayMs) await new Promise((resolve) => setTimeout(resolve, reply.delayMs));
+    if (res.destroyed || req.destroyed) return;
     const status = reply.status ?? 200;
     if (reply.bytes !== undefined) return sendFiller(res, reply.bytes);
     if (reply.body !== undefined || status !== 200) {

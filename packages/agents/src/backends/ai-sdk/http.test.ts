@@ -238,6 +238,17 @@ describe('the ai-sdk backend against an OpenAI-compatible server', () => {
     });
   });
 
+  it('ends a step that runs past timeLimit with TIMEOUT on guardrails.timeLimit', async () => {
+    const s = await scripted(() => ({ ...finalAnswer, delayMs: 5_000 }));
+    const { result } = await runAgents(agentWorkflow('        guardrails: { timeLimit: 1 }\n'), [
+      agentAt(s.url, { tools: [] }),
+    ]);
+    expect(result.steps['ask']!.error).toMatchObject({
+      code: 'TIMEOUT',
+      details: { field: 'guardrails.timeLimit', timeout_ms: 1000 },
+    });
+  });
+
   it('fails with UNAVAILABLE, the backend and a suggestion for a backend that is not installed', async () => {
     const s = await scripted([finalAnswer]);
     const { result } = await runAgents(agentWorkflow('        backend: langchain\n'), [
