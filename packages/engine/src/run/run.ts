@@ -169,23 +169,15 @@ export class Run {
         }
       : { target: plan.target!, action, input, context };
     if (agent) {
-      const agentCall = call as ActionCall & Omit<AgentCall, keyof ActionCall>;
-      (agentCall as { definition: unknown }).definition = plan.def;
-      (agentCall as { tools: unknown }).tools = new AttemptTools(
-        this,
-        plan,
-        context,
-        key,
-        attemptNumber,
-        item,
-      );
-      (agentCall as { report: unknown }).report = (
-        percent: number,
-        message: string,
-        data?: Record<string, unknown>,
-      ) => {
-        if (this.listening) this.emit('step.progress', plan.path, { percent, message, ...data });
+      // An agent step's invoker gets an AgentCall: the definition, its tools, progress reports.
+      const extras: Omit<AgentCall, keyof ActionCall> = {
+        definition: plan.def,
+        tools: new AttemptTools(this, plan, context, key, attemptNumber, item),
+        report: (percent, message, data) => {
+          if (this.listening) this.emit('step.progress', plan.path, { percent, message, ...data });
+        },
       };
+      Object.assign(call, extras);
     }
     return this.track(plan, call, context, timeoutMs);
   }
