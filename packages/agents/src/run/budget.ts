@@ -7,6 +7,14 @@ export interface TurnUsage {
   outputTokens: number;
 }
 
+/** What a step spent: tokens, tool calls and USD. */
+export interface Spent {
+  inputTokens: number;
+  outputTokens: number;
+  toolCalls: number;
+  costUsd: number;
+}
+
 /** The failure of a budget: `VALIDATION` on `guardrails.<name>`. */
 export function budgetError(
   name: string,
@@ -23,7 +31,8 @@ export function budgetError(
 /**
  * What one agent step may still spend, and what it spent: `maxToolCalls` (tool calls of the
  * step), `maxTokens` (input + output tokens over the step's turns) and `maxCost` (USD from the
- * agent's `pricing`, over the whole execution: `spentBefore` is what earlier steps spent).
+ * agent's `pricing`, over the whole execution: `spentBefore` is what the rest of the execution
+ * spent). A retried step starts from what its failed attempts spent (`carried`).
  * Backends ask {@link admitToolCall} before each tool call (one at a time, even when a turn asks
  * for several), {@link outputCap} before each turn, and report each turn to {@link addTurn}.
  * The first limit reached is kept in {@link tripped}; the step fails with it.
@@ -42,7 +51,15 @@ export class Budget {
     private readonly pricing: AgentDefinition['pricing'],
     private readonly spentBefore: number,
     private readonly maxOutputTokens: number | undefined,
+    /** What earlier attempts of the same step spent: budgets hold over the step, retries included. */
+    carried?: Spent,
   ) {
+    if (carried) {
+      this.inputTokens = carried.inputTokens;
+      this.outputTokens = carried.outputTokens;
+      this.toolCalls = carried.toolCalls;
+      this.costUsd = carried.costUsd;
+    }
     if (guardrails?.maxCost !== undefined && pricing === undefined) {
       throw budgetError(
         'maxCost',
@@ -150,6 +167,12 @@ export class Budget {
         { limit: name === 'maxTokens' ? maxTokens : maxCost },
       );
     }
+  }
+
+  /** What the step spent so far (to carry into its next attempt). */
+  spent(): Spent {
+    const { inputTokens, outputTokens, toolCalls, costUsd } = this;
+    return { inputTokens, outputTokens, toolCalls, costUsd };
   }
 
   /** The step's usage as the engine sums it. */

@@ -12,7 +12,7 @@ import { AgentCatalog } from '../definition/catalog.js';
 import { effectiveGuardrails } from '../definition/guardrails.js';
 import { DEFAULT_MAX_STEPS, type AgentDefinition } from '../definition/schema.js';
 import { toolsOf, type ToolSpec } from '../definition/tools.js';
-import { Budget } from './budget.js';
+import { Budget, type Spent } from './budget.js';
 import type { AgentBackend } from './contract.js';
 import { CostLedger } from './cost-ledger.js';
 import { prepareTools, type ActionLookup } from './prepare-tools.js';
@@ -64,6 +64,8 @@ export class AgentRunner implements AgentInvoker {
   private readonly maxResponseBytes: number;
   private readonly costs: CostLedger;
   private readonly toolSpecs = new WeakMap<AgentDefinition, ToolSpec[]>();
+  /** What failed attempts spent, by step (idempotency key), for the step's next attempt. */
+  private readonly carried = new Map<string, Spent>();
 
   constructor(private readonly options: AgentRunnerOptions) {
     this.catalog =
@@ -96,11 +98,15 @@ export class AgentRunner implements AgentInvoker {
     const apiKey = await this.apiKey(agent);
     const guardrails = effectiveGuardrails(agent, call.definition.guardrails);
     const executionId = call.context.workflowId;
+    // Budgets hold over the step: a retry starts from what the failed attempts spent.
+    const stepKey = call.context.idempotencyKey;
+    const carried = this.carried.get(stepKey);
     const budget = new Budget(
       guardrails,
       agent.pricing,
-      this.costs.spentBy(executionId),
+      this.costs.spentBy(executionId) - (carried?.costUsd ?? 0),
       agent.max_output_tokens,
+      carried,
     );
     const maxSteps = agent.max_steps ?? DEFAULT_MAX_STEPS;
     const toolCalls: ToolCallRecord[] = [];
@@ -108,7 +114,7 @@ export class AgentRunner implements AgentInvoker {
     let turns = 0;
     const progress = (message: string, data: Record<string, unknown>) =>
       call.report(Math.min(99, Math.round((turns / maxSteps) * 100)), message, { agent: data });
-    let costBefore = 0;
+    let costBefore = budget.costUsd;
     try {
       const answer = await backend.run({
         agent,
@@ -177,8 +183,11 @@ export class AgentRunner implements AgentInvoker {
         tool_calls: toolCalls,
         usage,
       };
+      this.carried.delete(stepKey);
       return { output, usage };
     } catch (error) {
+      if (this.carried.size >= 10_000) this.carried.delete(this.carried.keys().next().value!);
+      this.carried.set(stepKey, budget.spent());
       throw limit.fired ?? error;
     } finally {
       limit.clear();

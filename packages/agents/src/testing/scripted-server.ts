@@ -58,7 +58,7 @@ export class ScriptedModelServer {
     this.requests.push({ body, headers: req.headers });
     const reply = this.next(body, this.requests.length - 1);
     if (reply.delayMs) await new Promise((resolve) => setTimeout(resolve, reply.delayMs));
-    if (res.destroyed || req.destroyed) return;
+    if (res.destroyed) return;
     const status = reply.status ?? 200;
     if (reply.bytes !== undefined) return sendFiller(res, reply.bytes);
     if (reply.body !== undefined || status !== 200) {

@@ -223,6 +223,26 @@ describe('the ai-sdk backend against an OpenAI-compatible server', () => {
     });
   });
 
+  it('holds maxTokens over the retries of a step, and reports the usage of every attempt', async () => {
+    const s = await scripted([lookup42, { status: 500 }, finalAnswer]);
+    const { result } = await runAgents(
+      agentWorkflow(
+        '        retry: { max_attempts: 2, backoff: fixed, backoff_factor: 0.001 }\n        guardrails: { maxTokens: 1000 }\n',
+      ),
+      [agentAt(s.url)],
+      { backend: { maxRetries: 0 } },
+    );
+    expect(result.status).toBe('completed');
+    // The second attempt starts with the 120 tokens of the first: 1000 - 120 are left.
+    expect(s.requests[2]!.body['max_tokens']).toBe(880);
+    expect(result.steps['ask']!.attempts).toBe(2);
+    expect(result.steps['ask']!.usage).toMatchObject({
+      input_tokens: 250,
+      output_tokens: 50,
+      tool_calls: 1,
+    });
+  });
+
   it('holds maxCost across the steps of an execution', async () => {
     const s = await scripted(() => finalAnswer);
     // 150 input + 30 output tokens at 1 and 2 USD per million: 0.00021 USD per call.
