@@ -65,7 +65,7 @@ const PACKAGES = {
   router: { may: ['core', 'sdk/client', 'identity'] },
   runtime: { may: ['core', 'engine', 'sdk', 'identity', 'guardrails'] },
   server: { may: '*' },
-  cli: { may: ['sdk', 'server', 'core', 'identity', 'engine'] },
+  cli: { may: ['sdk', 'server', 'core', 'identity', 'engine', 'agents'] },
   agents: { may: ['core', 'engine', 'sdk', 'guardrails'] },
   web: {
     may: ['sdk/client'],

@@ -10,5 +10,8 @@ export default defineConfig({
     // took seconds there). A hung test still fails.
     testTimeout: 20_000,
     hookTimeout: 30_000,
+    // The AI SDK's eventsource-parser exports TypeScript under `source` too: Vite compiles it
+    // (and the AI SDK packages that import it) instead of handing it to Node.
+    server: { deps: { inline: ['eventsource-parser', /@ai-sdk\//, /node_modules\/ai\//] } },
   },
 });

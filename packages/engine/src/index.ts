@@ -17,6 +17,8 @@ export { resolveInputs, coerce } from './run/inputs.js';
 export { MASK, ResolvedSecrets } from './run/secrets.js';
 export { MAX_SUBWORKFLOW_DEPTH } from './run/subworkflow.js';
 export { calledWorkflows, pickWorkflow, type WorkflowCall } from './run/workflow-versions.js';
+export type { AgentCall, AgentInvoker, ToolCallRequest, ToolRunner } from './run/agent-call.js';
+export type { ToolInvocationInfo } from './run/attempt-tools.js';
 export { DryRunInterceptor, ownerOf, type DryRunSettings } from './run/dry-run.js';
 export type {
   Invocation,

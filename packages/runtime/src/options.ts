@@ -9,7 +9,7 @@ import {
   type SecretsProvider,
   type StoredExecution,
 } from '@weft/core';
-import type { RunInterceptor } from '@weft/engine';
+import type { AgentInvoker, RunInterceptor } from '@weft/engine';
 import { guardrailsInterceptor, type GuardrailsOptions } from '@weft/guardrails';
 import { AuditLog, type AuditOptions } from './audit/audit-log.js';
 
@@ -51,6 +51,8 @@ export interface RuntimeOptions {
   /** Resolves an `Authorization` header to its principal (the registry's API keys). */
   authenticate(authorization: string | undefined): Promise<Principal>;
   actions: ServerActions;
+  /** Runs agent steps (`@weft/agents`' `AgentRunner`). Default: none, agent steps fail `UNAVAILABLE`. */
+  agents?: AgentInvoker;
   /** Secrets of server-side runs (`secrets.*`). Default: none. */
   secrets?: SecretsProvider;
   /** What `env.*` reads in server-side runs. Default: empty. */
@@ -106,8 +108,10 @@ export interface CompiledRuntimeOptions extends Required<
     | 'audit'
     | 'onEnded'
     | 'guardrails'
+    | 'agents'
   >
 > {
+  agents: AgentInvoker | undefined;
   secrets: SecretsProvider | undefined;
   lookup: RuntimeOptions['lookup'];
   callbacks: Required<CallbackPolicy>;
@@ -128,6 +132,7 @@ export function compileRuntimeOptions(options: RuntimeOptions): CompiledRuntimeO
     authenticate: options.authenticate,
     actions: options.actions,
     secrets: options.secrets,
+    agents: options.agents,
     environment: options.environment ?? {},
     egressAllowlist: options.egressAllowlist ?? [],
     lookup: options.lookup,

@@ -1,3 +1,4 @@
+import { serverAgents } from './server-agents.js';
 import { readFileSync } from 'node:fs';
 import { LogController, type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import {
@@ -185,8 +186,13 @@ export async function buildServer(
     dependencies.executionsStore ?? ('executions' in opened ? opened.executions : undefined);
   const brokered = await openServerBroker(compiled, dependencies.broker);
   const tracked = executions ? trackInFlight(executions) : undefined;
+  const runtimeSecrets = { get: async (name: string) => compiled.runtimeSecrets[name] };
+  const agents = tracked
+    ? await serverAgents(compiled.agentsDir, store, runtimeSecrets)
+    : undefined;
   const runtime = tracked
     ? new Runtime({
+        ...(agents ? { agents, guardrails: agents.guardrailsOptions() } : {}),
         store: tracked.store,
         authenticate,
         actions: new RouterAndRegistryActions(
@@ -196,7 +202,7 @@ export async function buildServer(
           compiled.routerTimeoutMs,
         ),
         egressAllowlist: compiled.egressAllowlist,
-        secrets: { get: (name) => compiled.runtimeSecrets[name] },
+        secrets: runtimeSecrets,
         // One server owns an embedded SQLite file: it takes over every unfinished execution.
         takeOverOnStart: !compiled.databaseUrl && !dependencies.executionsStore,
         allowSelfApproval: compiled.allowSelfApproval,

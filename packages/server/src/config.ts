@@ -82,6 +82,11 @@ export interface ServerOptions {
   allowSelfApproval?: boolean;
   /** Identity-provider tokens and the access file (`WEFT_OIDC_*`, `WEFT_ACCESS_FILE`). */
   identity?: IdentityServerOptions;
+  /**
+   * Directory of agent definitions for agent steps (`--agents`, `WEFT_AGENTS_DIR`). Default
+   * `./agents`, which may be missing.
+   */
+  agentsDir?: string;
 }
 
 /** {@link ServerOptions} with defaults filled in. */
@@ -111,6 +116,7 @@ export interface CompiledServerOptions {
   replicaId: string;
   allowSelfApproval: boolean;
   identity: CompiledIdentityOptions;
+  agentsDir: string | undefined;
 }
 
 /** Fills the defaults of {@link ServerOptions} once. */
@@ -140,6 +146,7 @@ export function compileServerOptions(options: ServerOptions = {}): CompiledServe
     replicaId: options.replicaId || `${hostname()}-${process.pid}`,
     allowSelfApproval: options.allowSelfApproval ?? false,
     identity: compileIdentityOptions(options.identity),
+    agentsDir: options.agentsDir,
     tls: options.tls
       ? {
           cert: resolve(options.tls.cert),
@@ -180,6 +187,7 @@ export function serverOptionsFromEnv(env: NodeJS.ProcessEnv): ServerOptions {
     ...(env['WEFT_APPROVAL_ALLOW_SELF'] !== undefined
       ? { allowSelfApproval: envFlag(env['WEFT_APPROVAL_ALLOW_SELF']) }
       : {}),
+    ...(env['WEFT_AGENTS_DIR'] ? { agentsDir: env['WEFT_AGENTS_DIR'] } : {}),
     runtimeSecrets: runtimeSecretsFromEnv(env),
     triggers: triggerOptionsFromEnv(env, envFlag),
     identity: identityOptionsFromEnv(env),

@@ -16,6 +16,7 @@ interface ServerFlags {
   dataDir: string;
   databaseUrl?: string;
   workflows?: string;
+  agents?: string;
   broker?: string;
   private?: boolean;
   publicUrl?: string;
@@ -41,6 +42,10 @@ export function registerServer(program: Command, io: Io, setExit: (code: number)
     .option(
       '--workflows <dir>',
       'deploy every workflow file of this directory now and whenever a file changes',
+    )
+    .option(
+      '--agents <dir>',
+      'agent definitions for agent steps (default: WEFT_AGENTS_DIR, else ./agents if present)',
     )
     .option('--private', 'private registry: reads need a key too (default: WEFT_REGISTRY_PRIVATE)')
     .option('--public-url <url>', 'base of absolute URLs in answers (default: from the request)')
@@ -100,6 +105,7 @@ export function registerServer(program: Command, io: Io, setExit: (code: number)
           dataDir: flags.dataDir,
           ...(flags.databaseUrl ? { databaseUrl: flags.databaseUrl } : {}),
           ...(flags.broker ? { broker: flags.broker } : {}),
+          ...(flags.agents ? { agentsDir: flags.agents } : {}),
           ...(flags.private ? { private: true } : {}),
           ...(flags.publicUrl ? { publicUrl: flags.publicUrl } : {}),
           ...(flags.logLevel ? { logLevel: flags.logLevel } : {}),

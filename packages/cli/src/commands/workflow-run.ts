@@ -5,6 +5,7 @@ import { resolveInputs, type WorkflowDefinition } from '@weft/engine';
 import { Weft, type RunResult, type WeftOptions } from '@weft/sdk';
 import { EXIT } from '../exit-codes.js';
 import type { Io } from '../io.js';
+import { loadAgentsFlag, localAgentRunner } from '../agents-dir.js';
 import { loadFile } from '../load-files.js';
 import { maxFileSizeOption, outputOption, workflowOption } from '../options.js';
 import { countLine, printDiagnostics } from '../report.js';
@@ -38,6 +39,7 @@ interface RunFlags extends ModeFlags, IdentityFlags {
   stream?: boolean;
   logLevel: string;
   maxFileSize: number;
+  agents?: string;
   routerCert?: string;
   routerKey?: string;
   routerCa?: string;
@@ -76,6 +78,7 @@ export function registerWorkflowRun(
     )
     .option('--event <json|@file>', 'trigger.event of the run', parseJsonArgument)
     .option('--plugins <dir>', 'directory of connector definitions (default ./plugins)')
+    .option('--agents <dir>', 'directory of agent definitions (default ./agents)')
     .option(
       '--require <module>',
       'ES module whose default export registers handlers: (weft) => void; repeatable',
@@ -165,7 +168,10 @@ async function runCommand(io: Io, file: string, flags: RunFlags): Promise<number
   const approve = approverFor(io, flags);
   let weft: Weft;
   try {
+    const agents = mode === 'cloud' ? [] : await loadAgentsFlag(flags.agents);
+    const runner = agents.length > 0 ? localAgentRunner(agents, () => weft) : undefined;
     weft = new Weft({
+      ...(runner ? { agents: runner, guardrails: runner.guardrailsOptions() } : {}),
       logLevel: flags.logLevel as 'warn',
       logFormat: 'text',
       ...(principal ? { identity: principal } : {}),

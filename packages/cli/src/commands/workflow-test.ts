@@ -4,6 +4,7 @@ import { WeftError, type Principal } from '@weft/core';
 import { Weft, type RunResult, type WorkflowDefinition } from '@weft/sdk';
 import { EXIT } from '../exit-codes.js';
 import type { Io } from '../io.js';
+import { loadAgentsFlag, localAgentRunner } from '../agents-dir.js';
 import { loadFile } from '../load-files.js';
 import { maxFileSizeOption, workflowOption } from '../options.js';
 import { countLine, printDiagnostics } from '../report.js';
@@ -26,6 +27,7 @@ interface TestFlags extends IdentityFlags {
   workflow?: string;
   dryRun?: boolean;
   plugins?: string;
+  agents?: string;
   require: string[];
   maxFileSize: number;
 }
@@ -45,6 +47,7 @@ export function registerWorkflowTest(
     .addOption(workflowOption())
     .option('--dry-run', 'answer actions from testing.dryRun.mockData')
     .option('--plugins <dir>', 'directory of connector definitions (default ./plugins)')
+    .option('--agents <dir>', 'directory of agent definitions (default ./agents)')
     .option('--require <module>', 'ES module registering handlers; repeatable', collectList, [])
     .addOption(maxFileSizeOption());
   addIdentityOptions(command)
@@ -94,8 +97,16 @@ async function testCommand(io: Io, file: string, flags: TestFlags): Promise<numb
     return EXIT.invalid;
   }
   const approve = approverFor(io, flags);
-  const weft = new Weft({
+  let agents;
+  try {
+    agents = await loadAgentsFlag(flags.agents);
+  } catch (error) {
+    io.err(`weft: ${(error as Error).message}\n`);
+    return EXIT.invalid;
+  }
+  const weft: Weft = new Weft({
     logLevel: 'silent',
+    ...(agents.length > 0 ? { agents: localAgentRunner(agents, () => weft) } : {}),
     ...(principal ? { identity: principal } : {}),
     ...(approve ? { approve } : {}),
   });

@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import { sortDiagnostics, summarizeWorkflow, type WorkflowSummary } from '@weft/engine';
 import { EXIT } from '../exit-codes.js';
 import type { Io } from '../io.js';
+import { loadAgentsFlag, unknownAgentDiagnostics } from '../agents-dir.js';
 import { loadFile, type LoadFlags } from '../load-files.js';
 import { maxFileSizeOption, outputOption, workflowOption } from '../options.js';
 import { countLine, printDiagnostics } from '../report.js';
@@ -20,14 +21,33 @@ export function registerWorkflowValidate(
     .addOption(workflowOption())
     .addOption(maxFileSizeOption())
     .addOption(outputOption())
+    .option(
+      '--agents <dir>',
+      'agent definitions the agent steps must resolve to (default ./agents; not checked when missing)',
+    )
     .addHelpText(
       'after',
       '\nExit status: 0 when every file is valid (warnings allowed), 2 otherwise.',
     )
-    .action(async (files: string[], flags: LoadFlags & { output: string }) => {
+    .action(async (files: string[], flags: LoadFlags & { output: string; agents?: string }) => {
+      let agents;
+      try {
+        agents = await loadAgentsFlag(flags.agents);
+      } catch (error) {
+        io.err(`weft: ${(error as Error).message}\n`);
+        setExit(EXIT.invalid);
+        return;
+      }
       const results = [];
       for (const file of files) {
         const result = await loadFile(file, flags);
+        if (result.ok && (agents.length > 0 || flags.agents !== undefined)) {
+          const unknown = unknownAgentDiagnostics(file, result.workflows, agents);
+          if (unknown.length > 0) {
+            result.diagnostics.push(...unknown);
+            result.ok = false;
+          }
+        }
         if (result.ok) sortDiagnostics(result.diagnostics);
         results.push(result);
       }

@@ -1,4 +1,5 @@
-import type { ActionInvoker, InvocationResult } from '@weft/core';
+import { UnavailableError, type ActionInvoker, type InvocationResult } from '@weft/core';
+import type { AgentCall, AgentInvoker } from './agent-call.js';
 import type { StepDefinition } from '../model.js';
 import type {
   Invocation,
@@ -31,15 +32,35 @@ export interface StepTerminal extends StepCall {
 /** What picks the invoker of a step (the run's `invoker`, `invokerFor` and `agents`). */
 export interface InvokerPicker {
   invoker: ActionInvoker;
-  agents?: ActionInvoker | undefined;
+  agents?: AgentInvoker | undefined;
   invokerFor?: ((step: StepDefinition) => ActionInvoker | undefined) | undefined;
 }
 
-/** The invoker of one step: `agents` for an agent step, else `invokerFor`, else `invoker`. */
-export function invokerOf(options: InvokerPicker, step: StepInfo): ActionInvoker | undefined {
-  if (step.kind === 'agent') return options.agents;
+/**
+ * The invoker of one call of a step: `agents` for an agent step's own call, else `invokerFor`,
+ * else `invoker` (so an agent's tool calls, which carry `tool`, run where an action step would).
+ * Without `agents`, an agent step's call gets an invoker that fails with `UNAVAILABLE`.
+ */
+export function invokerOf(options: InvokerPicker, step: StepInfo, call?: object): AgentInvoker {
+  if (step.kind === 'agent' && (call as { tool?: unknown } | undefined)?.tool === undefined)
+    return options.agents ?? NO_AGENTS;
   return options.invokerFor?.(step.definition) ?? options.invoker;
 }
+
+/** Answers agent calls when no agent invoker is configured. */
+const NO_AGENTS: AgentInvoker = {
+  invoke: (call) =>
+    Promise.reject(
+      new UnavailableError(
+        `no agent backend is configured to run agent step "${call.context.stepName}"`,
+        {
+          backend: call.definition.backend ?? 'ai-sdk',
+          suggestion:
+            'run with agents (weft: --agents <dir>), or mock the step with testing.dryRun',
+        },
+      ),
+    ),
+};
 
 /** Composes `interceptors` (the first one outermost); undefined when there are none. */
 export function compileChain(
@@ -60,13 +81,16 @@ export function compileChain(
     }
     if (interceptor.invoke) {
       const hook = interceptor.invoke.bind(interceptor);
-      const next = invoke ?? ((call: Invocation) => invokerOf(invokers, call.step)!.invoke(call));
+      const next =
+        invoke ??
+        ((call: Invocation) =>
+          invokerOf(invokers, call.step, call).invoke(call as unknown as AgentCall));
       invoke = (call) => hook(call, next);
     }
     if (interceptor.check) {
       const hook = interceptor.check.bind(interceptor);
       const next =
-        check ?? ((c: TargetCheck) => invokerOf(invokers, c.step)?.check?.(c.target, c.action));
+        check ?? ((c: TargetCheck) => invokerOf(invokers, c.step).check?.(c.target, c.action));
       check = (c) => hook(c, next);
     }
   }

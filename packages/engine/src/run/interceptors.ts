@@ -8,6 +8,7 @@ import type {
   WeftError,
 } from '@weft/core';
 import type { StepDefinition, WorkflowDefinition } from '../model.js';
+import type { ToolInvocationInfo } from './attempt-tools.js';
 
 /** Who a step is, as interceptors see it. One object per step of a planned workflow. */
 export interface StepInfo {
@@ -80,6 +81,11 @@ export interface Invocation extends ActionCall {
   readonly attempt: number;
   /** The `for_each` item index; undefined for a step without `for_each`. */
   readonly item: number | undefined;
+  /**
+   * Set on a tool call of an agent step: the action the model asked for (`target`, `action`,
+   * `input`), made as an invocation of the agent's step and attempt. Undefined otherwise.
+   */
+  readonly tool?: ToolInvocationInfo | undefined;
 }
 
 /** One target checked before the run starts (what `ActionInvoker.check` gets). */

@@ -12,6 +12,7 @@ import {
 } from '@weft/core';
 import { randomUUID } from 'node:crypto';
 import type { StepDefinition, WorkflowDefinition } from '../model.js';
+import type { AgentInvoker } from './agent-call.js';
 import { compileChain, type CompiledChain } from './chain.js';
 import type { RunInterceptor } from './interceptors.js';
 import type { JournaledStep } from './records.js';
@@ -45,11 +46,12 @@ export interface RunOptions {
   /** Retry policy of steps that set none. Default: one attempt. */
   defaultRetry?: RetrySpec;
   /**
-   * Runs agent steps, called with target `{kind: 'connector', ref: <agent reference>}` and action
-   * `run`. Without it agent steps fail with `UNAVAILABLE`. Dry runs answer them from
-   * `mockData[<agent reference>].run`.
+   * Runs agent steps, called with an {@link AgentCall}: target `{kind: 'connector', ref: <agent
+   * reference>}`, action `run`, the step's definition, and a runner for the agent's tool calls
+   * (which go through the chain and `invokerFor`/`invoker` as action steps do). Without it agent
+   * steps fail with `UNAVAILABLE`. Dry runs answer them from `mockData[<agent reference>].run`.
    */
-  agents?: ActionInvoker;
+  agents?: AgentInvoker;
   /**
    * Picks the invoker of one action step, e.g. by its `execution` field (`local` or `cloud`,
    * SPEC.md §2.16, hybrid mode); `undefined` falls back to `invoker`. Used for the checks before
@@ -111,7 +113,7 @@ export interface CompiledRunOptions extends Required<
   resolveWorkflow: RunOptions['resolveWorkflow'];
   timeoutFor: RunOptions['timeoutFor'];
   defaultRetry: RetrySpec | undefined;
-  agents: ActionInvoker | undefined;
+  agents: AgentInvoker | undefined;
   invokerFor: RunOptions['invokerFor'];
   journal: ReadonlyMap<string, JournaledStep> | undefined;
   onStepFinished: RunOptions['onStepFinished'];

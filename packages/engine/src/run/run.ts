@@ -10,6 +10,8 @@ import {
   type StreamEventType,
 } from '@weft/core';
 import type { Scope } from '@weft/expr';
+import type { AgentCall } from './agent-call.js';
+import { AttemptTools } from './attempt-tools.js';
 import { invokerOf } from './chain.js';
 import { Deadlines, type Deadline } from './deadlines.js';
 import type { Invocation, RunInfo } from './interceptors.js';
@@ -154,8 +156,7 @@ export class Run {
     const context = new StepContext(this.shared, plan.path, key);
     const agent = plan.def.type === 'agent';
     const action = agent ? 'run' : plan.def.action!;
-    const chain = this.options.chain?.invoke;
-    const call: ActionCall | Invocation = chain
+    const call: ActionCall | Invocation = this.options.chain?.invoke
       ? {
           target: plan.target!,
           action,
@@ -167,6 +168,33 @@ export class Run {
           item,
         }
       : { target: plan.target!, action, input, context };
+    if (agent) {
+      // An agent step's invoker gets an AgentCall: the definition, its tools, progress reports.
+      const extras: Omit<AgentCall, keyof ActionCall> = {
+        definition: plan.def,
+        tools: new AttemptTools(this, plan, context, key, attemptNumber, item),
+        report: (percent, message, data) => {
+          if (this.listening) this.emit('step.progress', plan.path, { percent, message, ...data });
+        },
+      };
+      Object.assign(call, extras);
+    }
+    return this.track(plan, call, context, timeoutMs);
+  }
+
+  /**
+   * Sends one call through the chain's invocation hooks to its invoker, with a deadline and
+   * cancellation: rejects with `TIMEOUT` when it outlives `timeoutMs`, `CANCELED` when the run is
+   * canceled (the context's signal fires either way). Errors other than `WeftError` become
+   * `BACKEND_ERROR`. Used by action and agent attempts and by agents' tool calls.
+   */
+  track(
+    plan: StepPlan,
+    call: ActionCall | Invocation,
+    context: StepContext,
+    timeoutMs: number,
+  ): Promise<InvocationResult> {
+    const chain = this.options.chain?.invoke;
     const clock = this.options.clock;
     const started = clock.now();
     return new Promise((resolve, reject) => {
@@ -199,7 +227,7 @@ export class Run {
       try {
         pending = chain
           ? chain(call as Invocation)
-          : invokerOf(this.options, plan.info)!.invoke(call);
+          : invokerOf(this.options, plan.info, call).invoke(call as unknown as AgentCall);
       } catch (error) {
         pending = Promise.reject(error);
       }

@@ -96,9 +96,9 @@ async function execute(run: Run, plan: StepPlan, record: StepTally): Promise<Ste
       throw new UnavailableError(
         `no agent backend is configured to run agent step "${plan.path}"`,
         {
-          backend: plan.def.backend ?? 'native',
+          backend: plan.def.backend ?? 'ai-sdk',
           suggestion:
-            'configure an agent backend for this SDK, or mock the step with testing.dryRun',
+            'give the run agent definitions (weft: --agents <dir>; SDK: the agents option), or mock the step with testing.dryRun',
         },
       );
     default:

@@ -34,11 +34,23 @@ describe('step structure', () => {
     const steps =
       '      - name: a\n        connector: acme/x@1.0.0\n        action: go\n' +
       '      - name: b\n        connector: connector:acme/x@latest\n        action: go\n' +
-      '      - name: c\n        type: agent\n        agent: agent:acme/helper@1.2\n';
+      '      - name: c\n        type: agent\n        agent: agent:acme/helper@latest\n' +
+      '      - name: d\n        type: agent\n        agent: agent:acme/helper@^1.2\n';
     expect(errors(load(withSteps(steps)))).toEqual([
       'workflows[0].steps[0].connector: expected a connector reference connector:<namespace>/<name>@<version>, found "acme/x@1.0.0" (a string)',
       'workflows[0].steps[1].connector: the version after @ must be a semantic version such as 1.0.0, found "latest"',
-      'workflows[0].steps[2].agent: the version after @ must be a semantic version such as 1.0.0, found "1.2"',
+      'workflows[0].steps[2].agent: the version after @ must be a version or range such as 1.0.0 or ^1.2, found "latest"',
+    ]);
+  });
+
+  it('refuses the agent budgets (maxTokens, maxCost, maxToolCalls) on action steps', () => {
+    const steps =
+      '      - name: a\n        plugin: p\n        action: go\n        guardrails: { maxTokens: 10, maxCost: 1, maxToolCalls: 2, timeLimit: 5 }\n' +
+      '      - name: b\n        type: agent\n        agent: agent:acme/x@1.0.0\n        guardrails: { maxTokens: 10, maxCost: 1, maxToolCalls: 2 }\n';
+    expect(errors(load(withSteps(steps)))).toEqual([
+      'workflows[0].steps[0].guardrails.maxTokens: guardrails.maxTokens is a budget of agent steps (model tokens, cost, tool calls); it means nothing on an action step',
+      'workflows[0].steps[0].guardrails.maxCost: guardrails.maxCost is a budget of agent steps (model tokens, cost, tool calls); it means nothing on an action step',
+      'workflows[0].steps[0].guardrails.maxToolCalls: guardrails.maxToolCalls is a budget of agent steps (model tokens, cost, tool calls); it means nothing on an action step',
     ]);
   });
 

@@ -160,7 +160,7 @@ function checkKind(step: Step, at: Path, reporter: Reporter): void {
     case 'action':
       return checkAction(step, at, reporter);
     case 'agent':
-      return checkReference(step.agent, AGENT_REF_PATTERN, [...at, 'agent'], reporter);
+      return checkAgentReference(step.agent, [...at, 'agent'], reporter);
     case 'workflow':
       if (step.version !== undefined && semver.validRange(step.version) === null) {
         reporter.error(
@@ -182,7 +182,20 @@ function checkKind(step: Step, at: Path, reporter: Reporter): void {
   }
 }
 
+/** Guardrails that only mean something for an agent step (model tokens, cost, tool calls). */
+const AGENT_BUDGETS = ['maxTokens', 'maxCost', 'maxToolCalls'] as const;
+
 function checkAction(step: Step, at: Path, reporter: Reporter): void {
+  for (const budget of AGENT_BUDGETS) {
+    if (step.guardrails?.[budget] !== undefined) {
+      reporter.error(
+        [...at, 'guardrails', budget],
+        'step_kind',
+        `guardrails.${budget} is a budget of agent steps (model tokens, cost, tool calls); it means nothing on an action step`,
+        { key: true },
+      );
+    }
+  }
   if (step.plugin !== undefined && step.connector !== undefined) {
     reporter.error([...at, 'connector'], 'step_kind', 'give plugin or connector, not both', {
       key: true,
@@ -212,6 +225,19 @@ function checkCommon(step: Step, at: Path, reporter: Reporter): void {
   }
   if (step.runtime) checkRuntime(step.runtime, [...at, 'runtime'], reporter);
   checkGuardrails(step, at, reporter);
+}
+
+/** An agent reference: the part after @ is a version or a range (the highest match runs). */
+function checkAgentReference(ref: string | undefined, at: Path, reporter: Reporter): void {
+  if (ref === undefined) return;
+  const version = new RegExp(AGENT_REF_PATTERN).exec(ref)?.[3];
+  if (version !== undefined && semver.validRange(version) === null) {
+    reporter.error(
+      at,
+      'version',
+      `the version after @ must be a version or range such as 1.0.0 or ^1.2, found "${version}"`,
+    );
+  }
 }
 
 function checkReference(

@@ -83,6 +83,7 @@ export function runClaimed(
     const result = await runWorkflow(workflow, execution.inputs, {
       invoker,
       interceptors,
+      ...(options.agents ? { agents: options.agents } : {}),
       ...(principal ? { principal } : {}),
       executionId: execution.id,
       executionMode: 'cloud',

@@ -5,6 +5,7 @@ import {
   type Principal,
   type SecretsProvider,
 } from '@weft/core';
+import type { AgentInvoker } from '@weft/engine';
 import { checkRouterUrl } from '../invoker/router-invoker.js';
 import { checkPlace, type ExecutionPlace } from '../invoker/hybrid-invoker.js';
 import type { ClientTls } from '../service/router-client.js';
@@ -94,6 +95,12 @@ export interface WeftOptions {
    * guardrails. Not used in `cloud` mode: the server enforces them.
    */
   guardrails?: GuardrailsOptions;
+  /**
+   * Runs the agent steps of local runs (`@weft/agents`' `AgentRunner`: agent definitions and
+   * model backends). Without it an agent step fails with `UNAVAILABLE`; dry runs answer agent
+   * steps from `testing.dryRun.mockData` and never call it.
+   */
+  agents?: AgentInvoker;
 }
 
 /** The execution modes this release runs. */

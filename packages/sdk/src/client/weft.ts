@@ -222,7 +222,11 @@ export class Weft extends ServerExecutions {
       // Step permissions before the mocks: a refused step is not answered from mockData either.
       ...(chain.length > 0 ? { interceptors: chain } : {}),
       // Agent steps of a dry run are answered from mockData or refused, never run.
-      ...(mocks ? { agents: mocks.refusing } : {}),
+      ...(mocks
+        ? { agents: mocks.refusing }
+        : this.options.agents
+          ? { agents: this.options.agents }
+          : {}),
       onEvent: (event) => {
         logEvent(this.logger, workflow.name, event);
         options.onEvent?.(event);

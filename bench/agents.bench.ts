@@ -1,0 +1,181 @@
+/**
+ * Agent steps (issue 17): weft's overhead per model turn and per tool call over the bare Vercel
+ * AI SDK, both calling the same scripted OpenAI-compatible server on loopback in the same run,
+ * interleaved. Scenarios (the model id picks one): `s1` one turn answering text; `s2` a turn
+ * with one tool call, then the answer; `s10` a turn with ten tool calls, then the answer. Per
+ * tool call = (Δs10 − Δs2) / 9, per turn = Δs2 − Δs1 − per tool call, where Δ is weft minus the
+ * bare SDK. The limit is a bare `fetch` round trip to the same server. Both wall time (median)
+ * and CPU time of the process (mean; server and client share it, alike for both) are shown: on
+ * a loaded machine CPU time is the steadier measure of the overhead.
+ */
+import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
+import { AgentRunner, AiSdkBackend, type AgentDefinition } from '@weft/agents';
+import { ScriptedModelServer } from '@weft/agents/testing';
+import type { ActionInvoker } from '@weft/core';
+import { loadWorkflowSource, runWorkflow, type WorkflowDefinition } from '@weft/engine';
+import { generateText, jsonSchema, stepCountIs, tool } from 'ai';
+import { printTable, writeResults, type BenchResult } from './harness.js';
+
+const ROUNDS = Number(process.env['WEFT_BENCH_ROUNDS'] ?? 300);
+const schema = {
+  type: 'object',
+  properties: { id: { type: 'string' } },
+  required: ['id'],
+  additionalProperties: false,
+};
+const invoker: ActionInvoker = {
+  invoke: async (call) => ({ output: { id: call.input['id'], plan: 'gold' } }),
+};
+const TOOLS_PER_SCENARIO: Record<string, number> = { s1: 0, s2: 1, s10: 10 };
+
+function script(body: Record<string, unknown>) {
+  const messages = body['messages'] as { role: string }[];
+  const tools = TOOLS_PER_SCENARIO[String(body['model'])]!;
+  if (tools === 0 || messages.at(-1)!.role === 'tool') return { text: 'Customer 42 is on gold.' };
+  return {
+    toolCalls: Array.from({ length: tools }, (_, i) => ({
+      name: 'crm_lookup',
+      arguments: `{"id":"${i}"}`,
+    })),
+  };
+}
+
+function agent(url: string, model: string): AgentDefinition {
+  return {
+    namespace: 'bench',
+    name: model,
+    version: '1.0.0',
+    model: `openai-compatible:${model}`,
+    base_url: url,
+    tools: ['crm.lookup'],
+    max_steps: 5,
+  };
+}
+
+function workflow(model: string): WorkflowDefinition {
+  const loaded = loadWorkflowSource(
+    `workflows:\n  - name: w\n    steps:\n      - { name: ask, type: agent, agent: "agent:bench/${model}@1.0.0", input: { prompt: Who is 42? } }\n`,
+  );
+  if (!loaded.ok) throw new Error(loaded.diagnostics[0]!.message);
+  return loaded.workflows[0]!;
+}
+
+export async function run(): Promise<void> {
+  const server = await new ScriptedModelServer((body) => script(body)).start();
+  const runner = new AgentRunner({
+    agents: Object.keys(TOOLS_PER_SCENARIO).map((m) => agent(server.url, m)),
+    actions: () => ({ inputSchema: schema, description: 'Finds a customer' }),
+    secrets: { get: async () => undefined },
+    backends: [new AiSdkBackend()],
+  });
+  const provider = createOpenAICompatible({
+    name: 'bench',
+    baseURL: server.url,
+    includeUsage: true,
+  });
+  const bareTools = {
+    crm_lookup: tool({
+      description: 'Finds a customer',
+      inputSchema: jsonSchema<Record<string, unknown>>(schema as never),
+      execute: async (input) =>
+        (
+          await invoker.invoke({
+            target: { kind: 'plugin', slug: 'crm' },
+            action: 'lookup',
+            input,
+            context: undefined as never,
+          })
+        ).output,
+    }),
+  };
+  const bare = (model: string) => () =>
+    generateText({
+      model: provider.chatModel(model),
+      system: 'You answer support questions.',
+      prompt: 'Who is 42?',
+      tools: bareTools,
+      stopWhen: stepCountIs(5),
+    });
+  const workflows = Object.fromEntries(
+    Object.keys(TOOLS_PER_SCENARIO).map((m) => [m, workflow(m)]),
+  );
+  const weft = (model: string) => async () => {
+    const result = await runWorkflow(workflows[model]!, {}, { invoker, agents: runner });
+    if (result.status !== 'completed') throw new Error(JSON.stringify(result.steps['ask']?.error));
+  };
+  const fetchTrip = async () => {
+    const response = await fetch(`${server.url}/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 's1', messages: [{ role: 'user', content: 'hi' }] }),
+    });
+    await response.text();
+  };
+  const cases: Record<string, () => Promise<unknown>> = {
+    fetch: fetchTrip,
+    'bare s1': bare('s1'),
+    'weft s1': weft('s1'),
+    'bare s2': bare('s2'),
+    'weft s2': weft('s2'),
+    'bare s10': bare('s10'),
+    'weft s10': weft('s10'),
+  };
+  const samples: Record<string, number[]> = Object.fromEntries(
+    Object.keys(cases).map((k) => [k, []]),
+  );
+  const cpu: Record<string, number> = Object.fromEntries(Object.keys(cases).map((k) => [k, 0]));
+  for (let i = 0; i < 30; i++) for (const fn of Object.values(cases)) await fn();
+  for (let i = 0; i < ROUNDS; i++) {
+    for (const [name, fn] of Object.entries(cases)) {
+      const cpuStart = process.cpuUsage();
+      const start = process.hrtime.bigint();
+      await fn();
+      samples[name]!.push(Number(process.hrtime.bigint() - start));
+      const used = process.cpuUsage(cpuStart);
+      cpu[name]! += (used.user + used.system) * 1000;
+    }
+  }
+  await server.close();
+  const median = (values: number[]) =>
+    [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+  const wall = (name: string) => median(samples[name]!);
+  const cpuOf = (name: string) => cpu[name]! / ROUNDS;
+  const limitNs = wall('fetch');
+  const overheads = (m: (name: string) => number) => {
+    const delta = (scenario: string) => m(`weft ${scenario}`) - m(`bare ${scenario}`);
+    const perTool = (delta('s10') - delta('s2')) / 9;
+    return { step: delta('s1'), perTool, perTurn: delta('s2') - delta('s1') - perTool };
+  };
+  const byWall = overheads(wall);
+  const byCpu = overheads(cpuOf);
+  const m = wall;
+  const row = (name: string, nsPerOp: number, targetNs?: number, limit = true): BenchResult => ({
+    name,
+    nsPerOp,
+    opsPerSec: 1e9 / nsPerOp,
+    ratioToLimit: limit ? nsPerOp / limitNs : null,
+    targetNs: targetNs ?? null,
+    roundsNs: [],
+  });
+  const results = [
+    row('bare fetch round trip to the scripted server (limit)', limitNs),
+    row('bare AI SDK, s1: one turn (text)', m('bare s1')),
+    row('weft agent step, s1', m('weft s1')),
+    row('bare AI SDK, s2: 2 turns, 1 tool call', m('bare s2')),
+    row('weft agent step, s2', m('weft s2')),
+    row('bare AI SDK, s10: 2 turns, 10 tool calls', m('bare s10')),
+    row('weft agent step, s10', m('weft s10')),
+    row('CPU: bare AI SDK, s1', cpuOf('bare s1'), undefined, false),
+    row('CPU: weft agent step, s1', cpuOf('weft s1'), undefined, false),
+    row('CPU: bare AI SDK, s10', cpuOf('bare s10'), undefined, false),
+    row('CPU: weft agent step, s10', cpuOf('weft s10'), undefined, false),
+    row('wall: weft over bare, whole s1 step (run + step + turn)', byWall.step, undefined, false),
+    row('wall: weft over bare, per model turn', byWall.perTurn, 300_000, false),
+    row('wall: weft over bare, per tool call', byWall.perTool, 200_000, false),
+    row('CPU: weft over bare, whole s1 step (run + step + turn)', byCpu.step, undefined, false),
+    row('CPU: weft over bare, per model turn', byCpu.perTurn, 300_000, false),
+    row('CPU: weft over bare, per tool call', byCpu.perTool, 200_000, false),
+  ];
+  printTable(`agents (issue 17): weft vs the bare AI SDK, median of ${ROUNDS} runs`, results);
+  writeResults('agents', results, { rounds: ROUNDS });
+}

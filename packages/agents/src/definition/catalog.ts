@@ -1,0 +1,73 @@
+import { AGENT_REF_PATTERN, suggestion, ValidationError } from '@weft/core';
+import semver from 'semver';
+import type { AgentDefinition } from './schema.js';
+
+const REF = new RegExp(AGENT_REF_PATTERN);
+
+/** `agent:<namespace>/<name>@<version>` of a definition. */
+export function agentRef(agent: AgentDefinition): string {
+  return `agent:${agent.namespace}/${agent.name}@${agent.version}`;
+}
+
+/**
+ * The agent definitions a run may use, by `<namespace>/<name>` and version. A reference's
+ * version may be a range: the highest version that satisfies it is picked (prereleases only
+ * when the range names one), as for subworkflows.
+ */
+export class AgentCatalog {
+  private readonly byName = new Map<string, AgentDefinition[]>();
+
+  constructor(agents: Iterable<AgentDefinition> = []) {
+    for (const agent of agents) this.add(agent);
+  }
+
+  /** Adds a definition; throws `VALIDATION` when the same version is there already. */
+  add(agent: AgentDefinition): this {
+    const key = `${agent.namespace}/${agent.name}`;
+    const versions = this.byName.get(key) ?? [];
+    if (versions.some((a) => a.version === agent.version)) {
+      throw new ValidationError(`agent ${agentRef(agent)} is defined twice`, {
+        field: 'agent.version',
+        constraint: 'unique',
+      });
+    }
+    versions.push(agent);
+    this.byName.set(key, versions);
+    return this;
+  }
+
+  get size(): number {
+    let n = 0;
+    for (const versions of this.byName.values()) n += versions.length;
+    return n;
+  }
+
+  /** The definition a reference picks, or undefined. */
+  find(ref: string): AgentDefinition | undefined {
+    const match = REF.exec(ref);
+    if (!match) return undefined;
+    const versions = this.byName.get(`${match[1]}/${match[2]}`);
+    if (!versions) return undefined;
+    const range = match[3]!;
+    const exact = versions.find((a) => a.version === range);
+    if (exact) return exact;
+    const best = semver.maxSatisfying(
+      versions.map((a) => a.version),
+      range,
+    );
+    return best === null ? undefined : versions.find((a) => a.version === best);
+  }
+
+  /** The definition a reference picks; throws `VALIDATION` naming what is there. */
+  resolve(ref: string): AgentDefinition {
+    const agent = this.find(ref);
+    if (agent) return agent;
+    const match = REF.exec(ref);
+    const name = match ? `${match[1]}/${match[2]}` : ref;
+    const versions = this.byName.get(name);
+    const message = versions
+      ? `no version of agent ${name} matches "${match![3]}" (there are ${versions.map((a) => a.version).join(', ')})`
+      : `unknown agent ${ref}${suggestion(name, [...this.byName.keys()])} (agents come from --agents <dir>, default ./agents)`;
+    throw new ValidationError(message, { field: 'agent', constraint: 'exists' });
+  }
+}

@@ -1,0 +1,24 @@
+export * from './definition/schema.js';
+export { agentRef, AgentCatalog } from './definition/catalog.js';
+export { effectiveGuardrails } from './definition/guardrails.js';
+export {
+  loadAgentDir,
+  loadAgentFile,
+  parseAgentSource,
+  type LoadedAgent,
+} from './definition/load.js';
+export { toolsOf, type ToolSpec } from './definition/tools.js';
+export { Budget, budgetError, type TurnUsage } from './run/budget.js';
+export type {
+  AgentAnswer,
+  AgentBackend,
+  AgentRequest,
+  PreparedTool,
+  TurnReport,
+} from './run/contract.js';
+export { CostLedger } from './run/cost-ledger.js';
+export { prepareTools, type ActionDescription, type ActionLookup } from './run/prepare-tools.js';
+export { AgentRunner, DEFAULT_MAX_RESPONSE_BYTES, type AgentRunnerOptions } from './run/runner.js';
+export { AiSdkBackend, type AiSdkBackendOptions } from './backends/ai-sdk/backend.js';
+export { providerModel, type ModelFactory } from './backends/ai-sdk/models.js';
+export { actionsOfConnectors } from './run/connector-actions.js';

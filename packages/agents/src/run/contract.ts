@@ -1,0 +1,69 @@
+import type { ValidateFunction } from 'ajv';
+import type { AgentDefinition } from '../definition/schema.js';
+import type { ToolSpec } from '../definition/tools.js';
+import type { Budget } from './budget.js';
+
+/** A tool ready for a backend: its spec, the action's input schema and its compiled check. */
+export interface PreparedTool {
+  readonly spec: ToolSpec;
+  readonly description: string;
+  /** The action's `input_schema` (JSON Schema), the tool's parameters. */
+  readonly inputSchema: Record<string, unknown>;
+  /** Checks arguments against {@link inputSchema}; errors in `validate.errors`. */
+  readonly validate: ValidateFunction;
+}
+
+/** One model turn, as a backend reports it. */
+export interface TurnReport {
+  /** 1 for the first turn. */
+  readonly turn: number;
+  readonly inputTokens: number;
+  readonly outputTokens: number;
+  /** The tools the model asked for in this turn, by name (arguments left out). */
+  readonly toolNames: readonly string[];
+  /** The output-token cap the turn ran with (from the budget), if any. */
+  readonly cappedAt: number | undefined;
+  /** The model stopped because it reached the cap. */
+  readonly finishedByLength: boolean;
+}
+
+/** What a backend gets to answer one agent step attempt. */
+export interface AgentRequest {
+  readonly agent: AgentDefinition;
+  /** The key read through `api_key_secret`, if any. Never logged, never in an error. */
+  readonly apiKey: string | undefined;
+  /** The user message. */
+  readonly prompt: string;
+  /** The step's other input keys, given to the model as JSON context (undefined when none). */
+  readonly context: Record<string, unknown> | undefined;
+  readonly tools: readonly PreparedTool[];
+  readonly maxSteps: number;
+  readonly budget: Budget;
+  /** Fires on timeout, cancellation and `timeLimit`. */
+  readonly signal: AbortSignal;
+  /** Most bytes one model answer may have. */
+  readonly maxResponseBytes: number;
+  /**
+   * Runs a tool call whose arguments passed `validate` (refused past `maxToolCalls`): resolves to
+   * the action's output; rejects with an error whose message goes back to the model.
+   */
+  runTool(tool: PreparedTool, input: Record<string, unknown>, callId: string): Promise<unknown>;
+  /** Called for a tool call refused before it ran: bad arguments, or a tool the agent has not. */
+  onRefusedCall(name: string, input: unknown, error: string): void;
+  /** Called after each model turn (after its refused calls). */
+  onTurn(turn: TurnReport): void;
+}
+
+/** A backend's answer. */
+export interface AgentAnswer {
+  /** The final answer's text. */
+  readonly text: string;
+  /** The structured answer, with `output_schema`. */
+  readonly data?: unknown;
+}
+
+/** A model backend: the Vercel AI SDK, LangChain.js, ... */
+export interface AgentBackend {
+  readonly name: string;
+  run(request: AgentRequest): Promise<AgentAnswer>;
+}

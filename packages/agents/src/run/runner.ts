@@ -1,0 +1,286 @@
+import {
+  TimeoutError,
+  toErrorObject,
+  UnavailableError,
+  ValidationError,
+  type ActionCall,
+  type Guardrails,
+  type InvocationResult,
+  type SecretsProvider,
+  type StepType,
+} from '@weft/core';
+import type { AgentCall, AgentInvoker, StepInfo } from '@weft/engine';
+import { AgentCatalog } from '../definition/catalog.js';
+import { effectiveGuardrails } from '../definition/guardrails.js';
+import { DEFAULT_MAX_STEPS, type AgentDefinition } from '../definition/schema.js';
+import { toolsOf, type ToolSpec } from '../definition/tools.js';
+import { Budget, type Spent } from './budget.js';
+import type { AgentBackend } from './contract.js';
+import { CostLedger } from './cost-ledger.js';
+import { prepareTools, type ActionLookup } from './prepare-tools.js';
+
+/** Default limit of one model answer: 10 MiB. */
+export const DEFAULT_MAX_RESPONSE_BYTES = 10 * 1024 * 1024;
+
+/** Backends weft knows of, and what to do when one is not installed. */
+const KNOWN_BACKENDS: Record<string, string> = {
+  'ai-sdk': 'the ai-sdk backend is built in: give the runner an AiSdkBackend',
+  langchain:
+    'the langchain backend is not part of this release: use backend ai-sdk (the default), or remove backend: langchain',
+};
+
+/** Options of {@link AgentRunner}. */
+export interface AgentRunnerOptions {
+  /** The agent definitions steps may reference. */
+  agents: AgentCatalog | Iterable<AgentDefinition>;
+  /** The input schemas of the actions agents use as tools. */
+  actions: ActionLookup;
+  /** Where `api_key_secret` is read (the run's secrets provider). */
+  secrets: SecretsProvider;
+  /** The backends by name; an agent's `backend` (default `ai-sdk`) picks one. */
+  backends: readonly AgentBackend[];
+  /** Most bytes of one model answer. Default {@link DEFAULT_MAX_RESPONSE_BYTES}. */
+  maxResponseBytes?: number;
+  /** What each execution spent, for `maxCost` (default: one ledger per runner). */
+  costs?: CostLedger;
+}
+
+/** One entry of the step output's `tool_calls`. */
+interface ToolCallRecord {
+  name: string;
+  input: unknown;
+  output: unknown;
+  error?: { code: string; message: string };
+}
+
+/**
+ * Runs agent steps (the engine's `RunOptions.agents`): resolves the step's agent reference
+ * (ranges pick the highest match), merges its guardrails with the step's, reads its key from
+ * the secrets provider, gives its backend the tools (actions run through the engine's chain
+ * and invoker), enforces the budgets and `timeLimit`, and answers
+ * `{text, data?, tool_calls, usage}` with the step's usage.
+ */
+export class AgentRunner implements AgentInvoker {
+  readonly catalog: AgentCatalog;
+  private readonly backends: Map<string, AgentBackend>;
+  private readonly maxResponseBytes: number;
+  private readonly costs: CostLedger;
+  private readonly toolSpecs = new WeakMap<AgentDefinition, ToolSpec[]>();
+  /** What failed attempts spent, by step (idempotency key), for the step's next attempt. */
+  private readonly carried = new Map<string, Spent>();
+
+  constructor(private readonly options: AgentRunnerOptions) {
+    this.catalog =
+      options.agents instanceof AgentCatalog ? options.agents : new AgentCatalog(options.agents);
+    this.backends = new Map(options.backends.map((b) => [b.name, b]));
+    this.maxResponseBytes = options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
+    this.costs = options.costs ?? new CostLedger();
+  }
+
+  /**
+   * What the content guardrails interceptor (`@weft/guardrails`) needs to check agent steps as
+   * this runner does: the agent's default guardrails merged with the step's, and `timeLimit`
+   * left to the runner on agent steps (it ends the step with its own TIMEOUT).
+   */
+  guardrailsOptions(): {
+    resolve: (step: StepInfo) => Guardrails | undefined;
+    timeLimitOn: StepType[];
+  } {
+    return {
+      resolve: (step) => {
+        const own = step.definition.guardrails;
+        if (step.kind !== 'agent' || step.target === undefined) return own;
+        const ref = step.target.kind === 'connector' ? step.target.ref : step.target.slug;
+        let agent: AgentDefinition | undefined;
+        try {
+          agent = this.catalog.resolve(ref);
+        } catch {
+          return own; // the step fails on its unknown agent before any output is checked
+        }
+        return effectiveGuardrails(agent, own);
+      },
+      timeLimitOn: ['action', 'transform'],
+    };
+  }
+
+  /** Before the run: the agent a step references exists. */
+  check(target: ActionCall['target']): void {
+    if (target.kind === 'connector') this.catalog.resolve(target.ref);
+  }
+
+  async invoke(call: AgentCall): Promise<InvocationResult> {
+    const ref = call.target.kind === 'connector' ? call.target.ref : call.target.slug;
+    const agent = this.catalog.resolve(ref);
+    const backend = this.backendOf(call.definition.backend ?? agent.backend ?? 'ai-sdk');
+    const { prompt, ...rest } = call.input;
+    if (typeof prompt !== 'string' || prompt.trim() === '') {
+      throw new ValidationError(
+        `agent step "${call.context.stepName}" needs input.prompt, the user message`,
+        {
+          field: 'input.prompt',
+          constraint: 'required',
+        },
+      );
+    }
+    const tools = await prepareTools(this.specs(agent), this.options.actions);
+    const apiKey = await this.apiKey(agent);
+    const guardrails = effectiveGuardrails(agent, call.definition.guardrails);
+    const executionId = call.context.workflowId;
+    // Budgets hold over the step: a retry starts from what the failed attempts spent.
+    const stepKey = call.context.idempotencyKey;
+    const carried = this.carried.get(stepKey);
+    const budget = new Budget(
+      guardrails,
+      agent.pricing,
+      this.costs.spentBy(executionId) - (carried?.costUsd ?? 0),
+      agent.max_output_tokens,
+      carried,
+    );
+    const maxSteps = agent.max_steps ?? DEFAULT_MAX_STEPS;
+    const toolCalls: ToolCallRecord[] = [];
+    const limit = timeLimit(call, guardrails?.timeLimit);
+    let turns = 0;
+    const progress = (message: string, data: Record<string, unknown>) =>
+      call.report(Math.min(99, Math.round((turns / maxSteps) * 100)), message, { agent: data });
+    let costBefore = budget.costUsd;
+    try {
+      const answer = await backend.run({
+        agent,
+        apiKey,
+        prompt,
+        context: Object.keys(rest).length > 0 ? rest : undefined,
+        tools,
+        maxSteps,
+        budget,
+        signal: limit.signal,
+        maxResponseBytes: this.maxResponseBytes,
+        runTool: async (tool, input) => {
+          if (!budget.admitToolCall(tool.spec.name)) throw budget.tripped;
+          const record: ToolCallRecord = { name: tool.spec.name, input, output: null };
+          toolCalls.push(record);
+          try {
+            const result = await call.tools.run({
+              target: tool.spec.target,
+              action: tool.spec.action,
+              input,
+              name: tool.spec.name,
+            });
+            record.output = result.output;
+            return result.output;
+          } catch (error) {
+            const object = toErrorObject(error);
+            record.error = { code: object.code, message: object.message };
+            throw error;
+          } finally {
+            progress(
+              `tool ${tool.spec.name}${record.error ? ` failed (${record.error.code})` : ''}`,
+              {
+                turn: turns + 1,
+                tool: tool.spec.name,
+                status: record.error ? 'failed' : 'success',
+                tool_calls: budget.toolCalls,
+              },
+            );
+          }
+        },
+        onRefusedCall: (name, input, error) => {
+          toolCalls.push({
+            name,
+            input,
+            output: null,
+            error: { code: 'VALIDATION', message: error },
+          });
+        },
+        onTurn: (turn) => {
+          turns = turn.turn;
+          budget.addTurn(turn, turn.cappedAt, turn.finishedByLength);
+          this.costs.add(executionId, budget.costUsd - costBefore);
+          costBefore = budget.costUsd;
+          const names = turn.toolNames;
+          progress(`turn ${turn.turn}${names.length > 0 ? `: ${names.join(', ')}` : ''}`, {
+            turn: turn.turn,
+            tools: names,
+            usage: budget.usage(),
+          });
+        },
+      });
+      const usage = budget.usage();
+      const output = {
+        text: answer.text,
+        ...(answer.data !== undefined ? { data: answer.data } : {}),
+        tool_calls: toolCalls,
+        usage,
+      };
+      this.carried.delete(stepKey);
+      return { output, usage };
+    } catch (error) {
+      if (this.carried.size >= 10_000) this.carried.delete(this.carried.keys().next().value!);
+      this.carried.set(stepKey, budget.spent());
+      throw limit.fired ?? error;
+    } finally {
+      limit.clear();
+    }
+  }
+
+  private backendOf(name: string): AgentBackend {
+    const backend = this.backends.get(name);
+    if (backend) return backend;
+    throw new UnavailableError(`the agent backend "${name}" is not available here`, {
+      backend: name,
+      suggestion: KNOWN_BACKENDS[name] ?? `known backends: ${[...this.backends.keys()].join(', ')}`,
+    });
+  }
+
+  /** The tools of an agent (their schemas are looked up at each run: plugins change). */
+  private specs(agent: AgentDefinition): ToolSpec[] {
+    let specs = this.toolSpecs.get(agent);
+    if (!specs) {
+      specs = toolsOf(agent);
+      this.toolSpecs.set(agent, specs);
+    }
+    return specs;
+  }
+
+  private async apiKey(agent: AgentDefinition): Promise<string | undefined> {
+    const name = agent.api_key_secret;
+    if (name === undefined) return undefined;
+    const value = await this.options.secrets.get(name);
+    if (value === undefined || value === '') {
+      throw new ValidationError(
+        `the secret ${name} (api_key_secret of agent ${agent.namespace}/${agent.name}) is not set`,
+        {
+          field: 'agent.api_key_secret',
+          constraint: 'secret',
+          secret: name,
+        },
+      );
+    }
+    return value;
+  }
+}
+
+/** The attempt's signal, also fired after `timeLimit` seconds with a `TIMEOUT`. */
+function timeLimit(call: AgentCall, seconds: number | undefined) {
+  if (seconds === undefined)
+    return { signal: call.context.signal, fired: undefined, clear: () => {} };
+  const controller = new AbortController();
+  const state: { signal: AbortSignal; fired: TimeoutError | undefined; clear: () => void } = {
+    signal: AbortSignal.any([call.context.signal, controller.signal]),
+    fired: undefined,
+    clear: () => clearTimeout(timer),
+  };
+  const started = Date.now();
+  const timer = setTimeout(() => {
+    state.fired = new TimeoutError(
+      `agent step "${call.context.stepName}" ran past guardrails.timeLimit (${seconds} s)`,
+      {
+        timeout_ms: seconds * 1000,
+        elapsed_ms: Date.now() - started,
+        field: 'guardrails.timeLimit',
+        constraint: 'timeLimit',
+      },
+    );
+    controller.abort(state.fired);
+  }, seconds * 1000);
+  return state;
+}

@@ -1,0 +1,1 @@
+export { ScriptedModelServer, type ScriptedReply, type SeenRequest } from './scripted-server.js';

@@ -1,0 +1,58 @@
+import {
+  actionsOfConnectors,
+  AgentCatalog,
+  AgentRunner,
+  AiSdkBackend,
+  loadAgentDir,
+  type AgentDefinition,
+} from '@weft/agents';
+import { EnvironmentSecretsProvider } from '@weft/core';
+import { formatPath, listSteps, type Diagnostic, type WorkflowDefinition } from '@weft/engine';
+import type { Weft } from '@weft/sdk';
+
+/** The agent definitions of `--agents <dir>` (default `./agents`, which may be missing). */
+export function loadAgentsFlag(dir: string | undefined): Promise<AgentDefinition[]> {
+  return loadAgentDir(dir ?? 'agents', { missingOk: dir === undefined });
+}
+
+/**
+ * The runner of agent steps for local runs: the ai-sdk backend, tools checked against the
+ * connectors `weft()` has loaded, keys from the process environment.
+ */
+export function localAgentRunner(agents: AgentDefinition[], weft: () => Weft): AgentRunner {
+  return new AgentRunner({
+    agents,
+    actions: actionsOfConnectors(() => weft().invoker.connectors()),
+    secrets: new EnvironmentSecretsProvider(process.env),
+    backends: [new AiSdkBackend()],
+  });
+}
+
+/** An error for each agent step whose reference no loaded definition satisfies. */
+export function unknownAgentDiagnostics(
+  file: string,
+  workflows: readonly WorkflowDefinition[],
+  agents: AgentDefinition[],
+): Diagnostic[] {
+  const catalog = new AgentCatalog(agents);
+  const diagnostics: Diagnostic[] = [];
+  workflows.forEach((workflow, w) => {
+    for (const { step, path } of listSteps(workflow, ['workflows', w])) {
+      if (step.agent === undefined || catalog.find(step.agent)) continue;
+      let message = `unknown agent ${step.agent}`;
+      try {
+        catalog.resolve(step.agent);
+      } catch (error) {
+        message = (error as Error).message;
+      }
+      diagnostics.push({
+        severity: 'error',
+        code: 'reference',
+        path: formatPath([...path, 'agent']),
+        message,
+        file,
+      });
+    }
+  });
+  return diagnostics;
+}
