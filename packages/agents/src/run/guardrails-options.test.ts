@@ -46,7 +46,12 @@ describe('the runner and the content guardrails interceptor', () => {
   });
 
   it('leaves timeLimit of agent steps to the runner, which ends them with its own TIMEOUT', () => {
-    const runner = new AgentRunner({ agents: [], actions: () => undefined, backends: [] });
+    const runner = new AgentRunner({
+      agents: [],
+      actions: () => undefined,
+      secrets: { get: async () => undefined },
+      backends: [],
+    });
     expect(runner.guardrailsOptions().timeLimitOn).toEqual(['action', 'transform']);
   });
 });
