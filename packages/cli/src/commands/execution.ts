@@ -12,9 +12,7 @@ export function registerExecution(
   io: Io,
   setExit: (code: number) => void,
 ): Command[] {
-  const execution = program
-    .command('execution')
-    .description('act on an execution on a weft server: approve or reject it');
+  const execution = program.command('execution');
   registerExecutionDecisions(execution, io, setExit);
   return [execution, ...execution.commands];
 }
