@@ -137,6 +137,14 @@ export function resolveMode(flags: ModeFlags): RunMode | string {
     if (flags.payload !== undefined || flags.event !== undefined)
       return '--payload and --event do not go with --cloud (the server starts API runs)';
   }
+  if (mode === 'cloud' || mode === 'hybrid') {
+    const { cloudUrl, apiKey } = serverSettings(flags);
+    const what = mode === 'cloud' ? '--cloud' : '--mode hybrid';
+    if (cloudUrl === undefined)
+      return `${what} needs the server's URL: give --server <url> (or set WORKFLOW_CLOUD_URL or WORKFLOW_REGISTRY_URL)`;
+    if (apiKey === undefined)
+      return `${what} needs an API key: set WORKFLOW_REGISTRY_API_KEY or give --api-key (weft auth create-key makes one)`;
+  }
   return mode;
 }
 
