@@ -6,6 +6,8 @@ export interface Io {
   err: (text: string) => void;
   /** Whether to color output. */
   color: boolean;
+  /** Whether stderr is a terminal, where a run shows its steps live (absent: no). */
+  live?: boolean;
   /**
    * Asks the person at the terminal a question and resolves to the line they type; absent when
    * stdin is not a terminal (nobody to ask). Rejects when `signal` fires first.
@@ -19,6 +21,7 @@ export function processIo(): Io {
     out: (text) => process.stdout.write(text),
     err: (text) => process.stderr.write(text),
     color: Boolean(process.stdout.isTTY) && process.env['NO_COLOR'] === undefined,
+    live: Boolean(process.stderr.isTTY) && process.env['TERM'] !== 'dumb',
     ...(process.stdin.isTTY ? { ask: askOnTerminal } : {}),
   };
 }

@@ -20,6 +20,7 @@ import {
   type RunMode,
 } from './run-support.js';
 import { printRun, runDocument } from './run-output.js';
+import { runProgress } from './run-progress.js';
 import {
   addIdentityOptions,
   hasIdentityFlags,
@@ -193,8 +194,13 @@ async function runCommand(io: Io, file: string, flags: RunFlags): Promise<number
   const results: RunResult[] = [];
   for (const workflow of selected) {
     let result: RunResult;
+    const text = flags.output === 'text' && !flags.stream;
+    const progress = text && mode !== 'cloud' ? runProgress(io, workflow.name) : undefined;
     try {
       result = await weft.run(workflow, flags.input, {
+        // The summary (and the progress) show the steps: no log lines repeating them.
+        ...(text && !['info', 'debug'].includes(flags.logLevel) ? { logSteps: false } : {}),
+        ...(progress ? { onEvent: progress.onEvent } : {}),
         ...(flags.execution !== undefined ? { execution: flags.execution } : {}),
         ...(flags.dryRun ? { dryRun: true } : {}),
         trigger: {
@@ -215,7 +221,7 @@ async function runCommand(io: Io, file: string, flags: RunFlags): Promise<number
       return startFailureExit(error);
     }
     results.push(result);
-    if (flags.output === 'text') printRun(io, result);
+    if (flags.output === 'text') printRun(io, result, progress?.showedSteps() ?? false);
   }
   await weft.close();
   if (flags.output === 'json') {

@@ -217,7 +217,7 @@ export class Weft extends ServerExecutions {
       // Agent steps of a dry run are answered from mockData or refused, never run.
       ...(mocks ? { agents: mocks.refusing } : {}),
       onEvent: (event) => {
-        logEvent(this.logger, workflow.name, event);
+        if (options.logSteps !== false) logEvent(this.logger, workflow.name, event);
         options.onEvent?.(event);
       },
     });
@@ -305,7 +305,7 @@ export class Weft extends ServerExecutions {
       ...(options.onEvent
         ? {
             onEvent: (event: StreamEvent) => {
-              logEvent(this.logger, workflow.name, event);
+              if (options.logSteps !== false) logEvent(this.logger, workflow.name, event);
               options.onEvent!(event);
             },
           }
