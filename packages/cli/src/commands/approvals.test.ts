@@ -100,7 +100,11 @@ describe('weft approvals list', () => {
     vi.stubEnv('WORKFLOW_REGISTRY_URL', server.url);
     vi.stubEnv('WORKFLOW_REGISTRY_API_KEY', keys.clerk);
     const listed = await run('approvals', 'list');
-    expect(listed).toEqual({ code: 0, out: '', err: 'no executions wait for your approval\n' });
+    expect(listed).toMatchObject({
+      code: 0,
+      out: '',
+      err: 'no executions wait for your approval\n',
+    });
   });
 
   it('pages with --limit and prints the --cursor of the next page', async () => {

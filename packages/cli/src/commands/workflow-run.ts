@@ -14,6 +14,7 @@ import {
   collectList,
   parseJsonArgument,
   requireModules,
+  missingServerSetting,
   resolveMode,
   serverSettings,
   type ModeFlags,
@@ -148,6 +149,8 @@ async function runCommand(io: Io, file: string, flags: RunFlags): Promise<number
       '--identity, --role, --permission and --approve are for runs on this machine: with --cloud the server authorizes the caller of --api-key',
     );
   }
+  const missing = missingServerSetting(mode, flags);
+  if (missing !== undefined) return usage(io, missing);
   let principal: Principal | undefined;
   try {
     principal = await resolvePrincipal(flags);

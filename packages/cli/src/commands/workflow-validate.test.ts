@@ -192,7 +192,7 @@ describe('weft usage', () => {
   it('exits 2 when a required argument is missing', async () => {
     const result = await run('workflow', 'list');
     expect(result.code).toBe(2);
-    expect(result.err).toContain("missing required argument 'file'");
+    expect(result.err).toContain("missing required argument 'files'");
   });
 
   it('prints help for every command and exits 0', async () => {
