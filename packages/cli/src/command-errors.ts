@@ -20,11 +20,7 @@ export async function guard(
       setExit(error.httpStatus < 500 ? EXIT.invalid : EXIT.failure);
       return;
     }
-    const cause = (error as Error).cause as { code?: string } | undefined;
-    const reason = cause?.code
-      ? `${(error as Error).message} (${cause.code})`
-      : (error as Error).message;
-    io.err(`error: ${reason}\n`);
+    io.err(`error: ${(error as Error).message}\n`);
     setExit(EXIT.failure);
   }
 }

@@ -6,7 +6,10 @@ export interface Io {
   err: (text: string) => void;
   /** Whether to color output. */
   color: boolean;
-  /** Whether stdout is a terminal that may be redrawn (live progress); JSON lines otherwise. */
+  /**
+   * Whether stdout and stderr are a terminal that may be redrawn: runs show their steps live
+   * there; JSON lines or plain lines otherwise (absent: no).
+   */
   live?: boolean;
   /**
    * Asks the person at the terminal a question and resolves to the line they type; absent when
@@ -21,7 +24,10 @@ export function processIo(): Io {
     out: (text) => process.stdout.write(text),
     err: (text) => process.stderr.write(text),
     color: Boolean(process.stdout.isTTY) && process.env['NO_COLOR'] === undefined,
-    live: Boolean(process.stdout.isTTY),
+    live:
+      Boolean(process.stdout.isTTY) &&
+      Boolean(process.stderr.isTTY) &&
+      process.env['TERM'] !== 'dumb',
     ...(process.stdin.isTTY ? { ask: askOnTerminal } : {}),
   };
 }

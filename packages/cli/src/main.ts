@@ -1,52 +1,51 @@
 import { Command, CommanderError } from 'commander';
-import { registerWorkflowList } from './commands/workflow-list.js';
-import { registerWorkflowRun } from './commands/workflow-run.js';
-import { registerWorkflowDeploy } from './commands/workflow-deploy.js';
-import { registerWorkflowTest } from './commands/workflow-test.js';
-import { registerWorkflowValidate } from './commands/workflow-validate.js';
-import { registerRegistryCommands } from './commands/registry-commands.js';
-import { registerApprovals } from './commands/approvals.js';
-import { registerExecution } from './commands/execution.js';
+import { selectedCommand, TOP_COMMANDS, type Registrar } from './command-table.js';
 import { EXIT } from './exit-codes.js';
 import { processIo, type Io } from './io.js';
 
 /** The version printed by `weft --version`. */
 export const VERSION = '0.1.0';
 
-/** Builds the `weft` command tree, writing through `io`. */
-export function buildProgram(io: Io, setExit: (code: number) => void): Command {
+/**
+ * Builds the `weft` command tree, writing through `io`. Only the top-level command `argv` runs is
+ * loaded (the others are listed by name and description), so `weft --version` and `weft --help`
+ * import no command module; without `argv` every command is loaded.
+ */
+export async function buildProgram(
+  io: Io,
+  setExit: (code: number) => void,
+  argv?: readonly string[],
+): Promise<Command> {
   const program = new Command('weft')
     .description(
       'weft: workflows in YAML, run locally or on a server, with a plugin registry and router',
     )
     .version(VERSION, '-V, --version')
-    .showHelpAfterError('(add --help for usage)')
-    .configureOutput({ writeOut: io.out, writeErr: io.err })
-    .exitOverride();
-  const workflow = program
-    .command('workflow')
-    .description('validate, list, run, test and deploy workflow files')
-    .exitOverride();
-  registerWorkflowValidate(workflow, io, setExit);
-  registerWorkflowList(workflow, io, setExit);
-  registerWorkflowRun(workflow, io, setExit);
-  registerWorkflowTest(workflow, io, setExit);
-  registerWorkflowDeploy(workflow, io, setExit);
-  const registryCommands = registerRegistryCommands(program, io, setExit);
-  const serverCommands = [
-    ...registerApprovals(program, io, setExit),
-    ...registerExecution(program, io, setExit),
-  ];
-  for (const command of [
-    program,
-    ...program.commands,
-    ...workflow.commands,
-    ...registryCommands,
-    ...serverCommands,
-  ]) {
-    command.exitOverride().configureOutput({ writeOut: io.out, writeErr: io.err });
+    .showHelpAfterError('(add --help for usage)');
+  const selected = argv === undefined ? undefined : selectedCommand(argv);
+  const loaders = TOP_COMMANDS.filter((top) => argv === undefined || top.name === selected).map(
+    (top) => top.load,
+  );
+  const registered = new Set<Registrar>();
+  for (const load of loaders) {
+    const register = await load();
+    if (registered.has(register)) continue;
+    registered.add(register);
+    register(program, io, setExit);
   }
+  for (const top of TOP_COMMANDS) {
+    const command =
+      program.commands.find((c) => c.name() === top.name) ?? program.command(top.name);
+    command.description(top.description);
+  }
+  configure(program, io);
   return program;
+}
+
+/** Output through `io` and errors thrown (not `process.exit`) for a command and all below it. */
+function configure(command: Command, io: Io): void {
+  command.exitOverride().configureOutput({ writeOut: io.out, writeErr: io.err });
+  for (const child of command.commands) configure(child, io);
 }
 
 /**
@@ -55,7 +54,7 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
  */
 export async function main(argv: string[], io: Io = processIo()): Promise<number> {
   let code: number = EXIT.ok;
-  const program = buildProgram(io, (c) => (code = c));
+  const program = await buildProgram(io, (c) => (code = c), argv);
   try {
     await program.parseAsync(argv);
     return code;

@@ -5,7 +5,9 @@ import {
   type DefinitionFormat,
   type DefinitionProblem,
 } from '@weft/server';
-import type { PluginDefinition } from '@weft/core';
+import { ValidationError, type PluginDefinition } from '@weft/core';
+import type { Diagnostic } from '@weft/engine';
+import { LocalInvoker } from '@weft/sdk';
 import type { Io } from './io.js';
 import { readInputFile } from './read-input.js';
 
@@ -22,7 +24,12 @@ export function formatOf(file: string): DefinitionFormat {
   return extname(file).toLowerCase() === '.json' ? 'json' : 'yaml';
 }
 
-/** Reads, parses and validates a plugin definition file with the registry's own rules. */
+/**
+ * Reads, parses and validates a plugin definition file with the registry's own rules and, when it
+ * has a `connector` block, with the very check `--plugins` and `loadConnectors` run (templates
+ * read `inputs` and `env`, the fields each kind needs, `${VAR}` set in this environment): what
+ * passes here loads in a local run.
+ */
 export async function loadDefinitionFile(file: string): Promise<LoadedDefinition> {
   const read = await readInputFile(file, MAX_DEFINITION_BYTES);
   if (!read.ok) {
@@ -36,6 +43,10 @@ export async function loadDefinitionFile(file: string): Promise<LoadedDefinition
   if (!parsed.ok) return { ok: false, problems: parsed.problems };
   const checked = validateDefinition(parsed.value);
   if (!checked.ok) return { ok: false, problems: checked.problems };
+  if (checked.definition.connector !== undefined) {
+    const problems = connectorProblems(read.bytes, file);
+    if (problems.length > 0) return { ok: false, problems };
+  }
   return { ok: true, bytes: read.bytes, format, definition: checked.definition };
 }
 
@@ -44,5 +55,37 @@ export function printProblems(io: Io, file: string, problems: readonly Definitio
   for (const p of problems) {
     const where = [file, p.line, p.column].filter((x) => x !== undefined).join(':');
     io.err(`${where}: error: ${p.field ? `${p.field}: ` : ''}${p.message}\n`);
+  }
+}
+
+/**
+ * What keeps downloaded definition bytes from loading in a local run (`--plugins`): the SDK's
+ * connector check when they hold a `connector` block; empty when nothing does.
+ */
+export function localLoadProblems(bytes: Uint8Array, file: string): DefinitionProblem[] {
+  const parsed = parseDefinitionBytes(bytes, formatOf(file));
+  if (!parsed.ok) return parsed.problems;
+  const value = parsed.value as { connector?: unknown } | null;
+  return typeof value === 'object' && value?.connector !== undefined
+    ? connectorProblems(bytes, file)
+    : [];
+}
+
+/** What loading the definition as a connector (the SDK's check) finds wrong; empty when none. */
+function connectorProblems(bytes: Uint8Array, file: string): DefinitionProblem[] {
+  try {
+    new LocalInvoker({ environment: process.env }).registerConnectorSource(bytes, file);
+    return [];
+  } catch (error) {
+    if (!(error instanceof ValidationError)) throw error;
+    const diagnostics = (error.details as { diagnostics?: Diagnostic[] }).diagnostics;
+    if (diagnostics === undefined)
+      return [{ field: '', constraint: 'connector', message: error.message }];
+    return diagnostics.map((d) => ({
+      field: d.path,
+      constraint: d.code,
+      message: d.message,
+      ...(d.line !== undefined ? { line: d.line, column: d.column } : {}),
+    }));
   }
 }

@@ -1,13 +1,20 @@
-import { lstat, mkdir, readdir, readFile, rename, writeFile } from 'node:fs/promises';
-import { join, resolve, sep } from 'node:path';
+import { lstat, mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { dirname, join, resolve, sep } from 'node:path';
+import { CONNECTOR_FILE } from '@weft/sdk';
 
 /** The directory `weft plugin install --save` writes to: `./plugins` unless told otherwise. */
 export function pluginsDir(dir = './plugins'): string {
   return resolve(dir);
 }
 
-/** Where installs are recorded: slug -> version, source registry and checksum. */
-export const MANIFEST = '.weft-plugins.json';
+/**
+ * Where installs are recorded (slug -> version, source registry and checksum), inside the
+ * plugins directory but in a sub-folder, which connector loading never reads.
+ */
+export const MANIFEST = join('.weft', 'installed.json');
+
+/** Where installs were recorded before: a file among the connectors; moved on the next install. */
+export const LEGACY_MANIFEST = '.weft-plugins.json';
 
 /** One recorded install. */
 export interface InstalledEntry {
@@ -17,15 +24,23 @@ export interface InstalledEntry {
   installed_at: string;
 }
 
-/** Reads the install manifest (empty when missing or unreadable). */
+/** Reads the install manifest, else the legacy one (empty when neither is there or readable). */
 export async function readManifest(dir: string): Promise<Record<string, InstalledEntry>> {
+  return (
+    (await readRecords(join(dir, MANIFEST))) ??
+    (await readRecords(join(dir, LEGACY_MANIFEST))) ??
+    {}
+  );
+}
+
+async function readRecords(file: string): Promise<Record<string, InstalledEntry> | undefined> {
   try {
-    const parsed = JSON.parse(await readFile(join(dir, MANIFEST), 'utf8')) as unknown;
+    const parsed = JSON.parse(await readFile(file, 'utf8')) as unknown;
     return typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)
       ? (parsed as Record<string, InstalledEntry>)
       : {};
   } catch {
-    return {};
+    return undefined;
   }
 }
 
@@ -52,12 +67,21 @@ export async function saveInstalled(
   await rename(temporary, target);
   const manifest = await readManifest(dir);
   manifest[slug] = entry;
-  await writeFile(join(dir, MANIFEST), `${JSON.stringify(manifest, null, 2)}\n`);
+  const file = join(dir, MANIFEST);
+  await mkdir(dirname(file), { recursive: true });
+  if ((await lstat(dirname(file))).isSymbolicLink())
+    throw new Error(`${dirname(file)} is a symbolic link; refusing to write through it`);
+  await writeFile(`${file}.${process.pid}.tmp`, `${JSON.stringify(manifest, null, 2)}\n`);
+  await rename(`${file}.${process.pid}.tmp`, file);
+  await rm(join(dir, LEGACY_MANIFEST), { force: true });
   return target;
 }
 
-/** Definition files in `dir` (`*.yaml`, `*.yml`, `*.json` except the manifest). */
+/** Definition files in `dir`: the ones connector loading reads (`*.yaml`, `*.yml`, `*.json`, not hidden). */
 export async function definitionFiles(dir: string): Promise<string[]> {
-  const names = await readdir(dir).catch(() => [] as string[]);
-  return names.filter((n) => /\.(ya?ml|json)$/i.test(n) && n !== MANIFEST).sort();
+  const entries = await readdir(dir, { withFileTypes: true }).catch(() => []);
+  return entries
+    .filter((e) => e.isFile() && CONNECTOR_FILE.test(e.name))
+    .map((e) => e.name)
+    .sort();
 }

@@ -66,12 +66,19 @@ export class RegistryClient {
       body = JSON.stringify(options.body);
       headers['content-type'] = 'application/json';
     }
-    const response = await fetch(`${this.baseUrl}${path}`, {
-      method,
-      headers,
-      ...(body !== undefined ? { body } : {}),
-      signal: AbortSignal.timeout(30_000),
-    });
+    let response: Response;
+    try {
+      response = await fetch(`${this.baseUrl}${path}`, {
+        method,
+        headers,
+        ...(body !== undefined ? { body } : {}),
+        signal: AbortSignal.timeout(30_000),
+      });
+    } catch (error) {
+      throw new Error(
+        `${method} ${path}: cannot reach the server at ${this.baseUrl} (${failureReason(error)})`,
+      );
+    }
     const bytes = new Uint8Array(await response.arrayBuffer());
     let json: unknown;
     if ((response.headers.get('content-type') ?? '').includes('json')) {
@@ -109,4 +116,13 @@ export function describeError(error: WeftError): string {
   const unmet = (error.details as { unmet?: string[] }).unmet;
   if (unmet) lines.push(`  unmet: ${unmet.join(', ')}`);
   return `${lines.join('\n')}\n`;
+}
+
+/** Why a fetch failed, as its system error code when there is one (`ECONNREFUSED`). */
+function failureReason(error: unknown): string {
+  if (error instanceof Error && error.name === 'TimeoutError') return 'no answer in 30 s';
+  const cause = (
+    error as { cause?: { code?: string; message?: string; errors?: { code?: string }[] } }
+  ).cause;
+  return cause?.code ?? cause?.errors?.[0]?.code ?? cause?.message ?? (error as Error).message;
 }

@@ -1,5 +1,8 @@
 import type { Io } from './io.js';
-import { main } from './main.js';
+import { buildProgram, main } from './main.js';
+
+// Commands load their modules when first used; load them all now, so that no test pays for it.
+await buildProgram({ out: () => {}, err: () => {}, color: false }, () => {});
 
 /** What a command run printed and how it exited. */
 export interface RunResult {

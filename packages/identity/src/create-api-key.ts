@@ -10,16 +10,35 @@ import { generateApiKey, type ApiKeyStore } from './api-keys.js';
 
 /**
  * Creates and stores a key; the answer holds the key itself, shown once. The owner defaults to
- * the name made lowercase with runs of other characters as `-`. Roles and permissions are
- * checked here too (the HTTP schema checks them earlier; `weft auth create-key` comes here
- * directly): a bad one is `VALIDATION` naming it.
+ * the name made lowercase with runs of other characters as `-`. The name, the owner (given or
+ * derived), roles and permissions are checked here too (the HTTP schema checks some earlier;
+ * `weft auth create-key` comes here directly): an empty or blank name, or a name that gives no
+ * owner (`"!!"`) without one, is `VALIDATION` naming it.
  */
 export async function createApiKey(
   store: ApiKeyStore,
   request: CreateKeyRequest,
   at: string,
 ): Promise<CreatedKey> {
-  const owner = request.owner ?? request.name.toLowerCase().replace(/[^a-z0-9_.-]+/g, '-');
+  if (request.name.trim() === '')
+    throw new ValidationError('the key needs a name: it is empty or blank', {
+      field: 'name',
+      constraint: 'required',
+    });
+  const owner =
+    request.owner ??
+    request.name
+      .trim()
+      .toLowerCase()
+      .replace(/[^a-z0-9_.-]+/g, '-')
+      .replace(/^[-_.]+/, '');
+  if (!OWNER.test(owner))
+    throw new ValidationError(
+      request.owner === undefined
+        ? `the name "${request.name}" gives no owner name: give the owner too`
+        : `owner "${owner}" must start with a letter or digit, then letters, digits and _ . -`,
+      { field: 'owner', constraint: 'pattern' },
+    );
   const roles = checkedGrants('roles', request.roles ?? [], isKeyRole, ROLE_RULE);
   const permissions = checkedGrants(
     'permissions',
@@ -45,6 +64,9 @@ export async function createApiKey(
     created_at: at,
   };
 }
+
+/** An owner: a letter or digit, then letters, digits and `_ . -` (as `CreateKeyRequest`). */
+const OWNER = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$/;
 
 const ROLE_RULE =
   'a role name: a letter or digit, then letters, digits and _ . : / @ - (at most 128 characters)';

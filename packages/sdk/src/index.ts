@@ -3,6 +3,7 @@
  * handlers and the `local` execution mode's invoker. See `README.md` in this package.
  */
 export { LocalInvoker } from './invoker/local-invoker.js';
+export { CONNECTOR_FILE } from './invoker/read-files.js';
 export {
   compileInvokerOptions,
   DEFAULT_MAX_OUTPUT_BYTES,

@@ -23,9 +23,7 @@ export function registerApprovals(
   io: Io,
   setExit: (code: number) => void,
 ): Command[] {
-  const approvals = program
-    .command('approvals')
-    .description('executions on a weft server that wait for your approval');
+  const approvals = program.command('approvals');
   const list = approvals
     .command('list')
     .description('list the executions waiting for an approval your key may give, newest first')

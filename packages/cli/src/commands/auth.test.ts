@@ -186,4 +186,23 @@ describe('weft auth create-key --role --permission', () => {
     expect(bad.code).toBe(2);
     expect(bad.err).toContain('VALIDATION');
   });
+
+  it('refuses an empty or blank name (an unset $USER) locally, and over HTTP without storing a key', async () => {
+    for (const name of ['', '   ']) {
+      const local = await run('auth', 'create-key', '--name', name, '--data-dir', dataDir);
+      expect(local.code).toBe(2);
+      expect(local.err).toContain('--name is empty or blank');
+    }
+    for (const name of ['   ', '!!']) {
+      const response = await fetch(`${server.url}/auth/keys`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${admin}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ name }),
+      });
+      expect(response.status).toBe(400);
+      const body = (await response.json()) as { code: string; details: { field: string } };
+      expect(body).toMatchObject({ code: 'VALIDATION' });
+      expect(['name', 'owner']).toContain(body.details.field);
+    }
+  });
 });

@@ -60,6 +60,10 @@ export function registerAuth(parent: Command, io: Io, setExit: (code: number) =>
     .addOption(outputOption())
     .action(async (flags: CreateKeyFlags) =>
       guard(io, setExit, async () => {
+        if (flags.name.trim() === '') {
+          io.err('error: --name is empty or blank: give the key a name (is the variable unset?)\n');
+          return EXIT.invalid;
+        }
         const request = {
           name: flags.name,
           ...(flags.owner ? { owner: flags.owner } : {}),

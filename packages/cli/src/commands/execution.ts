@@ -16,11 +16,7 @@ export function registerExecution(
   io: Io,
   setExit: (code: number) => void,
 ): Command[] {
-  const execution = program
-    .command('execution')
-    .description(
-      'find, follow and act on executions on a weft server: list, get, events, logs, wait, cancel, rerun, approve, reject',
-    );
+  const execution = program.command('execution');
   registerExecutionReads(execution, io, setExit);
   registerExecutionEvents(execution, io, setExit);
   registerExecutionControl(execution, io, setExit);

@@ -13,6 +13,7 @@ import {
   type RegistryFlags,
 } from '../registry-client.js';
 import { fetchVerified } from '../fetch-definition.js';
+import { localLoadProblems, printProblems } from '../plugin-file.js';
 
 /** `weft plugin install <slug>[@<version>] [--registry URL] [--save]`. */
 export function registerPluginInstall(
@@ -52,6 +53,15 @@ export function registerPluginInstall(
               `verified ${slug}@${detail.version} (${detail.checksum}); add --save to write ${flags.pluginsDir}/${slug}.yaml\n`,
             );
             return EXIT.ok;
+          }
+          const where = `${flags.pluginsDir}/${slug}.yaml`;
+          const problems = localLoadProblems(bytes, where);
+          if (problems.length > 0) {
+            printProblems(io, `${slug}@${detail.version}`, problems);
+            io.err(
+              `error: ${slug}@${detail.version} would not load in local runs (--plugins), so it was not saved; report it to its author\n`,
+            );
+            return EXIT.invalid;
           }
           const target = await saveInstalled(pluginsDir(flags.pluginsDir), slug, bytes, {
             version: detail.version,

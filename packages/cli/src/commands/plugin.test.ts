@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -153,6 +153,81 @@ describe('weft plugin', () => {
     const edited = await run('plugin', 'list', '--plugins-dir', dir);
     expect(edited.out).toMatch(/postgres\s+\S+\s+local\s+/);
   });
+
+  it('keeps its install records out of the connectors: .weft/installed.json, moved from the old file', async () => {
+    await run('plugin', 'publish', join(examples, 'openai.yaml'), ...registry());
+    const dir = join(work, 'migrated', 'plugins');
+    mkdirSync(dir, { recursive: true });
+    const old = { postgres: { version: '0.4.0', registry: server.url, checksum: 'sha256:0' } };
+    writeFileSync(join(dir, '.weft-plugins.json'), JSON.stringify(old));
+    const install = await run(
+      'plugin',
+      'install',
+      'openai',
+      '--save',
+      '--plugins-dir',
+      dir,
+      ...registry(),
+    );
+    expect(install.code).toBe(0);
+    expect(existsSync(join(dir, '.weft-plugins.json'))).toBe(false);
+    const records = JSON.parse(readFileSync(join(dir, '.weft', 'installed.json'), 'utf8'));
+    expect(Object.keys(records).sort()).toEqual(['openai', 'postgres']);
+    // The directory loads as connectors: only openai.yaml is read.
+    const workflow = join(work, 'migrated', 'notify.yaml');
+    writeFileSync(
+      workflow,
+      'workflows:\n  - name: notify\n    steps:\n      - id: say\n        type: transform\n        input: { ok: true }\n',
+    );
+    const ran = await run('workflow', 'run', workflow, '--plugins', dir);
+    expect(ran.err).toBe('');
+    expect(ran.code).toBe(0);
+  });
+
+  it('checks a connector block as local runs load it: the same errors from validate and --plugins', async () => {
+    const file = join(work, 'plugins-typo', 'typo.yaml');
+    mkdirSync(join(work, 'plugins-typo'), { recursive: true });
+    writeFileSync(
+      file,
+      readFileSync(join(examples, 'http.yaml'), 'utf8').replace(
+        '{{ inputs.url }}',
+        '{{ input.url }}',
+      ),
+    );
+    const validated = await run('plugin', 'validate', file);
+    expect(validated.code).toBe(2);
+    expect(validated.err).toMatch(
+      /typo\.yaml:\d+:\d+: error: actions\[0\]\.request\.url: .*"input"/,
+    );
+    const workflow = join(work, 'notify.yaml');
+    writeFileSync(
+      workflow,
+      'workflows:\n  - name: n\n    steps:\n      - id: s\n        type: transform\n        input: { ok: true }\n',
+    );
+    const ran = await run('workflow', 'run', workflow, '--plugins', join(work, 'plugins-typo'));
+    expect(ran.code).toBe(2);
+    const line = validated.err.split('\n')[0]!;
+    expect(ran.err).toContain(line.slice(line.indexOf(': error: ')));
+  });
+
+  it.each(['github', 'http', 'openai', 'postgres', 'slack'])(
+    'examples/plugins/%s.yaml passes validate and loads with --plugins',
+    async (slug) => {
+      const validated = await run('plugin', 'validate', join(examples, `${slug}.yaml`));
+      expect(validated.err).toBe('');
+      const dir = join(work, `example-${slug}`);
+      mkdirSync(dir);
+      writeFileSync(join(dir, `${slug}.yaml`), readFileSync(join(examples, `${slug}.yaml`)));
+      const workflow = join(dir, '..', `example-${slug}.yaml`);
+      writeFileSync(
+        workflow,
+        'workflows:\n  - name: n\n    steps:\n      - id: s\n        type: transform\n        input: { ok: true }\n',
+      );
+      const ran = await run('workflow', 'run', workflow, '--plugins', dir);
+      expect(ran.err).toBe('');
+      expect(ran.code).toBe(0);
+    },
+  );
 
   it.each(['../etc', 'Slack', 'a/b'])('refuses to install the slug %j', async (slug) => {
     const result = await run(

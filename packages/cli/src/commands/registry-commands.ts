@@ -19,11 +19,9 @@ export function registerRegistryCommands(
   setExit: (code: number) => void,
 ): Command[] {
   registerServer(program, io, setExit);
-  const auth = program.command('auth').description('API keys and signing keys');
+  const auth = program.command('auth');
   registerAuth(auth, io, setExit);
-  const plugin = program
-    .command('plugin')
-    .description('validate, publish, search, install, list and verify plugins');
+  const plugin = program.command('plugin');
   registerPluginValidate(plugin, io, setExit);
   registerPluginPublish(plugin, io, setExit);
   registerPluginManage(plugin, io, setExit);

@@ -1,6 +1,7 @@
 import type { RunResult } from '@weft/sdk';
 import type { Io } from '../io.js';
 import { paint } from '../style.js';
+import { errorOfAStep } from './run-progress.js';
 
 /** The `--output json` document of one run (issue 3's contract). */
 export function runDocument(result: RunResult): Record<string, unknown> {
@@ -26,12 +27,28 @@ export function runDocument(result: RunResult): Record<string, unknown> {
   };
 }
 
-/** A readable summary: status, each step with its timing, the outputs or the error. */
-export function printRun(io: Io, result: RunResult): void {
+/**
+ * A readable summary: status and execution id, each step with its timing (unless the live
+ * progress showed them: `stepsShown`), the outputs or the error, said once: a failed step's
+ * error under that step, the run's error only when no step holds it.
+ */
+export function printRun(io: Io, result: RunResult, stepsShown = false): void {
   const ok = result.status === 'completed';
   io.out(
-    `${paint(io, ok ? 'green' : 'red', `${result.workflow} ${result.status}`)} in ${result.duration_ms} ms\n`,
+    `${paint(io, ok ? 'green' : 'red', `${result.workflow} ${result.status}`)} in ${result.duration_ms} ms (execution ${result.execution_id})\n`,
   );
+  if (!stepsShown) printSteps(io, result);
+  if (result.error) {
+    if (!errorOfAStep(result))
+      io.err(`${paint(io, 'red', `error ${result.error.code}`)}: ${result.error.message}\n`);
+  } else if (Object.keys(result.outputs).length > 0) {
+    io.out('outputs:\n');
+    for (const [name, value] of Object.entries(result.outputs))
+      io.out(`  ${name}: ${JSON.stringify(value)}\n`);
+  }
+}
+
+function printSteps(io: Io, result: RunResult): void {
   const names = Object.keys(result.steps);
   const width = Math.max(4, ...names.map((n) => n.length));
   for (const [name, step] of Object.entries(result.steps)) {
@@ -40,12 +57,5 @@ export function printRun(io: Io, result: RunResult): void {
     const line = `  ${mark} ${name.padEnd(width)}  ${step.status.padEnd(7)}  ${String(step.duration_ms).padStart(5)} ms${tries}`;
     io.out(`${step.status === 'failed' ? paint(io, 'red', line) : line}\n`);
     if (step.error) io.out(`      ${step.error.code}: ${step.error.message}\n`);
-  }
-  if (result.error) {
-    io.err(`${paint(io, 'red', `error ${result.error.code}`)}: ${result.error.message}\n`);
-  } else if (Object.keys(result.outputs).length > 0) {
-    io.out('outputs:\n');
-    for (const [name, value] of Object.entries(result.outputs))
-      io.out(`  ${name}: ${JSON.stringify(value)}\n`);
   }
 }

@@ -140,6 +140,24 @@ export function resolveMode(flags: ModeFlags): RunMode | string {
   return mode;
 }
 
+/**
+ * What `cloud` and `hybrid` runs lack to reach the server, in the CLI's words (its flags and
+ * variables, not the SDK's options), or undefined when nothing is missing.
+ */
+export function missingServerSetting(
+  mode: RunMode,
+  flags: Pick<ModeFlags, 'server' | 'apiKey'>,
+): string | undefined {
+  if (mode !== 'cloud' && mode !== 'hybrid') return undefined;
+  const { cloudUrl, apiKey } = serverSettings(flags);
+  const what = mode === 'cloud' ? '--cloud' : '--mode hybrid';
+  if (cloudUrl === undefined)
+    return `${what} needs the server's URL: give --server <url> (or set WORKFLOW_CLOUD_URL or WORKFLOW_REGISTRY_URL)`;
+  if (apiKey === undefined)
+    return `${what} needs an API key: set WORKFLOW_REGISTRY_API_KEY or give --api-key (weft auth create-key makes one)`;
+  return undefined;
+}
+
 /** Whether an `--execution` value places any step `self_hosted`. */
 function placesSelfHosted(execution: ModeFlags['execution']): boolean {
   if (execution === undefined) return false;

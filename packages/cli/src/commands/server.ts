@@ -30,7 +30,6 @@ interface ServerFlags {
 export function registerServer(program: Command, io: Io, setExit: (code: number) => void): void {
   program
     .command('server')
-    .description('run the platform server: plugin registry, router, health and OpenAPI on one port')
     .option('--port <port>', 'TCP port (0: any free port)', '8080')
     .option('--host <host>', 'interface to listen on', '127.0.0.1')
     .option('--data-dir <dir>', 'where the embedded SQLite store lives', './.weft')

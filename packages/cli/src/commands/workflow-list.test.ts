@@ -43,6 +43,25 @@ describe('weft workflow list', () => {
     expect(result.err).toContain('error:');
   });
 
+  it('lists several files like validate: a FILE column, a file key in JSON, broken ones skipped', async () => {
+    const files = [example('hello.json'), example('daily-sales-report.yaml')];
+    const table = await run('workflow', 'list', ...files);
+    expect(table.code).toBe(0);
+    expect(table.out).toMatch(/^FILE +NAME +VERSION/);
+    expect(table.out).toMatch(/hello\.json +hello +1\.0\.0/);
+    const json = await run('workflow', 'list', '-o', 'json', ...files);
+    expect(
+      JSON.parse(json.out).map((s: { file: string; name: string }) => [s.file, s.name]),
+    ).toEqual([
+      [files[0], 'hello'],
+      [files[1], 'daily-sales-report'],
+    ]);
+    const broken = await run('workflow', 'list', example('broken/typos.yaml'), files[0]!);
+    expect(broken.code).toBe(2);
+    expect(broken.out).toMatch(/hello\.json +hello/);
+    expect(broken.err).toMatch(/typos\.yaml: \d+ errors/);
+  });
+
   it('refuses an unknown output format', async () => {
     const result = await run('workflow', 'list', '-o', 'yaml', example('hello.json'));
     expect(result.code).toBe(2);

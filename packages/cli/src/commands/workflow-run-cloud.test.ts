@@ -107,7 +107,10 @@ describe('weft workflow run --cloud', () => {
       server.url,
     );
     expect(result.code).toBe(2);
-    expect(result.err).toContain('needs an API key: pass apiKey or set WORKFLOW_REGISTRY_API_KEY');
+    expect(result.err).toContain(
+      '--cloud needs an API key: set WORKFLOW_REGISTRY_API_KEY or give --api-key',
+    );
+    expect(result.err).not.toContain('apiKey');
   });
 
   it('reports a refused key as a failure (exit 1)', async () => {

@@ -155,4 +155,17 @@ describe('weft workflow test', () => {
     expect(result.code).toBe(2);
     expect(result.err).toContain('no fixture named "nope"; the file has two-regions, defaults');
   });
+
+  it('says a file has no fixtures when --all-fixtures finds none', async () => {
+    const bare = temp(
+      'bare.yaml',
+      'workflows:\n  - name: bare\n    steps:\n      - id: s\n        type: transform\n        input: { a: 1 }\n',
+    );
+    const result = await run('workflow', 'test', bare, '--all-fixtures');
+    expect(result.code).toBe(2);
+    expect(result.err).toMatch(
+      /bare\.yaml has no fixtures to run: add them under testing\.fixtures/,
+    );
+    expect(result.err).not.toContain('at all');
+  });
 });

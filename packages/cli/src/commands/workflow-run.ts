@@ -15,6 +15,7 @@ import {
   collectList,
   parseJsonArgument,
   requireModules,
+  missingServerSetting,
   resolveMode,
   serverSettings,
   type ModeFlags,
@@ -22,6 +23,7 @@ import {
 } from './run-support.js';
 import { printRun, runDocument } from './run-output.js';
 import { RunInterrupts } from './run-interrupt.js';
+import { runProgress } from './run-progress.js';
 import {
   addIdentityOptions,
   hasIdentityFlags,
@@ -158,6 +160,8 @@ async function runCommand(io: Io, file: string, flags: RunFlags): Promise<number
       '--identity, --role, --permission and --approve are for runs on this machine: with --cloud the server authorizes the caller of --api-key',
     );
   }
+  const missing = missingServerSetting(mode, flags);
+  if (missing !== undefined) return usage(io, missing);
   let principal: Principal | undefined;
   try {
     principal = await resolvePrincipal(flags);
@@ -233,8 +237,12 @@ async function runEach(
       ? (event: StreamEvent) => io.out(`${JSON.stringify(event)}\n`)
       : undefined;
     let result: RunResult;
+    const text = flags.output === 'text' && !flags.stream;
+    const progress = text && mode !== 'cloud' ? runProgress(io, workflow.name) : undefined;
     try {
       result = await weft.run(workflow, flags.input, {
+        // The summary (and the progress) show the steps: no log lines repeating them.
+        ...(text && !['info', 'debug'].includes(flags.logLevel) ? { logSteps: false } : {}),
         ...(flags.execution !== undefined ? { execution: flags.execution } : {}),
         ...(flags.dryRun ? { dryRun: true } : {}),
         trigger: {
@@ -248,6 +256,7 @@ async function runEach(
               signal: interrupts.signal,
               onEvent: (event: StreamEvent) => {
                 interrupts.onEvent(event);
+                progress?.onEvent(event);
                 stream?.(event);
               },
             }),
@@ -264,7 +273,7 @@ async function runEach(
       return interrupts.exitCode ?? startFailureExit(error);
     }
     results.push(result);
-    if (flags.output === 'text') printRun(io, result);
+    if (flags.output === 'text') printRun(io, result, progress?.showedSteps() ?? false);
   }
   await weft.close();
   if (flags.output === 'json') {

@@ -81,10 +81,21 @@ async function testCommand(io: Io, file: string, flags: TestFlags): Promise<numb
       .map((fixture) => ({ workflow, fixture })),
   );
   const missing = flags.fixture.filter((name) => !cases.some((c) => c.fixture.name === name));
-  if (missing.length > 0 || cases.length === 0) {
-    const known = workflows.flatMap((w) => (w.testing?.fixtures ?? []).map((f) => f.name));
+  if (workflows.length === 0) {
     io.err(
-      `weft: no fixture named ${missing.map((m) => `"${m}"`).join(', ') || 'at all'}; the file has ${known.join(', ') || 'none'}\n`,
+      `weft: no workflow named "${flags.workflow}"; the file has ${loaded.workflows.map((w) => w.name).join(', ')}\n`,
+    );
+    return EXIT.invalid;
+  }
+  const known = workflows.flatMap((w) => (w.testing?.fixtures ?? []).map((f) => f.name));
+  if (known.length === 0) {
+    const which = flags.workflow === undefined ? file : `workflow "${flags.workflow}" of ${file}`;
+    io.err(`weft: ${which} has no fixtures to run: add them under testing.fixtures\n`);
+    return EXIT.invalid;
+  }
+  if (missing.length > 0) {
+    io.err(
+      `weft: no fixture named ${missing.map((m) => `"${m}"`).join(', ')}; the file has ${known.join(', ')}\n`,
     );
     return EXIT.invalid;
   }

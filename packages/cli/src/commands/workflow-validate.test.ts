@@ -34,6 +34,9 @@ describe('weft workflow validate', () => {
       /typos\.yaml:4:5: error: workflows\[0\]\.verison: unknown key "verison" \(did you mean "version"\?\)/,
     );
     expect(result.err).toMatch(/typos\.yaml: \d+ errors/);
+    // Every mistake at once, as the file's first line says: the bad cron and time zone too.
+    expect(result.err).toContain('triggers[0].cron: invalid cron expression');
+    expect(result.err).toContain('triggers[0].timezone: unknown time zone "Europe/Berln"');
   });
 
   it('reports a missing file as an error with exit 2', async () => {
@@ -152,7 +155,7 @@ describe('weft usage', () => {
   it('exits 2 when a required argument is missing', async () => {
     const result = await run('workflow', 'list');
     expect(result.code).toBe(2);
-    expect(result.err).toContain("missing required argument 'file'");
+    expect(result.err).toContain("missing required argument 'files'");
   });
 
   it('prints help for every command and exits 0', async () => {

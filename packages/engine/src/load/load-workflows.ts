@@ -1,5 +1,6 @@
 import {
   suggestion,
+  Trigger,
   Workflow,
   WorkflowFile,
   type Step,
@@ -21,7 +22,7 @@ import { checkTesting } from '../validate/testing.js';
 import { checkTriggers, type WebhookRoutes } from '../validate/triggers.js';
 import { compileLoadOptions, type LoadOptions } from './options.js';
 import { parseWorkflowSource } from './parse-document.js';
-import type { Reporter } from './reporter.js';
+import { Reporter } from './reporter.js';
 
 /** What loading a workflow file gives. */
 export interface LoadResult {
@@ -102,7 +103,7 @@ export function loadWorkflowSource(
       options,
     };
     checkInputs(workflow.inputs, path, reporter);
-    checkTriggers(workflow.triggers ?? [], path, routes, reporter);
+    checkTriggers(triggersToCheck(workflow, raws[index]), path, routes, reporter);
     checkTemplates(ctx);
     calls.push(...checkSubworkflows(ctx));
     checkTesting(ctx);
@@ -148,4 +149,22 @@ function finish(
   sortDiagnostics(diagnostics);
   const ok = !diagnostics.some((d) => d.severity === 'error');
   return { ok, workflows: ok ? workflows : [], diagnostics };
+}
+
+/**
+ * The triggers to check: the workflow's, or, when the schema check dropped the list for one bad
+ * trigger (a misspelt `type`), each trigger of the file that is valid alone, at its own index (the
+ * others are holes, which `checkTriggers` skips), so that a bad cron or time zone is reported
+ * together with the other mistakes.
+ */
+function triggersToCheck(workflow: WorkflowDefinition, raw: unknown): Trigger[] {
+  if (workflow.triggers !== undefined) return workflow.triggers;
+  const list = isPlainObject(raw) ? raw['triggers'] : undefined;
+  if (!Array.isArray(list)) return [];
+  const kept = new Array<Trigger>(list.length);
+  list.forEach((item, index) => {
+    if (checker.check(Trigger, item, [], new Reporter(undefined, undefined)) === 0)
+      kept[index] = item as Trigger;
+  });
+  return kept;
 }

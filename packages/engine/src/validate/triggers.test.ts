@@ -32,6 +32,19 @@ describe('trigger checks', () => {
     );
   });
 
+  it('still checks a bad cron and time zone when another trigger of the list is malformed', () => {
+    const result = load(
+      file(
+        "      - { type: schedule, cron: '61 * * * *', timezone: Europe/Berln }\n      - { type: webhok }\n",
+      ),
+    );
+    const messages = errors(result);
+    expect(messages).toHaveLength(3);
+    expect(messages[0]).toMatch(/^workflows\[0\]\.triggers\[0\]\.cron: invalid cron expression/);
+    expect(messages[1]).toMatch(/^workflows\[0\]\.triggers\[0\]\.timezone: unknown time zone/);
+    expect(messages[2]).toMatch(/^workflows\[0\]\.triggers\[1\]\.type: .*did you mean "webhook"/);
+  });
+
   it('checks webhook allowlists, auth and route clashes', () => {
     const result = load(
       file(

@@ -158,6 +158,7 @@ describe('PUT /workflows/{name}', () => {
     expect((await put('orders', secretless)).json()).toMatchObject({
       code: 'VALIDATION',
       details: { field: 'triggers[0].auth.secret_name', constraint: 'secret_exists' },
+      message: expect.stringContaining("the server's secrets provider"),
     });
     expect(await store.list()).toEqual([]);
   });

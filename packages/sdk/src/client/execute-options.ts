@@ -5,6 +5,11 @@ import type { ExecutionOverride } from '../invoker/hybrid-invoker.js';
 export interface ExecuteOptions {
   /** Receives every §2.11 event as it happens. */
   onEvent?: (event: StreamEvent) => void;
+  /**
+   * Whether the logger gets a line per step start and end and per workflow end (default true);
+   * false when the caller shows the steps itself. The steps' own logs are kept either way.
+   */
+  logSteps?: boolean;
   /** Cancels the execution. */
   signal?: AbortSignal;
   /** Answer actions from `testing.dryRun.mockData` (also on when the workflow's dryRun is enabled). */

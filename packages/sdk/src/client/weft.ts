@@ -228,7 +228,7 @@ export class Weft extends ServerExecutions {
           ? { agents: this.options.agents }
           : {}),
       onEvent: (event) => {
-        logEvent(this.logger, workflow.name, event);
+        if (options.logSteps !== false) logEvent(this.logger, workflow.name, event);
         options.onEvent?.(event);
       },
     });
@@ -316,7 +316,7 @@ export class Weft extends ServerExecutions {
       ...(options.onEvent
         ? {
             onEvent: (event: StreamEvent) => {
-              logEvent(this.logger, workflow.name, event);
+              if (options.logSteps !== false) logEvent(this.logger, workflow.name, event);
               options.onEvent!(event);
             },
           }

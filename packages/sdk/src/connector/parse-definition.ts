@@ -28,7 +28,8 @@ const checker = new SchemaChecker(ConnectorDefinition);
  * custom tags, `__proto__`), `${VAR}` interpolation, the schema of
  * {@link ConnectorDefinition} (unknown keys with a did-you-mean) and the rules between fields.
  * Throws a `ValidationError` listing every problem as `file:line:column: error: path: message`;
- * `details.field` and `details.constraint` are those of the first problem.
+ * `details.field` and `details.constraint` are those of the first problem, `details.diagnostics`
+ * holds them all.
  */
 export function parseConnectorDefinition(
   input: string | Uint8Array | object,
@@ -74,5 +75,6 @@ export function throwIfErrors(reporter: Reporter): void {
     constraint: first.code,
     ...(first.file !== undefined ? { file: first.file } : {}),
     ...(first.line !== undefined ? { line: first.line, column: first.column } : {}),
+    diagnostics: errors,
   });
 }

@@ -1,6 +1,7 @@
 import { BackendError, ValidationError } from '@weft/core';
 import type { Reporter } from '@weft/engine';
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import { Ajv2020 } from 'ajv/dist/2020.js';
 
 /**
  * A new ajv instance for action schemas: JSON Schema draft-07, all errors collected, unknown
@@ -11,7 +12,30 @@ export function createAjv(): Ajv {
   return new Ajv({ strict: false, allErrors: true, validateFormats: false, logger: false });
 }
 
-/** Compiles an action's `input_schema` / `output_schema` once; a bad schema is reported at `path`. */
+/** The draft 2020-12 companion of each instance of {@link createAjv}, made when first needed. */
+const companions = new WeakMap<Ajv, Ajv2020>();
+
+/** The instance that compiles `schema`: draft 2020-12 when its `$schema` says so (as the registry). */
+function ajvFor(ajv: Ajv, schema: Record<string, unknown>): Ajv {
+  const dialect = schema['$schema'];
+  if (typeof dialect !== 'string' || !dialect.includes('/draft/2020-12/')) return ajv;
+  let companion = companions.get(ajv);
+  if (companion === undefined) {
+    companion = new Ajv2020({
+      strict: false,
+      allErrors: true,
+      validateFormats: false,
+      logger: false,
+    });
+    companions.set(ajv, companion);
+  }
+  return companion;
+}
+
+/**
+ * Compiles an action's `input_schema` / `output_schema` once (draft-07, or 2020-12 when its
+ * `$schema` names it); a bad schema is reported at `path`.
+ */
 export function compileActionSchema(
   ajv: Ajv,
   schema: Record<string, unknown> | undefined,
@@ -20,7 +44,7 @@ export function compileActionSchema(
 ): ValidateFunction | undefined {
   if (schema === undefined) return undefined;
   try {
-    return ajv.compile(schema);
+    return ajvFor(ajv, schema).compile(schema);
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
     reporter.error(path, 'schema', `not a valid JSON Schema: ${message}`);

@@ -46,6 +46,37 @@ describe('connector files', () => {
     expect(placeholder?.definition.connector.base_url).toBe('https://jsonplaceholder.typicode.com');
   });
 
+  it('skips hidden files (bookkeeping such as .weft-plugins.json) and sub-folders', async () => {
+    const dir = await folder({
+      'a.yaml': shellFile('a'),
+      '.weft-plugins.json': '{"a": {"version": "1.0.0"}}',
+      '.#a.yaml': 'not: [closed',
+    });
+    const loaded = await new LocalInvoker().loadConnectorDir(dir);
+    expect(loaded.map((c) => c.name)).toEqual(['a']);
+  });
+
+  it('compiles action schemas of JSON Schema draft 2020-12 when their $schema says so', async () => {
+    const invoker = new LocalInvoker();
+    invoker.registerConnector({
+      connector: { kind: 'function', name: 'p', namespace: 't', version: '1.0.0' },
+      actions: [
+        {
+          name: 'a',
+          input_schema: {
+            $schema: 'https://json-schema.org/draft/2020-12/schema',
+            type: 'object',
+            properties: { pair: { type: 'array', prefixItems: [{ type: 'string' }] } },
+          },
+        },
+      ],
+    });
+    invoker.registerHandler('p.a', () => ({}));
+    expect(await rejection(run(invoker, 'p.a', { pair: [1] }))).toMatchObject({
+      code: 'VALIDATION',
+    });
+  });
+
   it('loads only *.yaml, *.yml and *.json files and runs commands in the file folder', async () => {
     const dir = await folder({ 'a.yml': shellFile('a'), 'notes.txt': 'not a connector' });
     const invoker = new LocalInvoker();

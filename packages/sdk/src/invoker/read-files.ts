@@ -12,8 +12,11 @@ export interface ConnectorSource {
   cwd?: string;
 }
 
-/** Names of the files {@link readConnectorDir} loads. */
-export const CONNECTOR_FILE = /\.(ya?ml|json)$/i;
+/**
+ * Names of the files {@link readConnectorDir} loads: `*.yaml`, `*.yml`, `*.json`, not hidden (a
+ * name starting with `.` is bookkeeping or an editor's file, never a connector).
+ */
+export const CONNECTOR_FILE = /^[^.].*\.(ya?ml|json)$/i;
 
 /**
  * Reads one connector file. A file over `maxFileSize` is refused before it is read; a missing
@@ -41,8 +44,8 @@ export async function readConnectorFile(
 }
 
 /**
- * Reads every `*.yaml`, `*.yml` and `*.json` file of a folder, in name order (sub-folders are
- * not searched). A missing folder gives no files when `missingOk`, else `VALIDATION`.
+ * Reads every `*.yaml`, `*.yml` and `*.json` file of a folder whose name does not start with `.`,
+ * in name order (sub-folders are not searched). A missing folder gives no files when `missingOk`, else `VALIDATION`.
  */
 export async function readConnectorDir(
   dir: string,

@@ -102,7 +102,7 @@ async function compileAuth(
   const secret = await secrets.get(auth.secret_name);
   if (secret === undefined || secret === '') {
     throw new ValidationError(
-      `the secret "${auth.secret_name}" of the webhook ${trigger.path} is ${secret === undefined ? 'not set' : 'empty'}: set it in the secrets provider (by default the environment variable ${auth.secret_name}) before deploying`,
+      `the secret "${auth.secret_name}" of the webhook ${trigger.path} is ${secret === undefined ? 'not set' : 'empty'}: the weft server reads it, not the shell that deploys: set it in the server's secrets provider (by default the server process's environment variable ${auth.secret_name}, or WEFT_SECRET_${auth.secret_name}), restart the server, then deploy again`,
       { field: `${at}.auth.secret_name`, constraint: 'secret_exists', secret: auth.secret_name },
     );
   }

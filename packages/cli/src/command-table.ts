@@ -1,0 +1,56 @@
+import type { Command } from 'commander';
+import type { Io } from './io.js';
+
+/** Adds a top-level command (with its subcommands) to the program. */
+export type Registrar = (program: Command, io: Io, setExit: (code: number) => void) => unknown;
+
+/** A top-level command: what `weft --help` says of it and how to load it when it is used. */
+export interface TopCommand {
+  name: string;
+  description: string;
+  /** Imports the command's module only when the command runs (keeps start-up fast). */
+  load: () => Promise<Registrar>;
+}
+
+const registry = async (): Promise<Registrar> =>
+  (await import('./commands/registry-commands.js')).registerRegistryCommands;
+
+/** Every top-level command, in the order `weft --help` lists them. */
+export const TOP_COMMANDS: readonly TopCommand[] = [
+  {
+    name: 'workflow',
+    description: 'validate, list, run, test and deploy workflow files',
+    load: async () => (await import('./commands/workflow.js')).registerWorkflow,
+  },
+  {
+    name: 'server',
+    description: 'run the platform server: plugin registry, router, health and OpenAPI on one port',
+    load: registry,
+  },
+  { name: 'auth', description: 'API keys and signing keys', load: registry },
+  {
+    name: 'plugin',
+    description: 'validate, publish, search, install, list and verify plugins',
+    load: registry,
+  },
+  {
+    name: 'approvals',
+    description: 'executions on a weft server that wait for your approval',
+    load: async () => (await import('./commands/approvals.js')).registerApprovals,
+  },
+  {
+    name: 'execution',
+    description:
+      'find, follow and act on executions on a weft server: list, get, events, logs, wait, cancel, rerun, approve, reject',
+    load: async () => (await import('./commands/execution.js')).registerExecution,
+  },
+];
+
+/**
+ * The top-level command `argv` (as in `process.argv`) runs: its first word that is not an option,
+ * or the one after `help`; undefined for `weft`, `weft --help`, `weft --version`.
+ */
+export function selectedCommand(argv: readonly string[]): string | undefined {
+  const words = argv.slice(2).filter((word) => !word.startsWith('-'));
+  return words[0] === 'help' ? words[1] : words[0];
+}
