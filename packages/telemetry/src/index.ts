@@ -1,0 +1,14 @@
+export { ATTR, SCOPE } from './attributes.js';
+export { errorCodeOf, failSpan } from './errors.js';
+export { pluginName, tracingInterceptor } from './interceptor.js';
+export { DURATION_BUCKETS_SECONDS, WeftMetrics, type ObservedSources } from './metrics.js';
+export {
+  extractTraceContext,
+  injectTraceContext,
+  TRACE_HEADERS,
+  traceCarrierOf,
+  traceFields,
+  type TraceCarrier,
+} from './propagation.js';
+export { continueTrace } from './server-span.js';
+export { WorkflowTracing, type RunSpanInfo } from './tracing.js';
