@@ -8,6 +8,7 @@ import {
   type Principal,
   type SecretsProvider,
 } from '@weft/core';
+import type { WeftMetrics, WorkflowTracing } from '@weft/telemetry';
 import { AuditLog, type AuditOptions } from './audit/audit-log.js';
 
 /** Who an execution runs for: what the server's action invoker may need to know. */
@@ -82,13 +83,27 @@ export interface RuntimeOptions {
    * Default false: separation of duties.
    */
   allowSelfApproval?: boolean;
+  /**
+   * Traces runs (a span per run, step and action call) when given; `startTelemetry` of
+   * `@weft/telemetry/setup` makes it. Undefined: no tracing interceptor is installed.
+   */
+  tracing?: WorkflowTracing;
+  /** Counts action calls, retries and ended executions (docs/observability.md#metrics). */
+  metrics?: WeftMetrics;
 }
 
 /** {@link RuntimeOptions} with defaults filled in. */
 export interface CompiledRuntimeOptions extends Required<
   Omit<
     RuntimeOptions,
-    'secrets' | 'lookup' | 'callbacks' | 'defaultTimeoutMs' | 'onError' | 'audit'
+    | 'secrets'
+    | 'lookup'
+    | 'callbacks'
+    | 'defaultTimeoutMs'
+    | 'onError'
+    | 'audit'
+    | 'tracing'
+    | 'metrics'
   >
 > {
   secrets: SecretsProvider | undefined;
@@ -98,6 +113,8 @@ export interface CompiledRuntimeOptions extends Required<
   onError: (error: unknown, context: string) => void;
   /** Records authorization decisions: `options.audit.record({...})`. */
   audit: AuditLog;
+  tracing: WorkflowTracing | undefined;
+  metrics: WeftMetrics | undefined;
 }
 
 /** Fills the defaults of {@link RuntimeOptions} once. */
@@ -127,5 +144,7 @@ export function compileRuntimeOptions(options: RuntimeOptions): CompiledRuntimeO
     onError: options.onError ?? (() => {}),
     audit: new AuditLog(options.audit ?? { store: new MemoryAuditStore() }, clock),
     allowSelfApproval: options.allowSelfApproval ?? false,
+    tracing: options.tracing,
+    metrics: options.metrics,
   };
 }

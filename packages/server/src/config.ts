@@ -1,6 +1,7 @@
 import { hostname } from 'node:os';
 import { resolve } from 'node:path';
 import { parseCidrList, ValidationError } from '@weft/core';
+import { telemetryOptionsFromEnv, type TelemetryOptions } from '@weft/telemetry/setup';
 import {
   compileIdentityOptions,
   identityOptionsFromEnv,
@@ -76,6 +77,11 @@ export interface ServerOptions {
   allowSelfApproval?: boolean;
   /** Identity-provider tokens and the access file (`WEFT_OIDC_*`, `WEFT_ACCESS_FILE`). */
   identity?: IdentityServerOptions;
+  /**
+   * Traces and metrics (`OTEL_*` variables, docs/observability.md). Default: no tracing, metrics
+   * on `GET /metrics` only.
+   */
+  telemetry?: TelemetryOptions;
 }
 
 /** {@link ServerOptions} with defaults filled in. */
@@ -104,6 +110,7 @@ export interface CompiledServerOptions {
   replicaId: string;
   allowSelfApproval: boolean;
   identity: CompiledIdentityOptions;
+  telemetry: TelemetryOptions;
 }
 
 /** Fills the defaults of {@link ServerOptions} once. */
@@ -132,6 +139,7 @@ export function compileServerOptions(options: ServerOptions = {}): CompiledServe
     replicaId: options.replicaId || `${hostname()}-${process.pid}`,
     allowSelfApproval: options.allowSelfApproval ?? false,
     identity: compileIdentityOptions(options.identity),
+    telemetry: options.telemetry ?? { serviceName: 'weft-server' },
     tls: options.tls
       ? {
           cert: resolve(options.tls.cert),
@@ -172,6 +180,7 @@ export function serverOptionsFromEnv(env: NodeJS.ProcessEnv): ServerOptions {
     runtimeSecrets: runtimeSecretsFromEnv(env),
     triggers: triggerOptionsFromEnv(env, envFlag),
     identity: identityOptionsFromEnv(env),
+    telemetry: telemetryOptionsFromEnv(env, 'weft-server'),
   };
 }
 

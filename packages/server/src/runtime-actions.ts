@@ -12,6 +12,7 @@ import {
 import type { Router } from '@weft/router';
 import { CallbackEgress, type ServerActions } from '@weft/runtime';
 import { LocalInvoker, type LocalInvokerOptions } from '@weft/sdk';
+import { injectTraceContext } from '@weft/telemetry';
 import { invokeByBroker, servedByBrokerOnly } from './broker-dispatch.js';
 
 /** A target as a plugin slug and, when pinned, a version (`connector:` refs: `ns/name@v`). */
@@ -117,9 +118,9 @@ export class RouterAndRegistryActions implements ServerActions {
       return invokeByBroker(this.tasks, slug, call, this.taskTimeoutMs);
     }
     if (this.router.table.pick(slug, call.action)) {
-      const answer = await this.router.dispatcher.execute(slug, call.action, call.input, {
-        'idempotency-key': call.context.idempotencyKey,
-      });
+      // The router forwards `traceparent`: the connector service continues the action's span.
+      const headers = injectTraceContext({ 'idempotency-key': call.context.idempotencyKey });
+      const answer = await this.router.dispatcher.execute(slug, call.action, call.input, headers);
       const body = JSON.parse(answer.body.toString()) as Record<string, unknown>;
       if (body['status'] === 'success') return { output: body['data'] ?? {} };
       throw fromErrorObject(body);

@@ -12,8 +12,10 @@ export const DURATION_BUCKETS_SECONDS = [
 export interface ObservedSources {
   /** Executions this process runs now. */
   inFlight?: () => number;
-  /** Messages not yet acknowledged, per broker topic. */
-  queueDepths?: () => Promise<readonly { topic: string; depth: number }[]>;
+  /** The `replica` label of `weft_executions_in_flight`. */
+  replica?: string;
+  /** Messages not yet acknowledged, per broker topic and consumer group. */
+  queueDepths?: () => Promise<readonly { topic: string; group: string; depth: number }[]>;
   /** Router instances by health (`ok`, `degraded`, `unhealthy`). */
   routerInstances?: () => Readonly<Record<string, number>>;
 }
@@ -83,13 +85,13 @@ export class WeftMetrics {
 
   /** Registers the gauges read at collection time. */
   observe(sources: ObservedSources): void {
-    const { inFlight, queueDepths, routerInstances } = sources;
+    const { inFlight, queueDepths, routerInstances, replica } = sources;
     if (inFlight) {
       this.meter
         .createObservableGauge('weft_executions_in_flight', {
           description: 'Executions this process runs now (holds a lease on).',
         })
-        .addCallback((result) => result.observe(inFlight()));
+        .addCallback((result) => result.observe(inFlight(), replica ? { replica } : {}));
     }
     if (queueDepths) {
       this.meter
@@ -97,7 +99,8 @@ export class WeftMetrics {
           description: 'Messages of a broker topic not yet acknowledged by its consumer group.',
         })
         .addCallback(async (result) => {
-          for (const { topic, depth } of await queueDepths()) result.observe(depth, { topic });
+          for (const { topic, group, depth } of await queueDepths())
+            result.observe(depth, { topic, group });
         });
     }
     if (routerInstances) {

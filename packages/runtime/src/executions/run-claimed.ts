@@ -14,6 +14,7 @@ import {
   type RunInterceptor,
   type RunResult,
 } from '@weft/engine';
+import type { TraceCarrier } from '@weft/telemetry';
 import { auditedStepPermissions, principalOf } from '../authorization/step-check.js';
 import type { CompiledRuntimeOptions } from '../options.js';
 import { restoreWorkflow, type ExecutableWorkflow } from './definition.js';
@@ -40,6 +41,8 @@ export interface RunContext {
   options: CompiledRuntimeOptions;
   hub: ExecutionHub;
   secrets: SecretsProvider;
+  /** The trace context of the request that started it (a run started here, now). */
+  trace?: TraceCarrier | undefined;
 }
 
 /** Runs a claimed execution from its journal to its end (see {@link ActiveRun}). */
@@ -76,38 +79,56 @@ export function runClaimed(
   const interceptors: RunInterceptor[] = [counter];
   if (needsStepPermissions(library) || needsStepPermissions([workflow]))
     interceptors.unshift(auditedStepPermissions(options.audit, execution));
+  const { tracing, metrics } = options;
+  if (metrics) interceptors.push(metrics.interceptor);
+  // Outermost: a step's span covers its permission check, and spans wrap every invoker.
+  if (tracing) interceptors.unshift(tracing.interceptor);
   const run = async (): Promise<StoredExecution | undefined> => {
-    const result = await runWorkflow(workflow, execution.inputs, {
-      invoker,
-      interceptors,
-      ...(principal ? { principal } : {}),
-      executionId: execution.id,
-      executionMode: 'cloud',
-      environment: options.environment,
-      secrets: context.secrets,
-      clock: options.clock,
-      signal: controller.signal,
-      onEvent: (event) => {
-        if (detached === undefined) buffer.event(event);
-      },
-      trigger: execution.trigger,
-      resolveWorkflow: (name, version) => pickWorkflow(library, name, version),
-      journal,
-      // The steps that finish last are written with the end of the execution (one write).
-      journalWithEnd: true,
-      onStepFinished: (step) =>
-        detached === undefined
-          ? buffer.step(step)
-          : Promise.reject(
-              new InternalError(`execution ${detached}`, { error_type: detached, stack_trace: '' }),
-            ),
-      ...(options.defaultTimeoutMs !== undefined
-        ? { defaultTimeoutMs: options.defaultTimeoutMs }
-        : {}),
-    });
+    const runIt = () =>
+      runWorkflow(workflow, execution.inputs, {
+        invoker,
+        interceptors,
+        ...(principal ? { principal } : {}),
+        executionId: execution.id,
+        executionMode: 'cloud',
+        environment: options.environment,
+        secrets: context.secrets,
+        clock: options.clock,
+        signal: controller.signal,
+        onEvent: (event) => {
+          if (detached === undefined) buffer.event(event);
+        },
+        trigger: execution.trigger,
+        resolveWorkflow: (name, version) => pickWorkflow(library, name, version),
+        journal,
+        // The steps that finish last are written with the end of the execution (one write).
+        journalWithEnd: true,
+        onStepFinished: (step) =>
+          detached === undefined
+            ? buffer.step(step)
+            : Promise.reject(
+                new InternalError(`execution ${detached}`, { error_type: detached, stack_trace: '' }),
+              ),
+        ...(options.defaultTimeoutMs !== undefined
+          ? { defaultTimeoutMs: options.defaultTimeoutMs }
+          : {}),
+      });
+    const result = tracing
+      ? await tracing.traceRun(
+          {
+            executionId: execution.id,
+            workflow: workflow.name,
+            version: workflow.version,
+            mode: 'cloud',
+          },
+          context.trace,
+          runIt,
+        )
+      : await runIt();
     if (detached !== undefined) return undefined;
     const outcome = outcomeOf(result, execution);
     if (!(await buffer.finish(outcome, usageOf(execution, outcome, calls)))) return undefined;
+    metrics?.executionEnded(workflow.name, outcome.status);
     return { ...execution, ...outcome, status: outcome.status };
   };
   return {

@@ -10,6 +10,7 @@ import {
   type InvocationResult,
   type WeftError,
 } from '@weft/core';
+import { injectTraceContext } from '@weft/telemetry';
 import { abortError } from '../kinds/errors.js';
 import type { ClientTls } from '../service/router-client.js';
 import { checkServerUrl } from '../http-client/server-url.js';
@@ -71,6 +72,7 @@ export class RouterInvoker implements ActionInvoker {
       accept: 'application/json',
     };
     if (context.idempotencyKey !== '') headers['idempotency-key'] = context.idempotencyKey;
+    injectTraceContext(headers);
     let status: number;
     let text: string;
     try {

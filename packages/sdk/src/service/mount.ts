@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { NotFoundError, PayloadTooLargeError, toErrorObject, ValidationError } from '@weft/core';
 import type { LocalInvoker } from '../invoker/local-invoker.js';
 import { ConnectorHost, type ConnectorHostOptions } from './host.js';
-import { idempotencyKey } from './routes.js';
+import { executeTraced } from './routes.js';
 
 /** What to serve: a {@link ConnectorHost}, or the invoker of a `Weft` client (`weft.invoker`). */
 export type ConnectorSource = ConnectorHost | LocalInvoker | ConnectorHostOptions;
@@ -28,7 +28,7 @@ export function connectorRoutes(source: ConnectorSource) {
           host,
           request.params.plugin_slug,
           request.body,
-          request.headers['idempotency-key'],
+          request.headers,
         );
         return reply.code(answer.statusCode).send(answer.body);
       },
@@ -75,7 +75,7 @@ export function connectorMiddleware(source: ConnectorSource, options: Middleware
           host,
           decodeURIComponent(match[1]!),
           body,
-          req.headers['idempotency-key'],
+          req.headers,
         );
       } catch (error) {
         const object = toErrorObject(error);
@@ -93,7 +93,7 @@ async function executeFor(
   host: ConnectorHost,
   plugin: string,
   body: unknown,
-  key: string | string[] | undefined,
+  headers: Readonly<Record<string, string | string[] | undefined>>,
 ) {
   if (!host.plugins().includes(plugin)) {
     const error = new NotFoundError(
@@ -102,7 +102,7 @@ async function executeFor(
     );
     return { statusCode: 404, body: toErrorObject(error) };
   }
-  return host.execute(body, plugin, idempotencyKey(key));
+  return executeTraced(host, body, plugin, headers);
 }
 
 async function readJson(req: IncomingMessage, limit: number): Promise<unknown> {
