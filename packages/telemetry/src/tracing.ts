@@ -55,6 +55,7 @@ export class WorkflowTracing {
     try {
       const result = await context.with(trace.setSpan(base, span), run);
       span.setAttribute(ATTR.runStatus, result.status);
+      span.setAttribute(ATTR.executionId, result.execution_id);
       if (result.status !== 'completed') failSpan(span, result.error?.code ?? 'INTERNAL_ERROR');
       return result;
     } catch (error) {

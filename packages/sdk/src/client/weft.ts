@@ -13,6 +13,7 @@ import {
   pickWorkflow,
   runWorkflow,
   type AuthorizationCheck,
+  type RunInterceptor,
   type RunResult,
   type WorkflowDefinition,
 } from '@weft/engine';
@@ -33,6 +34,8 @@ import { syncPlugins, type SyncResult } from './sync-plugins.js';
 import { processEnvironment } from './environment.js';
 import { loadWorkflowFile } from './load.js';
 import { createLogger, logEvent } from './logging.js';
+import { startObservability } from './observability.js';
+import type { Telemetry } from '@weft/telemetry/setup';
 import { checkWeftOptions, cloudSettings, type WeftOptions } from './options.js';
 import { authorizeLocalRun, authorizeRun } from './local-authorization.js';
 
@@ -58,6 +61,8 @@ export class Weft extends ServerExecutions {
   private readonly originals = new Map<CompiledConnector, object>();
   private readonly loaded = new Map<string, WorkflowDefinition[]>();
   private readonly environment: Record<string, string | undefined>;
+  /** Started on the first run when `observability.enabled` (undefined: off). */
+  private telemetry: Promise<Telemetry | undefined> | undefined;
 
   constructor(private readonly options: WeftOptions = {}) {
     super();
@@ -83,6 +88,7 @@ export class Weft extends ServerExecutions {
       options.logLevel ?? 'info',
       options.logFormat ?? 'json',
       options.logDestination ?? process.stderr,
+      options.observability?.enabled === true,
     );
   }
 
@@ -178,7 +184,6 @@ export class Weft extends ServerExecutions {
     const mocks = useMocks ? new DryRunInterceptor(dryRun ?? { mockConnectors: true }) : undefined;
     const hybrid = mocks ? undefined : this.hybridInvoker(options);
     const invoker: ActionInvoker = hybrid ?? this.actionInvoker();
-    const retry = this.options.retryConfig;
     const { identity, approve } = this.options;
     const interceptors = await authorizeRun(workflow, inputs, {
       identity,
@@ -186,7 +191,58 @@ export class Weft extends ServerExecutions {
       resolve: (name, range) => this.find(name, range),
       signal: options.signal,
     });
-    const chain = mocks ? [...interceptors, mocks] : interceptors;
+    const telemetry = await this.startTelemetry();
+    const tracing = telemetry?.tracing;
+    const chain = [
+      // Spans outermost, counters innermost (they count what reached an invoker).
+      ...(tracing ? [tracing.interceptor] : []),
+      ...interceptors,
+      ...(mocks ? [mocks] : []),
+      ...(telemetry ? [telemetry.metrics.interceptor] : []),
+    ];
+    const runIt = () => this.runHere(workflow, inputs, options, invoker, hybrid, mocks, chain);
+    if (!telemetry) return runIt();
+    const result = await (tracing
+      ? tracing.traceRun(
+          {
+            executionId: options.executionId ?? '',
+            workflow: workflow.name,
+            version: workflow.version,
+            mode: this.options.executionMode ?? 'local',
+          },
+          undefined,
+          runIt,
+        )
+      : runIt());
+    telemetry.metrics.executionEnded(workflow.name, result.status);
+    return result;
+  }
+
+  /**
+   * The counters of this client's runs in the Prometheus text format (action calls by status,
+   * durations, retries, ended executions; docs/observability.md#metrics). Empty when
+   * `observability` is not enabled.
+   */
+  async metrics(): Promise<string> {
+    const telemetry = await this.startTelemetry();
+    return telemetry ? telemetry.prometheus() : '';
+  }
+
+  private startTelemetry(): Promise<Telemetry | undefined> {
+    return (this.telemetry ??= startObservability(this.options.observability, this.environment));
+  }
+
+  private runHere(
+    workflow: WorkflowDefinition,
+    inputs: Record<string, unknown>,
+    options: ExecuteOptions,
+    invoker: ActionInvoker,
+    hybrid: HybridInvoker | undefined,
+    mocks: DryRunInterceptor | undefined,
+    chain: RunInterceptor[],
+  ): Promise<RunResult> {
+    const { retryConfig: retry, identity } = this.options;
+    const dryRun = workflow.testing?.dryRun;
     return runWorkflow(workflow, inputs, {
       invoker,
       environment: this.environment,
@@ -288,10 +344,13 @@ export class Weft extends ServerExecutions {
     return syncPlugins(api, sources);
   }
 
-  /** Closes connections kept open to the router and the server. */
+  /** Closes connections kept open to the router and the server; sends the spans not sent yet. */
   async close(): Promise<void> {
     await this.router?.close();
     await this.server?.close();
+    const telemetry = await this.telemetry?.catch(() => undefined);
+    await telemetry?.shutdown();
+    this.telemetry = undefined;
   }
 
   private async runInCloud(
