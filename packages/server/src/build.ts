@@ -130,6 +130,14 @@ export async function buildServer(
             level: compiled.logLevel,
             // Log lines written inside a traced run carry its trace_id and span_id.
             ...(telemetry.tracing ? { mixin: traceFields } : {}),
+            ...(compiled.logFormat === 'text'
+              ? {
+                  transport: {
+                    target: 'pino-pretty',
+                    options: { colorize: false, ignore: 'pid,hostname' },
+                  },
+                }
+              : {}),
           },
     // Per-request lines only at debug level: the default info level logs startup and errors.
     logController: new LogController({

@@ -33,6 +33,8 @@ export interface ServerOptions {
   publicUrl?: string;
   /** pino log level. Default info. */
   logLevel?: string;
+  /** `json` lines (default) or readable `text` (`--log-format`, `WEFT_LOG_FORMAT`). */
+  logFormat?: 'json' | 'text';
   /** Largest request body in bytes. Default 1 MiB. */
   bodyLimit?: number;
   /**
@@ -94,6 +96,7 @@ export interface CompiledServerOptions {
   private: boolean;
   publicUrl: string | undefined;
   logLevel: string;
+  logFormat: 'json' | 'text';
   bodyLimit: number | undefined;
   cacheTtlMs: number | undefined;
   downloadFlushMs: number | undefined;
@@ -124,6 +127,7 @@ export function compileServerOptions(options: ServerOptions = {}): CompiledServe
     private: options.private ?? false,
     publicUrl: options.publicUrl,
     logLevel: options.logLevel ?? 'info',
+    logFormat: options.logFormat ?? 'json',
     bodyLimit: options.bodyLimit,
     cacheTtlMs: options.cacheTtlMs,
     downloadFlushMs: options.downloadFlushMs,
@@ -164,6 +168,7 @@ export function serverOptionsFromEnv(env: NodeJS.ProcessEnv): ServerOptions {
       : {}),
     ...(env['WEFT_PUBLIC_URL'] ? { publicUrl: env['WEFT_PUBLIC_URL'] } : {}),
     ...(env['WEFT_LOG_LEVEL'] ? { logLevel: env['WEFT_LOG_LEVEL'] } : {}),
+    ...logFormatFromEnv(env['WEFT_LOG_FORMAT']),
     ...(env['WEFT_ROUTER_TOKEN'] ? { routerToken: env['WEFT_ROUTER_TOKEN'] } : {}),
     ...envInteger(env, 'WEFT_HEALTH_INTERVAL_MS', 'healthIntervalMs'),
     ...envInteger(env, 'WEFT_HEALTH_TIMEOUT_MS', 'healthTimeoutMs'),
@@ -206,4 +211,18 @@ function envInteger(env: NodeJS.ProcessEnv, name: string, key: keyof ServerOptio
     });
   }
   return { [key]: Number(text) };
+}
+
+/** `WEFT_LOG_FORMAT`: `json` or `text`; anything else is refused naming the variable. */
+function logFormatFromEnv(value: string | undefined): { logFormat?: 'json' | 'text' } {
+  const text = value?.trim().toLowerCase();
+  if (text === undefined || text === '') return {};
+  if (text === 'json' || text === 'text') return { logFormat: text };
+  throw new ValidationError(
+    `WEFT_LOG_FORMAT must be "json" or "text", not ${JSON.stringify(value)}`,
+    {
+      field: 'WEFT_LOG_FORMAT',
+      constraint: 'enum',
+    },
+  );
 }

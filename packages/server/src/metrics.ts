@@ -49,6 +49,12 @@ export function observedSources(sources: MetricsSources): ObservedSources {
   return {
     replica: sources.replica,
     ...(sources.inFlight ? { inFlight: sources.inFlight } : {}),
+    routerInstances: async () => {
+      const counts: Record<string, number> = {};
+      for (const instance of await sources.routes.list())
+        counts[instance.health] = (counts[instance.health] ?? 0) + 1;
+      return counts;
+    },
     ...(broker
       ? {
           queueDepths: async () => {

@@ -17,7 +17,7 @@ export interface ObservedSources {
   /** Messages not yet acknowledged, per broker topic and consumer group. */
   queueDepths?: () => Promise<readonly { topic: string; group: string; depth: number }[]>;
   /** Router instances by health (`ok`, `degraded`, `unhealthy`). */
-  routerInstances?: () => Readonly<Record<string, number>>;
+  routerInstances?: () => Promise<Readonly<Record<string, number>>>;
 }
 
 /**
@@ -78,11 +78,6 @@ export class WeftMetrics {
     this.executions.add(1, { workflow, status });
   }
 
-  /** Counts a webhook delivery taken (`accepted`) or refused (by reason). */
-  webhook(outcome: string): void {
-    this.webhookCounter().add(1, { outcome });
-  }
-
   /** Registers the gauges read at collection time. */
   observe(sources: ObservedSources): void {
     const { inFlight, queueDepths, routerInstances, replica } = sources;
@@ -108,18 +103,10 @@ export class WeftMetrics {
         .createObservableGauge('weft_router_instances', {
           description: 'Connector service instances in the routing table, by health.',
         })
-        .addCallback((result) => {
-          for (const [health, count] of Object.entries(routerInstances()))
+        .addCallback(async (result) => {
+          for (const [health, count] of Object.entries(await routerInstances()))
             result.observe(count, { health });
         });
     }
-  }
-
-  private webhooks: Counter | undefined;
-
-  private webhookCounter(): Counter {
-    return (this.webhooks ??= this.meter.createCounter('weft_webhook_requests_total', {
-      description: 'Webhook deliveries, by outcome (accepted, or the reason of a refusal).',
-    }));
   }
 }

@@ -107,7 +107,10 @@ export function runClaimed(
           detached === undefined
             ? buffer.step(step)
             : Promise.reject(
-                new InternalError(`execution ${detached}`, { error_type: detached, stack_trace: '' }),
+                new InternalError(`execution ${detached}`, {
+                  error_type: detached,
+                  stack_trace: '',
+                }),
               ),
         ...(options.defaultTimeoutMs !== undefined
           ? { defaultTimeoutMs: options.defaultTimeoutMs }

@@ -60,7 +60,10 @@ describe('observability of local runs', () => {
     let calls = 0;
     weft.registerHandler('pay.charge', () => {
       if (++calls === 1)
-        throw new BackendError(`card refused (${SECRET})`, { backend: 'pay', original_error: SECRET });
+        throw new BackendError(`card refused (${SECRET})`, {
+          backend: 'pay',
+          original_error: SECRET,
+        });
       return { ok: true };
     });
     await weft.loadWorkflows(flow);
@@ -80,9 +83,9 @@ describe('observability of local runs', () => {
       'weft.execution_mode': 'local',
     });
     expect(exporter.spans.filter((s) => s.name === 'action pay.charge')).toHaveLength(2);
-    expect(JSON.stringify(exporter.spans.map((s) => [s.attributes, s.events, s.status]))).not.toContain(
-      SECRET,
-    );
+    expect(
+      JSON.stringify(exporter.spans.map((s) => [s.attributes, s.events, s.status])),
+    ).not.toContain(SECRET);
 
     expect(metrics).toMatch(
       /^weft_action_executions_total\{plugin="pay",action="charge",status="success"\} 1$/m,

@@ -71,12 +71,7 @@ export function connectorMiddleware(source: ConnectorSource, options: Middleware
       let answer;
       try {
         const body = req.body !== undefined ? req.body : await readJson(req, limit);
-        answer = await executeFor(
-          host,
-          decodeURIComponent(match[1]!),
-          body,
-          req.headers,
-        );
+        answer = await executeFor(host, decodeURIComponent(match[1]!), body, req.headers);
       } catch (error) {
         const object = toErrorObject(error);
         answer = { statusCode: object.code === 'PAYLOAD_TOO_LARGE' ? 413 : 400, body: object };
