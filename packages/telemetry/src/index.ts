@@ -11,4 +11,4 @@ export {
   type TraceCarrier,
 } from './propagation.js';
 export { continueTrace } from './server-span.js';
-export { WorkflowTracing, type RunSpanInfo } from './tracing.js';
+export { WorkflowTracing, type RunEnd, type RunSpanInfo } from './tracing.js';

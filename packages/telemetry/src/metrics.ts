@@ -1,4 +1,4 @@
-import type { Counter, Histogram, Meter } from '@opentelemetry/api';
+import type { Attributes, Histogram, Meter, ObservableCounter } from '@opentelemetry/api';
 import type { RunInterceptor } from '@weft/engine';
 import { errorCodeOf } from './errors.js';
 import { pluginName } from './interceptor.js';
@@ -20,52 +20,76 @@ export interface ObservedSources {
   routerInstances?: () => Promise<Readonly<Record<string, number>>>;
 }
 
+/** Counts by label set, kept here and read by an observable counter at collection. */
+class Tally {
+  private readonly counts = new Map<string, { labels: Attributes; value: number }>();
+
+  add(key: string, labels: () => Attributes): void {
+    const entry = this.counts.get(key);
+    if (entry) entry.value++;
+    else this.counts.set(key, { labels: labels(), value: 1 });
+  }
+
+  observeOn(counter: ObservableCounter): void {
+    counter.addCallback((result) => {
+      for (const { labels, value } of this.counts.values()) result.observe(value, labels);
+    });
+  }
+}
+
 /**
  * weft's instruments on an OpenTelemetry meter (docs/observability.md#metrics). Labels are
- * bounded: plugin, action, workflow names, statuses and error codes, never ids.
+ * bounded: plugin, action, workflow names, statuses and error codes, never ids. The counters
+ * are counted in a map here and observed at collection: a call costs a map lookup, not the
+ * SDK's attribute hashing; only the duration histogram records per call.
  */
 export class WeftMetrics {
   /** Counts and times every action call (each attempt), and the retries: for the run's chain. */
   readonly interceptor: RunInterceptor;
-  private readonly executions: Counter;
+  private readonly executions = new Tally();
 
   constructor(private readonly meter: Meter) {
-    const actions = meter.createCounter('weft_action_executions_total', {
-      description: 'Action calls (every attempt), by plugin, action and status.',
-    });
+    const actions = new Tally();
+    const retries = new Tally();
+    actions.observeOn(
+      meter.createObservableCounter('weft_action_executions_total', {
+        description: 'Action calls (every attempt), by plugin, action and status.',
+      }),
+    );
+    retries.observeOn(
+      meter.createObservableCounter('weft_step_retries_total', {
+        description: 'Attempts of action steps after the first one.',
+      }),
+    );
+    this.executions.observeOn(
+      meter.createObservableCounter('weft_executions_total', {
+        description: 'Executions ended, by workflow and status.',
+      }),
+    );
     const duration: Histogram = meter.createHistogram('weft_action_duration_seconds', {
       description: 'Duration of action calls, in seconds.',
       unit: 's',
       advice: { explicitBucketBoundaries: DURATION_BUCKETS_SECONDS },
-    });
-    const retries = meter.createCounter('weft_step_retries_total', {
-      description: 'Attempts of action steps after the first one.',
-    });
-    this.executions = meter.createCounter('weft_executions_total', {
-      description: 'Executions ended, by workflow and status.',
     });
     this.interceptor = {
       name: 'metrics',
       invoke(call, next) {
         const started = performance.now();
         const plugin = pluginName(call.target);
-        if (call.attempt > 1) retries.add(1, { plugin, action: call.action });
+        const action = call.action;
+        if (call.attempt > 1) retries.add(`${plugin}\n${action}`, () => ({ plugin, action }));
         return next(call).then(
           (result) => {
-            const labels = { plugin, action: call.action, status: 'success' };
-            actions.add(1, labels);
-            duration.record((performance.now() - started) / 1000, labels);
+            const labels = () => ({ plugin, action, status: 'success' });
+            actions.add(`${plugin}\n${action}`, labels);
+            duration.record((performance.now() - started) / 1000, labels());
             return result;
           },
           (error: unknown) => {
-            const labels = {
-              plugin,
-              action: call.action,
-              status: 'failed',
-              code: errorCodeOf(error),
-            };
-            actions.add(1, labels);
-            duration.record((performance.now() - started) / 1000, labels);
+            const code = errorCodeOf(error);
+            const labels = () => ({ plugin, action, status: 'failed', code });
+            actions.add(`${plugin}\n${action}\n${code}`, labels);
+            duration.record((performance.now() - started) / 1000, labels());
             throw error;
           },
         );
@@ -75,7 +99,7 @@ export class WeftMetrics {
 
   /** Counts an ended execution. */
   executionEnded(workflow: string, status: string): void {
-    this.executions.add(1, { workflow, status });
+    this.executions.add(`${workflow}\n${status}`, () => ({ workflow, status }));
   }
 
   /** Registers the gauges read at collection time. */

@@ -1,9 +1,12 @@
 import { context, propagation, ROOT_CONTEXT, trace, type Tracer } from '@opentelemetry/api';
-import type { RunInterceptor, RunResult } from '@weft/engine';
+import type { RunInterceptor } from '@weft/engine';
 import { ATTR } from './attributes.js';
 import { errorCodeOf, failSpan } from './errors.js';
 import { tracingInterceptor } from './interceptor.js';
 import type { TraceCarrier } from './propagation.js';
+
+/** How a run ended, as far as its span says: a run result or an ended execution record. */
+export type RunEnd = { status: string; error?: { code: string } | null } | undefined;
 
 /** Who a traced run is (the attributes of its `workflow <name>` span). */
 export interface RunSpanInfo {
@@ -31,13 +34,14 @@ export class WorkflowTracing {
   /**
    * Runs `run` in a span `workflow <name>`: a child of `parent` (the trace context of the
    * request that started it) when given, else of the active span. Its status is the run's:
-   * ERROR with the error code when it failed or was canceled.
+   * ERROR with the error code when it failed or was canceled (undefined: the run stopped here
+   * without ending, e.g. at shutdown).
    */
-  async traceRun(
+  async traceRun<T extends RunEnd>(
     info: RunSpanInfo,
     parent: TraceCarrier | undefined,
-    run: () => Promise<RunResult>,
-  ): Promise<RunResult> {
+    run: () => Promise<T>,
+  ): Promise<T> {
     const base =
       parent === undefined ? context.active() : propagation.extract(ROOT_CONTEXT, parent);
     const span = this.tracer.startSpan(
@@ -54,9 +58,9 @@ export class WorkflowTracing {
     );
     try {
       const result = await context.with(trace.setSpan(base, span), run);
-      span.setAttribute(ATTR.runStatus, result.status);
-      span.setAttribute(ATTR.executionId, result.execution_id);
-      if (result.status !== 'completed') failSpan(span, result.error?.code ?? 'INTERNAL_ERROR');
+      span.setAttribute(ATTR.runStatus, result?.status ?? 'detached');
+      if (result !== undefined && result.status !== 'completed')
+        failSpan(span, result.error?.code ?? 'INTERNAL_ERROR');
       return result;
     } catch (error) {
       failSpan(span, errorCodeOf(error));

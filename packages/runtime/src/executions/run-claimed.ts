@@ -84,50 +84,34 @@ export function runClaimed(
   // Outermost: a step's span covers its permission check, and spans wrap every invoker.
   if (tracing) interceptors.unshift(tracing.interceptor);
   const run = async (): Promise<StoredExecution | undefined> => {
-    const runIt = () =>
-      runWorkflow(workflow, execution.inputs, {
-        invoker,
-        interceptors,
-        ...(principal ? { principal } : {}),
-        executionId: execution.id,
-        executionMode: 'cloud',
-        environment: options.environment,
-        secrets: context.secrets,
-        clock: options.clock,
-        signal: controller.signal,
-        onEvent: (event) => {
-          if (detached === undefined) buffer.event(event);
-        },
-        trigger: execution.trigger,
-        resolveWorkflow: (name, version) => pickWorkflow(library, name, version),
-        journal,
-        // The steps that finish last are written with the end of the execution (one write).
-        journalWithEnd: true,
-        onStepFinished: (step) =>
-          detached === undefined
-            ? buffer.step(step)
-            : Promise.reject(
-                new InternalError(`execution ${detached}`, {
-                  error_type: detached,
-                  stack_trace: '',
-                }),
-              ),
-        ...(options.defaultTimeoutMs !== undefined
-          ? { defaultTimeoutMs: options.defaultTimeoutMs }
-          : {}),
-      });
-    const result = tracing
-      ? await tracing.traceRun(
-          {
-            executionId: execution.id,
-            workflow: workflow.name,
-            version: workflow.version,
-            mode: 'cloud',
-          },
-          context.trace,
-          runIt,
-        )
-      : await runIt();
+    const result = await runWorkflow(workflow, execution.inputs, {
+      invoker,
+      interceptors,
+      ...(principal ? { principal } : {}),
+      executionId: execution.id,
+      executionMode: 'cloud',
+      environment: options.environment,
+      secrets: context.secrets,
+      clock: options.clock,
+      signal: controller.signal,
+      onEvent: (event) => {
+        if (detached === undefined) buffer.event(event);
+      },
+      trigger: execution.trigger,
+      resolveWorkflow: (name, version) => pickWorkflow(library, name, version),
+      journal,
+      // The steps that finish last are written with the end of the execution (one write).
+      journalWithEnd: true,
+      onStepFinished: (step) =>
+        detached === undefined
+          ? buffer.step(step)
+          : Promise.reject(
+              new InternalError(`execution ${detached}`, { error_type: detached, stack_trace: '' }),
+            ),
+      ...(options.defaultTimeoutMs !== undefined
+        ? { defaultTimeoutMs: options.defaultTimeoutMs }
+        : {}),
+    });
     if (detached !== undefined) return undefined;
     const outcome = outcomeOf(result, execution);
     if (!(await buffer.finish(outcome, usageOf(execution, outcome, calls)))) return undefined;
@@ -136,7 +120,18 @@ export function runClaimed(
   };
   return {
     id: execution.id,
-    done: run(),
+    done: tracing
+      ? tracing.traceRun(
+          {
+            executionId: execution.id,
+            workflow: workflow.name,
+            version: workflow.version,
+            mode: 'cloud',
+          },
+          context.trace,
+          run,
+        )
+      : run(),
     cancel: () => controller.abort(),
     detach: (reason) => {
       detached = reason;

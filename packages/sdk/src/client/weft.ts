@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import {
   EnvironmentSecretsProvider,
   suggestion,
@@ -200,12 +201,15 @@ export class Weft extends ServerExecutions {
       ...(mocks ? [mocks] : []),
       ...(telemetry ? [telemetry.metrics.interceptor] : []),
     ];
-    const runIt = () => this.runHere(workflow, inputs, options, invoker, hybrid, mocks, chain);
+    // Known before the run starts, for its span.
+    const executionId = options.executionId ?? randomUUID();
+    const runIt = () =>
+      this.runHere(workflow, inputs, { ...options, executionId }, invoker, hybrid, mocks, chain);
     if (!telemetry) return runIt();
     const result = await (tracing
       ? tracing.traceRun(
           {
-            executionId: options.executionId ?? '',
+            executionId,
             workflow: workflow.name,
             version: workflow.version,
             mode: this.options.executionMode ?? 'local',
