@@ -19,11 +19,14 @@ export interface ReceivedSpan {
 export interface OtlpCollector {
   url: string;
   spans: ReceivedSpan[];
+  /** Requests to any other path (callbacks sent here): their path and headers. */
+  others: { path: string; headers: Record<string, string | string[] | undefined> }[];
   close(): Promise<void>;
 }
 
 export async function startOtlpCollector(): Promise<OtlpCollector> {
   const spans: ReceivedSpan[] = [];
+  const others: OtlpCollector['others'] = [];
   const server: Server = createServer((request: IncomingMessage, response) => {
     const chunks: Buffer[] = [];
     request.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -31,6 +34,7 @@ export async function startOtlpCollector(): Promise<OtlpCollector> {
       const body = Buffer.concat(chunks);
       const type = String(request.headers['content-type'] ?? '');
       if (request.url !== '/v1/traces') {
+        others.push({ path: request.url ?? '', headers: request.headers });
         response.writeHead(200, { 'content-type': type }).end(type.includes('json') ? '{}' : '');
         return;
       }
@@ -47,6 +51,7 @@ export async function startOtlpCollector(): Promise<OtlpCollector> {
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     spans,
+    others,
     close: () => new Promise((resolve) => server.close(() => resolve())),
   };
 }

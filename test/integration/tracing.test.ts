@@ -80,6 +80,8 @@ describe('one trace across weft server, router, connector service and broker', (
       OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
       OTEL_SERVICE_NAME: 'weft-server-under-test',
       OTEL_BSP_SCHEDULE_DELAY: '50',
+      // The completion callback goes to the collector's address (loopback).
+      WEFT_EGRESS_ALLOWLIST: '127.0.0.0/8',
       ...(broker ? { WEFT_BROKER: broker } : {}),
     });
     service = await startInline('connector services', SERVICE, {
@@ -107,7 +109,11 @@ describe('one trace across weft server, router, connector service and broker', (
         prefer: 'wait=20',
         traceparent: `00-${traceId}-${callerSpan}-01`,
       },
-      body: JSON.stringify({ workflow: flow(broker !== undefined), inputs: { token: SECRET } }),
+      body: JSON.stringify({
+        workflow: flow(broker !== undefined),
+        inputs: { token: SECRET },
+        callback_url: `${collector.url}/callback`,
+      }),
     });
     const record = (await response.json()) as { status: string; execution_id: string };
     expect(record.status).toBe('completed');
@@ -167,6 +173,10 @@ describe('one trace across weft server, router, connector service and broker', (
       expect(consumed.parentSpanId).toBe(task.spanId);
       expect(parentOf(named('ledger.append')!)).toBe('execute ledger.write');
     }
+    // The completion callback carries the run's trace context.
+    await waitUntil(() => collector.others.some((r) => r.path === '/callback'), 15_000, 'callback');
+    const callback = collector.others.find((r) => r.path === '/callback')!;
+    expect(callback.headers['traceparent']).toBe(`00-${traceId}-${run.spanId}-01`);
     // Inputs are never exported: the secret input is nowhere in any span.
     expect(JSON.stringify(collector.spans)).not.toContain(SECRET);
   }, 60_000);

@@ -3,6 +3,7 @@ export { errorCodeOf, failSpan } from './errors.js';
 export { pluginName, tracingInterceptor } from './interceptor.js';
 export { DURATION_BUCKETS_SECONDS, WeftMetrics, type ObservedSources } from './metrics.js';
 export {
+  activeTraceCarrier,
   extractTraceContext,
   injectTraceContext,
   TRACE_HEADERS,

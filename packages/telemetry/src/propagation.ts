@@ -44,6 +44,11 @@ export function traceCarrierOf(
     : { traceparent: parent, tracestate: state };
 }
 
+/** The trace context of the active span, to keep and send later; undefined when none. */
+export function activeTraceCarrier(): TraceCarrier | undefined {
+  return traceCarrierOf(injectTraceContext<Record<string, string>>({}));
+}
+
 /** The trace and span ids of the active span for log lines; empty when none is active. */
 export function traceFields(): { trace_id?: string; span_id?: string } {
   const span = trace.getSpan(context.active());

@@ -14,7 +14,7 @@ import {
   type RunInterceptor,
   type RunResult,
 } from '@weft/engine';
-import type { TraceCarrier } from '@weft/telemetry';
+import { activeTraceCarrier, type TraceCarrier } from '@weft/telemetry';
 import { auditedStepPermissions, principalOf } from '../authorization/step-check.js';
 import type { CompiledRuntimeOptions } from '../options.js';
 import { restoreWorkflow, type ExecutableWorkflow } from './definition.js';
@@ -34,6 +34,8 @@ export interface ActiveRun {
    * whoever resumes it runs the interrupted steps again.
    */
   detach(reason: 'shutdown' | 'lost'): void;
+  /** The trace context of its run span once it ended (traced runs): its callback carries it. */
+  trace?: TraceCarrier;
 }
 
 /** What a run needs from the worker. */
@@ -116,9 +118,10 @@ export function runClaimed(
     const outcome = outcomeOf(result, execution);
     if (!(await buffer.finish(outcome, usageOf(execution, outcome, calls)))) return undefined;
     metrics?.executionEnded(workflow.name, outcome.status);
+    if (tracing) active.trace = activeTraceCarrier();
     return { ...execution, ...outcome, status: outcome.status };
   };
-  return {
+  const active: ActiveRun = {
     id: execution.id,
     done: tracing
       ? tracing.traceRun(
@@ -138,6 +141,7 @@ export function runClaimed(
       controller.abort();
     },
   };
+  return active;
 }
 
 /** What an ended execution adds to its key's usage (keyless ones count for their owner). */

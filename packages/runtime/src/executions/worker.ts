@@ -28,7 +28,7 @@ export class ExecutionWorker {
 
   constructor(
     private readonly options: CompiledRuntimeOptions,
-    private readonly onEnded: (execution: StoredExecution) => void,
+    private readonly onEnded: (execution: StoredExecution, trace?: TraceCarrier) => void,
   ) {
     this.limit = pLimit(options.maxConcurrent);
   }
@@ -141,7 +141,7 @@ export class ExecutionWorker {
     this.active.set(claimed.id, run);
     try {
       const ended = await run.done;
-      if (ended) this.onEnded(ended);
+      if (ended) this.onEnded(ended, run.trace);
       return ended;
     } finally {
       this.active.delete(claimed.id);
