@@ -70,7 +70,9 @@ describe.each(backends)('task protocol on $kind', (backend) => {
       step: 'say',
       input: { text: 'hi' },
     };
-    const result = await runtime.dispatch(request, { timeoutMs: 10_000 });
+    // Extra headers (the W3C trace context) ride on the message; the §2.12 body stays as it is.
+    const traceparent = '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01';
+    const result = await runtime.dispatch(request, { timeoutMs: 10_000, headers: { traceparent } });
     expect(result).toMatchObject({
       workflow_id: 'exec-1',
       step: 'say',
@@ -88,7 +90,8 @@ describe.each(backends)('task protocol on $kind', (backend) => {
       'timestamp',
       'workflow_id',
     ]);
-    expect(context).toEqual({ step: 'say', idempotencyKey: 'exec-1/say', deliveryCount: 1 });
+    expect(context).toMatchObject({ step: 'say', idempotencyKey: 'exec-1/say', deliveryCount: 1 });
+    expect(context.headers).toMatchObject({ traceparent, 'weft-step': 'say' });
   });
 
   it('returns the error object a failing action threw', async () => {

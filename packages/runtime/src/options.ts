@@ -11,6 +11,7 @@ import {
 } from '@weft/core';
 import type { AgentInvoker, RunInterceptor } from '@weft/engine';
 import { guardrailsInterceptor, type GuardrailsOptions } from '@weft/guardrails';
+import type { WeftMetrics, WorkflowTracing } from '@weft/telemetry';
 import { AuditLog, type AuditOptions } from './audit/audit-log.js';
 
 /** Who an execution runs for: what the server's action invoker may need to know. */
@@ -94,6 +95,13 @@ export interface RuntimeOptions {
    * force for a step (agent defaults), the text limit. Default: the default detectors.
    */
   guardrails?: GuardrailsOptions;
+  /**
+   * Traces runs (a span per run, step and action call) when given; `startTelemetry` of
+   * `@weft/telemetry/setup` makes it. Undefined: no tracing interceptor is installed.
+   */
+  tracing?: WorkflowTracing;
+  /** Counts action calls, retries and ended executions (docs/observability.md#metrics). */
+  metrics?: WeftMetrics;
 }
 
 /** {@link RuntimeOptions} with defaults filled in. */
@@ -109,6 +117,8 @@ export interface CompiledRuntimeOptions extends Required<
     | 'onEnded'
     | 'guardrails'
     | 'agents'
+    | 'tracing'
+    | 'metrics'
   >
 > {
   agents: AgentInvoker | undefined;
@@ -122,6 +132,8 @@ export interface CompiledRuntimeOptions extends Required<
   audit: AuditLog;
   /** The guardrails interceptor, built once; runs install it when their workflows need it. */
   guardrails: RunInterceptor;
+  tracing: WorkflowTracing | undefined;
+  metrics: WeftMetrics | undefined;
 }
 
 /** Fills the defaults of {@link RuntimeOptions} once. */
@@ -154,5 +166,7 @@ export function compileRuntimeOptions(options: RuntimeOptions): CompiledRuntimeO
     allowSelfApproval: options.allowSelfApproval ?? false,
     onEnded: options.onEnded,
     guardrails: guardrailsInterceptor(options.guardrails),
+    tracing: options.tracing,
+    metrics: options.metrics,
   };
 }

@@ -2,6 +2,7 @@ import type { StoredExecution } from '@weft/core';
 import { ActionProxy, type ActionRequest } from './actions/action-proxy.js';
 import { CallbackEgress } from './callbacks/egress.js';
 import { CallbackSender } from './callbacks/deliver.js';
+import type { TraceCarrier } from '@weft/telemetry';
 import { cancelExecution } from './executions/end-stored.js';
 import type { ExecutionRequest } from './executions/new-start.js';
 import { ExecutionQueries } from './executions/queries.js';
@@ -56,7 +57,9 @@ export class Runtime {
     this.options = compileRuntimeOptions(options);
     this.egress = new CallbackEgress(this.options.egressAllowlist, this.options.lookup);
     this.callbacks = new CallbackSender(this.options, this.egress);
-    this.worker = new ExecutionWorker(this.options, (execution) => this.ended(execution));
+    this.worker = new ExecutionWorker(this.options, (execution, trace) =>
+      this.ended(execution, trace),
+    );
     const parts: RuntimeParts = {
       options: this.options,
       worker: this.worker,
@@ -184,10 +187,10 @@ export class Runtime {
   }
 
   /** Tells `onEnded`, and sends the callback of an ended execution (its usage was written with its end). */
-  private ended(execution: StoredExecution): void {
+  private ended(execution: StoredExecution, trace?: TraceCarrier): void {
     this.options.onEnded?.(execution);
     if (execution.callback_url && execution.callback?.status === 'pending') {
-      this.callbacks.send(execution);
+      this.callbacks.send(execution, trace);
     }
   }
 }

@@ -6,6 +6,7 @@ import {
   type TaskResultMessage,
 } from '@weft/core';
 import type { Router } from '@weft/router';
+import { injectTraceContext } from '@weft/telemetry';
 
 /**
  * `metadata.transport` of a router registration whose instance takes its actions as broker task
@@ -51,7 +52,8 @@ export async function invokeByBroker(
     : idempotencyKey;
   const result: TaskResultMessage = await tasks.dispatch(
     { workflowId, plugin: slug, action: call.action, input: call.input, step },
-    { timeoutMs, signal },
+    // The action span's trace context rides as message headers; the §2.12 body is unchanged.
+    { timeoutMs, signal, headers: injectTraceContext({}) },
   );
   if (result.status === 'success') return { output: result.output ?? {} };
   throw fromErrorObject(result.error);

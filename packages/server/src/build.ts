@@ -22,13 +22,15 @@ import {
   type Triggers,
 } from '@weft/runtime';
 import { openStore, type StoreOptions } from '@weft/store';
+import { traceFields } from '@weft/telemetry';
+import { startTelemetry, type Telemetry } from '@weft/telemetry/setup';
 import { compileServerOptions, type CompiledServerOptions, type ServerOptions } from './config.js';
 import { registerHealth } from './health.js';
 import { openIdentity, type ServerIdentity } from './identity.js';
 import { RouterAndRegistryActions } from './runtime-actions.js';
 import { buildTriggers, latestVersionOf, logTriggeredEnd } from './triggers.js';
 import { trackInFlight } from './in-flight.js';
-import { registerMetrics } from './metrics.js';
+import { observedSources, registerMetrics } from './metrics.js';
 import { openServerBroker, type ServerBroker } from './server-broker.js';
 
 /** Parts a test or another composition may supply instead of the defaults. */
@@ -54,6 +56,8 @@ export interface ServerDependencies {
   routes?: (app: FastifyInstance) => void;
   /** Use this broker instead of connecting to `options.broker` (it is not closed by the server). */
   broker?: Broker;
+  /** Telemetry to use instead of starting it from `options.telemetry` (it is not shut down). */
+  telemetry?: Telemetry;
 }
 
 /** A built, not yet listening server. */
@@ -72,6 +76,8 @@ export interface BuiltServer {
   broker: ServerBroker | undefined;
   /** `sqlite:/path/weft.db` or the database URL without password. */
   storage: string;
+  /** Traces (when configured) and the metric instruments. */
+  telemetry: Telemetry;
   options: CompiledServerOptions;
   /** Closes the HTTP server, then the store (when the server opened it). */
   close(): Promise<void>;
@@ -115,9 +121,25 @@ export async function buildServer(
     if (!dependencies.executionsStore && 'executions' in opened) await opened.executions.close();
     if (!dependencies.store) await store.close();
   };
+  const telemetry = dependencies.telemetry ?? startTelemetry(compiled.telemetry);
   const app = await createHttpApp({
     ...httpsOptions(compiled),
-    logger: dependencies.logger === false ? false : { level: compiled.logLevel },
+    logger:
+      dependencies.logger === false
+        ? false
+        : {
+            level: compiled.logLevel,
+            // Log lines written inside a traced run carry its trace_id and span_id.
+            ...(telemetry.tracing ? { mixin: traceFields } : {}),
+            ...(compiled.logFormat === 'text'
+              ? {
+                  transport: {
+                    target: 'pino-pretty',
+                    options: { colorize: false, ignore: 'pid,hostname' },
+                  },
+                }
+              : {}),
+          },
     // Per-request lines only at debug level: the default info level logs startup and errors.
     logController: new LogController({
       disableRequestLogging: compiled.logLevel !== 'debug' && compiled.logLevel !== 'trace',
@@ -208,6 +230,8 @@ export async function buildServer(
         allowSelfApproval: compiled.allowSelfApproval,
         onError: (error, context) => app.log.error({ err: error }, context),
         onEnded: (execution) => logTriggeredEnd(app.log, execution),
+        ...(telemetry.tracing ? { tracing: telemetry.tracing } : {}),
+        metrics: telemetry.metrics,
         ...auditOptions(
           dependencies.auditStore ?? ('audit' in opened ? opened.audit : undefined),
           app,
@@ -234,16 +258,15 @@ export async function buildServer(
         })
       : undefined;
   if (triggers) await app.register(triggers.plugin);
-  registerMetrics(
-    app,
-    {
+  telemetry.metrics.observe(
+    observedSources({
       replica: compiled.replicaId,
       routes: router.options.store,
       ...(tracked ? { inFlight: tracked.inFlight } : {}),
       ...(brokered ? { broker: brokered.broker, resultsGroup: brokered.resultsGroup } : {}),
-    },
-    authenticate,
+    }),
   );
+  registerMetrics(app, () => telemetry.prometheus(), authenticate);
   dependencies.routes?.(app);
   await app.ready();
   await router.start();
@@ -256,6 +279,8 @@ export async function buildServer(
     await router.close();
     await closeStores();
     await brokered?.close();
+    // Last: the spans of runs that ended while closing are sent.
+    if (!dependencies.telemetry) await telemetry.shutdown();
   };
   try {
     await triggers?.start(compiled.triggers.workflowsDir);
@@ -273,6 +298,7 @@ export async function buildServer(
     identity,
     broker: brokered,
     storage: opened.description,
+    telemetry,
     options: compiled,
     close,
   };

@@ -1,6 +1,7 @@
 import { hostname } from 'node:os';
 import { resolve } from 'node:path';
 import { parseCidrList, ValidationError } from '@weft/core';
+import { telemetryOptionsFromEnv, type TelemetryOptions } from '@weft/telemetry/setup';
 import {
   compileIdentityOptions,
   identityOptionsFromEnv,
@@ -32,6 +33,8 @@ export interface ServerOptions {
   publicUrl?: string;
   /** pino log level. Default info. */
   logLevel?: string;
+  /** `json` lines (default) or readable `text` (`--log-format`, `WEFT_LOG_FORMAT`). */
+  logFormat?: 'json' | 'text';
   /** Largest request body in bytes. Default 1 MiB. */
   bodyLimit?: number;
   /**
@@ -87,6 +90,11 @@ export interface ServerOptions {
    * `./agents`, which may be missing.
    */
   agentsDir?: string;
+  /**
+   * Traces and metrics (`OTEL_*` variables, docs/observability.md). Default: no tracing, metrics
+   * on `GET /metrics` only.
+   */
+  telemetry?: TelemetryOptions;
 }
 
 /** {@link ServerOptions} with defaults filled in. */
@@ -99,6 +107,7 @@ export interface CompiledServerOptions {
   private: boolean;
   publicUrl: string | undefined;
   logLevel: string;
+  logFormat: 'json' | 'text';
   bodyLimit: number | undefined;
   cacheTtlMs: number | undefined;
   downloadFlushMs: number | undefined;
@@ -117,6 +126,7 @@ export interface CompiledServerOptions {
   allowSelfApproval: boolean;
   identity: CompiledIdentityOptions;
   agentsDir: string | undefined;
+  telemetry: TelemetryOptions;
 }
 
 /** Fills the defaults of {@link ServerOptions} once. */
@@ -130,6 +140,7 @@ export function compileServerOptions(options: ServerOptions = {}): CompiledServe
     private: options.private ?? false,
     publicUrl: options.publicUrl,
     logLevel: options.logLevel ?? 'info',
+    logFormat: options.logFormat ?? 'json',
     bodyLimit: options.bodyLimit,
     cacheTtlMs: options.cacheTtlMs,
     downloadFlushMs: options.downloadFlushMs,
@@ -147,6 +158,7 @@ export function compileServerOptions(options: ServerOptions = {}): CompiledServe
     allowSelfApproval: options.allowSelfApproval ?? false,
     identity: compileIdentityOptions(options.identity),
     agentsDir: options.agentsDir,
+    telemetry: options.telemetry ?? { serviceName: 'weft-server' },
     tls: options.tls
       ? {
           cert: resolve(options.tls.cert),
@@ -171,6 +183,7 @@ export function serverOptionsFromEnv(env: NodeJS.ProcessEnv): ServerOptions {
       : {}),
     ...(env['WEFT_PUBLIC_URL'] ? { publicUrl: env['WEFT_PUBLIC_URL'] } : {}),
     ...(env['WEFT_LOG_LEVEL'] ? { logLevel: env['WEFT_LOG_LEVEL'] } : {}),
+    ...logFormatFromEnv(env['WEFT_LOG_FORMAT']),
     ...(env['WEFT_ROUTER_TOKEN'] ? { routerToken: env['WEFT_ROUTER_TOKEN'] } : {}),
     ...(env['WEFT_ROUTER_OPEN_EXECUTE'] !== undefined
       ? { routerOpenExecute: envFlag(env['WEFT_ROUTER_OPEN_EXECUTE']) }
@@ -191,6 +204,7 @@ export function serverOptionsFromEnv(env: NodeJS.ProcessEnv): ServerOptions {
     runtimeSecrets: runtimeSecretsFromEnv(env),
     triggers: triggerOptionsFromEnv(env, envFlag),
     identity: identityOptionsFromEnv(env),
+    telemetry: telemetryOptionsFromEnv(env, 'weft-server'),
   };
 }
 
@@ -216,4 +230,18 @@ function envInteger(env: NodeJS.ProcessEnv, name: string, key: keyof ServerOptio
     });
   }
   return { [key]: Number(text) };
+}
+
+/** `WEFT_LOG_FORMAT`: `json` or `text`; anything else is refused naming the variable. */
+function logFormatFromEnv(value: string | undefined): { logFormat?: 'json' | 'text' } {
+  const text = value?.trim().toLowerCase();
+  if (text === undefined || text === '') return {};
+  if (text === 'json' || text === 'text') return { logFormat: text };
+  throw new ValidationError(
+    `WEFT_LOG_FORMAT must be "json" or "text", not ${JSON.stringify(value)}`,
+    {
+      field: 'WEFT_LOG_FORMAT',
+      constraint: 'enum',
+    },
+  );
 }

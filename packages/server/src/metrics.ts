@@ -7,9 +7,10 @@ import {
   type Principal,
   type RoutesStore,
 } from '@weft/core';
+import type { ObservedSources } from '@weft/telemetry';
 import { isBrokerInstance } from './broker-dispatch.js';
 
-/** What `GET /metrics` reports on. */
+/** What `GET /metrics` reports on besides the instruments the runs update. */
 export interface MetricsSources {
   /** This replica's name (the `replica` label). */
   replica: string;
@@ -25,10 +26,6 @@ export interface MetricsSources {
 
 /** Prometheus text exposition format, version 0.0.4. */
 const CONTENT_TYPE = 'text/plain; version=0.0.4; charset=utf-8';
-
-function label(value: string): string {
-  return value.replaceAll('\\', '\\\\').replaceAll('"', '\\"').replaceAll('\n', '\\n');
-}
 
 /** The topics and groups whose depth is reported: each broker plugin's tasks, and our results. */
 async function queues(sources: MetricsSources): Promise<{ topic: string; group: string }[]> {
@@ -46,47 +43,48 @@ async function queues(sources: MetricsSources): Promise<{ topic: string; group: 
   return [...found].map(([topic, group]) => ({ topic, group }));
 }
 
-/** Renders the metrics of SPEC.md §6 item 6 in the Prometheus text format. */
-export async function renderMetrics(sources: MetricsSources): Promise<string> {
-  const lines: string[] = [];
-  if (sources.broker) {
-    lines.push(
-      '# HELP weft_queue_depth Messages of a broker topic not yet acknowledged by its consumer group.',
-      '# TYPE weft_queue_depth gauge',
-    );
-    const broker = sources.broker;
-    const depths = await Promise.all(
-      (await queues(sources)).map(async ({ topic, group }) => ({
-        topic,
-        group,
-        depth: await broker.pending(topic, group).catch(() => null),
-      })),
-    );
-    for (const { topic, group, depth } of depths) {
-      if (depth === null) continue;
-      lines.push(`weft_queue_depth{topic="${label(topic)}",group="${label(group)}"} ${depth}`);
-    }
-  }
-  if (sources.inFlight) {
-    lines.push(
-      '# HELP weft_executions_in_flight Executions this replica is running (holds a lease on).',
-      '# TYPE weft_executions_in_flight gauge',
-      `weft_executions_in_flight{replica="${label(sources.replica)}"} ${sources.inFlight()}`,
-    );
-  }
-  return `${lines.join('\n')}\n`;
+/** The gauges read at scrape time (queue depth, executions in flight, router instances). */
+export function observedSources(sources: MetricsSources): ObservedSources {
+  const { broker } = sources;
+  return {
+    replica: sources.replica,
+    ...(sources.inFlight ? { inFlight: sources.inFlight } : {}),
+    routerInstances: async () => {
+      const counts: Record<string, number> = {};
+      for (const instance of await sources.routes.list())
+        counts[instance.health] = (counts[instance.health] ?? 0) + 1;
+      return counts;
+    },
+    ...(broker
+      ? {
+          queueDepths: async () => {
+            const depths = await Promise.all(
+              (await queues(sources)).map(async ({ topic, group }) => ({
+                topic,
+                group,
+                depth: await broker.pending(topic, group).catch(() => null),
+              })),
+            );
+            return depths.filter((d): d is { topic: string; group: string; depth: number } =>
+              Number.isFinite(d.depth),
+            );
+          },
+        }
+      : {}),
+  };
 }
 
 /** Resolves an `Authorization` header to its key (rejects with `UnauthorizedError`). */
 export type AuthenticateKey = (authorization: string | undefined) => Promise<Principal>;
 
 /**
- * `GET /metrics`: queue depth per topic and executions in flight, for Prometheus to scrape with
- * an admin key (`Authorization: Bearer <key>`): 401 without a valid key, 403 for another key.
+ * `GET /metrics`: the OpenTelemetry instruments in the Prometheus text format
+ * (docs/observability.md#metrics), for Prometheus to scrape with an admin key
+ * (`Authorization: Bearer <key>`): 401 without a valid key, 403 for another key.
  */
 export function registerMetrics(
   app: FastifyInstance,
-  sources: MetricsSources,
+  render: () => Promise<string>,
   authenticate: AuthenticateKey,
 ): void {
   const adminOnly = async (request: FastifyRequest): Promise<void> => {
@@ -101,7 +99,7 @@ export function registerMetrics(
       onRequest: adminOnly,
       schema: {
         summary:
-          'Metrics in the Prometheus text format (queue depth, executions in flight); admin key',
+          'Metrics in the Prometheus text format (action calls and durations, executions, queue depth, executions in flight); admin key',
         tags: ['health'],
         security: [{ bearerAuth: [] }],
         response: {
@@ -111,6 +109,6 @@ export function registerMetrics(
         },
       },
     },
-    async (_request, reply) => reply.type(CONTENT_TYPE).send(await renderMetrics(sources)),
+    async (_request, reply) => reply.type(CONTENT_TYPE).send(await render()),
   );
 }

@@ -12,6 +12,7 @@ import {
 import type { Router } from '@weft/router';
 import { CallbackEgress, type ServerActions } from '@weft/runtime';
 import { LocalInvoker, type LocalInvokerOptions } from '@weft/sdk';
+import { injectTraceContext } from '@weft/telemetry';
 import { invokeByBroker, servedByBrokerOnly } from './broker-dispatch.js';
 
 /** A target as a plugin slug and, when pinned, a version (`connector:` refs: `ns/name@v`). */
@@ -130,7 +131,8 @@ export class RouterAndRegistryActions implements ServerActions {
         slug,
         call.action,
         call.input,
-        { 'idempotency-key': call.context.idempotencyKey },
+        // The router forwards `traceparent`: the connector service continues the action's span.
+        injectTraceContext({ 'idempotency-key': call.context.idempotencyKey }),
         undefined,
         call.context.signal,
       );

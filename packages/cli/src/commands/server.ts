@@ -1,5 +1,5 @@
 import { statSync } from 'node:fs';
-import type { Command } from 'commander';
+import { Option, type Command } from 'commander';
 import {
   closeOnSignals,
   serverOptionsFromEnv,
@@ -21,6 +21,7 @@ interface ServerFlags {
   private?: boolean;
   publicUrl?: string;
   logLevel?: string;
+  logFormat?: 'json' | 'text';
   tlsCert?: string;
   tlsKey?: string;
   tlsClientCa?: string;
@@ -49,6 +50,12 @@ export function registerServer(program: Command, io: Io, setExit: (code: number)
     .option('--private', 'private registry: reads need a key too (default: WEFT_REGISTRY_PRIVATE)')
     .option('--public-url <url>', 'base of absolute URLs in answers (default: from the request)')
     .option('--log-level <level>', 'pino level: fatal, error, warn, info, debug (default: info)')
+    .addOption(
+      new Option('--log-format <format>', 'log lines as JSON (default) or readable text').choices([
+        'json',
+        'text',
+      ]),
+    )
     .option('--tls-cert <file>', 'serve HTTPS with this PEM certificate (needs --tls-key)')
     .option('--tls-key <file>', 'PEM private key of --tls-cert')
     .option(
@@ -108,6 +115,7 @@ export function registerServer(program: Command, io: Io, setExit: (code: number)
           ...(flags.private ? { private: true } : {}),
           ...(flags.publicUrl ? { publicUrl: flags.publicUrl } : {}),
           ...(flags.logLevel ? { logLevel: flags.logLevel } : {}),
+          ...(flags.logFormat ? { logFormat: flags.logFormat } : {}),
           ...(flags.tlsCert && flags.tlsKey
             ? {
                 tls: {

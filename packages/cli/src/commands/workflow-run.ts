@@ -40,6 +40,7 @@ interface RunFlags extends ModeFlags, IdentityFlags {
   output: string;
   stream?: boolean;
   logLevel: string;
+  logFormat: 'text' | 'json';
   maxFileSize: number;
   agents?: string;
   routerCert?: string;
@@ -123,6 +124,11 @@ export function registerWorkflowRun(
         .choices(['debug', 'info', 'warn', 'error', 'silent'])
         .default('warn'),
     )
+    .addOption(
+      new Option('--log-format <format>', 'step logs as readable text or JSON lines')
+        .choices(['text', 'json'])
+        .default('text'),
+    )
     .addOption(maxFileSizeOption());
   addIdentityOptions(command)
     .addHelpText(
@@ -177,7 +183,8 @@ async function runCommand(io: Io, file: string, flags: RunFlags): Promise<number
     weft = new Weft({
       ...(runner ? { agents: runner, guardrails: runner.guardrailsOptions() } : {}),
       logLevel: flags.logLevel as 'warn',
-      logFormat: 'text',
+      logFormat: flags.logFormat,
+      ...(tracingConfigured(process.env) ? { observability: { enabled: true } } : {}),
       ...(principal ? { identity: principal } : {}),
       ...(approve ? { approve } : {}),
       ...(mode === 'self_hosted' ? { executionMode: mode, ...routerOptions(flags) } : {}),
@@ -345,4 +352,15 @@ function isMode(value: string): value is RunMode {
 function usage(io: Io, message: string): number {
   io.err(`weft: ${message}\n`);
   return EXIT.invalid;
+}
+
+/**
+ * Whether the OpenTelemetry variables ask for traces (an OTLP endpoint, not `OTEL_SDK_DISABLED`):
+ * then local runs are traced, and their spans are sent before the command exits.
+ */
+function tracingConfigured(env: NodeJS.ProcessEnv): boolean {
+  if (env['OTEL_SDK_DISABLED']?.trim().toLowerCase() === 'true') return false;
+  return Boolean(
+    env['OTEL_EXPORTER_OTLP_ENDPOINT']?.trim() || env['OTEL_EXPORTER_OTLP_TRACES_ENDPOINT']?.trim(),
+  );
 }

@@ -121,11 +121,12 @@ export class TaskDispatcher {
 
   /**
    * Publishes a task and resolves with its result (success or error result). Rejects with a
-   * `TimeoutError` after `timeoutMs`, or with the signal's reason when it is aborted.
+   * `TimeoutError` after `timeoutMs`, or with the signal's reason when it is aborted. `headers`
+   * go on the message besides weft's own (W3C `traceparent`/`tracestate`).
    */
   async dispatch(
     request: TaskRequest,
-    options: { timeoutMs?: number; signal?: AbortSignal } = {},
+    options: { timeoutMs?: number; signal?: AbortSignal; headers?: Record<string, string> } = {},
   ): Promise<TaskResultMessage> {
     options.signal?.throwIfAborted();
     const key = `${request.workflowId}/${request.step}`;
@@ -159,7 +160,10 @@ export class TaskDispatcher {
     });
     const dispatchId = `${this.prefix}-${(this.nextId++).toString(36)}`;
     try {
-      await dispatchTask(this.options.broker, request, { [DISPATCH_ID_HEADER]: dispatchId });
+      await dispatchTask(this.options.broker, request, {
+        ...options.headers,
+        [DISPATCH_ID_HEADER]: dispatchId,
+      });
     } catch (error) {
       waiter.fail(error);
     }

@@ -1,5 +1,11 @@
 import { toErrorObject } from '../errors/index.js';
-import type { Broker, BrokerMessage, ConsumeOptions, Subscription } from '../ports/broker.js';
+import type {
+  Broker,
+  BrokerHeaders,
+  BrokerMessage,
+  ConsumeOptions,
+  Subscription,
+} from '../ports/broker.js';
 import {
   parseTaskMessage,
   RESULTS_SUBJECT,
@@ -17,6 +23,8 @@ export interface TaskContext {
   idempotencyKey: string | null;
   /** Which delivery of this task this is, from 1 (above 1 after a crash or a failed publish). */
   deliveryCount: number;
+  /** The message's headers (W3C `traceparent`/`tracestate` among them when the run is traced). */
+  headers: BrokerHeaders;
 }
 
 /** Runs one task; resolves to the action output or throws (a `WeftError` keeps its code). */
@@ -109,6 +117,7 @@ export async function consumeTasks(options: ConsumeTasksOptions): Promise<Subscr
         step: header(message, TASK_HEADERS.step),
         idempotencyKey: header(message, TASK_HEADERS.idempotencyKey),
         deliveryCount: message.deliveryCount,
+        headers: message.headers,
       };
       let result: TaskResultMessage;
       try {

@@ -1,4 +1,5 @@
 import { Agent, request } from 'undici';
+import type { TraceCarrier } from '@weft/telemetry';
 import type { CallbackBody, CallbackState, StoredExecution } from '@weft/core';
 import type { CompiledRuntimeOptions } from '../options.js';
 import type { CallbackEgress } from './egress.js';
@@ -37,9 +38,12 @@ export class CallbackSender {
     };
   }
 
-  /** Starts delivering in the background (tracked, so {@link close} can wait). */
-  send(execution: StoredExecution): void {
-    const delivery = this.deliver(execution)
+  /**
+   * Starts delivering in the background (tracked, so {@link close} can wait). `trace`: the run's
+   * trace context, sent as `traceparent`/`tracestate` (a traced run that ended here).
+   */
+  send(execution: StoredExecution, trace?: TraceCarrier): void {
+    const delivery = this.deliver(execution, trace)
       .catch((error: unknown) => this.options.onError(error, `callback of ${execution.id}`))
       .finally(() => this.inFlight.delete(delivery));
     this.inFlight.add(delivery);
@@ -53,7 +57,7 @@ export class CallbackSender {
   }
 
   /** Delivers one callback until it succeeds, fails for good or runs out of attempts. */
-  async deliver(execution: StoredExecution): Promise<void> {
+  async deliver(execution: StoredExecution, trace?: TraceCarrier): Promise<void> {
     const url = execution.callback_url;
     let state = execution.callback;
     if (!url || !state || state.status !== 'pending') return;
@@ -66,7 +70,7 @@ export class CallbackSender {
     while (state.status === 'pending' && !this.stop.signal.aborted) {
       const attempt: number = state.attempts + 1;
       const started = clock.now();
-      const outcome = await this.attempt(url, secret, state.webhook_id, body);
+      const outcome = await this.attempt(url, secret, state.webhook_id, body, trace);
       const at = new Date(started).toISOString();
       const finalAttempt = attempt >= callbacks.maxAttempts;
       const ok = outcome.status !== null && outcome.status >= 200 && outcome.status < 300;
@@ -106,6 +110,7 @@ export class CallbackSender {
     secret: string,
     id: string,
     body: string,
+    trace: TraceCarrier | undefined,
   ): Promise<{ status: number | null; error: string | null; retryAfterMs?: number }> {
     try {
       const refused = await this.egress.check(url).then(
@@ -120,6 +125,7 @@ export class CallbackSender {
         headers: {
           'content-type': 'application/json',
           'user-agent': 'weft-callbacks/0.1',
+          ...trace,
           ...signWebhook(secret, id, timestamp, body),
         },
         body,

@@ -10,6 +10,7 @@ import {
   type StoredExecution,
 } from '@weft/core';
 import type { WorkflowDefinition } from '@weft/engine';
+import type { TraceCarrier } from '@weft/telemetry';
 import { requestedData, waitEvents, waitingFor, type WaitRequest } from '../waits/wait-events.js';
 import type { ExecutableWorkflow } from './definition.js';
 
@@ -35,6 +36,8 @@ export interface ExecutionRequest {
    * with its `waiting_for` and a `<kind>.requested` event, and runs only once resumed.
    */
   wait?: WaitRequest;
+  /** The trace context of the request that starts it: its run span joins that trace. */
+  trace?: TraceCarrier;
 }
 
 /** A checked new execution: its record as answered and as stored, and how it runs here. */
@@ -47,6 +50,8 @@ export interface NewStart {
   wait: WaitRequest | undefined;
   /** Its first events, stored with it (a wait's `<kind>.requested`). */
   events: EventRow[];
+  /** The trace its run joins (not stored: a run resumed elsewhere starts a trace of its own). */
+  trace: TraceCarrier | undefined;
 }
 
 /**
@@ -100,6 +105,7 @@ export function newStart(
     executable: { workflow, library: [...library] },
     wait: request.wait,
     events: [],
+    trace: request.trace,
   };
   stampStart(start, now);
   return start;

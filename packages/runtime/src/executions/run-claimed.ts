@@ -15,6 +15,7 @@ import {
   type RunResult,
 } from '@weft/engine';
 import { needsGuardrails } from '@weft/guardrails';
+import { activeTraceCarrier, type TraceCarrier } from '@weft/telemetry';
 import { auditedStepPermissions, principalOf } from '../authorization/step-check.js';
 import type { CompiledRuntimeOptions } from '../options.js';
 import { restoreWorkflow, type ExecutableWorkflow } from './definition.js';
@@ -34,6 +35,8 @@ export interface ActiveRun {
    * whoever resumes it runs the interrupted steps again.
    */
   detach(reason: 'shutdown' | 'lost'): void;
+  /** The trace context of its run span once it ended (traced runs): its callback carries it. */
+  trace?: TraceCarrier;
 }
 
 /** What a run needs from the worker. */
@@ -41,6 +44,8 @@ export interface RunContext {
   options: CompiledRuntimeOptions;
   hub: ExecutionHub;
   secrets: SecretsProvider;
+  /** The trace context of the request that started it (a run started here, now). */
+  trace?: TraceCarrier | undefined;
 }
 
 /** Runs a claimed execution from its journal to its end (see {@link ActiveRun}). */
@@ -79,6 +84,10 @@ export function runClaimed(
     interceptors.unshift(options.guardrails);
   if (needsStepPermissions(library) || needsStepPermissions([workflow]))
     interceptors.unshift(auditedStepPermissions(options.audit, execution));
+  const { tracing, metrics } = options;
+  if (metrics) interceptors.push(metrics.interceptor);
+  // Outermost: a step's span covers its permission check, and spans wrap every invoker.
+  if (tracing) interceptors.unshift(tracing.interceptor);
   const run = async (): Promise<StoredExecution | undefined> => {
     const result = await runWorkflow(workflow, execution.inputs, {
       invoker,
@@ -112,17 +121,31 @@ export function runClaimed(
     if (detached !== undefined) return undefined;
     const outcome = outcomeOf(result, execution);
     if (!(await buffer.finish(outcome, usageOf(execution, outcome, calls)))) return undefined;
+    metrics?.executionEnded(workflow.name, outcome.status);
+    if (tracing) active.trace = activeTraceCarrier();
     return { ...execution, ...outcome, status: outcome.status };
   };
-  return {
+  const active: ActiveRun = {
     id: execution.id,
-    done: run(),
+    done: tracing
+      ? tracing.traceRun(
+          {
+            executionId: execution.id,
+            workflow: workflow.name,
+            version: workflow.version,
+            mode: 'cloud',
+          },
+          context.trace,
+          run,
+        )
+      : run(),
     cancel: () => controller.abort(),
     detach: (reason) => {
       detached = reason;
       controller.abort();
     },
   };
+  return active;
 }
 
 /** What an ended execution adds to its key's usage (keyless ones count for their owner). */

@@ -168,8 +168,8 @@ export class ExecutionStarter {
       return Promise.resolve(undefined);
     }
     const done = start.lease
-      ? worker.runNew(start.stored, start.executable)
-      : worker.launch(start.execution.id, undefined, start.executable);
+      ? worker.runNew(start.stored, start.executable, start.trace)
+      : worker.launch(start.execution.id, undefined, start.executable, start.trace);
     done.catch((error: unknown) => options.onError(error, `running ${start.execution.id}`));
     return done;
   }

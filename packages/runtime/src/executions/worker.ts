@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import pLimit, { type LimitFunction } from 'p-limit';
 import { EnvironmentSecretsProvider, type ExecutionLease, type StoredExecution } from '@weft/core';
 import type { JournaledStep } from '@weft/engine';
+import type { TraceCarrier } from '@weft/telemetry';
 import type { CompiledRuntimeOptions } from '../options.js';
 import type { ExecutableWorkflow } from './definition.js';
 import { ExecutionHub } from './hub.js';
@@ -27,7 +28,7 @@ export class ExecutionWorker {
 
   constructor(
     private readonly options: CompiledRuntimeOptions,
-    private readonly onEnded: (execution: StoredExecution) => void,
+    private readonly onEnded: (execution: StoredExecution, trace?: TraceCarrier) => void,
   ) {
     this.limit = pLimit(options.maxConcurrent);
   }
@@ -52,10 +53,11 @@ export class ExecutionWorker {
     id: string,
     now = this.options.clock.now(),
     executable?: ExecutableWorkflow,
+    trace?: TraceCarrier,
   ): Promise<StoredExecution | undefined> {
     const known = this.queued.get(id);
     if (known) return known;
-    const run = this.limit(() => this.claimAndRun(id, now, executable)).finally(() =>
+    const run = this.limit(() => this.claimAndRun(id, now, executable, trace)).finally(() =>
       this.queued.delete(id),
     );
     this.queued.set(id, run);
@@ -77,9 +79,10 @@ export class ExecutionWorker {
   runNew(
     execution: StoredExecution,
     executable: ExecutableWorkflow,
+    trace?: TraceCarrier,
   ): Promise<StoredExecution | undefined> {
     const run = this.limit(() =>
-      this.closing ? undefined : this.run(execution, executable, [], 0),
+      this.closing ? undefined : this.run(execution, executable, [], 0, trace),
     ).finally(() => this.queued.delete(execution.id));
     this.queued.set(execution.id, run);
     return run;
@@ -105,6 +108,7 @@ export class ExecutionWorker {
     id: string,
     now: number,
     executable: ExecutableWorkflow | undefined,
+    trace: TraceCarrier | undefined,
   ): Promise<StoredExecution | undefined> {
     if (this.closing) return undefined;
     const { store, clock, leaseMs } = this.options;
@@ -117,7 +121,7 @@ export class ExecutionWorker {
       ? []
       : (await store.steps(id)).map((row) => JSON.parse(row.json) as JournaledStep);
     const seq = fresh ? 0 : await store.lastEventSeq(id);
-    return this.run(claimed, executable, journal, seq);
+    return this.run(claimed, executable, journal, seq, trace);
   }
 
   /** Runs a claimed execution from its journal (`journal`, events up to `seq`) to its end. */
@@ -126,16 +130,18 @@ export class ExecutionWorker {
     executable: ExecutableWorkflow | undefined,
     journal: JournaledStep[],
     seq: number,
+    trace?: TraceCarrier,
   ): Promise<StoredExecution | undefined> {
     const run = runClaimed(claimed, executable, journal, seq, {
       options: this.options,
       hub: this.hub,
       secrets: this.options.secrets ?? this.emptySecrets,
+      trace,
     });
     this.active.set(claimed.id, run);
     try {
       const ended = await run.done;
-      if (ended) this.onEnded(ended);
+      if (ended) this.onEnded(ended, run.trace);
       return ended;
     } finally {
       this.active.delete(claimed.id);

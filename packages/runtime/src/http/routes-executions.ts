@@ -15,6 +15,7 @@ import { fingerprintOf } from '../executions/new-start.js';
 import { isFinished } from '../executions/queries.js';
 import type { Runtime } from '../runtime.js';
 import { principalOf, requirePrincipal } from '@weft/identity';
+import { traceCarrierOf } from '@weft/telemetry';
 import { ERROR_RESPONSES, ExecutionParams, PreferHeader, preferredWait } from './schemas.js';
 
 const TAGS = ['executions'];
@@ -48,7 +49,9 @@ export function registerExecutionRoutes(app: FastifyInstance, runtime: Runtime):
       const body = request.body as StartExecutionRequest;
       const executable = loadRequestedWorkflow(body);
       const wait = preferredWait(request.headers.prefer, runtime.options.maxWaitSeconds);
+      const trace = runtime.options.tracing ? traceCarrierOf(request.headers) : undefined;
       const started = await runtime.startExecution({
+        ...(trace ? { trace } : {}),
         ...executable,
         inputs: body.inputs ?? {},
         trigger: { type: 'api' },

@@ -1,15 +1,20 @@
 import type { StreamEvent } from '@weft/core';
 import { pino, type Logger } from 'pino';
 import pretty from 'pino-pretty';
+import { traceFields } from '@weft/telemetry';
 import type { LogLevel } from './options.js';
 
-/** A pino logger writing JSON lines, or readable text with `format: 'text'`. */
+/**
+ * A pino logger writing JSON lines, or readable text with `format: 'text'`. With `traced`,
+ * lines written inside a traced run carry its `trace_id` and `span_id`.
+ */
 export function createLogger(
   level: LogLevel,
   format: 'json' | 'text',
   destination: NodeJS.WritableStream,
+  traced = false,
 ): Logger {
-  const base = { level, base: { service: 'weft' } };
+  const base = { level, base: { service: 'weft' }, ...(traced ? { mixin: traceFields } : {}) };
   if (format === 'text') {
     return pino(
       base,

@@ -11,6 +11,7 @@ import { checkPlace, type ExecutionPlace } from '../invoker/hybrid-invoker.js';
 import type { ClientTls } from '../service/router-client.js';
 import { checkCloudUrl } from './cloud-api.js';
 import type { ApproveRun } from './local-authorization.js';
+import { checkObservability, type ObservabilityOptions } from './observability.js';
 
 /** Log levels of the SDK's structured logging. */
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error' | 'silent';
@@ -73,6 +74,11 @@ export interface WeftOptions {
   logFormat?: 'json' | 'text';
   /** Where log lines go (default: standard error). */
   logDestination?: NodeJS.WritableStream;
+  /**
+   * Traces and metrics of the runs of this client (`observability`: `{enabled, endpoint,
+   * sampleRate}`), docs/observability.md. Off by default.
+   */
+  observability?: ObservabilityOptions;
   /**
    * Who runs the workflows of this client (not a contract option): checked against each
    * workflow's `authorization` block (and its subworkflows') before a run starts, and against
@@ -187,6 +193,7 @@ export function checkWeftOptions(options: WeftOptions): void {
     );
   }
   checkIdentity(options.identity);
+  checkObservability(options.observability);
   if (options.approve !== undefined && typeof options.approve !== 'function') {
     throw new ValidationError('approve must be a function (request) => boolean', {
       field: 'approve',

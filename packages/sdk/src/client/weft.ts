@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import {
   EnvironmentSecretsProvider,
   suggestion,
@@ -35,6 +36,8 @@ import { syncPlugins, type SyncResult } from './sync-plugins.js';
 import { processEnvironment } from './environment.js';
 import { loadWorkflowFile } from './load.js';
 import { createLogger, logEvent } from './logging.js';
+import { startObservability } from './observability.js';
+import type { Telemetry } from '@weft/telemetry/setup';
 import { checkWeftOptions, cloudSettings, routerCredential, type WeftOptions } from './options.js';
 import { authorizeLocalRun, authorizeRun } from './local-authorization.js';
 
@@ -61,6 +64,8 @@ export class Weft extends ServerExecutions {
   private readonly loaded = new Map<string, WorkflowDefinition[]>();
   private readonly environment: Record<string, string | undefined>;
   private guardrails: RunInterceptor | undefined;
+  /** Started on the first run when `observability.enabled` (undefined: off). */
+  private telemetry: Promise<Telemetry | undefined> | undefined;
 
   constructor(private readonly options: WeftOptions = {}) {
     super();
@@ -87,6 +92,7 @@ export class Weft extends ServerExecutions {
       options.logLevel ?? 'info',
       options.logFormat ?? 'json',
       options.logDestination ?? process.stderr,
+      options.observability?.enabled === true,
     );
   }
 
@@ -182,7 +188,6 @@ export class Weft extends ServerExecutions {
     const mocks = useMocks ? new DryRunInterceptor(dryRun ?? { mockConnectors: true }) : undefined;
     const hybrid = mocks ? undefined : this.hybridInvoker(options);
     const invoker: ActionInvoker = hybrid ?? this.actionInvoker();
-    const retry = this.options.retryConfig;
     const { identity, approve } = this.options;
     const interceptors = await authorizeRun(workflow, inputs, {
       identity,
@@ -193,7 +198,62 @@ export class Weft extends ServerExecutions {
     // Guardrails inside step permissions (a refused step produces nothing to check), and around
     // mocked answers too, so that `workflow test` fixtures meet them.
     const guardrails = this.guardrailsFor(workflow);
-    const chain = [...interceptors, ...(guardrails ? [guardrails] : []), ...(mocks ? [mocks] : [])];
+    const telemetry = await this.startTelemetry();
+    const tracing = telemetry?.tracing;
+    const chain = [
+      // Spans outermost, counters innermost (they count what reached an invoker).
+      ...(tracing ? [tracing.interceptor] : []),
+      ...interceptors,
+      ...(guardrails ? [guardrails] : []),
+      ...(mocks ? [mocks] : []),
+      ...(telemetry ? [telemetry.metrics.interceptor] : []),
+    ];
+    // Known before the run starts, for its span.
+    const executionId = options.executionId ?? randomUUID();
+    const runIt = () =>
+      this.runHere(workflow, inputs, { ...options, executionId }, invoker, hybrid, mocks, chain);
+    if (!telemetry) return runIt();
+    const result = await (tracing
+      ? tracing.traceRun(
+          {
+            executionId,
+            workflow: workflow.name,
+            version: workflow.version,
+            mode: this.options.executionMode ?? 'local',
+          },
+          undefined,
+          runIt,
+        )
+      : runIt());
+    telemetry.metrics.executionEnded(workflow.name, result.status);
+    return result;
+  }
+
+  /**
+   * The counters of this client's runs in the Prometheus text format (action calls by status,
+   * durations, retries, ended executions; docs/observability.md#metrics). Empty when
+   * `observability` is not enabled.
+   */
+  async metrics(): Promise<string> {
+    const telemetry = await this.startTelemetry();
+    return telemetry ? telemetry.prometheus() : '';
+  }
+
+  private startTelemetry(): Promise<Telemetry | undefined> {
+    return (this.telemetry ??= startObservability(this.options.observability, this.environment));
+  }
+
+  private runHere(
+    workflow: WorkflowDefinition,
+    inputs: Record<string, unknown>,
+    options: ExecuteOptions,
+    invoker: ActionInvoker,
+    hybrid: HybridInvoker | undefined,
+    mocks: DryRunInterceptor | undefined,
+    chain: RunInterceptor[],
+  ): Promise<RunResult> {
+    const { retryConfig: retry, identity } = this.options;
+    const dryRun = workflow.testing?.dryRun;
     return runWorkflow(workflow, inputs, {
       invoker,
       environment: this.environment,
@@ -299,10 +359,13 @@ export class Weft extends ServerExecutions {
     return syncPlugins(api, sources);
   }
 
-  /** Closes connections kept open to the router and the server. */
+  /** Closes connections kept open to the router and the server; sends the spans not sent yet. */
   async close(): Promise<void> {
     await this.router?.close();
     await this.server?.close();
+    const telemetry = await this.telemetry?.catch(() => undefined);
+    await telemetry?.shutdown();
+    this.telemetry = undefined;
   }
 
   private async runInCloud(

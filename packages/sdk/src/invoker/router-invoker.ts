@@ -10,6 +10,7 @@ import {
   type InvocationResult,
   type WeftError,
 } from '@weft/core';
+import { injectTraceContext } from '@weft/telemetry';
 import { abortError } from '../kinds/errors.js';
 import type { ClientTls } from '../service/router-client.js';
 import { checkServerUrl } from '../http-client/server-url.js';
@@ -80,6 +81,7 @@ export class RouterInvoker implements ActionInvoker {
     };
     if (context.idempotencyKey !== '') headers['idempotency-key'] = context.idempotencyKey;
     if (this.authorization !== undefined) headers['authorization'] = this.authorization;
+    injectTraceContext(headers);
     let status: number;
     let text: string;
     try {

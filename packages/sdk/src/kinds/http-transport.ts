@@ -1,5 +1,6 @@
 import { BackendError, UnavailableError, ValidationError, type WeftError } from '@weft/core';
 import { Agent, fetch as undiciFetch } from 'undici';
+import { injectTraceContext } from '@weft/telemetry';
 import type { HttpEgress } from '../invoker/options.js';
 import type { ActionRun } from './action-run.js';
 import { abortError, tail } from './errors.js';
@@ -65,6 +66,7 @@ export async function sendRequest(
   if (init.body !== undefined) headers['content-type'] = 'application/json';
   for (const [key, value] of Object.entries(init.headers)) headers[key.toLowerCase()] = value;
   if (context.idempotencyKey !== '') headers['idempotency-key'] = context.idempotencyKey;
+  injectTraceContext(headers);
   const request = {
     method: init.method,
     headers,

@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { NotFoundError, PayloadTooLargeError, toErrorObject, ValidationError } from '@weft/core';
 import type { LocalInvoker } from '../invoker/local-invoker.js';
 import { ConnectorHost, type ConnectorHostOptions } from './host.js';
-import { callerGone, idempotencyKey } from './routes.js';
+import { callerGone, executeTraced } from './routes.js';
 
 /** What to serve: a {@link ConnectorHost}, or the invoker of a `Weft` client (`weft.invoker`). */
 export type ConnectorSource = ConnectorHost | LocalInvoker | ConnectorHostOptions;
@@ -28,7 +28,7 @@ export function connectorRoutes(source: ConnectorSource) {
           host,
           request.params.plugin_slug,
           request.body,
-          request.headers['idempotency-key'],
+          request.headers,
           callerGone(reply.raw),
         );
         return reply.code(answer.statusCode).send(answer.body);
@@ -73,13 +73,7 @@ export function connectorMiddleware(source: ConnectorSource, options: Middleware
       let answer;
       try {
         const body = req.body !== undefined ? req.body : await readJson(req, limit);
-        answer = await executeFor(
-          host,
-          decodeURIComponent(match[1]!),
-          body,
-          req.headers['idempotency-key'],
-          gone,
-        );
+        answer = await executeFor(host, decodeURIComponent(match[1]!), body, req.headers, gone);
       } catch (error) {
         const object = toErrorObject(error);
         answer = { statusCode: object.code === 'PAYLOAD_TOO_LARGE' ? 413 : 400, body: object };
@@ -96,7 +90,7 @@ async function executeFor(
   host: ConnectorHost,
   plugin: string,
   body: unknown,
-  key: string | string[] | undefined,
+  headers: Readonly<Record<string, string | string[] | undefined>>,
   signal: AbortSignal,
 ) {
   if (!host.plugins().includes(plugin)) {
@@ -106,7 +100,7 @@ async function executeFor(
     );
     return { statusCode: 404, body: toErrorObject(error) };
   }
-  return host.execute(body, plugin, idempotencyKey(key), signal);
+  return executeTraced(host, body, plugin, headers, signal);
 }
 
 async function readJson(req: IncomingMessage, limit: number): Promise<unknown> {

@@ -1,6 +1,7 @@
 import type { ServerResponse } from 'node:http';
 import type { FastifyInstance } from 'fastify';
-import type { ConnectorHost } from './host.js';
+import { continueTrace } from '@weft/telemetry';
+import type { ConnectorHost, HostAnswer } from './host.js';
 
 /** `POST /execute` and `GET /healthz` of a connector service (SPEC.md §4.3) as a Fastify plugin. */
 export function connectorServiceRoutes(host: ConnectorHost) {
@@ -24,10 +25,11 @@ export function connectorServiceRoutes(host: ConnectorHost) {
       return reply.code(status).send({ status: 'error', code, message, details });
     });
     app.post('/execute', async (request, reply) => {
-      const answer = await host.execute(
+      const answer = await executeTraced(
+        host,
         request.body,
         undefined,
-        idempotencyKey(request.headers['idempotency-key']),
+        request.headers,
         callerGone(reply.raw),
       );
       return reply.code(answer.statusCode).send(answer.body);
@@ -49,6 +51,34 @@ export function callerGone(response: ServerResponse): AbortSignal {
     if (!response.writableFinished) controller.abort();
   });
   return controller.signal;
+}
+
+/**
+ * `host.execute` for an HTTP call: under its `Idempotency-Key`, and, when the call carries
+ * `traceparent`, in a SERVER span `execute <plugin>.<action>` continuing that trace, so the
+ * handler's own spans nest under the action's (with the process's OpenTelemetry SDK).
+ */
+export function executeTraced(
+  host: ConnectorHost,
+  body: unknown,
+  pathPlugin: string | undefined,
+  headers: Readonly<Record<string, string | string[] | undefined>>,
+  signal: AbortSignal,
+): Promise<HostAnswer> {
+  const run = () =>
+    host.execute(body, pathPlugin, idempotencyKey(headers['idempotency-key']), signal);
+  if (headers['traceparent'] === undefined) return run();
+  const action = (body as { action?: unknown } | null)?.action;
+  const name = typeof action === 'string' ? action.slice(0, 200) : 'unknown';
+  return continueTrace(
+    headers,
+    `execute ${name}`,
+    {
+      attributes: { 'weft.action': name },
+      failed: (answer) => (answer.body.status === 'success' ? undefined : answer.body.code),
+    },
+    run,
+  );
 }
 
 /** The `Idempotency-Key` header value (first one, bounded). */

@@ -5,6 +5,7 @@ import {
   type ConsumeTasksOptions,
   type Subscription,
 } from '@weft/core';
+import { continueTrace } from '@weft/telemetry';
 import type { Logger } from 'pino';
 import type { ConnectorHost } from './host.js';
 
@@ -32,10 +33,17 @@ export function serveTasks(
     broker,
     pluginSlug,
     handle: async (task, context) => {
-      const answer = await host.execute(
-        { action: `${task.plugin}.${task.action}`, input: task.input },
-        undefined,
-        context.idempotencyKey ?? '',
+      const action = `${task.plugin}.${task.action}`;
+      // A CONSUMER span continues the trace of the message's headers (when it has one).
+      const answer = await continueTrace(
+        context.headers,
+        `execute ${action}`,
+        {
+          kind: 'consumer',
+          attributes: { 'weft.plugin': task.plugin, 'weft.action': task.action },
+          failed: (a) => (a.body.status === 'success' ? undefined : a.body.code),
+        },
+        () => host.execute({ action, input: task.input }, undefined, context.idempotencyKey ?? ''),
       );
       if (answer.body.status === 'success') return answer.body.data;
       throw fromErrorObject(answer.body);

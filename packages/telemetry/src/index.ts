@@ -1,0 +1,15 @@
+export { ATTR, SCOPE } from './attributes.js';
+export { errorCodeOf, failSpan } from './errors.js';
+export { pluginName, tracingInterceptor } from './interceptor.js';
+export { DURATION_BUCKETS_SECONDS, WeftMetrics, type ObservedSources } from './metrics.js';
+export {
+  activeTraceCarrier,
+  extractTraceContext,
+  injectTraceContext,
+  TRACE_HEADERS,
+  traceCarrierOf,
+  traceFields,
+  type TraceCarrier,
+} from './propagation.js';
+export { continueTrace } from './server-span.js';
+export { WorkflowTracing, type RunEnd, type RunSpanInfo } from './tracing.js';

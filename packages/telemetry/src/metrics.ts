@@ -1,0 +1,136 @@
+import type { Attributes, Histogram, Meter, ObservableCounter } from '@opentelemetry/api';
+import type { RunInterceptor } from '@weft/engine';
+import { errorCodeOf } from './errors.js';
+import { pluginName } from './interceptor.js';
+
+/** Bucket boundaries of the duration histograms, in seconds (not the exporter's milliseconds). */
+export const DURATION_BUCKETS_SECONDS = [
+  0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300,
+];
+
+/** Values read when metrics are collected (scraped or exported). */
+export interface ObservedSources {
+  /** Executions this process runs now. */
+  inFlight?: () => number;
+  /** The `replica` label of `weft_executions_in_flight`. */
+  replica?: string;
+  /** Messages not yet acknowledged, per broker topic and consumer group. */
+  queueDepths?: () => Promise<readonly { topic: string; group: string; depth: number }[]>;
+  /** Router instances by health (`ok`, `degraded`, `unhealthy`). */
+  routerInstances?: () => Promise<Readonly<Record<string, number>>>;
+}
+
+/** Counts by label set, kept here and read by an observable counter at collection. */
+class Tally {
+  private readonly counts = new Map<string, { labels: Attributes; value: number }>();
+
+  add(key: string, labels: () => Attributes): void {
+    const entry = this.counts.get(key);
+    if (entry) entry.value++;
+    else this.counts.set(key, { labels: labels(), value: 1 });
+  }
+
+  observeOn(counter: ObservableCounter): void {
+    counter.addCallback((result) => {
+      for (const { labels, value } of this.counts.values()) result.observe(value, labels);
+    });
+  }
+}
+
+/**
+ * weft's instruments on an OpenTelemetry meter (docs/observability.md#metrics). Labels are
+ * bounded: plugin, action, workflow names, statuses and error codes, never ids. The counters
+ * are counted in a map here and observed at collection: a call costs a map lookup, not the
+ * SDK's attribute hashing; only the duration histogram records per call.
+ */
+export class WeftMetrics {
+  /** Counts and times every action call (each attempt), and the retries: for the run's chain. */
+  readonly interceptor: RunInterceptor;
+  private readonly executions = new Tally();
+
+  constructor(private readonly meter: Meter) {
+    const actions = new Tally();
+    const retries = new Tally();
+    actions.observeOn(
+      meter.createObservableCounter('weft_action_executions_total', {
+        description: 'Action calls (every attempt), by plugin, action and status.',
+      }),
+    );
+    retries.observeOn(
+      meter.createObservableCounter('weft_step_retries_total', {
+        description: 'Attempts of action steps after the first one.',
+      }),
+    );
+    this.executions.observeOn(
+      meter.createObservableCounter('weft_executions_total', {
+        description: 'Executions ended, by workflow and status.',
+      }),
+    );
+    const duration: Histogram = meter.createHistogram('weft_action_duration_seconds', {
+      description: 'Duration of action calls, in seconds.',
+      unit: 's',
+      advice: { explicitBucketBoundaries: DURATION_BUCKETS_SECONDS },
+    });
+    this.interceptor = {
+      name: 'metrics',
+      invoke(call, next) {
+        const started = performance.now();
+        const plugin = pluginName(call.target);
+        const action = call.action;
+        if (call.attempt > 1) retries.add(`${plugin}\n${action}`, () => ({ plugin, action }));
+        return next(call).then(
+          (result) => {
+            const labels = () => ({ plugin, action, status: 'success' });
+            actions.add(`${plugin}\n${action}`, labels);
+            duration.record((performance.now() - started) / 1000, labels());
+            return result;
+          },
+          (error: unknown) => {
+            const code = errorCodeOf(error);
+            const labels = () => ({ plugin, action, status: 'failed', code });
+            actions.add(`${plugin}\n${action}\n${code}`, labels);
+            duration.record((performance.now() - started) / 1000, labels());
+            throw error;
+          },
+        );
+      },
+    };
+  }
+
+  /** Counts an ended execution. */
+  executionEnded(workflow: string, status: string): void {
+    this.executions.add(`${workflow}\n${status}`, () => ({ workflow, status }));
+  }
+
+  /** Registers the gauges read at collection time. */
+  observe(sources: ObservedSources): void {
+    const { inFlight, queueDepths, routerInstances, replica } = sources;
+    if (inFlight) {
+      this.meter
+        .createObservableGauge('weft_executions_in_flight', {
+          description: 'Executions this process runs now (holds a lease on).',
+        })
+        .addCallback((result) => result.observe(inFlight(), replica ? { replica } : {}));
+    }
+    if (queueDepths) {
+      this.meter
+        .createObservableGauge('weft_queue_depth', {
+          description: 'Messages of a broker topic not yet acknowledged by its consumer group.',
+        })
+        .addCallback(async (result) => {
+          for (const { topic, group, depth } of await queueDepths())
+            result.observe(depth, { topic, group });
+        });
+    }
+    if (routerInstances) {
+      this.meter
+        .createObservableGauge('weft_router_instances', {
+          description: 'Connector service instances in the routing table, by health.',
+        })
+        .addCallback(async (result) => {
+          for (const [health, count] of Object.entries(await routerInstances()))
+            result.observe(count, { health });
+        });
+    }
+  }
+}

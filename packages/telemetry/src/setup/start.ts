@@ -1,0 +1,138 @@
+import {
+  context,
+  metrics as metricsApi,
+  propagation,
+  trace,
+  type TracerProvider,
+} from '@opentelemetry/api';
+import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
+import { W3CTraceContextPropagator } from '@opentelemetry/core';
+import { OTLPMetricExporter as JsonMetricExporter } from '@opentelemetry/exporter-metrics-otlp-http';
+import { OTLPMetricExporter as ProtoMetricExporter } from '@opentelemetry/exporter-metrics-otlp-proto';
+import { PrometheusExporter, PrometheusSerializer } from '@opentelemetry/exporter-prometheus';
+import { OTLPTraceExporter as JsonTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
+import { OTLPTraceExporter as ProtoTraceExporter } from '@opentelemetry/exporter-trace-otlp-proto';
+import { resourceFromAttributes } from '@opentelemetry/resources';
+import {
+  MeterProvider,
+  PeriodicExportingMetricReader,
+  type IMetricReader,
+} from '@opentelemetry/sdk-metrics';
+import {
+  AlwaysOffSampler,
+  AlwaysOnSampler,
+  BasicTracerProvider,
+  BatchSpanProcessor,
+  ParentBasedSampler,
+  SimpleSpanProcessor,
+  TraceIdRatioBasedSampler,
+  type Sampler,
+  type SpanExporter,
+} from '@opentelemetry/sdk-trace-base';
+import { SCOPE } from '../attributes.js';
+import { WeftMetrics } from '../metrics.js';
+import { WorkflowTracing } from '../tracing.js';
+import type { SamplerSetting, TelemetryOptions, TracesOptions } from './options.js';
+
+/** What {@link startTelemetry} set up. */
+export interface Telemetry {
+  /** Undefined when tracing is off: then install no tracing interceptor. */
+  readonly tracing: WorkflowTracing | undefined;
+  readonly metrics: WeftMetrics;
+  /** The instruments now, in the Prometheus text format 0.0.4. */
+  prometheus(): Promise<string>;
+  /** Sends what is buffered (spans, metrics) now. */
+  flush(): Promise<void>;
+  /** Flushes and stops; global registrations made by this one are undone. */
+  shutdown(): Promise<void>;
+}
+
+/** The context manager is process-wide and harmless to keep: registered once. */
+let contextManager: AsyncLocalStorageContextManager | undefined;
+
+function registerContext(): void {
+  if (contextManager) return;
+  const manager = new AsyncLocalStorageContextManager().enable();
+  if (context.setGlobalContextManager(manager)) contextManager = manager;
+  else manager.disable();
+}
+
+/**
+ * Starts OpenTelemetry for weft: a tracer provider exporting over OTLP/HTTP (JSON or protobuf)
+ * or to `traces.exporter` when `traces` is given, and a meter provider read as Prometheus text
+ * and pushed over OTLP when `metrics.url` is given. Without `traces` no tracer provider exists
+ * and `tracing` is undefined.
+ */
+export function startTelemetry(options: TelemetryOptions): Telemetry {
+  const resource = resourceFromAttributes({ 'service.name': options.serviceName });
+  const global = options.global ?? true;
+  const undo: (() => void)[] = [];
+  let tracerProvider: BasicTracerProvider | undefined;
+  if (options.traces) {
+    tracerProvider = new BasicTracerProvider({
+      resource,
+      sampler: samplerOf(options.traces.sampler),
+      spanProcessors: [processorOf(options.traces)],
+    });
+    registerContext();
+    if (global) {
+      if (propagation.setGlobalPropagator(new W3CTraceContextPropagator()))
+        undo.push(() => propagation.disable());
+      if (trace.setGlobalTracerProvider(tracerProvider as TracerProvider))
+        undo.push(() => trace.disable());
+    }
+  }
+  const prometheus = new PrometheusExporter({ preventServerStart: true });
+  const readers: IMetricReader[] = [prometheus];
+  if (options.metrics?.url) {
+    const config = { url: options.metrics.url, headers: options.metrics.headers ?? {} };
+    readers.push(
+      new PeriodicExportingMetricReader({
+        exporter:
+          options.metrics.protocol === 'http/json'
+            ? new JsonMetricExporter(config)
+            : new ProtoMetricExporter(config),
+        exportIntervalMillis: options.metrics.intervalMs ?? 60_000,
+      }),
+    );
+  }
+  const meterProvider = new MeterProvider({ resource, readers });
+  if (global && metricsApi.setGlobalMeterProvider(meterProvider))
+    undo.push(() => metricsApi.disable());
+  const serializer = new PrometheusSerializer(undefined, false, undefined, true, true);
+  return {
+    tracing: tracerProvider ? new WorkflowTracing(tracerProvider.getTracer(SCOPE)) : undefined,
+    metrics: new WeftMetrics(meterProvider.getMeter(SCOPE)),
+    async prometheus() {
+      const { resourceMetrics } = await prometheus.collect();
+      return serializer.serialize(resourceMetrics);
+    },
+    async flush() {
+      await Promise.all([tracerProvider?.forceFlush(), meterProvider.forceFlush()]);
+    },
+    async shutdown() {
+      await Promise.allSettled([tracerProvider?.shutdown(), meterProvider.shutdown()]);
+      for (const step of undo) step();
+    },
+  };
+}
+
+function processorOf(traces: TracesOptions) {
+  const exporter: SpanExporter =
+    traces.exporter ??
+    (traces.protocol === 'http/json'
+      ? new JsonTraceExporter({ url: traces.url, headers: traces.headers ?? {} })
+      : new ProtoTraceExporter({ url: traces.url, headers: traces.headers ?? {} }));
+  return traces.simple ? new SimpleSpanProcessor(exporter) : new BatchSpanProcessor(exporter);
+}
+
+function samplerOf(setting: SamplerSetting | undefined): Sampler {
+  const kind = setting?.kind ?? 'always_on';
+  const root =
+    kind === 'always_off'
+      ? new AlwaysOffSampler()
+      : kind === 'ratio' && (setting?.ratio ?? 1) < 1
+        ? new TraceIdRatioBasedSampler(setting?.ratio ?? 1)
+        : new AlwaysOnSampler();
+  return setting?.parentBased === false ? root : new ParentBasedSampler({ root });
+}
