@@ -79,13 +79,25 @@ function pageOf(segments: string[], client: WeftClient, url: URL) {
   switch (section) {
     case undefined:
     case 'executions':
-      return id ? <ExecutionPage client={client} id={id} /> : <ExecutionsPage client={client} url={url} />;
+      return id ? (
+        <ExecutionPage client={client} id={id} />
+      ) : (
+        <ExecutionsPage client={client} url={url} />
+      );
     case 'approvals':
       return <ApprovalsPage client={client} />;
     case 'deployments':
-      return id ? <DeploymentPage client={client} name={id} /> : <DeploymentsPage client={client} />;
+      return id ? (
+        <DeploymentPage client={client} name={id} />
+      ) : (
+        <DeploymentsPage client={client} />
+      );
     case 'plugins':
-      return id ? <PluginPage client={client} slug={id} /> : <PluginsPage client={client} url={url} />;
+      return id ? (
+        <PluginPage client={client} slug={id} />
+      ) : (
+        <PluginsPage client={client} url={url} />
+      );
     case 'routes':
       return <RoutesPage client={client} />;
     default:

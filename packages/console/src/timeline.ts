@@ -54,7 +54,10 @@ export function stepsFromEvents(events: readonly ExecutionEvent[]): StepView[] {
       step.status = 'failed';
       step.error = data['error'];
     }
-    open.set(event.step_name, (open.get(event.step_name) ?? []).filter((s) => s !== step));
+    open.set(
+      event.step_name,
+      (open.get(event.step_name) ?? []).filter((s) => s !== step),
+    );
   }
   return steps;
 }

@@ -2,6 +2,8 @@ import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, extname, join } from 'node:path';
+// `schema.hide` (keeps these routes out of the OpenAPI document) is @fastify/swagger's.
+import type {} from '@fastify/swagger';
 import type {
   FastifyInstance,
   FastifyReply,

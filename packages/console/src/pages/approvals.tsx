@@ -42,8 +42,8 @@ export function ApprovalsPage({ client }: { client: WeftClient }) {
               </Link>
             </h2>
             <p>
-              Started by <code>{requesterOf(record)}</code>,
-              waiting since {formatTime(record.waiting_for?.since)}
+              Started by <code>{requesterOf(record)}</code>, waiting since{' '}
+              {formatTime(record.waiting_for?.since)}
               {record.waiting_for?.expires_at
                 ? `, until ${formatTime(record.waiting_for.expires_at)}`
                 : ''}
