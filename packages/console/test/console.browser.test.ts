@@ -15,6 +15,12 @@ const title = skip
 /** Screenshots of the main pages, written for review (not compared). */
 const SHOTS = fileURLToPath(new URL('../screenshots/', import.meta.url));
 
+/** What the tests read in the page (this file is type-checked without the DOM's types). */
+interface InPage {
+  sessionStorage: { getItem(key: string): string | null; length: number };
+  marker?: string;
+}
+
 let weft: ConsoleServer;
 let browser: Browser;
 /** Console errors and uncaught exceptions of the current test's pages. */
@@ -76,12 +82,16 @@ describe.skipIf(skip)(title, { timeout: 60_000 }, () => {
     await page.getByRole('button', { name: 'Sign in' }).click();
     await page.getByRole('heading', { name: 'Executions' }).waitFor();
     expect(page.url()).not.toContain(weft.keys.clerk);
-    expect(await page.evaluate(() => sessionStorage.getItem('weft.console.apiKey'))).toBe(
-      weft.keys.clerk,
-    );
+    expect(
+      await page.evaluate(() =>
+        (globalThis as unknown as InPage).sessionStorage.getItem('weft.console.apiKey'),
+      ),
+    ).toBe(weft.keys.clerk);
     await page.getByRole('button', { name: 'Sign out' }).click();
     await page.getByLabel('API key').waitFor();
-    expect(await page.evaluate(() => sessionStorage.length)).toBe(0);
+    expect(await page.evaluate(() => (globalThis as unknown as InPage).sessionStorage.length)).toBe(
+      0,
+    );
     await page.context().close();
   });
 
@@ -97,16 +107,14 @@ describe.skipIf(skip)(title, { timeout: 60_000 }, () => {
     await expect.poll(() => status.textContent()).toBe('running');
     await expect.poll(() => page.locator('[data-step="hold"]').textContent()).toMatch(/running/);
     await page.evaluate(() => {
-      (window as unknown as { marker: string }).marker = 'same page';
+      (globalThis as unknown as InPage).marker = 'same page';
     });
     await page.screenshot({ path: `${SHOTS}execution-running.png`, fullPage: true });
 
     weft.release();
     await expect.poll(() => status.textContent(), { timeout: 15_000 }).toBe('completed');
     await expect.poll(() => page.locator('[data-step="after"]').textContent()).toMatch(/success/);
-    expect(await page.evaluate(() => (window as unknown as { marker?: string }).marker)).toBe(
-      'same page',
-    );
+    expect(await page.evaluate(() => (globalThis as unknown as InPage).marker)).toBe('same page');
     await page.getByRole('heading', { name: 'Outputs' }).waitFor();
     await expect
       .poll(() => page.getByLabel('Workflow outputs').textContent())

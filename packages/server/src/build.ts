@@ -127,7 +127,8 @@ export async function buildServer(
   registerHealth(app, store);
   const consoleDir = consoleDistDir();
   registerConsole(app, consoleDir ? loadConsoleFiles(consoleDir) : undefined);
-  if (!consoleDir) app.log.warn('the web console is not built: /console answers 404 (npm run build)');
+  if (!consoleDir)
+    app.log.warn('the web console is not built: /console answers 404 (npm run build)');
   let identity: ServerIdentity;
   try {
     identity = openIdentity(compiled.identity, store, app.log);

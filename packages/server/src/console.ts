@@ -4,12 +4,7 @@ import { createRequire } from 'node:module';
 import { dirname, extname, join } from 'node:path';
 // `schema.hide` (keeps these routes out of the OpenAPI document) is @fastify/swagger's.
 import type {} from '@fastify/swagger';
-import type {
-  FastifyInstance,
-  FastifyReply,
-  FastifyRequest,
-  RouteShorthandOptions,
-} from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest, RouteShorthandOptions } from 'fastify';
 import { NotFoundError } from '@weft/core';
 
 /**
