@@ -49,7 +49,7 @@ export function stepsFromEvents(events: readonly ExecutionEvent[]): StepView[] {
     if (event.type === 'step.progress') continue;
     if (event.type === 'step.completed') {
       step.status = typeof data['status'] === 'string' ? data['status'] : 'success';
-      step.output = data['output'] ?? data['outputs'];
+      step.output = 'output' in data ? data['output'] : data['outputs'];
     } else if (event.type === 'step.failed') {
       step.status = 'failed';
       step.error = data['error'];
@@ -73,7 +73,7 @@ export function stepsFromRecord(record: ExecutionRecord): StepView[] {
       name,
       depth: 0,
       status: typeof value['status'] === 'string' ? value['status'] : 'success',
-      output: value['output'] ?? value['outputs'],
+      output: 'output' in value ? value['output'] : value['outputs'],
       ...(value['error'] !== undefined ? { error: value['error'] } : {}),
     };
   });

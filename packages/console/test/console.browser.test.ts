@@ -96,7 +96,7 @@ describe.skipIf(skip)(title, { timeout: 60_000 }, () => {
   });
 
   it('follows a run from running to completed live, without a reload', async () => {
-    const id = await weft.start(LIVE);
+    const id = await weft.start(LIVE, { gate: 'live' });
     await weft.waitFor(id, 'running');
     const page = await newPage();
     await signIn(page, weft.keys.clerk);
@@ -111,7 +111,7 @@ describe.skipIf(skip)(title, { timeout: 60_000 }, () => {
     });
     await page.screenshot({ path: `${SHOTS}execution-running.png`, fullPage: true });
 
-    weft.release();
+    weft.release('live');
     await expect.poll(() => status.textContent(), { timeout: 15_000 }).toBe('completed');
     await expect.poll(() => page.locator('[data-step="after"]').textContent()).toMatch(/success/);
     expect(await page.evaluate(() => (globalThis as unknown as InPage).marker)).toBe('same page');
@@ -120,6 +120,20 @@ describe.skipIf(skip)(title, { timeout: 60_000 }, () => {
       .poll(() => page.getByLabel('Workflow outputs').textContent())
       .toMatch(/"ok": true/);
     await page.screenshot({ path: `${SHOTS}execution-completed.png`, fullPage: true });
+    await page.context().close();
+  });
+
+  it('cancels a running run from its page', async () => {
+    const id = await weft.start(LIVE, { gate: 'never' });
+    await weft.waitFor(id, 'running');
+    const page = await newPage();
+    await signIn(page, weft.keys.clerk);
+    await page.goto(`${weft.url}/console/executions/${id}`);
+    const status = page.getByTestId('execution-status');
+    await expect.poll(() => status.textContent()).toBe('running');
+    await page.getByRole('button', { name: 'Cancel' }).click();
+    await expect.poll(() => status.textContent()).toBe('canceled');
+    await expect.poll(() => page.getByRole('button', { name: 'Cancel' }).count()).toBe(0);
     await page.context().close();
   });
 

@@ -20,11 +20,13 @@ export const PAYOUT = `workflows:
       paid: { value: '{{ steps.pay.output.paid }}' }
 `;
 
-/** A workflow whose first step runs until the test releases it. */
+/** A workflow whose first step runs until the test releases its gate (input `gate`). */
 export const LIVE = `workflows:
   - name: live
+    inputs:
+      gate: { type: string, required: true }
     steps:
-      - { name: hold, plugin: gate, action: wait, input: {} }
+      - { name: hold, plugin: gate, action: wait, input: { gate: '{{ inputs.gate }}' } }
       - { name: after, type: transform, input: { ok: true } }
     outputs:
       ok: { value: '{{ steps.after.output.ok }}' }
@@ -39,15 +41,16 @@ export const FAILING = `workflows:
 
 /**
  * A real `weft server` on SQLite in a temporary folder, with a connector service (`gate`) whose
- * `wait` action runs until {@link ConsoleServer.release} and whose `boom` action fails, and keys:
+ * `wait` action runs until {@link ConsoleServer.release} opens its gate and whose `boom` action
+ * fails, and keys:
  * `clerk` (role finance), `lead` (role lead, an approver), `admin`.
  */
 export interface ConsoleServer {
   server: RunningServer;
   url: string;
   keys: { clerk: string; lead: string; admin: string };
-  /** Lets every `gate.wait` call that runs (or comes) finish. */
-  release(): void;
+  /** Lets the `gate.wait` calls of gate `name` that run (or come) finish. */
+  release(name: string): void;
   /** Starts `workflow` as the clerk: the execution id. */
   start(workflow: string, inputs?: Record<string, unknown>): Promise<string>;
   /** Resolves once the execution is in `status`. */
@@ -59,8 +62,17 @@ export async function startConsoleServer(): Promise<ConsoleServer> {
   const dir = mkdtempSync(join(tmpdir(), 'weft-console-'));
   const dataDir = join(dir, 'data');
   const server = await startServer({ port: 0, dataDir, logLevel: 'silent' }, { logger: false });
-  let open!: () => void;
-  const gate = new Promise<void>((resolve) => (open = resolve));
+  const gates = new Map<string, { opened: Promise<void>; open(): void }>();
+  const gate = (name: string) => {
+    let entry = gates.get(name);
+    if (!entry) {
+      let open!: () => void;
+      const opened = new Promise<void>((resolve) => (open = resolve));
+      entry = { opened, open };
+      gates.set(name, entry);
+    }
+    return entry;
+  };
   let connector: ConnectorService | undefined;
   try {
     connector = await createConnectorService({
@@ -69,8 +81,8 @@ export async function startConsoleServer(): Promise<ConsoleServer> {
         actions: [{ name: 'wait' }, { name: 'boom' }],
       },
       handlers: {
-        wait: async () => {
-          await gate;
+        wait: async (input: { gate?: string }) => {
+          await gate(input.gate ?? '').opened;
           return { released: true };
         },
         boom: () => {
@@ -98,7 +110,7 @@ export async function startConsoleServer(): Promise<ConsoleServer> {
     server,
     url: server.url,
     keys,
-    release: open,
+    release: (name) => gate(name).open(),
     async start(workflow, inputs = {}) {
       const answer = await fetch(`${server.url}/workflows/executions`, {
         method: 'POST',
@@ -117,7 +129,7 @@ export async function startConsoleServer(): Promise<ConsoleServer> {
       throw new Error(`execution ${id} never reached ${status}`);
     },
     async close() {
-      open();
+      for (const { open } of gates.values()) open();
       await connector?.close();
       await server.close();
       rmSync(dir, { recursive: true, force: true });
