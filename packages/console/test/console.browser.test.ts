@@ -12,6 +12,7 @@ const skip = !found && !process.env['CI'];
 const title = skip
   ? `the console in Chromium (skipped: no Chromium at ${CHROMIUM}; apt-get install -y chromium, or set WEFT_CHROMIUM)`
   : 'the console in Chromium';
+if (skip) console.warn(`console browser tests: ${title}`);
 /** Screenshots of the main pages, written for review (not compared). */
 const SHOTS = fileURLToPath(new URL('../screenshots/', import.meta.url));
 
