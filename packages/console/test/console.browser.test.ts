@@ -20,6 +20,7 @@ const SHOTS = fileURLToPath(new URL('../screenshots/', import.meta.url));
 interface InPage {
   sessionStorage: { getItem(key: string): string | null; length: number };
   marker?: string;
+  document: { activeElement: { textContent: string | null } | null };
 }
 
 let weft: ConsoleServer;
@@ -79,10 +80,24 @@ describe.skipIf(skip)(title, { timeout: 60_000 }, () => {
     await page.getByRole('button', { name: 'Sign in' }).click();
     await expect.poll(() => page.getByRole('alert').textContent()).toMatch(/UNAUTHORIZED/);
 
-    await page.getByLabel('API key').fill(weft.keys.clerk);
-    await page.getByRole('button', { name: 'Sign in' }).click();
+    // By keyboard alone: type the key, Enter; then Tab to a section and open it with Enter.
+    await page.getByLabel('API key').fill('');
+    await page.getByLabel('API key').focus();
+    await page.keyboard.type(weft.keys.clerk);
+    await page.keyboard.press('Enter');
     await page.getByRole('heading', { name: 'Executions' }).waitFor();
     expect(page.url()).not.toContain(weft.keys.clerk);
+    for (let i = 0; i < 10; i++) {
+      await page.keyboard.press('Tab');
+      if (
+        (await page.evaluate(
+          () => (globalThis as unknown as InPage).document.activeElement?.textContent,
+        )) === 'Approvals'
+      )
+        break;
+    }
+    await page.keyboard.press('Enter');
+    await page.getByRole('heading', { name: 'Approvals' }).waitFor();
     expect(
       await page.evaluate(() =>
         (globalThis as unknown as InPage).sessionStorage.getItem('weft.console.apiKey'),
