@@ -23,6 +23,9 @@ interface InPage {
   document: { activeElement: { textContent: string | null } | null };
 }
 
+/** `expect.poll` with room for a loaded machine (its default gives up after 1 s). */
+const poll = <T>(read: () => Promise<T>) => expect.poll(read, { timeout: 15_000 });
+
 let weft: ConsoleServer;
 let browser: Browser;
 /** Console errors and uncaught exceptions of the current test's pages. */
@@ -78,7 +81,7 @@ describe.skipIf(skip)(title, { timeout: 60_000 }, () => {
     expected = [/status of 401/];
     await page.getByLabel('API key').fill('wk_not_a_key');
     await page.getByRole('button', { name: 'Sign in' }).click();
-    await expect.poll(() => page.getByRole('alert').textContent()).toMatch(/UNAUTHORIZED/);
+    await poll(() => page.getByRole('alert').textContent()).toMatch(/UNAUTHORIZED/);
 
     // By keyboard alone: type the key, Enter; then Tab to a section and open it with Enter.
     await page.getByLabel('API key').fill('');
@@ -117,19 +120,19 @@ describe.skipIf(skip)(title, { timeout: 60_000 }, () => {
     const page = await newPage();
     await signIn(page, weft.keys.clerk);
     const row = page.getByRole('row').filter({ hasText: 'live' });
-    await expect.poll(() => row.textContent()).toMatch(/running/);
+    await poll(() => row.textContent()).toMatch(/running/);
     await row.getByRole('link', { name: 'live' }).click();
     const status = page.getByTestId('execution-status');
-    await expect.poll(() => status.textContent()).toBe('running');
-    await expect.poll(() => page.locator('[data-step="hold"]').textContent()).toMatch(/running/);
+    await poll(() => status.textContent()).toBe('running');
+    await poll(() => page.locator('[data-step="hold"]').textContent()).toMatch(/running/);
     await page.evaluate(() => {
       (globalThis as unknown as InPage).marker = 'same page';
     });
     await page.screenshot({ path: `${SHOTS}execution-running.png`, fullPage: true });
 
     weft.release('live');
-    await expect.poll(() => status.textContent(), { timeout: 15_000 }).toBe('completed');
-    await expect.poll(() => page.locator('[data-step="after"]').textContent()).toMatch(/success/);
+    await poll(() => status.textContent()).toBe('completed');
+    await poll(() => page.locator('[data-step="after"]').textContent()).toMatch(/success/);
     expect(await page.evaluate(() => (globalThis as unknown as InPage).marker)).toBe('same page');
     await page.getByRole('heading', { name: 'Outputs' }).waitFor();
     await expect
@@ -146,10 +149,10 @@ describe.skipIf(skip)(title, { timeout: 60_000 }, () => {
     await signIn(page, weft.keys.clerk);
     await page.goto(`${weft.url}/console/executions/${id}`);
     const status = page.getByTestId('execution-status');
-    await expect.poll(() => status.textContent()).toBe('running');
+    await poll(() => status.textContent()).toBe('running');
     await page.getByRole('button', { name: 'Cancel' }).click();
-    await expect.poll(() => status.textContent()).toBe('canceled');
-    await expect.poll(() => page.getByRole('button', { name: 'Cancel' }).count()).toBe(0);
+    await poll(() => status.textContent()).toBe('canceled');
+    await poll(() => page.getByRole('button', { name: 'Cancel' }).count()).toBe(0);
     await page.context().close();
   });
 
@@ -160,11 +163,11 @@ describe.skipIf(skip)(title, { timeout: 60_000 }, () => {
     await signIn(page, weft.keys.clerk);
     await page.getByRole('combobox', { name: 'Status' }).selectOption('failed');
     await page.getByRole('link', { name: 'failing' }).first().click();
-    await expect.poll(() => page.getByTestId('execution-status').textContent()).toBe('failed');
+    await poll(() => page.getByTestId('execution-status').textContent()).toBe('failed');
     const step = page.locator('[data-step="explode"]');
-    await expect.poll(() => step.textContent()).toMatch(/failed/);
+    await poll(() => step.textContent()).toMatch(/failed/);
     await step.getByText('Error of explode').click();
-    await expect.poll(() => step.getByRole('alert').textContent()).toMatch(/failed on purpose/);
+    await poll(() => step.getByRole('alert').textContent()).toMatch(/failed on purpose/);
     await page.screenshot({ path: `${SHOTS}execution-failed.png`, fullPage: true });
     await page.context().close();
   });
@@ -204,7 +207,7 @@ describe.skipIf(skip)(title, { timeout: 60_000 }, () => {
       .poll(() => page.locator('.checksum').textContent())
       .toMatch(/^sha256:[0-9a-f]{64}$/);
     await page.getByText('Input schema of forecast').click();
-    await expect.poll(() => page.locator('details[open] pre').textContent()).toMatch(/"city"/);
+    await poll(() => page.locator('details[open] pre').textContent()).toMatch(/"city"/);
     await page.screenshot({ path: `${SHOTS}plugin.png`, fullPage: true });
 
     await page.getByRole('link', { name: 'Routes' }).click();
