@@ -72,10 +72,10 @@ const PACKAGES = {
   server: { may: '*' },
   cli: { may: ['sdk', 'server', 'core', 'identity', 'engine', 'agents'] },
   agents: { may: ['core', 'engine', 'sdk', 'guardrails'] },
-  web: {
-    may: ['sdk/client'],
+  console: {
+    may: ['sdk/client', 'core'],
     forbid: NODE_ONLY,
-    why: 'the console runs in the browser and talks to the public HTTP API only',
+    why: 'the console runs in the browser and talks to the public HTTP API only (through @weft/sdk/client)',
   },
 };
 
@@ -97,12 +97,18 @@ function boundaries(name) {
 }
 
 /** Tests and test helpers may import any package (as the composition root does). */
-const TESTS = ['packages/*/src/**/*.test.ts', 'packages/*/src/test-support/**'];
+const TESTS = [
+  'packages/*/src/**/*.test.ts',
+  'packages/*/src/test-support/**',
+  'packages/*/test/**',
+];
 
 export default tseslint.config(
   { ignores: ['**/dist/**', '**/node_modules/**', 'bench/results/**', 'coverage/**'] },
   js.configs.recommended,
   { languageOptions: { globals: { ...globals.node } } },
+  // The console's app runs in the browser: browser globals, not Node's.
+  { files: ['packages/console/src/**'], languageOptions: { globals: { ...globals.browser } } },
   ...tseslint.configs.recommended,
   {
     rules: {

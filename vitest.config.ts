@@ -5,7 +5,7 @@ export default defineConfig({
   // Tests run in Vite's SSR environment: without this, @weft/* resolve to dist/ (stale builds).
   ssr: { resolve: { conditions: ['source'], externalConditions: ['source'] } },
   test: {
-    include: ['packages/*/src/**/*.test.ts', 'test/**/*.test.ts'],
+    include: ['packages/*/src/**/*.test.ts', 'packages/*/test/**/*.test.ts', 'test/**/*.test.ts'],
     // Real servers and processes: 5 s is too tight on a loaded 2-core machine (CLI start-up alone
     // took seconds there). A hung test still fails.
     testTimeout: 20_000,

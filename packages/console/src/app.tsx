@@ -1,0 +1,112 @@
+import { useEffect, useMemo, useState } from 'preact/hooks';
+import { ApprovalsPage } from './pages/approvals.js';
+import { DeploymentPage, DeploymentsPage } from './pages/deployments.js';
+import { ExecutionPage } from './pages/execution.js';
+import { ExecutionsPage } from './pages/executions.js';
+import { PluginPage } from './pages/plugin.js';
+import { PluginsPage } from './pages/plugins.js';
+import { RoutesPage } from './pages/routes.js';
+import { SignInPage } from './pages/sign-in.js';
+import { BASE, Link, navigate, segmentsOf, useLocation } from './router.js';
+import { clientFor, forgetKey, storedKey, storeKey } from './session.js';
+import type { WeftClient } from '@weft/sdk/client';
+import { Page } from './ui.js';
+
+const SECTIONS = [
+  ['executions', 'Executions'],
+  ['approvals', 'Approvals'],
+  ['deployments', 'Deployments'],
+  ['plugins', 'Plugins'],
+  ['routes', 'Routes'],
+] as const;
+
+/** The console: sign-in, then the navigation and the page the URL names. */
+export function App() {
+  const [key, setKey] = useState(storedKey);
+  const url = useLocation();
+  const client = useMemo(() => (key ? clientFor(key) : undefined), [key]);
+  const segments = segmentsOf(url.pathname);
+  useEffect(() => {
+    if (segments.length === 0) navigate(`${BASE}/executions`, true);
+  }, [url.pathname]);
+  useEffect(() => {
+    document.querySelector<HTMLElement>('main h1')?.focus();
+    const title = document.querySelector('main h1')?.textContent;
+    document.title = title ? `${title} · weft` : 'weft console';
+  }, [url.pathname, key]);
+  if (!client) {
+    return (
+      <main>
+        <SignInPage
+          onSignIn={(newKey) => {
+            storeKey(newKey);
+            setKey(newKey);
+          }}
+        />
+      </main>
+    );
+  }
+  const signOut = () => {
+    forgetKey();
+    setKey(null);
+  };
+  return (
+    <>
+      <header>
+        <span class="brand">weft</span>
+        <nav aria-label="Sections">
+          {SECTIONS.map(([path, label]) => (
+            <Link
+              key={path}
+              href={`${BASE}/${path}`}
+              aria-current={segments[0] === path ? 'page' : undefined}
+            >
+              {label}
+            </Link>
+          ))}
+        </nav>
+        <button type="button" class="secondary" onClick={signOut}>
+          Sign out
+        </button>
+      </header>
+      <main>{pageOf(segments, client, url)}</main>
+    </>
+  );
+}
+
+function pageOf(segments: string[], client: WeftClient, url: URL) {
+  const [section, id] = segments;
+  switch (section) {
+    case undefined:
+    case 'executions':
+      return id ? (
+        <ExecutionPage client={client} id={id} />
+      ) : (
+        <ExecutionsPage client={client} url={url} />
+      );
+    case 'approvals':
+      return <ApprovalsPage client={client} />;
+    case 'deployments':
+      return id ? (
+        <DeploymentPage client={client} name={id} />
+      ) : (
+        <DeploymentsPage client={client} />
+      );
+    case 'plugins':
+      return id ? (
+        <PluginPage client={client} slug={id} />
+      ) : (
+        <PluginsPage client={client} url={url} />
+      );
+    case 'routes':
+      return <RoutesPage client={client} />;
+    default:
+      return (
+        <Page title="Not found">
+          <p>
+            No such page. <Link href={`${BASE}/executions`}>Go to the executions</Link>.
+          </p>
+        </Page>
+      );
+  }
+}

@@ -1,0 +1,103 @@
+import type { WeftClient } from '@weft/sdk/client';
+import { formatTime } from '../format.js';
+import { useLoad } from '../load.js';
+import { BASE, Link } from '../router.js';
+import { ErrorBox, Json, Loading, Page } from '../ui.js';
+
+/** Deployed workflows (`GET /workflows`): versions, triggers and webhook URLs. */
+export function DeploymentsPage({ client }: { client: WeftClient }) {
+  const list = useLoad((signal) => client.listDeployments(signal), [client]);
+  return (
+    <Page title="Deployments">
+      {list.error !== undefined ? <ErrorBox error={list.error} /> : null}
+      {list.loading && !list.data ? <Loading /> : null}
+      {list.data && list.data.workflows.length === 0 ? (
+        <p class="muted">No workflow is deployed.</p>
+      ) : null}
+      {list.data && list.data.workflows.length > 0 ? (
+        <table>
+          <thead>
+            <tr>
+              <th scope="col">Workflow</th>
+              <th scope="col">Version</th>
+              <th scope="col">Triggers</th>
+              <th scope="col">Webhooks</th>
+              <th scope="col">Deployed</th>
+            </tr>
+          </thead>
+          <tbody>
+            {list.data.workflows.map((workflow) => (
+              <tr key={workflow.name}>
+                <td>
+                  <Link href={`${BASE}/deployments/${encodeURIComponent(workflow.name)}`}>
+                    {workflow.name}
+                  </Link>
+                </td>
+                <td>
+                  {workflow.version} (revision {workflow.revision})
+                </td>
+                <td>{workflow.triggers.join(', ') || '—'}</td>
+                <td>
+                  {workflow.webhooks.map((hook) => (
+                    <code key={hook} class="block">
+                      {hook}
+                    </code>
+                  ))}
+                </td>
+                <td>{formatTime(workflow.deployed_at)}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      ) : null}
+    </Page>
+  );
+}
+
+/** One deployed workflow: its revisions and definition. */
+export function DeploymentPage({ client, name }: { client: WeftClient; name: string }) {
+  const detail = useLoad((signal) => client.getDeployment(name, signal), [client, name]);
+  const data = detail.data;
+  return (
+    <Page title={name}>
+      {detail.error !== undefined ? <ErrorBox error={detail.error} /> : null}
+      {!data && detail.error === undefined ? <Loading /> : null}
+      {data ? (
+        <>
+          <p>
+            <Link href={`${BASE}/executions?workflow=${encodeURIComponent(name)}`}>
+              Executions of {name}
+            </Link>
+          </p>
+          <dl class="facts">
+            <dt>Version</dt>
+            <dd>{data.version}</dd>
+            <dt>Triggers</dt>
+            <dd>{data.triggers.join(', ') || '—'}</dd>
+            <dt>Webhooks</dt>
+            <dd>{data.webhooks.join(', ') || '—'}</dd>
+            <dt>Plugins</dt>
+            <dd>
+              {data.plugins.map((p) => `${p.slug}@${p.version ?? 'latest'}`).join(', ') || '—'}
+            </dd>
+            <dt>Source</dt>
+            <dd>{data.source}</dd>
+            <dt>Deployed by</dt>
+            <dd>{data.deployed_by ?? '—'}</dd>
+          </dl>
+          <h2>Revisions</h2>
+          <ol>
+            {data.revisions.map((revision) => (
+              <li key={revision.revision}>
+                revision {revision.revision}: version {revision.version},{' '}
+                {formatTime(revision.deployed_at)} from {revision.source}
+              </li>
+            ))}
+          </ol>
+          <h2>Definition</h2>
+          <Json value={data.definition} label="Workflow definition" />
+        </>
+      ) : null}
+    </Page>
+  );
+}

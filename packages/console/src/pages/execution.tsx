@@ -1,0 +1,213 @@
+import { useEffect, useState } from 'preact/hooks';
+import {
+  isFinishedStatus,
+  type ExecutionEvent,
+  type ExecutionRecord,
+  type WeftClient,
+} from '@weft/sdk/client';
+import { Decision } from '../decision.js';
+import { formatDuration, formatMs, formatTime } from '../format.js';
+import { stepsFromEvents, stepsFromRecord, type StepView } from '../timeline.js';
+import { ErrorBox, Json, Loading, Page, Status } from '../ui.js';
+
+type Live = 'connecting' | 'live' | 'ended' | 'lost';
+
+/**
+ * One run: its record, its steps as a timeline, its event log. The events stream over SSE from
+ * the first one (replayed) while the run goes on; each event that changes the run reloads the
+ * record, so the page follows the run without a reload.
+ */
+export function ExecutionPage({ client, id }: { client: WeftClient; id: string }) {
+  const [record, setRecord] = useState<ExecutionRecord>();
+  const [events, setEvents] = useState<ExecutionEvent[]>([]);
+  const [error, setError] = useState<unknown>();
+  const [live, setLive] = useState<Live>('connecting');
+  const [actionError, setActionError] = useState<unknown>();
+  useEffect(() => {
+    const controller = new AbortController();
+    const { signal } = controller;
+    let inFlight = false;
+    let again = false;
+    const refresh = async (): Promise<void> => {
+      if (inFlight) {
+        again = true;
+        return;
+      }
+      inFlight = true;
+      try {
+        const fresh = await client.getExecution(id, signal);
+        if (!signal.aborted) setRecord(fresh);
+      } catch (failure) {
+        if (!signal.aborted) setError(failure);
+      } finally {
+        inFlight = false;
+      }
+      if (again && !signal.aborted) {
+        again = false;
+        await refresh();
+      }
+    };
+    setRecord(undefined);
+    setEvents([]);
+    setError(undefined);
+    setLive('connecting');
+    void (async () => {
+      await refresh();
+      try {
+        const stream = client.streamEvents(id, { signal });
+        setLive('live');
+        for await (const event of stream) {
+          setEvents((list) => [...list, event]);
+          if (event.type !== 'step.progress') void refresh();
+        }
+        if (!signal.aborted) {
+          setLive('ended');
+          await refresh();
+        }
+      } catch (failure) {
+        if (!signal.aborted) {
+          setLive('lost');
+          setError(failure);
+        }
+      }
+    })();
+    return () => controller.abort();
+  }, [client, id]);
+
+  if (!record) {
+    return (
+      <Page title="Execution">
+        {error !== undefined ? <ErrorBox error={error} /> : <Loading />}
+      </Page>
+    );
+  }
+  const finished = isFinishedStatus(record.status);
+  const steps = events.length > 0 ? stepsFromEvents(events) : stepsFromRecord(record);
+  const cancel = async () => {
+    setActionError(undefined);
+    try {
+      setRecord(await client.cancelExecution(record.execution_id));
+    } catch (failure) {
+      setActionError(failure);
+    }
+  };
+  return (
+    <Page title={`Execution of ${record.workflow}`}>
+      <dl class="facts">
+        <dt>Status</dt>
+        <dd data-testid="execution-status">
+          <Status status={record.status} />
+        </dd>
+        <dt>Execution</dt>
+        <dd>
+          <code>{record.execution_id}</code>
+        </dd>
+        <dt>Workflow</dt>
+        <dd>
+          {record.workflow} {record.workflow_version}
+        </dd>
+        <dt>Trigger</dt>
+        <dd>{record.trigger}</dd>
+        <dt>Started</dt>
+        <dd>{formatTime(record.started_at ?? record.created_at)}</dd>
+        <dt>Duration</dt>
+        <dd>{formatDuration(record.started_at, record.finished_at)}</dd>
+        <dt>Updates</dt>
+        <dd role="status">{liveText(live, finished)}</dd>
+      </dl>
+      {!finished ? (
+        <div class="actions">
+          <button type="button" class="danger" onClick={cancel}>
+            Cancel
+          </button>
+        </div>
+      ) : null}
+      {actionError !== undefined ? <ErrorBox error={actionError} /> : null}
+      {record.status === 'waiting' && record.waiting_for ? (
+        <section aria-labelledby="waiting-heading">
+          <h2 id="waiting-heading">Waiting for {record.waiting_for.kind}</h2>
+          <p>
+            Since {formatTime(record.waiting_for.since)}
+            {record.waiting_for.expires_at
+              ? `, until ${formatTime(record.waiting_for.expires_at)}`
+              : ''}
+            .
+          </p>
+          {record.waiting_for.kind === 'approval' ? (
+            <Decision client={client} record={record} onDecided={setRecord} />
+          ) : null}
+        </section>
+      ) : null}
+      {record.error ? (
+        <section aria-labelledby="error-heading">
+          <h2 id="error-heading">Error</h2>
+          <ErrorBox error={record.error} />
+        </section>
+      ) : null}
+      <section aria-labelledby="steps-heading">
+        <h2 id="steps-heading">Steps</h2>
+        {steps.length === 0 ? <p class="muted">No step has started yet.</p> : null}
+        <ol class="timeline">
+          {steps.map((step) => (
+            <StepItem key={step.name} step={step} />
+          ))}
+        </ol>
+      </section>
+      {record.result ? (
+        <section aria-labelledby="outputs-heading">
+          <h2 id="outputs-heading">Outputs</h2>
+          <Json value={record.result.outputs} label="Workflow outputs" />
+        </section>
+      ) : null}
+      <section aria-labelledby="events-heading">
+        <h2 id="events-heading">Event log</h2>
+        <ol class="events" aria-live="polite">
+          {events.map((event) => (
+            <li key={event.id}>
+              <time dateTime={event.timestamp}>{formatTime(event.timestamp)}</time>{' '}
+              <code>{event.type}</code> {event.step_name}
+            </li>
+          ))}
+        </ol>
+      </section>
+    </Page>
+  );
+}
+
+function StepItem({ step }: { step: StepView }) {
+  return (
+    <li class={`step depth-${Math.min(step.depth, 4)}`} data-step={step.name}>
+      <div class="step-head">
+        <strong>{step.name}</strong> <Status status={step.status} />
+        {step.attempts !== undefined ? (
+          <span class="muted">
+            {' '}
+            · {step.attempts} attempt{step.attempts === 1 ? '' : 's'}
+          </span>
+        ) : null}
+        {step.durationMs !== undefined ? (
+          <span class="muted"> · {formatMs(step.durationMs)}</span>
+        ) : null}
+      </div>
+      {step.error !== undefined ? (
+        <details>
+          <summary>Error of {step.name}</summary>
+          <ErrorBox error={step.error} />
+        </details>
+      ) : null}
+      {step.output !== undefined && step.output !== null ? (
+        <details>
+          <summary>Output of {step.name}</summary>
+          <Json value={step.output} />
+        </details>
+      ) : null}
+    </li>
+  );
+}
+
+function liveText(live: Live, finished: boolean): string {
+  if (live === 'connecting') return 'connecting…';
+  if (live === 'lost') return 'lost the event stream (reload to retry)';
+  if (live === 'ended' || finished) return 'ended';
+  return 'live';
+}

@@ -1,0 +1,51 @@
+import { useState } from 'preact/hooks';
+import { clientFor } from '../session.js';
+import { ErrorBox, Page } from '../ui.js';
+
+/**
+ * Sign-in with an API key: checked against the server (one authenticated request) before it is
+ * kept in session storage.
+ */
+export function SignInPage({ onSignIn }: { onSignIn(key: string): void }) {
+  const [key, setKey] = useState('');
+  const [error, setError] = useState<unknown>();
+  const [busy, setBusy] = useState(false);
+  const submit = async (event: Event) => {
+    event.preventDefault();
+    const trimmed = key.trim();
+    if (trimmed === '') return;
+    setBusy(true);
+    setError(undefined);
+    try {
+      await clientFor(trimmed).listExecutions({ limit: 1 });
+      onSignIn(trimmed);
+    } catch (failure) {
+      setError(failure);
+      setBusy(false);
+    }
+  };
+  return (
+    <Page title="Sign in to weft">
+      <form class="sign-in" method="post" onSubmit={submit}>
+        <label for="api-key">API key</label>
+        <input
+          id="api-key"
+          name="api-key"
+          type="password"
+          autocomplete="current-password"
+          required
+          value={key}
+          onInput={(event) => setKey(event.currentTarget.value)}
+        />
+        <button type="submit" disabled={busy}>
+          Sign in
+        </button>
+        <p class="muted">
+          The key stays in this tab's session storage and is sent only as a bearer token to this
+          server. Create one with <code>weft auth create-key</code>.
+        </p>
+      </form>
+      {error !== undefined ? <ErrorBox error={error} /> : null}
+    </Page>
+  );
+}

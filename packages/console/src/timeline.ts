@@ -1,0 +1,84 @@
+import type { ExecutionEvent, ExecutionRecord } from '@weft/sdk/client';
+
+/** One step as the run page shows it. */
+export interface StepView {
+  /** Its path: `fetch`, `fan_out/fetch` (a step inside parallel or for_each). */
+  name: string;
+  /** Nesting depth (parallel branches and for_each iterations are deeper). */
+  depth: number;
+  status: string;
+  attempts?: number;
+  durationMs?: number;
+  startedAt?: string;
+  output?: unknown;
+  error?: unknown;
+}
+
+/**
+ * The steps of a run from its event log, in the order they started. A step that starts again
+ * under the same path (a for_each iteration) gets an entry of its own, labelled `path [n]`; an
+ * end closes the oldest open entry of its path.
+ */
+export function stepsFromEvents(events: readonly ExecutionEvent[]): StepView[] {
+  const steps: StepView[] = [];
+  const open = new Map<string, StepView[]>();
+  const seen = new Map<string, number>();
+  const start = (event: ExecutionEvent): StepView => {
+    const count = (seen.get(event.step_name) ?? 0) + 1;
+    seen.set(event.step_name, count);
+    const step: StepView = {
+      name: count > 1 ? `${event.step_name} [${count}]` : event.step_name,
+      depth: depthOf(event.step_name),
+      status: 'running',
+      startedAt: event.timestamp,
+    };
+    steps.push(step);
+    open.set(event.step_name, [...(open.get(event.step_name) ?? []), step]);
+    return step;
+  };
+  for (const event of events) {
+    if (!event.type.startsWith('step.') || !event.step_name) continue;
+    if (event.type === 'step.started') {
+      start(event);
+      continue;
+    }
+    const step = open.get(event.step_name)?.[0] ?? start(event);
+    const data = event.data;
+    if (typeof data['attempts'] === 'number') step.attempts = data['attempts'];
+    if (typeof data['duration_ms'] === 'number') step.durationMs = data['duration_ms'];
+    if (event.type === 'step.progress') continue;
+    if (event.type === 'step.completed') {
+      step.status = typeof data['status'] === 'string' ? data['status'] : 'success';
+      step.output = 'output' in data ? data['output'] : data['outputs'];
+    } else if (event.type === 'step.failed') {
+      step.status = 'failed';
+      step.error = data['error'];
+    }
+    open.set(
+      event.step_name,
+      (open.get(event.step_name) ?? []).filter((s) => s !== step),
+    );
+  }
+  return steps;
+}
+
+/** The steps of an ended run from its record (when the event log has none). */
+export function stepsFromRecord(record: ExecutionRecord): StepView[] {
+  return Object.entries(record.result?.steps ?? {}).map(([name, entry]) => {
+    const value = (typeof entry === 'object' && entry !== null ? entry : {}) as Record<
+      string,
+      unknown
+    >;
+    return {
+      name,
+      depth: 0,
+      status: typeof value['status'] === 'string' ? value['status'] : 'success',
+      output: 'output' in value ? value['output'] : value['outputs'],
+      ...(value['error'] !== undefined ? { error: value['error'] } : {}),
+    };
+  });
+}
+
+function depthOf(path: string): number {
+  return (path.match(/\//g) ?? []).length;
+}
