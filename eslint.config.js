@@ -10,7 +10,7 @@ const CODE = '**/*.{js,mjs,cjs,ts,mts,cts,tsx,jsx}';
 /** Node's built-in modules, with and without `node:`. */
 const NODE_BUILTINS = ['node:*', ...builtinModules.filter((name) => !name.startsWith('_'))];
 
-/** HTTP, database and broker libraries: the engine knows none of them (DESIGN.md §2). */
+/** HTTP, database and broker libraries: the engine knows none of them (docs/design.md#import-rules). */
 const HTTP_AND_DATABASES = [
   'fastify',
   '@fastify/*',
@@ -39,8 +39,9 @@ const HTTP_AND_DATABASES = [
 const NODE_ONLY = [...NODE_BUILTINS, 'fastify', '@fastify/*', 'pino', 'pino-*', 'undici', 'ws'];
 
 /**
- * DESIGN.md §2: the workspace packages each package may import (`sdk` = `@weft/sdk` and the
- * subpaths it exports, `sdk/client` = that subpath only), and the libraries it must not.
+ * The import rules (docs/design.md#import-rules): the workspace packages each package may
+ * import (`sdk` = `@weft/sdk` and the subpaths it exports, `sdk/client` = that subpath only),
+ * and the libraries it must not.
  * Arrows never point back; `server` is the composition root.
  */
 const PACKAGES = {
@@ -54,7 +55,7 @@ const PACKAGES = {
   engine: {
     may: ['core', 'expr'],
     forbid: HTTP_AND_DATABASES,
-    why: 'the engine knows no HTTP and no database (DESIGN.md §2)',
+    why: 'the engine knows no HTTP and no database (docs/design.md#import-rules)',
   },
   guardrails: { may: ['core', 'engine'] },
   telemetry: {
@@ -124,7 +125,7 @@ export default tseslint.config(
     ignores: ['packages/cli/**', '**/*.test.ts'],
     rules: { 'no-console': 'error' },
   },
-  // Package boundaries (DESIGN.md §2). A later block replaces an earlier one's options.
+  // Package boundaries (docs/design.md#import-rules). A later block replaces an earlier one's options.
   {
     files: [CODE],
     plugins: { weft },

@@ -1,5 +1,5 @@
 /**
- * Router overhead (issue 5): the same §2.7 call to a connector service, measured as a bare
+ * Router overhead (issue 5): the same call (docs/protocol.md#action-calls) to a connector service, measured as a bare
  * node:http round trip (the physical limit: no work at all), a direct call to the connector
  * service, the call through a naive node:http proxy (what a user would write instead), and the
  * call through weft's router (with health checks running every second). Each sequentially (one
@@ -212,7 +212,7 @@ function print(rows: Row[]): void {
   const line = (c: readonly string[]) =>
     c.map((x, i) => (i === 0 ? x.padEnd(widths[i]!) : x.padStart(widths[i]!))).join('  ');
   console.log(
-    '\nrouter (one §2.7 call; servers in child processes; cpu: of the serving process only)',
+    '\nrouter (one call (docs/protocol.md#action-calls); servers in child processes; cpu: of the serving process only)',
   );
   console.log(line(header));
   console.log(widths.map((w) => '-'.repeat(w)).join('  '));

@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 const ROOT = fileURLToPath(new URL('..', import.meta.url)).replace(/[\\/]$/, '');
 
 /**
- * `weft/package-boundaries`: the import table of DESIGN.md §2, checked per file.
+ * `weft/package-boundaries`: the import table (docs/design.md#import-rules), checked per file.
  *
  * Options (one object): `may` — the workspace packages this file may import, as `core` (the
  * package and every subpath it exports) or `sdk/client` (that subpath only), or `'*'` for all;
@@ -56,7 +56,10 @@ function packageOf(root, path) {
 const rule = {
   meta: {
     type: 'problem',
-    docs: { description: 'Imports between weft packages follow DESIGN.md §2' },
+    docs: {
+      description:
+        'Imports between weft packages follow the import rules (docs/design.md#import-rules)',
+    },
     schema: [
       {
         type: 'object',
@@ -73,7 +76,7 @@ const rule = {
     ],
     messages: {
       notAllowed:
-        '{{own}} may import {{allowed}} (DESIGN.md §2), not "{{specifier}}": arrows between packages never point back.',
+        '{{own}} may import {{allowed}} (docs/design.md#import-rules), not "{{specifier}}": arrows between packages never point back.',
       deepImport:
         '"{{specifier}}" reaches into the files of @weft/{{target}}: import what it exports ({{exported}}).',
       relativeEscape:

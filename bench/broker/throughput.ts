@@ -1,5 +1,5 @@
 /**
- * Throughput cases of the broker benchmark: N no-op §2.12 tasks published, consumed by a task
+ * Throughput cases of the broker benchmark: N no-op tasks (docs/protocol.md#broker-tasks) published, consumed by a task
  * worker that publishes each result, and every result received — next to BullMQ doing N no-op
  * jobs on the local Redis.
  */

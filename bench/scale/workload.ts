@@ -22,7 +22,7 @@ export const FIVE_STEPS = `workflows:
 
 /**
  * The connector and handlers of plugin `count` as a connector service serves them, with the
- * largest concurrency cap (§8: 100) so that the cap is not what the benchmark measures.
+ * largest concurrency cap (docs/protocol.md#limits: 100) so that the cap is not what the benchmark measures.
  */
 export const COUNT_SERVICE: Pick<ConnectorServiceOptions, 'connector' | 'handlers'> = {
   connector: {

@@ -283,7 +283,7 @@ describe('cloud mode over a real server', () => {
     await Promise.all([weft.close(), local.close()]);
   });
 
-  it('starts with executeAsync (the §2.8 pending record) and waits for the end', async () => {
+  it('starts with executeAsync (the pending record (docs/runtime.md#execution-record)) and waits for the end', async () => {
     const weft = client();
     const pending = await weft.executeAsync('cloudy', { n: 1 });
     expect(pending.status).toBe('pending');
@@ -293,7 +293,7 @@ describe('cloud mode over a real server', () => {
     await weft.close();
   });
 
-  it('streams the §2.11 events of an execution through workflow.completed', async () => {
+  it('streams the events (docs/protocol.md#stream-events) of an execution through workflow.completed', async () => {
     const weft = client();
     const pending = await weft.executeAsync('cloudy', { n: 2 });
     const types: string[] = [];

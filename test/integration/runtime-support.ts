@@ -70,7 +70,7 @@ export interface TestConnector {
   close(): Promise<void>;
 }
 
-/** Starts a connector service answering §2.7 and `GET /healthz`. */
+/** Starts a connector service answering the action-call protocol (docs/protocol.md#action-calls) and `GET /healthz`. */
 export async function startConnector(
   handle: (action: string, input: Record<string, unknown>) => Promise<unknown> | unknown,
 ): Promise<TestConnector> {

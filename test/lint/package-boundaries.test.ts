@@ -4,7 +4,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 
 /**
  * The repository's own ESLint configuration (eslint.config.js) on snippets placed in a package:
- * the import table of DESIGN.md §2 and the deep-import ban.
+ * the import table (docs/design.md#import-rules) and the deep-import ban.
  */
 const root = fileURLToPath(new URL('../../', import.meta.url));
 let eslint: ESLint;
@@ -28,7 +28,7 @@ describe('the package boundaries lint rule', () => {
       `export { x } from '@weft/core';\nexport { y } from '@weft/expr';\nexport { z } from '@weft/store';\n`,
     );
     expect(errors).toEqual([
-      '@weft/engine may import @weft/core, @weft/expr (DESIGN.md §2), not "@weft/store": arrows between packages never point back.',
+      '@weft/engine may import @weft/core, @weft/expr (docs/design.md#import-rules), not "@weft/store": arrows between packages never point back.',
     ]);
   });
 
@@ -110,7 +110,7 @@ describe('the package boundaries lint rule', () => {
         `import { a } from '@weft/sdk/client';\nimport { b } from '@weft/sdk';\nexport { a, b };\n`,
       ),
     ).toEqual([
-      '@weft/router may import @weft/core, @weft/sdk/client, @weft/identity (DESIGN.md §2), not "@weft/sdk": arrows between packages never point back.',
+      '@weft/router may import @weft/core, @weft/sdk/client, @weft/identity (docs/design.md#import-rules), not "@weft/sdk": arrows between packages never point back.',
     ]);
     const browser = await boundaryErrors(
       'packages/console/src/main.ts',

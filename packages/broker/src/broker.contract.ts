@@ -1,5 +1,5 @@
 /**
- * The contract every `Broker` implementation passes (DESIGN.md §2): the same tests on the
+ * The contract every `Broker` implementation passes (docs/design.md#ports): the same tests on the
  * in-memory broker, on NATS JetStream and on Kafka. Each test uses its own subjects.
  */
 import { DEAD_LETTER_HEADERS, ValidationError, type Broker, type BrokerMessage } from '@weft/core';

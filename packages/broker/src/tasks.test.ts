@@ -1,5 +1,5 @@
 /**
- * The §2.12 task protocol of `@weft/core` (`consumeTasks`, `TaskDispatcher`) over real brokers:
+ * The task protocol (docs/protocol.md#broker-tasks) of `@weft/core` (`consumeTasks`, `TaskDispatcher`) over real brokers:
  * in-memory always, NATS JetStream when WEFT_TEST_NATS_URL is set.
  */
 import {
@@ -20,7 +20,7 @@ import { openTestBroker, type TestBroker } from './test-brokers.js';
 
 const backends: TestBroker[] = [openTestBroker('memory')];
 const natsUrl = process.env['WEFT_TEST_NATS_URL'];
-// Plugin topics are fixed by §2.12; the test namespace keeps this run apart from others.
+// Plugin topics are fixed by the broker task protocol (docs/protocol.md#broker-tasks); the test namespace keeps this run apart from others.
 if (natsUrl !== undefined) backends.push(openTestBroker('nats', natsUrl));
 
 let plugins = 0;
@@ -70,7 +70,7 @@ describe.each(backends)('task protocol on $kind', (backend) => {
       step: 'say',
       input: { text: 'hi' },
     };
-    // Extra headers (the W3C trace context) ride on the message; the §2.12 body stays as it is.
+    // Extra headers (the W3C trace context) ride on the message; the body stays (docs/protocol.md#broker-tasks) as it is.
     const traceparent = '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01';
     const result = await runtime.dispatch(request, { timeoutMs: 10_000, headers: { traceparent } });
     expect(result).toMatchObject({

@@ -30,7 +30,7 @@ export interface RegistryAnswer {
   json: unknown;
 }
 
-/** A small HTTP client of the registry protocol (SPEC.md §4.1), on Node's fetch. */
+/** A small HTTP client of the registry protocol (docs/registry.md#endpoints), on Node's fetch. */
 export class RegistryClient {
   readonly baseUrl: string;
   private readonly apiKey: string | undefined;

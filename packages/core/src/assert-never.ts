@@ -1,4 +1,4 @@
-/** Exhaustiveness guard for `switch` over discriminated unions (DESIGN.md §6). */
+/** Exhaustiveness guard for `switch` over discriminated unions (docs/design.md#how-we-build). */
 export function assertNever(value: never, what = 'value'): never {
   throw new Error(`unexpected ${what}: ${JSON.stringify(value)}`);
 }

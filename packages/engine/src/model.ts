@@ -17,7 +17,7 @@ export type WorkflowDefinition = Omit<Workflow, 'version' | 'steps' | 'inputs'> 
   steps: StepDefinition[];
 };
 
-/** Default version of a workflow (SPEC.md §2.13). */
+/** Default version of a workflow (docs/workflow-language.md#workflow). */
 export const DEFAULT_WORKFLOW_VERSION = '1.0.0';
 
 /** A step together with where it sits: its path in the file and the blocks that hold it. */
@@ -67,7 +67,7 @@ export function inferStepType(step: Step): StepType | undefined {
   return undefined;
 }
 
-/** Applies the defaults of SPEC.md §2.13 and folds step `id` into `name`; copies, never mutates. */
+/** Applies the defaults (docs/workflow-language.md#workflow) and folds step `id` into `name`; copies, never mutates. */
 export function normalizeWorkflow(raw: Workflow): WorkflowDefinition {
   const inputs: Record<string, InputDefinition> = {};
   for (const [name, spec] of Object.entries(raw.inputs ?? {})) {

@@ -1,5 +1,5 @@
 /**
- * `@weft/expr`: the `{{ }}` template language of weft workflows (SPEC.md §2.14) — a hand-written
+ * `@weft/expr`: the `{{ }}` template language of weft workflows (docs/workflow-language.md#templates) — a hand-written
  * lexer and Pratt parser, a static reference extractor, and an allow-list evaluator compiled to
  * closures. See `ARCHITECTURE.md` in this package for the language and its decisions.
  */

@@ -1,4 +1,4 @@
-/** A name that may start a path: the data a template can read (SPEC.md §2.14). */
+/** A name that may start a path: the data a template can read (docs/workflow-language.md#what-a-template-can-read). */
 export type Root = 'inputs' | 'env' | 'secrets' | 'steps' | 'trigger' | 'item';
 
 /** Every {@link Root}, in documentation order. */

@@ -9,7 +9,7 @@ import {
 import { versionProblem } from './rules/names.js';
 import { availableVersions, latestVersion } from './rules/versions.js';
 
-/** Runtime defaults of SPEC.md §8 shown when a plugin declares none. */
+/** Runtime defaults (docs/protocol.md#limits) shown when a plugin declares none. */
 const DEFAULT_RUNTIME = { memory: '512MB', timeout: 120 };
 
 /** Picks the version a detail or download shows: the one asked for, or the latest. */
@@ -42,7 +42,7 @@ export function pickVersion(
   return record;
 }
 
-/** Builds the §2.2 detail of one version. */
+/** Builds the detail (docs/registry.md#plugin-detail) of one version. */
 export function buildDetail(
   state: PluginState,
   record: VersionRecord,

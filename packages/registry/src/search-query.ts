@@ -8,7 +8,7 @@ export interface SearchParams {
   offset?: number;
 }
 
-/** Default and largest page size (SPEC.md §8). */
+/** Default and largest page size (docs/protocol.md#limits). */
 export const SEARCH_LIMITS = {
   defaultLimit: 20,
   maxLimit: 100,

@@ -2,7 +2,7 @@ import canonicalize from 'canonicalize';
 import * as openpgp from 'openpgp';
 import { ValidationError, type PluginDefinition, type SigningKeyRecord } from '@weft/core';
 
-/** The bytes a §2.4 signature signs: RFC 8785 canonical JSON of the definition without `signature`. */
+/** The bytes a signature (docs/registry.md#checksums-and-signatures) signs: RFC 8785 canonical JSON of the definition without `signature`. */
 export function signedPayload(definition: PluginDefinition | Record<string, unknown>): Uint8Array {
   const { signature: _signature, ...rest } = definition as Record<string, unknown>;
   return new TextEncoder().encode(canonicalize(rest) ?? '');

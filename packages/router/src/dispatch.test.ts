@@ -190,7 +190,7 @@ describe('POST /execute', () => {
     expect(answer.json().message).toMatch(/not JSON/);
   });
 
-  it('answers BACKEND_ERROR when the instance answers JSON that is not §2.7', async () => {
+  it('answers BACKEND_ERROR when the instance answers JSON that is not the action-call protocol (docs/protocol.md#action-calls)', async () => {
     await setup();
     const odd = await startInstance((_req, res) => res.end(JSON.stringify({ ok: 'secret' })));
     await add(odd, 'odd');
@@ -213,7 +213,7 @@ describe('POST /execute', () => {
     });
   });
 
-  it('relays a §2.7 error with its code and status; an unknown code becomes BACKEND_ERROR', async () => {
+  it('relays an error (docs/protocol.md#action-calls) with its code and status; an unknown code becomes BACKEND_ERROR', async () => {
     await setup();
     let code = 'VALIDATION';
     const failing = await startInstance((_req, res) => {

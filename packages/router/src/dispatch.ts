@@ -66,10 +66,10 @@ export function parseAction(action: string, pathSlug?: string): { plugin: string
 }
 
 /**
- * Sends one §2.7 call to an instance serving the action, over a keep-alive pool. A connection
+ * Sends one call (docs/protocol.md#action-calls) to an instance serving the action, over a keep-alive pool. A connection
  * that could not be made (nothing sent) tries the next instance; after a request was sent
- * nothing is retried here. The answer is checked: a §2.7 success is passed on byte for byte, a
- * §2.7 error keeps its code, anything else is `BACKEND_ERROR` without the body's text.
+ * nothing is retried here. The answer is checked: a success (docs/protocol.md#action-calls) is passed on byte for byte, a
+ * error (docs/protocol.md#action-calls) keeps its code, anything else is `BACKEND_ERROR` without the body's text.
  */
 export class Dispatcher {
   constructor(
@@ -183,7 +183,12 @@ export class Dispatcher {
       throw garbage(plugin, instance, statusCode, 'a success whose data is not an object');
     }
     if (record['status'] === 'error') return relayError(record, plugin);
-    throw garbage(plugin, instance, statusCode, 'JSON that is neither a §2.7 success nor an error');
+    throw garbage(
+      plugin,
+      instance,
+      statusCode,
+      'JSON that is neither a success (docs/protocol.md#action-calls) nor an error',
+    );
   }
 
   private failure(
@@ -252,7 +257,7 @@ function garbage(
   });
 }
 
-/** A §2.7 error answer, re-encoded from its parsed fields only; unknown codes become BACKEND_ERROR. */
+/** An error answer (docs/protocol.md#action-calls), re-encoded from its parsed fields only; unknown codes become BACKEND_ERROR. */
 function relayError(
   record: Record<string, unknown>,
   plugin: string,

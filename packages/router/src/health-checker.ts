@@ -8,7 +8,7 @@ import type { RoutingTable } from './table.js';
 const MAX_HEALTH_BYTES = 64 * 1024;
 
 /**
- * Checks every instance's `health_check_url` every `healthIntervalMs` (SPEC.md §2.6, §3.2). A
+ * Checks every instance's `health_check_url` every `healthIntervalMs` (docs/protocol.md#health, docs/router.md#health-checks). A
  * check is claimed in the store with a lease, so that one replica checks an instance at a time.
  * A 2xx JSON answer with status `ok` or `degraded` is a success; anything else (non-2xx,
  * non-JSON, `unhealthy`, an unknown status, no answer within `healthTimeoutMs`) is a failure, and

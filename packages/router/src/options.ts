@@ -14,7 +14,7 @@ export interface RouterOptions {
   /** Bearer token that `POST /register`, `DELETE /register/...` and `GET /routes` require. */
   token?: string;
   /**
-   * Mutual TLS (SPEC.md §5.5): every router route requires a client certificate the server's
+   * Mutual TLS (docs/router.md#protection): every router route requires a client certificate the server's
    * TLS layer verified against its client CA. The server must request client certificates.
    */
   requireClientCert?: boolean;
@@ -39,7 +39,7 @@ export interface RouterOptions {
   healthChecks?: boolean;
   /** CIDRs that may be called even though link-local or metadata (`WEFT_EGRESS_ALLOWLIST`). */
   egressAllowlist?: readonly string[];
-  /** Longest wait for an instance's answer in ms. Default 120000 (the §8 connector default), at most 600000. */
+  /** Longest wait for an instance's answer in ms. Default 120000 (the connector default (docs/protocol.md#limits)), at most 600000. */
   executeTimeoutMs?: number;
   /** Largest answer accepted from an instance, in bytes. Default 10 MiB. */
   maxResponseBytes?: number;

@@ -5,7 +5,7 @@ import type { CompiledRouterOptions } from './options.js';
 import { egressRefusal } from './egress.js';
 
 /**
- * Checks what the schema cannot of a §2.5 record (semver `version`, absolute http(s) URLs
+ * Checks what the schema cannot of a record (docs/router.md#registration) (semver `version`, absolute http(s) URLs
  * without credentials, hosts allowed by the egress policy) and fills the defaults:
  * `health_check_url` is `{url}/healthz`, `metadata.instance_id` is derived from the URL.
  * Throws `VALIDATION` naming the field.

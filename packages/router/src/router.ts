@@ -12,7 +12,7 @@ import { checkRegistration } from './registration.js';
 import { RoutingTable } from './table.js';
 
 /**
- * The router (SPEC.md §2.5, §3.2, §4.2; DESIGN.md §4): the routing table kept in a
+ * The router (docs/router.md#registration, docs/router.md#health-checks, docs/router.md#endpoints, docs/design.md#router): the routing table kept in a
  * `RoutesStore`, this replica's cached copy of it, the health checker and dispatch. Mount its
  * routes with `app.register(router.plugin())`, then {@link start} it; {@link close} it after the
  * HTTP server.
@@ -50,7 +50,7 @@ export class Router {
     await this.table.close();
   }
 
-  /** `POST /register`: validates, stores and answers §2.5; `created` is false on re-registration. */
+  /** `POST /register`: validates, stores and answers the registration record (docs/router.md#registration); `created` is false on re-registration. */
   async register(
     record: RouterRegistration,
   ): Promise<{ created: boolean; answer: RegistrationResponse }> {

@@ -34,7 +34,7 @@ export { isFinished } from './executions/queries.js';
 export type { PreparedExecutions, StartedExecution } from './executions/starter.js';
 
 /**
- * The runtime (DESIGN.md §4, §5): starts executions, runs them durably (journal, leases,
+ * The runtime (docs/design.md#executions, docs/design.md#scale-out): starts executions, runs them durably (journal, leases,
  * resume), lets them wait (for an approval) and decides their waits, cancels them, and delivers
  * their callbacks. This class is the facade over its services (`executions/`, `waits/`,
  * `actions/`); HTTP routes are in `http/`.
@@ -179,7 +179,7 @@ export class Runtime {
 
   /**
    * Runs one action for a caller (`POST /actions/execute`, the cloud steps of hybrid runs) with
-   * the server's invoker and a §2.9 context of its own; counts it in the key's usage. A `version`
+   * the server's invoker and a context (docs/protocol.md#execution-context) of its own; counts it in the key's usage. A `version`
    * makes the target `connector` reference `<plugin>@<version>`.
    */
   executeAction(call: ActionRequest): Promise<unknown> {

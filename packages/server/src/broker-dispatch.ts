@@ -10,7 +10,7 @@ import { injectTraceContext } from '@weft/telemetry';
 
 /**
  * `metadata.transport` of a router registration whose instance takes its actions as broker task
- * messages (SPEC.md §2.12) instead of `POST /execute`. It still registers a `url` and answers
+ * messages (docs/protocol.md#broker-tasks) instead of `POST /execute`. It still registers a `url` and answers
  * its health checks over HTTP, like every instance.
  */
 export const BROKER_TRANSPORT = 'broker';
@@ -36,7 +36,7 @@ export function servedByBrokerOnly(router: Router, slug: string, action: string)
 }
 
 /**
- * Runs one action as a §2.12 task on `platform.workflow.<slug>` and waits for its result; the
+ * Runs one action as a task (docs/protocol.md#broker-tasks) on `platform.workflow.<slug>` and waits for its result; the
  * message carries the call's idempotency key `<execution_id>/<step path>`. The wait ends with
  * the call's abort signal (the step's timeout, a cancel) or after `timeoutMs`.
  */
@@ -52,7 +52,7 @@ export async function invokeByBroker(
     : idempotencyKey;
   const result: TaskResultMessage = await tasks.dispatch(
     { workflowId, plugin: slug, action: call.action, input: call.input, step },
-    // The action span's trace context rides as message headers; the §2.12 body is unchanged.
+    // The action span's trace context rides as message headers; the body (docs/protocol.md#broker-tasks) is unchanged.
     { timeoutMs, signal, headers: injectTraceContext({}) },
   );
   if (result.status === 'success') return { output: result.output ?? {} };

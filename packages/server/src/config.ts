@@ -65,7 +65,7 @@ export interface ServerOptions {
   routerTimeoutMs?: number;
   /** CIDRs weft may call although link-local or metadata (`WEFT_EGRESS_ALLOWLIST`). */
   egressAllowlist?: string[];
-  /** HTTPS: PEM files of the server certificate and key; with `clientCa`, mutual TLS (§5.5). */
+  /** HTTPS: PEM files of the server certificate and key; with `clientCa`, mutual TLS (docs/router.md#protection). */
   tls?: { cert: string; key: string; clientCa?: string };
   /** `secrets.*` of server-side runs (from `WEFT_SECRET_<NAME>` variables). Default none. */
   runtimeSecrets?: Record<string, string>;
@@ -73,7 +73,7 @@ export interface ServerOptions {
   triggers?: TriggerServerOptions;
   /**
    * Broker address (`WEFT_BROKER`): `memory`, `nats://host:port[,...]` or `kafka://host:port[,...]`.
-   * With one, actions of plugins served by broker go out as §2.12 task messages. Default none.
+   * With one, actions of plugins served by broker go out as task messages (docs/protocol.md#broker-tasks). Default none.
    */
   broker?: string;
   /** This replica's name in metrics (`WEFT_REPLICA_ID`). Default `<hostname>-<pid>`. */

@@ -4,13 +4,13 @@ import { HealthResponse, type RegistryStore } from '@weft/core';
 /** Version reported by `GET /healthz`. */
 export const SERVER_VERSION = '0.1.0';
 
-/** `GET /healthz` in the §2.6 shape: 200 when the database answers, 503 when it does not. */
+/** `GET /healthz` in the shape (docs/protocol.md#health): 200 when the database answers, 503 when it does not. */
 export function registerHealth(app: FastifyInstance, store: RegistryStore): void {
   app.get(
     '/healthz',
     {
       schema: {
-        summary: 'Health (SPEC.md §2.6)',
+        summary: 'Health (docs/protocol.md#health)',
         tags: ['health'],
         response: { 200: HealthResponse, 503: HealthResponse },
       },

@@ -77,12 +77,12 @@ async function resolveAll(host: string): Promise<string[]> {
 }
 
 /**
- * How `weft server` runs actions (SPEC.md Appendix A, `cloud`): through the router when an
+ * How `weft server` runs actions (docs/protocol.md#execution-modes, `cloud`): through the router when an
  * instance serving the plugin is registered, otherwise through a published plugin whose
  * definition has an `http` connector block (its declarative requests, or its connector service
  * at `base_url`). Anything else is `UNAVAILABLE`, and refused before a run starts. With a
  * broker (`tasks`), an action whose registered instances all take tasks by broker
- * (`metadata.transport: "broker"`) is sent as a §2.12 task message instead. The requests of
+ * (`metadata.transport: "broker"`) is sent as a task message (docs/protocol.md#broker-tasks) instead. The requests of
  * published plugins obey `egress` (default: {@link pluginEgress} over the router's
  * `egressAllowlist`, which is the server's `WEFT_EGRESS_ALLOWLIST`).
  */

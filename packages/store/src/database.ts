@@ -84,7 +84,7 @@ export interface SigningKeysTable {
   created_at: string;
 }
 
-/** `router_instances`: the router's routing table (SPEC.md §3.2), with health-check leases. */
+/** `router_instances`: the router's routing table (docs/router.md#health-checks), with health-check leases. */
 export interface RouterInstancesTable {
   plugin_slug: string;
   instance_id: string;

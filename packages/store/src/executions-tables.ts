@@ -36,7 +36,7 @@ export interface ExecutionStepsTable {
   data: string;
 }
 
-/** `execution_events`: §2.11 events, numbered from 1 within an execution. */
+/** `execution_events`: events (docs/protocol.md#stream-events), numbered from 1 within an execution. */
 export interface ExecutionEventsTable {
   execution_id: string;
   seq: number;

@@ -35,7 +35,7 @@ export function natsName(value: string): string {
   return value.replaceAll('.', '_');
 }
 
-/** The stream of a port subject: one stream per subject (DESIGN.md §5). */
+/** The stream of a port subject: one stream per subject (docs/design.md#scale-out). */
 export function streamName(layout: NatsLayout, subject: string): string {
   return `${layout.streamPrefix}${natsName(wireSubject(layout, subject))}`;
 }

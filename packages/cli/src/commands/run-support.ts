@@ -77,7 +77,7 @@ export async function requireModules(weft: Weft, modules: string[]): Promise<voi
   }
 }
 
-/** Where `weft workflow run` runs the actions (SPEC.md Appendix A). */
+/** Where `weft workflow run` runs the actions (docs/protocol.md#execution-modes). */
 export type RunMode = 'local' | 'self_hosted' | 'cloud' | 'hybrid';
 
 /** A place of `--execution`: `local`, `cloud` or `self_hosted` (the router of `--router`). */

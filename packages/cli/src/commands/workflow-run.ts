@@ -52,7 +52,7 @@ interface RunFlags extends ModeFlags, IdentityFlags {
 /**
  * `weft workflow run FILE`: runs workflows locally, through a router (`--router`), on a weft
  * server (`--cloud`, with `--async` and `--stream`), or mixed (`--mode hybrid`, with `--router`
- * for the steps placed `self_hosted`): Appendix A.
+ * for the steps placed `self_hosted`): execution modes (docs/protocol.md#execution-modes).
  */
 export function registerWorkflowRun(
   parent: Command,
@@ -111,7 +111,10 @@ export function registerWorkflowRun(
       'weft server of --cloud and --mode hybrid (default: WORKFLOW_CLOUD_URL, else WORKFLOW_REGISTRY_URL)',
     )
     .option('--api-key <key>', 'API key of the server (default: WORKFLOW_REGISTRY_API_KEY)')
-    .option('--async', 'with --cloud: start the run, print the pending record (§2.8) and exit')
+    .option(
+      '--async',
+      'with --cloud: start the run, print the pending record (docs/runtime.md#execution-record) and exit',
+    )
     .option(
       '--execution <place|plugin=place>',
       "hybrid: run every step (local|cloud|self_hosted), or one plugin's steps, there; repeatable",

@@ -14,7 +14,7 @@ export const DISPATCH_ID_HEADER = 'weft-dispatch-id';
 
 /** One task to dispatch. */
 export interface TaskRequest {
-  /** The execution id (§2.12 `workflow_id`). */
+  /** The execution id (`workflow_id`, docs/protocol.md#broker-tasks). */
   workflowId: string;
   /** Plugin slug: the task goes to `platform.workflow.<plugin>`. */
   plugin: string;
@@ -24,7 +24,7 @@ export interface TaskRequest {
   step: string;
 }
 
-/** Publishes one §2.12 task message with its step and idempotency key headers. */
+/** Publishes one task message (docs/protocol.md#broker-tasks) with its step and idempotency key headers. */
 export async function dispatchTask(
   broker: Broker,
   request: TaskRequest,

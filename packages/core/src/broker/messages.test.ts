@@ -20,7 +20,7 @@ function fieldOf(fn: () => unknown): string | undefined {
   return undefined;
 }
 
-describe('§2.12 task messages', () => {
+describe('task messages (docs/protocol.md#broker-tasks)', () => {
   it('parses a task message with exactly the spec fields', () => {
     expect(parseTaskMessage(JSON.stringify(task))).toEqual(task);
   });

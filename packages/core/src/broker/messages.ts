@@ -10,7 +10,7 @@ const Timestamp = (description: string) =>
   Type.String({ pattern: ISO_UTC_PATTERN, description: `${description} (ISO 8601 UTC)` });
 
 /**
- * The broker task message of SPEC.md §2.12, published to `platform.workflow.<plugin_slug>`.
+ * The broker task message (docs/protocol.md#broker-tasks), published to `platform.workflow.<plugin_slug>`.
  * Exactly the spec's fields; the step path and idempotency key travel as headers
  * ({@link TASK_HEADERS}).
  */
@@ -30,7 +30,7 @@ export const TaskMessage = Type.Object(
 );
 export type TaskMessage = Static<typeof TaskMessage>;
 
-/** The §2.10 error object inside a failed result. */
+/** The error object (docs/protocol.md#error-object) inside a failed result. */
 const ResultError = Type.Object({
   status: Type.Literal('error'),
   code: Type.String({ minLength: 1 }),
@@ -39,8 +39,7 @@ const ResultError = Type.Object({
 });
 
 /**
- * A task's result, published to `platform.workflow.results` (SPEC.md §2.12 leaves its shape
- * open; this is weft's). Keyed by `workflow_id` and `step`; `idempotency_key` is
+ * A task's result, published to `platform.workflow.results` (docs/protocol.md#broker-tasks; this is weft's). Keyed by `workflow_id` and `step`; `idempotency_key` is
  * `<workflow_id>/<step>` when the task carried one.
  */
 export const TaskResultMessage = Type.Object(
@@ -64,11 +63,11 @@ export type TaskResultMessage = Static<typeof TaskResultMessage>;
 /** Subject every task result is published to. */
 export const RESULTS_SUBJECT = 'platform.workflow.results';
 
-/** Headers of a task message beside its §2.12 body. */
+/** Headers of a task message beside its body (docs/protocol.md#broker-tasks). */
 export const TASK_HEADERS = {
   /** The step path the task runs (`fetch`, `loop[2].call`). */
   step: 'weft-step',
-  /** `<execution_id>/<step path>`: services drop duplicates by it (DESIGN.md §5). */
+  /** `<execution_id>/<step path>`: services drop duplicates by it (docs/design.md#scale-out). */
   idempotencyKey: 'idempotency-key',
 } as const;
 
@@ -130,7 +129,7 @@ function parseAs<T extends TSchema>(schema: T, what: string, text: string): Stat
   return value as Static<T>;
 }
 
-/** Parses a §2.12 task message; throws a `ValidationError` naming the first bad field. */
+/** Parses a task message (docs/protocol.md#broker-tasks); throws a `ValidationError` naming the first bad field. */
 export function parseTaskMessage(text: string): TaskMessage {
   return parseAs(TaskMessage, 'task message', text);
 }

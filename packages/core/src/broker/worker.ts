@@ -15,7 +15,7 @@ import {
   type TaskResultMessage,
 } from './messages.js';
 
-/** What a task handler is told besides the §2.12 message. */
+/** What a task handler is told besides the message (docs/protocol.md#broker-tasks). */
 export interface TaskContext {
   /** Step path from the `weft-step` header, or null. */
   step: string | null;
@@ -69,9 +69,9 @@ async function publishResult(
 }
 
 /**
- * Serves a plugin's broker tasks (SPEC.md §2.12): consumes `platform.workflow.<plugin_slug>` in a
+ * Serves a plugin's broker tasks (docs/protocol.md#broker-tasks): consumes `platform.workflow.<plugin_slug>` in a
  * consumer group, parses each task (an unparsable one goes to the dead-letter subject at once),
- * runs `handle`, publishes the result (or the §2.10 error object the handler threw) on
+ * runs `handle`, publishes the result (or the error object (docs/protocol.md#error-object) the handler threw) on
  * `platform.workflow.results` keyed by `workflow_id`, and only then acks — at least once. A task
  * dead-lettered after its last delivery gets an error result, so the dispatcher is not left
  * waiting.

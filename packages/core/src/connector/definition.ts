@@ -3,7 +3,7 @@ import { SemverString, TemplateString, Text } from '../workflow/common.js';
 import { ConnectorRuntime } from '../workflow/runtime.js';
 import { ACTION_PATTERN, SLUG_PATTERN } from '../workflow/steps.js';
 
-/** How a connector's actions run (SPEC.md Appendix B.8): in process, as a command, over HTTP. */
+/** How a connector's actions run (packages/sdk/CONNECTORS.md#kinds): in process, as a command, over HTTP. */
 export const CONNECTOR_KINDS = ['function', 'shell', 'http'] as const;
 /** One of {@link CONNECTOR_KINDS}. */
 export type ConnectorKind = (typeof CONNECTOR_KINDS)[number];
@@ -11,7 +11,7 @@ export type ConnectorKind = (typeof CONNECTOR_KINDS)[number];
 /** Shape of connector namespaces (the `<namespace>` of `connector:<namespace>/<name>@<version>`). */
 export const NAMESPACE_PATTERN = '^[a-z0-9][a-z0-9_-]{0,63}$';
 
-/** Connector limits of SPEC.md §8 that the SDK enforces itself. */
+/** Connector limits (docs/protocol.md#limits) that the SDK enforces itself. */
 export const CONNECTOR_DEFAULTS = {
   /** Default `timeout`, in seconds. */
   timeoutSeconds: 120,
@@ -54,7 +54,7 @@ export const HttpRequest = Type.Object(
 /** See {@link HttpRequest}. */
 export type HttpRequest = Static<typeof HttpRequest>;
 
-/** One action of a connector (SPEC.md Appendix B.1). */
+/** One action of a connector (packages/sdk/CONNECTORS.md#definitions). */
 export const ConnectorAction = Type.Object(
   {
     name: Type.String({
@@ -81,7 +81,7 @@ export const ConnectorAction = Type.Object(
 /** See {@link ConnectorAction}. */
 export type ConnectorAction = Static<typeof ConnectorAction>;
 
-/** The `connector` block (SPEC.md Appendix B.1). */
+/** The `connector` block (packages/sdk/CONNECTORS.md#definitions). */
 export const ConnectorBlock = Type.Object(
   {
     type: Type.Optional(
@@ -131,7 +131,7 @@ export const ConnectorBlock = Type.Object(
 export type ConnectorBlock = Static<typeof ConnectorBlock>;
 
 /**
- * Top-level keys of a plugin definition (SPEC.md §2.3, §2.4) that a connector file may carry
+ * Top-level keys of a plugin definition (docs/registry.md#plugin-definitions, docs/registry.md#checksums-and-signatures) that a connector file may carry
  * beside `connector` and `actions`: an installed `./plugins/<slug>.yaml` holds both. The SDK
  * does not interpret them (the registry checks them); it only accepts them.
  */
@@ -164,7 +164,10 @@ export const ConnectorDefinition = Type.Object(
     actions: Type.Array(ConnectorAction, { minItems: 1, maxItems: 1000 }),
     ...Object.fromEntries(PLUGIN_METADATA_KEYS.map((key) => [key, Type.Optional(Type.Unknown())])),
   },
-  { additionalProperties: false, description: 'Connector definition (Appendix B.1)' },
+  {
+    additionalProperties: false,
+    description: 'Connector definition (packages/sdk/CONNECTORS.md#definitions)',
+  },
 );
 /** See {@link ConnectorDefinition}; plugin metadata keys are typed `unknown`. */
 export type ConnectorDefinition = {

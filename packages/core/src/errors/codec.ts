@@ -1,7 +1,7 @@
 import { isErrorCode, type ErrorCode } from './codes.js';
 import { WeftError, type ErrorDetailsByCode } from './weft-error.js';
 
-/** The error object of SPEC.md §2.10, as it travels on the wire. */
+/** The error object (docs/protocol.md#error-object), as it travels on the wire. */
 export interface ErrorObject {
   status: 'error';
   code: ErrorCode;
@@ -18,7 +18,7 @@ export interface ToErrorObjectOptions {
   includeStack?: boolean;
 }
 
-/** Formats any thrown value as a §2.10 error object; unknown exceptions become `INTERNAL_ERROR`. */
+/** Formats any thrown value as an error object (docs/protocol.md#error-object); unknown exceptions become `INTERNAL_ERROR`. */
 export function toErrorObject(error: unknown, options: ToErrorObjectOptions = {}): ErrorObject {
   if (error instanceof WeftError) {
     const weft: WeftError = error;
@@ -38,7 +38,7 @@ export function toErrorObject(error: unknown, options: ToErrorObjectOptions = {}
   };
 }
 
-/** Rebuilds a {@link WeftError} from a §2.10 error object received from elsewhere. */
+/** Rebuilds a {@link WeftError} from an error object (docs/protocol.md#error-object) received from elsewhere. */
 export function fromErrorObject(value: unknown): WeftError {
   if (typeof value !== 'object' || value === null) {
     return new WeftError('BACKEND_ERROR', 'received an error that is not an error object', {

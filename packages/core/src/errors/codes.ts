@@ -1,6 +1,6 @@
 /**
- * The error codes weft puts on the wire. The first six are the SDK taxonomy of SPEC.md §7; the
- * rest are the HTTP codes DESIGN.md §4 adds.
+ * The error codes weft puts on the wire. The first six are the SDK taxonomy (docs/protocol.md#error-codes); the
+ * rest are the HTTP codes docs/design.md#errors adds.
  */
 export const ERROR_CODES = [
   'VALIDATION',
@@ -20,7 +20,7 @@ export const ERROR_CODES = [
 /** One of {@link ERROR_CODES}. */
 export type ErrorCode = (typeof ERROR_CODES)[number];
 
-/** HTTP status for every code (DESIGN.md §4). */
+/** HTTP status for every code (docs/design.md#errors). */
 export const HTTP_STATUS: Readonly<Record<ErrorCode, number>> = {
   VALIDATION: 400,
   UNAUTHORIZED: 401,

@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import { ERROR_CODES } from './codes.js';
 
 /**
- * The §2.10 error object as a route schema (`$id: ErrorObject`): one definition for every HTTP
+ * The error object (docs/protocol.md#error-object) as a route schema (`$id: ErrorObject`): one definition for every HTTP
  * package, so the schemas their servers add are the same.
  */
 export const ErrorObjectSchema = Type.Object(
@@ -12,7 +12,7 @@ export const ErrorObjectSchema = Type.Object(
     message: Type.String(),
     details: Type.Record(Type.String(), Type.Unknown()),
   },
-  { $id: 'ErrorObject', description: 'Error object (SPEC.md §2.10)' },
+  { $id: 'ErrorObject', description: 'Error object (docs/protocol.md#error-object)' },
 );
 
 /** Error answers of a route, by status (references to {@link ErrorObjectSchema}). */

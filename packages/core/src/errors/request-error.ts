@@ -35,7 +35,7 @@ export interface RequestErrorOptions {
 /**
  * Turns anything a route or the HTTP framework threw into a {@link WeftError}: schema failures
  * become `VALIDATION` naming the field (`input.text`) and the keyword, framework body errors get
- * their §4 code, and anything unknown is an `INTERNAL_ERROR`. Shared by every HTTP package so that
+ * their code (docs/design.md#errors), and anything unknown is an `INTERNAL_ERROR`. Shared by every HTTP package so that
  * the same bad request gets the same answer on every endpoint.
  */
 export function errorFromRequest(error: unknown, options: RequestErrorOptions = {}): WeftError {
@@ -107,7 +107,7 @@ export interface ErrorReply<R> {
 }
 
 /**
- * Answers `error` as the §2.10 error object with its DESIGN.md §4 status (and `Retry-After` on
+ * Answers `error` as the error object (docs/protocol.md#error-object) with its status (docs/design.md#errors) (and `Retry-After` on
  * `RATE_LIMITED`); internal errors are logged with their stack, which never goes on the wire.
  */
 export function replyWithError<R>(

@@ -1,6 +1,6 @@
 import { HTTP_STATUS, type ErrorCode } from './codes.js';
 
-/** The `details` each code carries (SPEC.md §7); HTTP-only codes carry free-form details. */
+/** The `details` each code carries (docs/protocol.md#error-codes); HTTP-only codes carry free-form details. */
 export interface ErrorDetailsByCode {
   VALIDATION: { field: string; constraint: string; [extra: string]: unknown };
   UNAVAILABLE: { backend: string; suggestion: string; [extra: string]: unknown };
@@ -18,7 +18,7 @@ export interface ErrorDetailsByCode {
 
 /**
  * Base of every error weft raises on purpose. `code` and `details` are what goes on the wire
- * (SPEC.md §2.10); the message says what happened and what to do.
+ * (docs/protocol.md#error-object); the message says what happened and what to do.
  */
 export class WeftError<C extends ErrorCode = ErrorCode> extends Error {
   override readonly name: string = 'WeftError';

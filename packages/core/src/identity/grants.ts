@@ -1,6 +1,6 @@
 import type { Principal } from './principal.js';
 
-/** What a workflow or a step demands (SPEC.md §2.17): at least one role, every permission. */
+/** What a workflow or a step demands (docs/workflow-language.md#authorization): at least one role, every permission. */
 export interface GrantRequirement {
   /** The caller needs at least one of these; none listed: no role is needed. */
   roles?: readonly string[];

@@ -15,7 +15,7 @@ export const ROLE_PATTERN = '^[A-Za-z0-9][A-Za-z0-9_.:/@-]*$';
 const PERMISSION = new RegExp(PERMISSION_PATTERN);
 const ROLE = new RegExp(ROLE_PATTERN);
 
-/** True for a permission in `<resource>:<verb>` form (SPEC.md §2.17), at most 128 characters. */
+/** True for a permission in `<resource>:<verb>` form (docs/workflow-language.md#authorization), at most 128 characters. */
 export function isPermission(value: string): boolean {
   return value.length <= MAX_GRANT_LENGTH && PERMISSION.test(value);
 }

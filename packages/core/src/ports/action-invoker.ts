@@ -8,7 +8,7 @@ export interface ActionCall {
   action: string;
   /** The evaluated action input. */
   input: Record<string, unknown>;
-  /** The §2.9 execution context, with the signal and progress reporter. */
+  /** The execution context (docs/protocol.md#execution-context), with the signal and progress reporter. */
   context: ExecutionContext;
 }
 
@@ -42,7 +42,7 @@ export interface InvocationResult {
 }
 
 /**
- * The port through which the engine runs actions (DESIGN.md §2). Implementations: in-process
+ * The port through which the engine runs actions (docs/design.md#ports). Implementations: in-process
  * handlers, shell commands and HTTP connectors (the SDK's local invoker), the router, mocks.
  * Resolves to the action's {@link InvocationResult}; rejects with a `WeftError` (other
  * exceptions are reported as `BACKEND_ERROR`).

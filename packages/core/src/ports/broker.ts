@@ -1,5 +1,5 @@
 /**
- * The message broker port (DESIGN.md §2, §5): topics (subjects) of durable messages consumed in
+ * The message broker port (docs/design.md#ports, docs/design.md#scale-out): topics (subjects) of durable messages consumed in
  * consumer groups, at least once. Implementations live in `@weft/broker`: in-memory (default),
  * NATS JetStream and Kafka; all of them pass one contract test suite.
  */
@@ -92,7 +92,7 @@ export interface Broker {
   /** Starts consuming a subject in a consumer group. */
   consume(subject: string, options: ConsumeOptions, handler: MessageHandler): Promise<Subscription>;
   /**
-   * Messages of the subject not yet acknowledged by the group (queue depth, §6.6), or null when
+   * Messages of the subject not yet acknowledged by the group (queue depth, docs/protocol.md#metrics), or null when
    * the broker cannot tell.
    */
   pending(subject: string, group: string): Promise<number | null>;

@@ -7,7 +7,7 @@ export type WaitEventPhase = 'requested' | 'granted' | 'rejected';
  */
 export type WaitEventType = `${string}.${WaitEventPhase}`;
 
-/** Stream event types: SPEC.md §6.1's, and those of waits ({@link WaitEventType}). */
+/** Stream event types: those of docs/protocol.md#stream-events, and those of waits ({@link WaitEventType}). */
 export type StreamEventType =
   | 'step.started'
   | 'step.progress'
@@ -21,7 +21,7 @@ export function waitEventType(kind: string, phase: WaitEventPhase): WaitEventTyp
   return `${kind}.${phase}`;
 }
 
-/** A stream event (SPEC.md §2.11), exactly as it goes on the wire. */
+/** A stream event (docs/protocol.md#stream-events), exactly as it goes on the wire. */
 export interface StreamEvent {
   type: StreamEventType;
   /** ISO 8601 UTC. */

@@ -1,4 +1,4 @@
-/** Execution modes (SPEC.md Appendix A). */
+/** Execution modes (docs/protocol.md#execution-modes). */
 export const EXECUTION_MODES = ['local', 'self_hosted', 'cloud', 'hybrid'] as const;
 export type ExecutionMode = (typeof EXECUTION_MODES)[number];
 
@@ -11,7 +11,7 @@ export interface PreviousStep {
 }
 
 /**
- * The execution context of SPEC.md §2.9, given to every action handler. Field names are the
+ * The execution context (docs/protocol.md#execution-context), given to every action handler. Field names are the
  * camelCase forms of the spec's keys: `workflowId` (workflow_id), `stepName` (step_name),
  * `executionMode` (execution_mode), `previousSteps` (previous_steps).
  */

@@ -1,5 +1,5 @@
 /**
- * Where secret values come from (SPEC.md §5.7: pluggable, environment variables by default).
+ * Where secret values come from (docs/workflow-language.md#secrets: pluggable, environment variables by default).
  * `get` resolves to `undefined` when the secret does not exist.
  */
 export interface SecretsProvider {

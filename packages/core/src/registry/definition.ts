@@ -31,8 +31,8 @@ export const HttpUrl = (description: string) =>
   });
 
 /**
- * One action of a plugin: the connector action of Appendix B.1 (so an installed definition loads
- * as a connector file), with the `description` that the registry detail (§2.2) requires.
+ * One action of a plugin: the connector action (packages/sdk/CONNECTORS.md#definitions) (so an installed definition loads
+ * as a connector file), with the `description` that the registry detail (docs/registry.md#plugin-detail) requires.
  */
 export const PluginAction = Type.Object(
   {
@@ -43,7 +43,7 @@ export const PluginAction = Type.Object(
 );
 export type PluginAction = Static<typeof PluginAction>;
 
-/** Runtime needs of a plugin (SPEC.md §2.2, limits of §8). */
+/** Runtime needs of a plugin (docs/registry.md#plugin-detail, limits: docs/protocol.md#limits). */
 export const PluginRuntime = Type.Object(
   {
     memory: Type.Optional(
@@ -61,7 +61,7 @@ export const PluginRuntime = Type.Object(
 );
 export type PluginRuntime = Static<typeof PluginRuntime>;
 
-/** An environment variable a plugin needs (SPEC.md §2.2). */
+/** An environment variable a plugin needs (docs/registry.md#plugin-detail). */
 export const PluginEnvironmentVariable = Type.Object(
   {
     name: Type.String({
@@ -76,7 +76,7 @@ export const PluginEnvironmentVariable = Type.Object(
 );
 export type PluginEnvironmentVariable = Static<typeof PluginEnvironmentVariable>;
 
-/** The optional GPG signature block of SPEC.md §2.4. */
+/** The optional GPG signature block (docs/registry.md#checksums-and-signatures). */
 export const PluginSignature = Type.Object(
   {
     type: Type.Literal('gpg'),

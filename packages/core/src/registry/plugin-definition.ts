@@ -15,9 +15,9 @@ import {
 export const TAG_PATTERN = '^[a-z0-9][a-z0-9-]{0,31}$';
 
 /**
- * What a publisher submits (SPEC.md §2.3), as YAML or JSON: the required metadata, the actions
- * with their input and output JSON Schemas, the optional fields, the optional `signature` (§2.4)
- * and the optional `connector` block of Appendix B.1: with it, the same file loads as a connector
+ * What a publisher submits (docs/registry.md#plugin-definitions), as YAML or JSON: the required metadata, the actions
+ * with their input and output JSON Schemas, the optional fields, the optional `signature` (docs/registry.md#checksums-and-signatures)
+ * and the optional `connector` block (packages/sdk/CONNECTORS.md#definitions): with it, the same file loads as a connector
  * definition (`./plugins/<slug>.yaml`).
  */
 export const PluginDefinition = Type.Object(
@@ -75,7 +75,7 @@ export const PluginDefinition = Type.Object(
   },
   {
     additionalProperties: false,
-    description: 'A plugin definition (SPEC.md §2.3)',
+    description: 'A plugin definition (docs/registry.md#plugin-definitions)',
   },
 );
 export type PluginDefinition = Static<typeof PluginDefinition>;

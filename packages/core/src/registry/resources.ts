@@ -4,7 +4,7 @@ import { PluginAction, PluginEnvironmentVariable } from './definition.js';
 const Timestamp = (description: string) =>
   Type.String({ format: 'date-time', description: `${description} (ISO 8601 UTC)` });
 
-/** Plugin summary, one element of search results (SPEC.md §2.1). */
+/** Plugin summary, one element of search results (docs/registry.md#plugin-summary). */
 export const PluginSummary = Type.Object({
   slug: Type.String(),
   name: Type.String(),
@@ -33,7 +33,7 @@ export const Deprecation = Type.Object({
 });
 export type Deprecation = Static<typeof Deprecation>;
 
-/** Plugin detail (SPEC.md §2.2) plus the verification data of §2.4. */
+/** Plugin detail (docs/registry.md#plugin-detail) plus the verification data (docs/registry.md#checksums-and-signatures). */
 export const PluginDetail = Type.Object({
   slug: Type.String(),
   version: Type.String({ description: 'The version returned' }),
@@ -107,7 +107,7 @@ export const DeprecateRequest = Type.Object(
 );
 export type DeprecateRequest = Static<typeof DeprecateRequest>;
 
-/** Answer of a deprecation (DESIGN.md §4). */
+/** Answer of a deprecation (docs/design.md#registry). */
 export const DeprecateResponse = Type.Object({
   status: Type.Literal('deprecated'),
   slug: Type.String(),
@@ -117,7 +117,7 @@ export const DeprecateResponse = Type.Object({
 });
 export type DeprecateResponse = Static<typeof DeprecateResponse>;
 
-/** Answer of an unpublish (DESIGN.md §4). */
+/** Answer of an unpublish (docs/design.md#registry). */
 export const RemoveResponse = Type.Object({
   status: Type.Literal('removed'),
   slug: Type.String(),
@@ -145,7 +145,7 @@ export const AnalyticsResponse = Type.Object({
 });
 export type AnalyticsResponse = Static<typeof AnalyticsResponse>;
 
-/** The health answer of SPEC.md §2.6. */
+/** The health answer (docs/protocol.md#health). */
 export const HealthResponse = Type.Object({
   status: Type.Union([Type.Literal('ok'), Type.Literal('degraded'), Type.Literal('unhealthy')]),
   version: Type.String(),

@@ -1,7 +1,7 @@
 import type { ApiKeyRecord, SigningKeyRecord } from './keys.js';
 import type { PluginDefinition } from './plugin-definition.js';
 
-/** State of one version of a plugin (SPEC.md §3.1). */
+/** State of one version of a plugin (docs/registry.md#version-states). */
 export type VersionStatus = 'published' | 'deprecated' | 'removed';
 
 /** What a store keeps of one version, without its bytes. */

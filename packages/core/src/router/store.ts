@@ -61,7 +61,7 @@ export interface CheckOutcome {
 export type CheckRecorded = 'kept' | 'removed' | 'stale';
 
 /**
- * Storage port of the router's routing table (SPEC.md §3.2). Several server replicas share
+ * Storage port of the router's routing table (docs/router.md#health-checks). Several server replicas share
  * one table; health checks are claimed with a lease so that one replica checks an instance at
  * a time. Every method is atomic.
  */

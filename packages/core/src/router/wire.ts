@@ -7,13 +7,13 @@ const Timestamp = (description: string) =>
 /** Shape of a router `instance_id` (and of `metadata.region`). */
 export const INSTANCE_ID_PATTERN = '^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$';
 
-/** Health of a routed instance: the §2.6 status of its last check, `unknown` before the first. */
+/** Health of a routed instance: the status (docs/protocol.md#health) of its last check, `unknown` before the first. */
 export const INSTANCE_HEALTH = ['unknown', 'ok', 'degraded', 'unhealthy'] as const;
 /** One of {@link INSTANCE_HEALTH}. */
 export type InstanceHealth = (typeof INSTANCE_HEALTH)[number];
 
 /**
- * The router registration record (SPEC.md §2.5). The router checks more than the schema says:
+ * The router registration record (docs/router.md#registration). The router checks more than the schema says:
  * `version` must be semver, `url` and `health_check_url` absolute http(s) URLs whose hosts are
  * not link-local or metadata addresses.
  */
@@ -46,12 +46,15 @@ export const RouterRegistration = Type.Object(
       ),
     ),
   },
-  { additionalProperties: false, description: 'Router registration record (SPEC.md §2.5)' },
+  {
+    additionalProperties: false,
+    description: 'Router registration record (docs/router.md#registration)',
+  },
 );
 /** See {@link RouterRegistration}. */
 export type RouterRegistration = Static<typeof RouterRegistration>;
 
-/** Answer of `POST /register` (SPEC.md §2.5): 201, or 200 when the instance re-registers. */
+/** Answer of `POST /register` (docs/router.md#registration): 201, or 200 when the instance re-registers. */
 export const RegistrationResponse = Type.Object({
   status: Type.Literal('registered'),
   plugin_slug: Type.String(),
@@ -61,7 +64,7 @@ export const RegistrationResponse = Type.Object({
 /** See {@link RegistrationResponse}. */
 export type RegistrationResponse = Static<typeof RegistrationResponse>;
 
-/** Answer of `DELETE /register/{plugin_slug}/{instance_id}` (DESIGN.md §4). */
+/** Answer of `DELETE /register/{plugin_slug}/{instance_id}` (docs/design.md#router). */
 export const DeregistrationResponse = Type.Object({
   status: Type.Literal('deregistered'),
   plugin_slug: Type.String(),
@@ -99,7 +102,7 @@ export const RoutesResponse = Type.Object({
 /** See {@link RoutesResponse}. */
 export type RoutesResponse = Static<typeof RoutesResponse>;
 
-/** The connector execute request (SPEC.md §2.7). */
+/** The connector execute request (docs/protocol.md#action-calls). */
 export const ExecuteRequest = Type.Object(
   {
     action: Type.String({
@@ -109,12 +112,15 @@ export const ExecuteRequest = Type.Object(
     }),
     input: Type.Record(Type.String(), Type.Unknown(), { description: 'Action parameters' }),
   },
-  { additionalProperties: false, description: 'Connector execute request (SPEC.md §2.7)' },
+  {
+    additionalProperties: false,
+    description: 'Connector execute request (docs/protocol.md#action-calls)',
+  },
 );
 /** See {@link ExecuteRequest}. */
 export type ExecuteRequest = Static<typeof ExecuteRequest>;
 
-/** The connector success response (SPEC.md §2.7). */
+/** The connector success response (docs/protocol.md#action-calls). */
 export const ExecuteSuccess = Type.Object({
   status: Type.Literal('success'),
   data: Type.Record(Type.String(), Type.Unknown()),

@@ -49,7 +49,11 @@ export const StartExecutionRequest = Type.Object(
     ),
     inputs: Type.Optional(Type.Object({}, { additionalProperties: true })),
     callback_url: Type.Optional(
-      Type.String({ minLength: 1, maxLength: 2048, description: 'Receives the §2.8 callback' }),
+      Type.String({
+        minLength: 1,
+        maxLength: 2048,
+        description: 'Receives the callback (docs/runtime.md#callbacks)',
+      }),
     ),
     mode: Type.Optional(Type.Literal('cloud', { description: 'Only `cloud` runs on the server' })),
     idempotency_key: Type.Optional(
@@ -76,7 +80,7 @@ export const CallbackInfo = Type.Object({
 });
 export type CallbackInfo = Static<typeof CallbackInfo>;
 
-/** An execution record (SPEC.md §2.8, DESIGN.md §4). */
+/** An execution record (docs/runtime.md#execution-record, docs/design.md#executions). */
 export const ExecutionRecord = Type.Object(
   {
     execution_id: Type.String(),
@@ -126,7 +130,7 @@ export const ExecutionListQuery = Type.Object(
 );
 export type ExecutionListQuery = Static<typeof ExecutionListQuery>;
 
-/** Callback body (SPEC.md §2.8). */
+/** Callback body (docs/runtime.md#callbacks). */
 export interface CallbackBody {
   execution_id: string;
   status: string;

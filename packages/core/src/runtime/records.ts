@@ -86,7 +86,7 @@ export interface JournalRow {
   json: string;
 }
 
-/** A stored §2.11 event: its sequence number within the execution and its JSON. */
+/** A stored event (docs/protocol.md#stream-events): its sequence number within the execution and its JSON. */
 export interface EventRow {
   seq: number;
   type: string;

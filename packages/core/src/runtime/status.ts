@@ -1,6 +1,6 @@
 /**
- * Status of an execution (DESIGN.md §4). Async records start `pending` (or `waiting`, when
- * something must happen before they may run: an approval, SPEC.md §2.17), then `running`, and
+ * Status of an execution (docs/design.md#executions). Async records start `pending` (or `waiting`, when
+ * something must happen before they may run: an approval, docs/workflow-language.md#authorization), then `running`, and
  * end `completed`, `failed` or `canceled`. A running execution may go back to `waiting` (a step
  * that waits for an event) and from there to `pending` again when it is resumed.
  */

@@ -20,7 +20,7 @@ export type CreateOutcome =
   | { created: false; execution: StoredExecution; fingerprint: string };
 
 /**
- * Storage port of the runtime (DESIGN.md §5): execution records, their journal of finished steps,
+ * Storage port of the runtime (docs/design.md#scale-out): execution records, their journal of finished steps,
  * their events for replay, idempotency keys, callback attempts and usage. Executions are claimed
  * with leases so that several servers can share one database.
  */

@@ -12,7 +12,7 @@ const Permission = Type.String({
 
 const Role = Type.String({ minLength: 1, maxLength: 128 });
 
-/** Authorization block of a workflow (SPEC.md §2.17). */
+/** Authorization block of a workflow (docs/workflow-language.md#authorization). */
 export const Authorization = Type.Object(
   {
     enabled: Type.Optional(Type.Boolean({ description: 'Check authorization before running' })),
@@ -53,7 +53,7 @@ export const Authorization = Type.Object(
 );
 export type Authorization = Static<typeof Authorization>;
 
-/** Step-level authorization (SPEC.md §2.16): extra permissions checked for one step. */
+/** Step-level authorization (docs/workflow-language.md#steps): extra permissions checked for one step. */
 export const StepAuthorization = Type.Object(
   {
     permissions: Type.Array(Permission, {

@@ -11,7 +11,7 @@ export type PiiKind = (typeof PII_KINDS)[number];
 /** The guardrails that only mean something on an agent step (budgets of model turns). */
 export const AGENT_ONLY_GUARDRAILS = ['maxCost', 'maxTokens', 'maxToolCalls'] as const;
 
-/** Guardrails of a step (SPEC.md §2.18); they override the agent's defaults. */
+/** Guardrails of a step (docs/workflow-language.md#guardrails); they override the agent's defaults. */
 export const Guardrails = Type.Object(
   {
     piiDetection: Type.Optional(

@@ -1,13 +1,13 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { AnyValue, TemplateString, Text } from './common.js';
 
-/** Types a workflow input may declare (§2.13; `array` and `integer` as seen in use). */
+/** Types a workflow input may declare (docs/workflow-language.md#inputs; `array` and `integer` as seen in use). */
 export const INPUT_TYPES = ['string', 'number', 'integer', 'boolean', 'object', 'array'] as const;
 
 /** One of {@link INPUT_TYPES}. */
 export type InputType = (typeof INPUT_TYPES)[number];
 
-/** Input spec (SPEC.md §2.13). */
+/** Input spec (docs/workflow-language.md#inputs). */
 export const InputSpec = Type.Object(
   {
     type: Type.Optional(
@@ -33,7 +33,7 @@ export const InputSpec = Type.Object(
 );
 export type InputSpec = Static<typeof InputSpec>;
 
-/** Output spec (SPEC.md §2.13). */
+/** Output spec (docs/workflow-language.md#workflow). */
 export const OutputSpec = Type.Object(
   {
     value: TemplateString(

@@ -8,7 +8,7 @@ const Quantity = (description: string, example: string) =>
     'x-expected': `a quantity with an optional unit, e.g. "${example}"`,
   });
 
-/** Connector runtime configuration (SPEC.md §2.20), limited by §8. */
+/** Connector runtime configuration (docs/workflow-language.md#connector-runtime), limited by the limits (docs/protocol.md#limits). */
 export const ConnectorRuntime = Type.Object(
   {
     resources: Type.Optional(
@@ -56,11 +56,14 @@ export const ConnectorRuntime = Type.Object(
       ),
     ),
   },
-  { additionalProperties: false, description: 'Connector runtime configuration (§2.20)' },
+  {
+    additionalProperties: false,
+    description: 'Connector runtime configuration (docs/workflow-language.md#connector-runtime)',
+  },
 );
 export type ConnectorRuntime = Static<typeof ConnectorRuntime>;
 
-/** Stream event types (SPEC.md §6.1). */
+/** Stream event types (docs/protocol.md#stream-events). */
 export const EVENT_TYPES = [
   'step.started',
   'step.progress',
@@ -69,7 +72,7 @@ export const EVENT_TYPES = [
   'workflow.completed',
 ] as const;
 
-/** Workflow-level execution settings; `streaming` is SPEC.md §2.21. */
+/** Workflow-level execution settings; `streaming` is described in docs/workflow-language.md#streaming. */
 export const ExecutionSettings = Type.Object(
   {
     streaming: Type.Optional(
@@ -88,7 +91,10 @@ export const ExecutionSettings = Type.Object(
             }),
           ),
         },
-        { additionalProperties: false, description: 'Streaming configuration (§2.21)' },
+        {
+          additionalProperties: false,
+          description: 'Streaming configuration (docs/workflow-language.md#streaming)',
+        },
       ),
     ),
   },

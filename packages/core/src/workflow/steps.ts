@@ -4,10 +4,10 @@ import { Identifier, TemplateString, Text } from './common.js';
 import { Guardrails } from './guardrails.js';
 import { ConnectorRuntime } from './runtime.js';
 
-/** Shape of connector references: `connector:<namespace>/<name>@<version>` (§2.16). */
+/** Shape of connector references: `connector:<namespace>/<name>@<version>` (docs/workflow-language.md#steps). */
 export const CONNECTOR_REF_PATTERN =
   '^connector:([a-z0-9][a-z0-9_-]*)/([a-z0-9][a-z0-9_.-]*)@(.+)$';
-/** Shape of agent references: `agent:<namespace>/<name>@<version>` (§2.16). */
+/** Shape of agent references: `agent:<namespace>/<name>@<version>` (docs/workflow-language.md#steps). */
 export const AGENT_REF_PATTERN = '^agent:([a-z0-9][a-z0-9_-]*)/([a-z0-9][a-z0-9_.-]*)@(.+)$';
 /** Shape of plugin slugs. */
 export const SLUG_PATTERN = '^[a-z0-9][a-z0-9_-]{0,63}$';
@@ -140,7 +140,7 @@ const stepProperties = (Self: TSchema) => ({
   runtime: Type.Optional(ConnectorRuntime),
 });
 
-/** A workflow step (SPEC.md §2.16): action, agent, subworkflow, parallel block or transform. */
+/** A workflow step (docs/workflow-language.md#steps): action, agent, subworkflow, parallel block or transform. */
 export const Step = Type.Recursive(
   (Self) =>
     Type.Object(stepProperties(Self), {

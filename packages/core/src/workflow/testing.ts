@@ -1,7 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { Text } from './common.js';
 
-/** Testing block of a workflow (SPEC.md §2.19). */
+/** Testing block of a workflow (docs/workflow-language.md#testing). */
 export const Testing = Type.Object(
   {
     dryRun: Type.Optional(
@@ -43,6 +43,9 @@ export const Testing = Type.Object(
       ),
     ),
   },
-  { additionalProperties: false, description: 'Testing settings (§2.19)' },
+  {
+    additionalProperties: false,
+    description: 'Testing settings (docs/workflow-language.md#testing)',
+  },
 );
 export type Testing = Static<typeof Testing>;

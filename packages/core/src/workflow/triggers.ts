@@ -1,7 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { Text } from './common.js';
 
-/** `manual`: started by a person or an API call (§2.15). */
+/** `manual`: started by a person or an API call (docs/workflow-language.md#triggers). */
 export const ManualTrigger = Type.Object(
   { type: Type.Literal('manual', { description: 'Started by hand or through the API' }) },
   { additionalProperties: false, description: 'Manual trigger' },
@@ -12,7 +12,7 @@ export const CATCHUP_POLICIES = ['none', 'last', 'all'] as const;
 /** One of {@link CATCHUP_POLICIES}. */
 export type CatchupPolicy = (typeof CATCHUP_POLICIES)[number];
 
-/** `schedule`: a cron expression in an IANA time zone (§2.15). */
+/** `schedule`: a cron expression in an IANA time zone (docs/workflow-language.md#triggers). */
 export const ScheduleTrigger = Type.Object(
   {
     type: Type.Literal('schedule'),
@@ -41,7 +41,7 @@ export const ScheduleTrigger = Type.Object(
   { additionalProperties: false, description: 'Schedule trigger' },
 );
 
-/** Webhook `auth` block (§2.15). */
+/** Webhook `auth` block (docs/workflow-language.md#triggers). */
 export const WebhookAuth = Type.Object(
   {
     type: Type.Union([Type.Literal('hmac-sha256'), Type.Literal('bearer')], {
@@ -63,7 +63,7 @@ export const WebhookAuth = Type.Object(
   { additionalProperties: false, description: 'How callers authenticate' },
 );
 
-/** Webhook `security` block (§2.15). */
+/** Webhook `security` block (docs/workflow-language.md#triggers). */
 export const WebhookSecurity = Type.Object(
   {
     ipAllowlist: Type.Optional(
@@ -112,7 +112,7 @@ export const WebhookSecurity = Type.Object(
   { additionalProperties: false, description: 'Webhook security settings' },
 );
 
-/** `webhook`: an HTTP request to `/hooks` + `path` (§2.15). */
+/** `webhook`: an HTTP request to `/hooks` + `path` (docs/workflow-language.md#triggers). */
 export const WebhookTrigger = Type.Object(
   {
     type: Type.Literal('webhook'),
@@ -133,10 +133,10 @@ export const WebhookTrigger = Type.Object(
   { additionalProperties: false, description: 'Webhook trigger' },
 );
 
-/** Event sources of `event` triggers (§2.15), plus `nats` (NATS subjects). */
+/** Event sources of `event` triggers (docs/workflow-language.md#triggers), plus `nats` (NATS subjects). */
 export const EVENT_SOURCES = ['kafka', 'sns', 'sqs', 'webhook', 'custom', 'nats'] as const;
 
-/** `event`: a message from an event bus (§2.15). */
+/** `event`: a message from an event bus (docs/workflow-language.md#triggers). */
 export const EventTrigger = Type.Object(
   {
     type: Type.Literal('event'),

@@ -11,7 +11,7 @@ import { Trigger } from './triggers.js';
 export const WORKFLOW_NAME_PATTERN =
   '^[^\\s/\\u0000-\\u001f](?:[^/\\u0000-\\u001f]*[^\\s/\\u0000-\\u001f])?$';
 
-/** A workflow definition (SPEC.md §2.13). */
+/** A workflow definition (docs/workflow-language.md#workflow). */
 export const Workflow = Type.Object(
   {
     name: Type.String({
@@ -44,7 +44,7 @@ export const Workflow = Type.Object(
 );
 export type Workflow = Static<typeof Workflow>;
 
-/** A workflow file: the top-level key `workflows` holds one or more definitions (§2.13). */
+/** A workflow file: the top-level key `workflows` holds one or more definitions (docs/workflow-language.md#workflow). */
 export const WorkflowFile = Type.Object(
   {
     $schema: Type.Optional(Type.String({ description: 'JSON Schema of this file, for editors' })),

@@ -8,7 +8,7 @@ import {
 } from '@weft/core';
 import type { Invocation, RunInterceptor, TargetCheck } from './interceptors.js';
 
-/** The `testing.dryRun` block of a workflow (SPEC.md §2.19). */
+/** The `testing.dryRun` block of a workflow (docs/workflow-language.md#testing). */
 export type DryRunSettings = NonNullable<Testing['dryRun']>;
 
 /**

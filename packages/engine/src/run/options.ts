@@ -33,13 +33,13 @@ export interface RunOptions {
   clock?: Clock;
   /** Cancels the run: in-flight actions are aborted and the run ends `canceled`. */
   signal?: AbortSignal;
-  /** Receives every §2.11 event. */
+  /** Receives every event (docs/protocol.md#stream-events). */
   onEvent?: (event: StreamEvent) => void;
   /** What started the run: `trigger.payload` (webhook) and `trigger.event` (event trigger). */
   trigger?: { payload?: unknown; event?: unknown };
   /** Finds the workflow a subworkflow step calls. */
   resolveWorkflow?: (name: string, version: string | undefined) => WorkflowDefinition | undefined;
-  /** Timeout of an action attempt whose step sets none. Default 120 s (SPEC §8). */
+  /** Timeout of an action attempt whose step sets none. Default 120 s (docs/protocol.md#limits). */
   defaultTimeoutMs?: number;
   /** Timeout an invoker knows for an action (a connector's own `timeout`). */
   timeoutFor?: (target: ActionCall['target'], action: string) => number | undefined;
@@ -54,7 +54,7 @@ export interface RunOptions {
   agents?: AgentInvoker;
   /**
    * Picks the invoker of one action step, e.g. by its `execution` field (`local` or `cloud`,
-   * SPEC.md §2.16, hybrid mode); `undefined` falls back to `invoker`. Used for the checks before
+   * docs/workflow-language.md#steps, hybrid mode); `undefined` falls back to `invoker`. Used for the checks before
    * the run and for every call, subworkflow steps included.
    */
   invokerFor?: (step: StepDefinition) => ActionInvoker | undefined;
@@ -122,7 +122,7 @@ export interface CompiledRunOptions extends Required<
   principal: Principal | undefined;
 }
 
-/** Default timeout of an action attempt: 120 s (SPEC.md §8). */
+/** Default timeout of an action attempt: 120 s (docs/protocol.md#limits). */
 export const DEFAULT_ACTION_TIMEOUT_MS = 120_000;
 
 /** Fills the defaults of {@link RunOptions} once. */

@@ -104,7 +104,7 @@ function planStep(
   return plan;
 }
 
-/** Fills the defaults of a retry block (DESIGN.md §4: factor 1 s, exponential). */
+/** Fills the defaults of a retry block (docs/design.md#workflow-semantics: factor 1 s, exponential). */
 export function planRetry(spec: RetrySpec): RetryPlan {
   return {
     maxAttempts: spec.max_attempts ?? 1,

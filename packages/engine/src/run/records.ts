@@ -1,6 +1,6 @@
 import type { ErrorObject, InvocationUsage } from '@weft/core';
 
-/** Status of a step (DESIGN.md §4): `skipped` when its condition was false. */
+/** Status of a step (docs/design.md#workflow-semantics): `skipped` when its condition was false. */
 export type StepStatus = 'success' | 'failed' | 'skipped';
 
 /** Status of a finished run. */

@@ -269,7 +269,7 @@ describe('running workflows', () => {
     expect(invoker.calls).toHaveLength(1);
   });
 
-  it('emits the §2.11 events in order, with progress reported by handlers', async () => {
+  it('emits the events (docs/protocol.md#stream-events) in order, with progress reported by handlers', async () => {
     const wf = workflow(
       'workflows:\n  - name: w\n    steps:\n      - { name: a, plugin: p, action: work }\n',
     );
@@ -300,7 +300,7 @@ describe('running workflows', () => {
     expect(Date.parse(events[0]!.timestamp)).not.toBeNaN();
   });
 
-  it('gives handlers the §2.9 context', async () => {
+  it('gives handlers the context (docs/protocol.md#execution-context)', async () => {
     const wf = workflow(`workflows:
   - name: w
     inputs: { who: {} }

@@ -20,7 +20,7 @@ import { runStep } from './steps.js';
  * Runs a validated workflow (see `loadWorkflowSource`) to its end: inputs are checked and
  * completed, secrets resolved and every action target checked before any step runs; steps run in
  * order; the outputs are evaluated and checked for secret values. Never rejects: a failure is a
- * result with status `failed` (or `canceled`) and the §7 error object.
+ * result with status `failed` (or `canceled`) and the error object (docs/protocol.md#error-codes).
  */
 export function runWorkflow(
   workflow: WorkflowDefinition,
@@ -94,7 +94,7 @@ function errorOf(object: unknown): WeftError {
   return new WeftError(error.code, error.message, error.details as never);
 }
 
-/** Evaluates the outputs; refuses any that reads or carries a secret (SPEC.md §7 rule 5). */
+/** Evaluates the outputs; refuses any that reads or carries a secret (docs/workflow-language.md#secrets). */
 function evaluateOutputs(run: Run, plan: WorkflowPlan): Record<string, unknown> {
   const outputs: Record<string, unknown> = {};
   for (const { name, value } of plan.outputs) {

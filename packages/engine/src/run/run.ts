@@ -123,7 +123,7 @@ export class Run {
       : new CanceledError('the execution was canceled', { canceled_at: this.canceledAt });
   }
 
-  /** Emits a §2.11 event (secret values masked). */
+  /** Emits an event (docs/protocol.md#stream-events) (secret values masked). */
   emit(type: StreamEventType, stepName: string, data: Record<string, unknown>): void {
     const sink = this.options.onEvent;
     if (!sink) return;

@@ -12,7 +12,7 @@ export interface SharedContext {
 }
 
 /**
- * The §2.9 context of one action attempt. Its `signal` is created on first use, so handlers that
+ * The context (docs/protocol.md#execution-context) of one action attempt. Its `signal` is created on first use, so handlers that
  * never look at it cost no AbortController.
  */
 export class StepContext implements ExecutionContext {

@@ -16,11 +16,11 @@ import { runSubworkflow } from './subworkflow.js';
 /** Most iterations of one concurrent `for_each` in flight at a time. */
 export const FOR_EACH_WINDOW = 1_000;
 
-/** Codes never retried (DESIGN.md §4). */
+/** Codes never retried (docs/design.md#workflow-semantics). */
 const FINAL_CODES = new Set(['VALIDATION', 'CANCELED']);
 
 /**
- * Runs one step with every semantic of SPEC.md §2.16: condition, for_each, retry, timeout,
+ * Runs one step with every semantic (docs/workflow-language.md#steps): condition, for_each, retry, timeout,
  * continue_on_error; records it and makes it readable as `steps.<id>`. Resolves to its entry;
  * rejects only when journaling an earlier step failed (a failure of its own is an entry with
  * status `failed`).

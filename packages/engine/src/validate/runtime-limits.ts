@@ -3,14 +3,14 @@ import type { Path } from '../diagnostics.js';
 import type { Reporter } from '../load/reporter.js';
 import { parseByteRate, parseBytes, parseCpu } from './quantities.js';
 
-/** Connector limits of SPEC.md §8. */
+/** Connector limits (docs/protocol.md#limits). */
 export const CONNECTOR_LIMITS = {
   maxCpu: 4,
   maxMemoryBytes: 4 * 2 ** 30,
   maxBandwidthBytesPerSecond: 100 * 2 ** 20,
 } as const;
 
-/** Checks a step's connector runtime configuration (§2.20) against the limits of §8. */
+/** Checks a step's connector runtime configuration (docs/workflow-language.md#connector-runtime) against the limits (docs/protocol.md#limits). */
 export function checkRuntime(runtime: ConnectorRuntime, path: Path, reporter: Reporter): void {
   const cpu = runtime.resources?.cpu;
   if (cpu !== undefined) {

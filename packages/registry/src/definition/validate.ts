@@ -13,11 +13,11 @@ const TOP_LEVEL_KEYS = Object.keys(PluginDefinition.properties);
 export type ValidationResult =
   { ok: true; definition: PluginDefinition } | { ok: false; problems: DefinitionProblem[] };
 
-/** Largest memory a plugin may ask for (SPEC.md §8): 4 GB. */
+/** Largest memory a plugin may ask for (docs/protocol.md#limits): 4 GB. */
 const MAX_MEMORY_BYTES = 4 * 1000 ** 3;
 
 /**
- * Checks a parsed plugin definition: every §2.3 field, slug and semver rules, the connector
+ * Checks a parsed plugin definition: every field (docs/registry.md#plugin-definitions), slug and semver rules, the connector
  * block agreeing with slug and version, action names unique, and every action's input and output
  * schema a valid JSON Schema. Reports all problems at once.
  */

@@ -7,7 +7,7 @@ import { ErrorBody } from './schemas.js';
 export const API_VERSION = '0.1.0';
 
 /**
- * A Fastify instance ready for weft's HTTP parts: §2.10 error bodies for every error and
+ * A Fastify instance ready for weft's HTTP parts: error bodies (docs/protocol.md#error-object) for every error and
  * unknown route, the shared `ErrorObject` schema, and @fastify/swagger collecting the route
  * schemas for `GET /openapi.json`. The server registers the registry, router and runtime on it.
  */

@@ -10,8 +10,8 @@ export function toWeftError(error: unknown): WeftError {
 }
 
 /**
- * A Fastify error handler: every error leaves as the §2.10 error object with its DESIGN.md §4
- * status; a 413 names `bodyLimit` (bytes) when given.
+ * A Fastify error handler: every error leaves as the error object (docs/protocol.md#error-object) with its
+ * status (docs/design.md#errors); a 413 names `bodyLimit` (bytes) when given.
  */
 export function errorHandler(bodyLimit?: number) {
   const options = bodyLimit === undefined ? OPTIONS : { ...OPTIONS, bodyLimit };
@@ -19,10 +19,10 @@ export function errorHandler(bodyLimit?: number) {
     replyWithError(error, request, reply, options);
 }
 
-/** Fastify error handler: every error leaves as the §2.10 error object with its DESIGN.md §4 status. */
+/** Fastify error handler: every error leaves as the error object (docs/protocol.md#error-object) with its status (docs/design.md#errors). */
 export const sendError = errorHandler();
 
-/** Fastify not-found handler: a §2.10 NOT_FOUND body. */
+/** Fastify not-found handler: a NOT_FOUND body (docs/protocol.md#error-object). */
 export function sendNotFound(request: FastifyRequest, reply: FastifyReply): FastifyReply {
   return sendError(
     new NotFoundError(`no route ${request.method} ${request.url.split('?')[0]}`, {

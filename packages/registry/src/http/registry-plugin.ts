@@ -9,8 +9,8 @@ import { registerWriteRoutes } from './routes-write.js';
 import { ErrorBody } from './schemas.js';
 
 /**
- * The registry as a Fastify plugin: every route of SPEC.md §4.1 plus keys and analytics, with
- * its own body parsers (JSON and YAML, size-limited) and §2.10 error bodies. Register it on a
+ * The registry as a Fastify plugin: every route (docs/registry.md#endpoints) plus keys and analytics, with
+ * its own body parsers (JSON and YAML, size-limited) and error bodies (docs/protocol.md#error-object). Register it on a
  * Fastify instance (with @fastify/swagger registered first to get the OpenAPI document).
  */
 export function registryPlugin(options: RegistryOptions) {

@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 
-/** The §2.10 error object and error answers: one definition, in core. */
+/** The error object (docs/protocol.md#error-object) and error answers: one definition, in core. */
 export { ErrorObjectSchema as ErrorBody, errorResponses } from '@weft/core';
 
 /** `{slug}` path parameter. */

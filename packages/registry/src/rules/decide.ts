@@ -143,7 +143,7 @@ export function decideDeprecate(
 }
 
 /**
- * Decides an unpublish (SPEC.md §3.1): the version must be deprecated, within the window after
+ * Decides an unpublish (docs/registry.md#version-states): the version must be deprecated, within the window after
  * publication and used by no active workflow; every unmet condition is listed in `details.unmet`.
  */
 export function decideRemove(

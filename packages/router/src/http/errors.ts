@@ -1,7 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { replyWithError } from '@weft/core';
 
-/** Error handler of the router's routes: the §2.10 body with its DESIGN.md §4 status. */
+/** Error handler of the router's routes: the body (docs/protocol.md#error-object) with its status (docs/design.md#errors). */
 export function sendError(
   error: unknown,
   request: FastifyRequest,

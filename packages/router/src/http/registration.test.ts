@@ -19,7 +19,7 @@ const register = (body: unknown, headers: Record<string, string> = {}) =>
 const routes = async () => (await app.inject({ method: 'GET', url: '/routes' })).json();
 
 describe('POST /register', () => {
-  it('answers 201 with the §2.5 response, then 200 for the same instance, keeping registered_at', async () => {
+  it('answers 201 with the response (docs/router.md#registration), then 200 for the same instance, keeping registered_at', async () => {
     const first = await register(
       record('http://127.0.0.1:4100', { metadata: { instance_id: 'a-1', region: 'eu' } }),
     );

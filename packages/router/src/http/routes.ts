@@ -25,7 +25,7 @@ import {
 } from './schemas.js';
 
 /**
- * The router's HTTP routes (SPEC.md §4.2, DESIGN.md §4) as a Fastify plugin: `POST /register`,
+ * The router's HTTP routes (docs/router.md#endpoints, docs/design.md#router) as a Fastify plugin: `POST /register`,
  * `DELETE /register/{plugin_slug}/{instance_id}`, `GET /routes`, and the connector contract
  * `POST /execute` and `POST /{plugin_slug}/execute`.
  */
@@ -58,7 +58,7 @@ export function routerRoutes(router: Router) {
         onRequest: admin,
         bodyLimit,
         schema: {
-          summary: 'Register a connector service instance (SPEC.md §4.2)',
+          summary: 'Register a connector service instance (docs/router.md#endpoints)',
           tags: ['router'],
           security: routerSecurity,
           body: RouterRegistration,
@@ -80,7 +80,7 @@ export function routerRoutes(router: Router) {
       {
         onRequest: admin,
         schema: {
-          summary: 'Remove an instance from the routing table (SPEC.md §4.2)',
+          summary: 'Remove an instance from the routing table (docs/router.md#endpoints)',
           tags: ['router'],
           security: routerSecurity,
           params: InstanceParams,
@@ -135,7 +135,7 @@ export function routerRoutes(router: Router) {
         ...execute,
         schema: {
           ...execute.schema,
-          summary: 'Run an action on a healthy instance (SPEC.md §2.7)',
+          summary: 'Run an action on a healthy instance (docs/protocol.md#action-calls)',
         },
       },
       async (request, reply) => {

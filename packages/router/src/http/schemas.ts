@@ -1,7 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { INSTANCE_ID_PATTERN, SLUG_PATTERN } from '@weft/core';
 
-/** The §2.10 error object and error answers: one definition, in core. */
+/** The error object (docs/protocol.md#error-object) and error answers: one definition, in core. */
 export { ErrorObjectSchema as ErrorBody, errorResponses } from '@weft/core';
 
 /** `{plugin_slug}` path parameter. */

@@ -41,7 +41,7 @@ export async function startInstance(
   };
 }
 
-/** An instance that answers §2.7 successes naming itself, and `ok` health. */
+/** An instance that answers successes (docs/protocol.md#action-calls) naming itself, and `ok` health. */
 export function echoInstance(name: string, health = 'ok') {
   return startInstance((req, res, body) => {
     res.setHeader('content-type', 'application/json');
@@ -78,7 +78,7 @@ export async function routerApp(
   return { app, router, store, clock };
 }
 
-/** A §2.5 record for `url`. */
+/** A record (docs/router.md#registration) for `url`. */
 export function record(url: string, extra: Record<string, unknown> = {}) {
   return { plugin_slug: 'echo', version: '1.0.0', url, actions: ['say'], ...extra };
 }

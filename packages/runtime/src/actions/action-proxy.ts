@@ -33,7 +33,7 @@ export class ActionProxy {
 
   /**
    * Runs one action for a caller (`POST /actions/execute`, the cloud steps of hybrid runs) with
-   * the server's invoker and a §2.9 context of its own; counts it in the key's usage. A `version`
+   * the server's invoker and a context (docs/protocol.md#execution-context) of its own; counts it in the key's usage. A `version`
    * makes the target `connector` reference `<plugin>@<version>`.
    */
   async execute(call: ActionRequest): Promise<unknown> {

@@ -11,7 +11,7 @@ function retryable(status: number): boolean {
 }
 
 /**
- * Delivers completion callbacks (SPEC.md §2.8): the body signed with the Standard Webhooks
+ * Delivers completion callbacks (docs/runtime.md#callbacks): the body signed with the Standard Webhooks
  * headers under the key's signing secret, retried with exponential backoff on network errors,
  * 5xx, 408 and 429 (honouring `Retry-After`), never following redirects; every attempt and the
  * delivery state are recorded on the execution.

@@ -1,11 +1,11 @@
 import type { CallbackState, ExecutionRecord, StoredExecution } from '@weft/core';
 
-/** The path a client polls (SPEC.md §2.8). */
+/** The path a client polls (docs/runtime.md#execution-record). */
 export function pollUrl(id: string): string {
   return `/workflows/executions/${id}`;
 }
 
-/** A stored execution as the API shows it (DESIGN.md §4). */
+/** A stored execution as the API shows it (docs/design.md#executions). */
 export function toExecutionRecord(execution: StoredExecution): ExecutionRecord {
   const record: ExecutionRecord = {
     execution_id: execution.id,

@@ -1,7 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { replyWithError } from '@weft/core';
 
-/** Error handler of the runtime routes: the §2.10 error object with its DESIGN.md §4 status. */
+/** Error handler of the runtime routes: the error object (docs/protocol.md#error-object) with its status (docs/design.md#errors). */
 export function sendRuntimeError(
   error: unknown,
   request: FastifyRequest,

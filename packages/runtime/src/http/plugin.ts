@@ -18,7 +18,7 @@ import { registerExecutionRoutes } from './routes-executions.js';
 import { registerRerunRoute } from './routes-rerun.js';
 
 /**
- * The runtime's HTTP routes as a Fastify plugin: the executions API (DESIGN.md §4), its event
+ * The runtime's HTTP routes as a Fastify plugin: the executions API (docs/design.md#executions), its event
  * stream (SSE and WebSocket), `POST /actions/execute`, `GET /usage`, the callback signing
  * secret and the audit log (`GET /audit`, `GET /audit/verify`). Adds the schemas it refers to when missing, and registers @fastify/websocket on the root instance when nobody did.
  */

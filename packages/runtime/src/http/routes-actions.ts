@@ -13,7 +13,7 @@ const ActionResult = Type.Object({
 
 /**
  * `POST /actions/execute {plugin, version?, action, input}`: runs one action on the server (the
- * cloud steps of hybrid runs) and answers like a connector (SPEC.md §2.7). A caller that closes
+ * cloud steps of hybrid runs) and answers like a connector (docs/protocol.md#action-calls). A caller that closes
  * its connection before the answer (an interrupted hybrid run) cancels the action.
  */
 export function registerActionRoutes(app: FastifyInstance, runtime: Runtime): void {

@@ -32,7 +32,7 @@ const EventsQuery = Type.Object(
 );
 
 /**
- * `GET /workflows/executions/{id}/events`: the §2.11 events as server-sent events (`id:` is the
+ * `GET /workflows/executions/{id}/events`: the events (docs/protocol.md#stream-events) as server-sent events (`id:` is the
  * event's sequence number, `event:` its type; `Last-Event-ID` resumes), or as WebSocket messages
  * (the event with its `id`) on upgrade of the same path. Finished executions replay and close;
  * `?follow=false` closes after the events stored so far.

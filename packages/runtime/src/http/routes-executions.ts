@@ -126,7 +126,7 @@ export function registerExecutionRoutes(app: FastifyInstance, runtime: Runtime):
       schema: {
         tags: TAGS,
         security: SECURITY,
-        summary: 'Poll an execution (SPEC.md §4.4)',
+        summary: 'Poll an execution (docs/runtime.md#execution-record)',
         params: ExecutionParams,
         response: { 200: Type.Ref('ExecutionRecord'), ...ERROR_RESPONSES },
       },

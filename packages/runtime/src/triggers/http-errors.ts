@@ -8,7 +8,7 @@ export function asWeftError(error: unknown): WeftError {
   return errorFromRequest(error);
 }
 
-/** Fastify error handler of the trigger routes: the §2.10 error object, `Retry-After` on 429. */
+/** Fastify error handler of the trigger routes: the error object (docs/protocol.md#error-object), `Retry-After` on 429. */
 export function sendTriggerError(
   error: unknown,
   request: FastifyRequest,

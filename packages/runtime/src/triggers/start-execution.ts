@@ -42,8 +42,7 @@ export type OwnedStartRequest = StartRequest & {
 };
 
 /**
- * The pending record an accepted start answers with: the runtime's execution record (SPEC.md
- * §2.8's `status: pending`, `execution_id`, `poll_url`, and the fields `POST
+ * The pending record an accepted start answers with: the runtime's execution record (docs/runtime.md#execution-record: `status: pending`, `execution_id`, `poll_url`, and the fields `POST
  * /workflows/executions` answers too) — one wire shape for every way of starting a run.
  */
 export type PendingRecord = ExecutionRecord;

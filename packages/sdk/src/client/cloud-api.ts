@@ -19,8 +19,8 @@ export type {
 
 /**
  * The SDK's HTTP client of a weft server (the `cloud` and `hybrid` modes): the browser-safe
- * {@link HttpApi} over a keep-alive undici agent, its URL checked as `cloudUrl`. A §2.10 error
- * body comes back as the `ApiError` of its code, a server that cannot be reached as
+ * {@link HttpApi} over a keep-alive undici agent, its URL checked as `cloudUrl`. An error
+ * body (docs/protocol.md#error-object) comes back as the `ApiError` of its code, a server that cannot be reached as
  * `UNAVAILABLE`, anything else as `BACKEND_ERROR`.
  */
 export class CloudApi extends HttpApi {

@@ -12,7 +12,7 @@ import type { HttpApi } from '../http-client/http-api.js';
 /**
  * Starts `workflow` on the server (`POST /workflows/executions`), sending it inline as a file
  * with the workflows its subworkflow steps call, picked from `library` (every loaded version) as
- * a local run picks them, and gives the §2.8 record back: `pending`, or the ended record when
+ * a local run picks them, and gives the record (docs/runtime.md#execution-record) back: `pending`, or the ended record when
  * `waitSeconds` is set and it ended in time.
  */
 export async function startExecution(

@@ -3,7 +3,7 @@ import type { ExecutionOverride } from '../invoker/hybrid-invoker.js';
 
 /** Options of one execution. */
 export interface ExecuteOptions {
-  /** Receives every §2.11 event as it happens. */
+  /** Receives every event (docs/protocol.md#stream-events) as it happens. */
   onEvent?: (event: StreamEvent) => void;
   /**
    * Whether the logger gets a line per step start and end and per workflow end (default true);
@@ -25,7 +25,7 @@ export interface ExecuteOptions {
   execution?: ExecutionOverride;
   /** `cloud` mode: the same key from the same API key returns the same execution. */
   idempotencyKey?: string;
-  /** `cloud` mode: receives the signed §2.8 callback when the execution ends. */
+  /** `cloud` mode: receives the signed callback (docs/runtime.md#callbacks) when the execution ends. */
   callbackUrl?: string;
   /**
    * `cloud` mode: called with the pending record as soon as the server accepted the run, before
@@ -38,6 +38,6 @@ export interface ExecuteOptions {
 export interface ExecuteAsyncOptions {
   /** The same key from the same API key returns the same execution. */
   idempotencyKey?: string;
-  /** Receives the signed §2.8 callback when the execution ends. */
+  /** Receives the signed callback (docs/runtime.md#callbacks) when the execution ends. */
   callbackUrl?: string;
 }

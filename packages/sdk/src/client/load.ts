@@ -50,7 +50,7 @@ export async function loadWorkflowFile(
   return result.workflows;
 }
 
-/** Loads the one workflow of a file, or the one named `name` (SPEC.md Appendix B.3). */
+/** Loads the one workflow of a file, or the one named `name` (packages/sdk/README.md#running-workflows). */
 export async function loadWorkflow(file: string, name?: string): Promise<WorkflowDefinition> {
   const workflows = await loadWorkflowFile(file, name === undefined ? {} : { workflow: name });
   if (workflows.length !== 1) {

@@ -2,7 +2,7 @@ import { ValidationError } from '@weft/core';
 import type { Telemetry, TelemetryOptions } from '@weft/telemetry/setup';
 
 /**
- * `observability` of {@link WeftOptions} (SPEC.md Appendix B.5 `{enabled, endpoint,
+ * `observability` of {@link WeftOptions} (options (packages/sdk/README.md#options) `{enabled, endpoint,
  * sample_rate}`): traces of local runs (a span per run, step and action call) over OTLP, and the
  * run metrics `weft.metrics()` reads. Off by default, and then nothing of OpenTelemetry is loaded.
  */

@@ -17,7 +17,7 @@ import { checkObservability, type ObservabilityOptions } from './observability.j
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error' | 'silent';
 
 /**
- * Options of {@link Weft} (SPEC.md Appendix B.5, in camelCase: `executionMode` is
+ * Options of {@link Weft} (packages/sdk/README.md#options, in camelCase: `executionMode` is
  * `execution_mode`, `retryConfig` is `retry_config`, `secretsManager` is `secrets_manager`,
  * `logLevel` is `log_level`, `logFormat` is `log_format`).
  */
@@ -51,7 +51,7 @@ export interface WeftOptions {
    * `self_hosted` mode, of the steps placed `self_hosted` in `hybrid` mode.
    */
   routerUrl?: string;
-  /** Client certificate for a router that requires mutual TLS (SPEC.md §5.5). */
+  /** Client certificate for a router that requires mutual TLS (docs/router.md#protection). */
   routerTls?: ClientTls;
   /**
    * Bearer credential of the router's `POST /execute`: an API key of the router's server, or its

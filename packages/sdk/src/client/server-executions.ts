@@ -31,7 +31,7 @@ export abstract class ServerExecutions {
   /** The server client; throws `VALIDATION` (naming `purpose`) without a key or URL. */
   protected abstract cloudApi(purpose: string): HttpApi;
 
-  /** Polls an execution on the server until it ends; gives the ended record (SPEC.md §4.4). */
+  /** Polls an execution on the server until it ends; gives the ended record (docs/runtime.md#execution-record). */
   async wait(executionId: string, options: WaitOptions = {}): Promise<ExecutionRecord> {
     checkId(executionId);
     return waitForExecution(this.cloudApi('wait'), executionId, options);
@@ -43,7 +43,7 @@ export abstract class ServerExecutions {
   }
 
   /**
-   * The §2.11 events of an execution on the server, as they happen (server-sent events; a
+   * The events (docs/protocol.md#stream-events) of an execution on the server, as they happen (server-sent events; a
    * dropped connection resumes with `Last-Event-ID`). Ends when the execution has ended.
    */
   stream(executionId: string, options: StreamOptions = {}): AsyncGenerator<ExecutionEvent> {

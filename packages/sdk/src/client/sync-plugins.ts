@@ -35,8 +35,7 @@ export interface SyncSource {
 const FATAL = new Set(['UNAUTHORIZED', 'UNAVAILABLE', 'RATE_LIMITED', 'INTERNAL_ERROR']);
 
 /**
- * Publishes or updates the loaded connector definitions on the server's registry (SPEC.md
- * Appendix B.4): a slug the registry does not know is published (`POST /plugins`); a version
+ * Publishes or updates the loaded connector definitions on the server's registry (packages/sdk/README.md#cloud): a slug the registry does not know is published (`POST /plugins`); a version
  * the registry lacks is published as an update (`PUT /plugins/{slug}`, which the registry
  * refuses unless it is above every published version). The definition is sent as written (file
  * bytes, or the registered object), never with `${VAR}` values filled in from the environment.
@@ -54,7 +53,7 @@ export async function syncPlugins(api: HttpApi, sources: SyncSource[]): Promise<
         version: version ?? connector.version,
         status: 'skipped',
         reason:
-          'a connector definition without plugin metadata (slug, version, name, ...: SPEC.md §2.3) cannot be published',
+          'a connector definition without plugin metadata (slug, version, name, ...: plugin definitions (docs/registry.md#plugin-definitions)) cannot be published',
       });
       continue;
     }

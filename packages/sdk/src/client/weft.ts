@@ -42,8 +42,8 @@ import { checkWeftOptions, cloudSettings, routerCredential, type WeftOptions } f
 import { authorizeLocalRun, authorizeRun } from './local-authorization.js';
 
 /**
- * The weft SDK client (SPEC.md Appendix B): register connectors and handlers, load workflow
- * files, execute workflows in one of the modes of Appendix A: `local` (actions run in this
+ * The weft SDK client (packages/sdk/README.md): register connectors and handlers, load workflow
+ * files, execute workflows in one of the modes (docs/protocol.md#execution-modes): `local` (actions run in this
  * process, as child processes or over HTTP), `self_hosted` (every action through a router),
  * `cloud` (whole workflows on a weft server) or `hybrid` (each step here, on the server or
  * through the router).
@@ -96,7 +96,7 @@ export class Weft extends ServerExecutions {
     );
   }
 
-  /** Registers a connector from an in-memory definition (Appendix B.1). */
+  /** Registers a connector from an in-memory definition (packages/sdk/CONNECTORS.md#definitions). */
   registerConnector(definition: object): this {
     this.originals.set(this.invoker.registerConnector(definition), definition);
     return this;
@@ -326,8 +326,8 @@ export class Weft extends ServerExecutions {
   }
 
   /**
-   * `cloud` mode: starts the loaded workflow `name` on the server and gives the §2.8 pending
-   * record (`execution_id`, `poll_url`) at once; follow it with {@link wait} or {@link stream}.
+   * `cloud` mode: starts the loaded workflow `name` on the server and gives the pending
+   * record (docs/runtime.md#execution-record) (`execution_id`, `poll_url`) at once; follow it with {@link wait} or {@link stream}.
    */
   async executeAsync(
     name: string,
@@ -347,8 +347,7 @@ export class Weft extends ServerExecutions {
   }
 
   /**
-   * Publishes or updates the loaded plugin definitions on the server's registry (SPEC.md
-   * Appendix B.4) and reports what it did with each loaded connector.
+   * Publishes or updates the loaded plugin definitions on the server's registry (packages/sdk/README.md#cloud) and reports what it did with each loaded connector.
    */
   async syncPlugins(): Promise<SyncResult[]> {
     const api = this.cloudApi('syncPlugins');

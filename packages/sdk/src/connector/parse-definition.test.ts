@@ -42,7 +42,7 @@ describe('connector definitions', () => {
     expect(fromObject.actions[0]?.name).toBe('go');
   });
 
-  it('accepts plugin metadata (SPEC §2.3) beside connector and actions', () => {
+  it('accepts plugin metadata (docs/registry.md#plugin-definitions) beside connector and actions', () => {
     const text = `slug: slack\nversion: 1.0.0\nname: Slack\nauthor: Acme\nlicense: MIT\ntags: [chat]\n${GOOD}`;
     expect(parse(text).slug).toBe('slack');
   });

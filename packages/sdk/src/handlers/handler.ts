@@ -2,7 +2,7 @@ import { ACTION_PATTERN, SLUG_PATTERN, ValidationError, type ExecutionContext } 
 
 /**
  * An in-process action handler (the `function` kind): gets the validated action input and the
- * §2.9 execution context, returns the output (or a promise of it). A `WeftError` it throws keeps
+ * execution context (docs/protocol.md#execution-context), returns the output (or a promise of it). A `WeftError` it throws keeps
  * its code; any other exception becomes `BACKEND_ERROR`. Long work should watch
  * `context.signal`, which is aborted when the attempt times out or the run is canceled.
  */

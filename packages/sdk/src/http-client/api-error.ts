@@ -9,7 +9,7 @@ export interface ErrorAnswer {
 }
 
 /**
- * An error answer of the weft server: the §2.10 error object it sent
+ * An error answer of the weft server: the error object (docs/protocol.md#error-object) it sent
  * (`{status:"error", code, message, details}`) decoded into a {@link WeftError} with its code,
  * plus the HTTP status it came with. An answer without an error object (a proxy's 502 page, say)
  * is `BACKEND_ERROR` naming the status.

@@ -4,7 +4,7 @@ import { isFinishedStatus } from '@weft/core';
 import type { HttpApi } from './http-api.js';
 import { parseSse } from './sse.js';
 
-/** A §2.11 event as the stream delivers it, with the id that resumes after it. */
+/** An event (docs/protocol.md#stream-events) as the stream delivers it, with the id that resumes after it. */
 export type ExecutionEvent = StreamEvent & {
   /** The event's id in its execution (`Last-Event-ID` resumes after it). */
   readonly id: string;
@@ -26,7 +26,7 @@ export interface StreamOptions {
 }
 
 /**
- * The §2.11 events of an execution over server-sent events (`GET
+ * The events (docs/protocol.md#stream-events) of an execution over server-sent events (`GET
  * /workflows/executions/{id}/events`), as an async iterator. A dropped connection is reopened
  * with `Last-Event-ID`, so no event is lost or repeated; the iterator ends once the server closes
  * the stream of a finished execution. Unknown ids and other owners' executions throw

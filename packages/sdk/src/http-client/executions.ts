@@ -13,7 +13,7 @@ import type { ExecutionRecord } from './wire.js';
 export interface StartOptions {
   /** The same key from the same API key returns the same execution. */
   idempotencyKey?: string;
-  /** Receives the signed §2.8 callback when the execution ends (a public http(s) URL). */
+  /** Receives the signed callback (docs/runtime.md#callbacks) when the execution ends (a public http(s) URL). */
   callbackUrl?: string;
   /** `Prefer: wait=N`: the server answers with the ended record if it ends within N seconds. */
   waitSeconds?: number;
@@ -54,7 +54,7 @@ export interface ExecutionPage {
 }
 
 /**
- * `POST /workflows/executions` with the §4 request body (`workflow` or `workflow_file`,
+ * `POST /workflows/executions` with the request body (docs/design.md#executions) (`workflow` or `workflow_file`,
  * `workflow_name`, `inputs`; `callback_url` and `idempotency_key` come from `options`): the
  * `pending` record, or the ended one when `waitSeconds` is set and it ended in time.
  */
@@ -146,7 +146,7 @@ export function toExecutionPage(json: unknown): ExecutionPage {
 }
 
 /**
- * Polls `GET /workflows/executions/{id}` until the execution ends (SPEC.md §4.4) and gives the
+ * Polls `GET /workflows/executions/{id}` until the execution ends (docs/runtime.md#execution-record) and gives the
  * ended record. Throws `TIMEOUT` after `timeoutMs`, `CANCELED` when `signal` fires.
  */
 export async function waitForExecution(

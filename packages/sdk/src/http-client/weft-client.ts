@@ -93,7 +93,7 @@ export class WeftClient {
     });
   }
 
-  /** `GET /healthz`: the server's §2.6 health (`unhealthy` is an answer too, not an error). */
+  /** `GET /healthz`: the server's health (docs/protocol.md#health) (`unhealthy` is an answer too, not an error). */
   async health(signal?: AbortSignal): Promise<HealthResponse> {
     const answer = await this.api.send('GET', '/healthz', { ...(signal ? { signal } : {}) });
     const body = answer.json as Partial<HealthResponse> | undefined;
@@ -196,7 +196,7 @@ export class WeftClient {
   }
 
   /**
-   * The §2.11 events of an execution as they happen (server-sent events read with `fetch`, so
+   * The events (docs/protocol.md#stream-events) of an execution as they happen (server-sent events read with `fetch`, so
    * the API key goes in a header). A dropped connection resumes after the last event with
    * `Last-Event-ID`; `lastEventId` resumes a stream seen before. Ends when the execution ends.
    */

@@ -5,7 +5,7 @@ import type {
 } from '@weft/core';
 
 /**
- * An execution record (SPEC.md §2.8) as the client gives it: core's wire type, with `outputs`
+ * An execution record (docs/runtime.md#execution-record) as the client gives it: core's wire type, with `outputs`
  * and `steps` typed as the JSON objects they are (the schema's open object reads as `{}`).
  */
 export type ExecutionRecord = Omit<ExecutionRecordSchema, 'result'> & {

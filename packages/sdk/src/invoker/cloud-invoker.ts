@@ -12,10 +12,10 @@ import { abortError } from '../kinds/errors.js';
 const REF = new RegExp(CONNECTOR_REF_PATTERN);
 
 /**
- * Runs single actions on the server (the cloud steps of `hybrid` mode, SPEC.md Appendix A):
+ * Runs single actions on the server (the cloud steps of `hybrid` mode, docs/protocol.md#execution-modes):
  * `POST {cloudUrl}/actions/execute {plugin, version?, action, input}` with the bearer key and
  * `Idempotency-Key: <execution_id>/<step path>`. The server runs it through its router or a
- * published plugin's `http` actions; its §2.10 errors come back as the error of that code.
+ * published plugin's `http` actions; its errors (docs/protocol.md#error-object) come back as the error of that code.
  */
 export class CloudInvoker implements ActionInvoker {
   constructor(private readonly api: HttpApi) {}

@@ -8,7 +8,7 @@ import {
 import type { StepDefinition } from '@weft/engine';
 import { pluginOf } from './cloud-invoker.js';
 
-/** The places a step's `execution` field names (SPEC.md §2.16): `local` or `cloud`. */
+/** The places a step's `execution` field names (docs/workflow-language.md#steps): `local` or `cloud`. */
 export type StepExecution = 'local' | 'cloud';
 
 /**
@@ -21,7 +21,7 @@ export type ExecutionPlace = StepExecution | 'self_hosted';
 export const EXECUTION_PLACES: readonly ExecutionPlace[] = ['local', 'cloud', 'self_hosted'];
 
 /**
- * Per-run override of a hybrid run (SPEC.md Appendix A): one place for every step, or a map from
+ * Per-run override of a hybrid run (docs/protocol.md#execution-modes): one place for every step, or a map from
  * plugin slug to place (plugins it does not name keep their step's `execution`).
  */
 export type ExecutionOverride = ExecutionPlace | Readonly<Record<string, ExecutionPlace>>;
@@ -48,7 +48,7 @@ export interface HybridInvokerOptions {
 /**
  * The `hybrid` execution mode's invoker: each action step runs locally, on the server or through
  * the self-hosted router. The place is, first to last: the run's map from plugin slug to place,
- * the run's single place, the step's `execution` field (SPEC.md §2.16), the default (`local`).
+ * the run's single place, the step's `execution` field (docs/workflow-language.md#steps), the default (`local`).
  * Local steps are checked before the run like in `local` mode; cloud and self-hosted steps never
  * touch local connectors, and a self-hosted step without a router is refused before the run.
  */

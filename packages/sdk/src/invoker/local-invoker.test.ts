@@ -146,7 +146,7 @@ describe('resolution and check', () => {
     });
   });
 
-  it('refuses timeouts and concurrency over the §8 limits', () => {
+  it('refuses timeouts and concurrency over the limits (docs/protocol.md#limits)', () => {
     const over = { ...SLACK, connector: { ...SLACK.connector, timeout: 601, concurrency: 101 } };
     const error = thrown(() => invokerWith(over));
     expect(error['message']).toContain('connector.timeout');

@@ -24,10 +24,10 @@ import { readConnectorDir, readConnectorFile, type ConnectorSource } from './rea
 import { compileInvokerOptions, type LocalInvokerOptions } from './options.js';
 
 /**
- * The `local` execution mode's {@link ActionInvoker} (SPEC.md Appendix A): runs actions in this
+ * The `local` execution mode's {@link ActionInvoker} (docs/protocol.md#execution-modes): runs actions in this
  * process — `function` connectors through registered handlers, `shell` connectors as child
  * processes, `http` connectors over HTTP. Validates inputs and outputs against the action
- * schemas, caps in-flight calls per connector, and maps failures to the §7 taxonomy.
+ * schemas, caps in-flight calls per connector, and maps failures to the taxonomy (docs/protocol.md#error-codes).
  * Per-attempt timeouts and retries are the engine's: it aborts `context.signal`, and asks
  * {@link LocalInvoker.timeoutFor} for the timeout of a step that sets none.
  */

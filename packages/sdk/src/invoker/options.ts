@@ -46,7 +46,7 @@ export interface CompiledInvokerOptions {
 /** Default largest command stdout or HTTP body: 10 MiB. */
 export const DEFAULT_MAX_OUTPUT_BYTES = 10 * 1024 * 1024;
 
-/** Fills the defaults of {@link LocalInvokerOptions} once, checking the §8 limits. */
+/** Fills the defaults of {@link LocalInvokerOptions} once, checking the limits (docs/protocol.md#limits). */
 export function compileInvokerOptions(options: LocalInvokerOptions = {}): CompiledInvokerOptions {
   return {
     environment: options.environment ?? {},

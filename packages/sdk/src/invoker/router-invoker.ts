@@ -19,7 +19,7 @@ import { checkServerUrl } from '../http-client/server-url.js';
 export interface RouterInvokerOptions {
   /** Base URL of the router (`weft server`), e.g. `https://router.internal:8080`. */
   routerUrl: string;
-  /** Client certificate for a router that requires mutual TLS (SPEC.md §5.5). */
+  /** Client certificate for a router that requires mutual TLS (docs/router.md#protection). */
   tls?: ClientTls;
   /** Largest answer accepted, in bytes. Default 10 MiB. */
   maxResponseBytes?: number;
@@ -41,10 +41,10 @@ const UNREACHABLE = new Set([
 ]);
 
 /**
- * The `self_hosted` execution mode's {@link ActionInvoker} (SPEC.md Appendix A): every action
+ * The `self_hosted` execution mode's {@link ActionInvoker} (docs/protocol.md#execution-modes): every action
  * step goes to the router as `POST {routerUrl}/execute` with `{action: "<plugin>.<action>",
  * input}` and `Idempotency-Key: <execution_id>/<step path>`; no call reaches any other address.
- * The router's §2.7 / §2.10 answer becomes the output or the error of that code.
+ * The router's answer (docs/protocol.md#action-calls, docs/protocol.md#error-object) becomes the output or the error of that code.
  */
 export class RouterInvoker implements ActionInvoker {
   private readonly url: URL;
@@ -117,7 +117,7 @@ export class RouterInvoker implements ActionInvoker {
       return { output: record['data'] ?? {} };
     if (record['status'] === 'error') throw fromErrorObject(record);
     throw new BackendError(
-      `${plugin}.${call.action}: the router answered ${status} without a §2.7 status`,
+      `${plugin}.${call.action}: the router answered ${status} without a status (docs/protocol.md#action-calls)`,
       {
         backend: 'router',
         original_error: `HTTP ${status}`,

@@ -11,7 +11,7 @@ export function abortError(signal: AbortSignal): WeftError {
 }
 
 /**
- * Maps whatever an action threw to the taxonomy (SPEC.md §7): a `WeftError` keeps its code; after
+ * Maps whatever an action threw to the taxonomy (docs/protocol.md#error-codes): a `WeftError` keeps its code; after
  * an abort, {@link abortError}; any other exception becomes `BACKEND_ERROR` with
  * `details {backend, original_error}`.
  */

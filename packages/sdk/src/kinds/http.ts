@@ -8,7 +8,7 @@ import { connectorScope, renderDeep, renderMap, renderUrl } from './templates.js
 /**
  * Runs an `http` action. With a declarative `request`, sends it (templated on the input) and
  * answers its JSON body; otherwise calls the connector service at `connector.base_url`:
- * `POST {base_url}/execute` with `{action: "<plugin>.<action>", input}` (SPEC.md §2.7, §4.3).
+ * `POST {base_url}/execute` with `{action: "<plugin>.<action>", input}` (docs/protocol.md#action-calls, docs/protocol.md#connector-services).
  * With `egress`, a request to a refused address is `VALIDATION` and is never sent.
  */
 export function runHttp(run: ActionRun, maxBytes: number, egress?: HttpEgress): Promise<unknown> {

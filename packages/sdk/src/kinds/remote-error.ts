@@ -10,7 +10,7 @@ import type { ActionRun } from './action-run.js';
 
 /**
  * The `WeftError` of a connector service's error answer `{status: "error", message, code,
- * details?}` (SPEC.md §2.7, §2.10). The §7 codes a caller can act on keep their code, their
+ * details?}` (docs/protocol.md#action-calls, docs/protocol.md#error-object). The codes (docs/protocol.md#error-codes) a caller can act on keep their code, their
  * details completed where the service left them out: `VALIDATION`, `UNAVAILABLE`,
  * `BACKEND_ERROR`, `TIMEOUT`, `CANCELED`. Anything else (`INTERNAL_ERROR` of the service,
  * HTTP-only codes, unknown codes) is the service failing: `BACKEND_ERROR` with

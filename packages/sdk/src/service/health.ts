@@ -1,13 +1,13 @@
 import type { HealthResponse } from '@weft/core';
 
-/** What a dependency check answers: a §2.6 check status, or true (healthy) / false (unhealthy). */
+/** What a dependency check answers: a check status (docs/protocol.md#health), or true (healthy) / false (unhealthy). */
 export type CheckResult = 'healthy' | 'degraded' | 'unhealthy' | boolean;
 
 /** Dependency checks of a connector service, by name (e.g. `database`). */
 export type HealthChecks = Record<string, () => CheckResult | Promise<CheckResult>>;
 
 /**
- * Runs every check (each within `timeoutMs`) and builds the §2.6 answer: `unhealthy` when a
+ * Runs every check (each within `timeoutMs`) and builds the answer (docs/protocol.md#health): `unhealthy` when a
  * check says so, throws or times out; `degraded` when one is degraded; else `ok`.
  */
 export async function runHealthChecks(

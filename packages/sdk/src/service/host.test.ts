@@ -69,7 +69,7 @@ const execute = (payload: unknown, headers: Record<string, string> = {}) =>
   app.inject({ method: 'POST', url: '/execute', payload: payload as object, headers });
 
 describe('POST /execute of a connector service', () => {
-  it('answers a §2.7 success', async () => {
+  it('answers a success (docs/protocol.md#action-calls)', async () => {
     const answer = await execute({ action: 'text.shout', input: { text: 'hi' } });
     expect(answer.statusCode).toBe(200);
     expect(answer.json()).toEqual({ status: 'success', data: { text: 'HI' } });
@@ -107,7 +107,7 @@ describe('POST /execute of a connector service', () => {
     });
   }
 
-  it('refuses a body that is not JSON with a §2.10 VALIDATION', async () => {
+  it('refuses a body that is not JSON with a VALIDATION (docs/protocol.md#error-object)', async () => {
     const answer = await app.inject({
       method: 'POST',
       url: '/execute',
@@ -161,7 +161,7 @@ describe('POST /execute of a connector service', () => {
 });
 
 describe('GET /healthz of a connector service', () => {
-  it('answers ok, degraded, and unhealthy with 503 (§2.6)', async () => {
+  it('answers ok, degraded, and unhealthy with 503 (docs/protocol.md#health)', async () => {
     expect((await app.inject('/healthz')).json()).toEqual({
       status: 'ok',
       version: '1.2.0',

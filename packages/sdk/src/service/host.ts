@@ -16,7 +16,7 @@ import type { LocalInvoker } from '../invoker/local-invoker.js';
 import { runHealthChecks, type HealthChecks } from './health.js';
 import { RecentResults } from './recent-results.js';
 
-/** An answer of the connector contract: HTTP status and §2.7 / §2.10 body. */
+/** An answer of the connector contract: HTTP status and body (docs/protocol.md#action-calls, docs/protocol.md#error-object). */
 export interface HostAnswer {
   statusCode: number;
   body: { status: 'success'; data: Record<string, unknown> } | ErrorObject;
@@ -43,7 +43,7 @@ const PLUGIN = new RegExp(SLUG_PATTERN);
 const ACTION = new RegExp(ACTION_PATTERN);
 
 /**
- * The connector contract (SPEC.md §2.7, §4.3) over a {@link LocalInvoker}, without HTTP: checks
+ * The connector contract (docs/protocol.md#action-calls, docs/protocol.md#connector-services) over a {@link LocalInvoker}, without HTTP: checks
  * the request, the action and its input against the action's schema, runs it under the
  * connector's concurrency cap and timeout, and formats the answer. The connector service and the
  * Fastify / Express / node:http integrations are thin layers over it.
@@ -66,7 +66,7 @@ export class ConnectorHost {
   }
 
   /**
-   * Runs one §2.7 request. `pathPlugin` is the `<plugin_slug>` of `POST /<plugin_slug>/execute`
+   * Runs one request (docs/protocol.md#action-calls). `pathPlugin` is the `<plugin_slug>` of `POST /<plugin_slug>/execute`
    * (then `action` may be the bare action name). `idempotencyKey` is `<execution_id>/<step path>`;
    * a key answered successfully a moment ago (or still running) gets the same answer again.
    * `signal` is the caller's: when it aborts (the HTTP connection closed before the answer),
@@ -104,7 +104,7 @@ export class ConnectorHost {
     }
   }
 
-  /** The §2.6 health answer and its HTTP status (503 when unhealthy). */
+  /** The health answer (docs/protocol.md#health) and its HTTP status (503 when unhealthy). */
   async health(): Promise<{ statusCode: number; body: HealthResponse }> {
     const body = await runHealthChecks(
       this.options.healthChecks ?? {},
@@ -203,7 +203,7 @@ export class ConnectorHost {
       ]);
       if (output === undefined) return {};
       if (typeof output !== 'object' || output === null || Array.isArray(output)) {
-        const message = `the handler returned ${Array.isArray(output) ? 'an array' : typeof output}, not an object (SPEC.md §2.7: data is an object)`;
+        const message = `the handler returned ${Array.isArray(output) ? 'an array' : typeof output}, not an object (docs/protocol.md#action-calls: data is an object)`;
         throw new BackendError(message, {
           backend: target.kind === 'plugin' ? target.slug : 'connector',
           original_error: message,
@@ -217,7 +217,7 @@ export class ConnectorHost {
   }
 }
 
-/** The §2.9 context of a call received over HTTP: ids from its idempotency key. */
+/** The context (docs/protocol.md#execution-context) of a call received over HTTP: ids from its idempotency key. */
 function contextOf(
   signal: AbortSignal,
   idempotencyKey: string,

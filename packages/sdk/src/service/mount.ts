@@ -15,7 +15,7 @@ function hostOf(source: ConnectorSource): ConnectorHost {
 }
 
 /**
- * A Fastify plugin adding `POST /<plugin_slug>/execute` for every plugin served (SPEC.md §4.3,
+ * A Fastify plugin adding `POST /<plugin_slug>/execute` for every plugin served (docs/protocol.md#connector-services,
  * last line). Mount it under a prefix: `app.register(connectorRoutes(weft.invoker), { prefix: '/plugins' })`.
  */
 export function connectorRoutes(source: ConnectorSource) {

@@ -1,7 +1,7 @@
 import { Agent, request, type Dispatcher } from 'undici';
 import { fromErrorObject, type RegistrationResponse, type RouterRegistration } from '@weft/core';
 
-/** Client certificate (PEM) for mutual TLS with the router (SPEC.md §5.5). */
+/** Client certificate (PEM) for mutual TLS with the router (docs/router.md#protection). */
 export interface ClientTls {
   /** Client certificate. */
   cert: string | Buffer;

@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { continueTrace } from '@weft/telemetry';
 import type { ConnectorHost, HostAnswer } from './host.js';
 
-/** `POST /execute` and `GET /healthz` of a connector service (SPEC.md §4.3) as a Fastify plugin. */
+/** `POST /execute` and `GET /healthz` of a connector service (docs/protocol.md#connector-services) as a Fastify plugin. */
 export function connectorServiceRoutes(host: ConnectorHost) {
   return async function routes(app: FastifyInstance): Promise<void> {
     app.setErrorHandler((error, _request, reply) => {

@@ -27,7 +27,7 @@ import { processEnvironment } from '../client/environment.js';
 
 /** Options of {@link createConnectorService}. */
 export interface ConnectorServiceOptions {
-  /** The connector definition (Appendix B.1): an object, or the path of a YAML/JSON file. */
+  /** The connector definition (packages/sdk/CONNECTORS.md#definitions): an object, or the path of a YAML/JSON file. */
   connector: object | string;
   /** Handlers by `<plugin>.<action>` or by bare action name, or an object with `@handler` methods. */
   handlers?: Record<string, ActionHandler<never>> | object;
@@ -63,7 +63,7 @@ export interface ConnectorServiceOptions {
   /** Default: JSON lines on stderr at info level. */
   logger?: Logger;
   /**
-   * Also serve by broker: consume `platform.workflow.<plugin_slug>` (SPEC.md §2.12) in the
+   * Also serve by broker: consume `platform.workflow.<plugin_slug>` (docs/protocol.md#broker-tasks) in the
    * plugin's consumer group and publish results on `platform.workflow.results`. The broker is the
    * caller's (`connectBroker(process.env.WEFT_BROKER)`); `close()` stops consuming, not the broker.
    */
@@ -101,10 +101,10 @@ export interface ConnectorService {
 }
 
 /**
- * Serves one connector as an HTTP connector service (SPEC.md §4.3): `POST /execute` runs its
- * actions (§2.7: input checked against the action's schema, the connector's timeout and
- * concurrency cap), `GET /healthz` answers §2.6. Once listening it registers with the router
- * (§2.5), retrying with backoff until the router answers, and it deregisters on `close()`,
+ * Serves one connector as an HTTP connector service (docs/protocol.md#connector-services): `POST /execute` runs its
+ * actions (docs/protocol.md#action-calls: input checked against the action's schema, the connector's timeout and
+ * concurrency cap), `GET /healthz` answers health (docs/protocol.md#health). Once listening it registers with the router
+ * (docs/router.md#registration), retrying with backoff until the router answers, and it deregisters on `close()`,
  * SIGTERM and SIGINT.
  */
 export async function createConnectorService(

@@ -10,10 +10,10 @@ import type { Logger } from 'pino';
 import type { ConnectorHost } from './host.js';
 
 /**
- * Serves a plugin's broker tasks (SPEC.md §2.12) with the same host as `POST /execute`: each
- * task runs as the §2.7 request `{action: "<plugin>.<action>", input}` under its idempotency key,
+ * Serves a plugin's broker tasks (docs/protocol.md#broker-tasks) with the same host as `POST /execute`: each
+ * task runs as the request (docs/protocol.md#action-calls) `{action: "<plugin>.<action>", input}` under its idempotency key,
  * so a task delivered again after a crash or a lost ack gets the answer already given when this
- * process still remembers it. A failed action publishes its §2.10 error as the result.
+ * process still remembers it. A failed action publishes its error (docs/protocol.md#error-object) as the result.
  */
 export function serveTasks(
   host: ConnectorHost,

@@ -1,5 +1,5 @@
 /**
- * `@weft/sdk/testing` (SPEC.md Appendix B.7): a mock Weft instance whose actions are answered by
+ * `@weft/sdk/testing` (packages/sdk/README.md#testing): a mock Weft instance whose actions are answered by
  * mocked responses, so a workflow runs without any connector; results expose
  * `steps.<name>.output`.
  */

@@ -10,7 +10,7 @@ for (const store of TEST_STORES) {
         .get('/plugins/search')
         .then((r) => r.json<{ total: number }>().total);
 
-    it('publishes a JSON definition and answers exactly §4.1 plus the checksum of the stored bytes', async () => {
+    it('publishes a JSON definition and answers exactly the registry endpoints (docs/registry.md#endpoints) plus the checksum of the stored bytes', async () => {
       const body = JSON.stringify(pluginDefinition('slack'));
       const response = await h().app.inject({
         method: 'POST',

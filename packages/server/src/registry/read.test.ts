@@ -6,7 +6,7 @@ for (const store of TEST_STORES) {
   describe.skipIf(store.skip)(`reads on ${store.name}`, () => {
     const h = useHarness(store.kind);
 
-    it('answers the detail of the latest version with every §2.2 field', async () => {
+    it('answers the detail of the latest version with every field (docs/registry.md#plugin-detail)', async () => {
       const definition = pluginDefinition('slack', '1.0.0', {
         runtime: { memory: '256MB' },
         environment: [{ name: 'SLACK_TOKEN', description: 'Bot token', required: true }],
@@ -211,7 +211,7 @@ for (const store of TEST_STORES) {
       });
     });
 
-    it('answers the §2.6 health shape and an OpenAPI document of every route', async () => {
+    it('answers the health shape (docs/protocol.md#health) and an OpenAPI document of every route', async () => {
       expect((await h().get('/healthz')).json()).toEqual({
         status: 'ok',
         version: '0.1.0',
