@@ -48,9 +48,9 @@ describe('step structure', () => {
       '      - name: a\n        plugin: p\n        action: go\n        guardrails: { maxTokens: 10, maxCost: 1, maxToolCalls: 2, timeLimit: 5 }\n' +
       '      - name: b\n        type: agent\n        agent: agent:acme/x@1.0.0\n        guardrails: { maxTokens: 10, maxCost: 1, maxToolCalls: 2 }\n';
     expect(errors(load(withSteps(steps)))).toEqual([
-      'workflows[0].steps[0].guardrails.maxTokens: guardrails.maxTokens is a budget of agent steps (model tokens, cost, tool calls); it means nothing on an action step',
-      'workflows[0].steps[0].guardrails.maxCost: guardrails.maxCost is a budget of agent steps (model tokens, cost, tool calls); it means nothing on an action step',
-      'workflows[0].steps[0].guardrails.maxToolCalls: guardrails.maxToolCalls is a budget of agent steps (model tokens, cost, tool calls); it means nothing on an action step',
+      "workflows[0].steps[0].guardrails.maxTokens: guardrails.maxTokens budgets an agent's model turns and means nothing on an action step: remove it, or use timeLimit to bound the step",
+      "workflows[0].steps[0].guardrails.maxCost: guardrails.maxCost budgets an agent's model turns and means nothing on an action step: remove it, or use timeLimit to bound the step",
+      "workflows[0].steps[0].guardrails.maxToolCalls: guardrails.maxToolCalls budgets an agent's model turns and means nothing on an action step: remove it, or use timeLimit to bound the step",
     ]);
   });
 

@@ -182,20 +182,7 @@ function checkKind(step: Step, at: Path, reporter: Reporter): void {
   }
 }
 
-/** Guardrails that only mean something for an agent step (model tokens, cost, tool calls). */
-const AGENT_BUDGETS = ['maxTokens', 'maxCost', 'maxToolCalls'] as const;
-
 function checkAction(step: Step, at: Path, reporter: Reporter): void {
-  for (const budget of AGENT_BUDGETS) {
-    if (step.guardrails?.[budget] !== undefined) {
-      reporter.error(
-        [...at, 'guardrails', budget],
-        'step_kind',
-        `guardrails.${budget} is a budget of agent steps (model tokens, cost, tool calls); it means nothing on an action step`,
-        { key: true },
-      );
-    }
-  }
   if (step.plugin !== undefined && step.connector !== undefined) {
     reporter.error([...at, 'connector'], 'step_kind', 'give plugin or connector, not both', {
       key: true,
