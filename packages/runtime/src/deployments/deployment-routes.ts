@@ -17,7 +17,8 @@ import {
 } from '@weft/core';
 import { ensureErrorSchema, errorResponses, sendTriggerError } from '../triggers/http-errors.js';
 import type { Authenticate } from '../triggers/start-execution.js';
-import type { Deployer, DeploymentService } from './deployment-service.js';
+import type { Deployer } from './deploy-plan.js';
+import type { DeploymentService } from './deployment-service.js';
 import { parseDefinitionBody } from './parse-definition.js';
 
 /** Options of {@link deploymentRoutes}. */

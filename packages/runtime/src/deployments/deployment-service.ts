@@ -9,104 +9,28 @@ import {
   type Clock,
   type DeployerSnapshot,
   type DeploymentRecord,
-  type DeploymentStore,
   type PluginUsage,
   type Principal,
-  type SecretsProvider,
 } from '@weft/core';
 import type { WorkflowDefinition } from '@weft/engine';
-import type { AuditLog } from '../audit/audit-log.js';
-import type { EventRouter } from '../triggers/events/event-router.js';
 import { silentLogger, type TriggerLogger } from '../triggers/logger.js';
-import type { Scheduler } from '../triggers/schedule/scheduler.js';
-import type { PendingRecord, StartExecution } from '../triggers/start-execution.js';
-import type { WebhookTable } from '../triggers/webhook/webhook-table.js';
-import { Activations, type Activation } from './activations.js';
+import type { PendingRecord } from '../triggers/start-execution.js';
+import { Activations } from './activations.js';
+import type { DeploymentServiceOptions } from './deployment-options.js';
 import { authorizeDeploy } from './deploy-check.js';
+import {
+  deployWarnings,
+  dryRunAnswer,
+  type Deployed,
+  type Deployer,
+  type DeployOptions,
+  type Prepared,
+} from './deploy-plan.js';
 import { libraryOf } from './library.js';
 import { validateDefinition, type ValidDefinition } from './parse-definition.js';
+
 import { pluginReferences, pluginUsage } from './plugin-refs.js';
 import { reconcileDeployments, type Reconciled } from './reconcile.js';
-
-/** What a deployment service works with. */
-export interface DeploymentServiceOptions {
-  store: DeploymentStore;
-  webhooks: WebhookTable;
-  scheduler: Scheduler;
-  events: EventRouter;
-  secrets: SecretsProvider;
-  start: StartExecution;
-  clock?: Clock;
-  logger?: TriggerLogger;
-  /** Largest webhook body of webhooks that set no maxPayloadSize. */
-  maxPayloadSize?: number;
-  /**
-   * The registry's latest version of a plugin, read by the unpublish "in use" check: a bare
-   * `plugin: <slug>` uses whatever version is latest when it runs.
-   */
-  resolvePluginVersion?: (slug: string) => Promise<string | undefined>;
-  /**
-   * Owner of the executions of workflows deployed without a key (`weft server --workflows DIR`).
-   * Default `local`.
-   */
-  defaultOwner?: string;
-  /**
-   * What the workflows directory's deployments act as now (`WEFT_WORKFLOWS_ROLES`,
-   * `WEFT_WORKFLOWS_PERMISSIONS`, permissions expanded by the access file in force): checked
-   * against their authorization blocks and recorded as their deployer. Without it a guarded
-   * workflow is refused there (fail closed).
-   */
-  directoryPrincipal?: () => Principal | undefined;
-  /** Records the authorization decisions of deployments. Default: none recorded. */
-  audit?: AuditLog;
-  /**
-   * Of the plugins a workflow (and the workflows it may call) uses, those this server cannot
-   * run: each becomes a deployment warning. Default: none checked.
-   */
-  unavailablePlugins?: (
-    workflow: WorkflowDefinition,
-    library: readonly WorkflowDefinition[],
-  ) => Promise<string[]>;
-}
-
-/**
- * Who deploys or changes a deployment: the owner of a key, whether it is an admin key, and the
- * caller's principal (checked against the workflow's authorization and recorded as its deployer;
- * without one, a guarded workflow is refused).
- */
-export interface Deployer {
-  owner: string;
-  admin?: boolean;
-  principal?: Principal;
-}
-
-/** How a deployment treats its warnings. */
-export interface DeployOptions {
-  /** Refuse (`VALIDATION`, nothing deployed) when a definition has warnings. */
-  strict?: boolean;
-  /** Check everything and deploy nothing. */
-  dryRun?: boolean;
-}
-
-/** Answer of a deployment. */
-export interface Deployed {
-  /** The stored record; for a dry run, the record it would store. */
-  record: DeploymentRecord;
-  previousVersion: string | null;
-  webhooks: string[];
-  /** Validator warnings, then each plugin this server cannot run. */
-  warnings: string[];
-  /** True for a dry run (nothing stored or served). */
-  dryRun: boolean;
-}
-
-/** A definition checked and compiled, ready to store and serve. */
-interface Prepared {
-  valid: ValidDefinition;
-  previous: DeploymentRecord | undefined;
-  activation: Activation;
-  warnings: string[];
-}
 
 /**
  * Deploys workflows: validates a definition with the engine, compiles its triggers (secrets,
@@ -183,7 +107,7 @@ export class DeploymentService {
       for (const item of prepared) {
         deployed.push(
           options.dryRun === true
-            ? this.dryRun(item, source, deployer, snapshot)
+            ? dryRunAnswer(item, source, deployer, snapshot, this.clock.now())
             : await this.commit(item, source, deployer, snapshot),
         );
       }
@@ -362,19 +286,7 @@ export class DeploymentService {
       audit: this.options.audit,
     });
     const unavailable = (await this.options.unavailablePlugins?.(workflow, library)) ?? [];
-    const warnings = [
-      ...valid.warnings,
-      ...unavailable.map(
-        (plugin) =>
-          `plugin "${plugin}" is neither published nor registered on this server: runs of "${workflow.name}" fail with VALIDATION until it is (publish it, or register a connector instance with the router)`,
-      ),
-    ];
-    if (strict && warnings.length > 0) {
-      throw new ValidationError(
-        `not deployed (strict): "${workflow.name}" has ${warnings.length} warning${warnings.length === 1 ? '' : 's'}: ${warnings.join('; ')}`,
-        { field: 'workflow', constraint: 'strict', workflow: workflow.name, warnings },
-      );
-    }
+    const warnings = deployWarnings(workflow.name, valid.warnings, unavailable, strict);
     return { valid, previous, activation: await this.activations.compile(workflow), warnings };
   }
 
@@ -387,35 +299,6 @@ export class DeploymentService {
   private snapshotOf(deployer: Deployer | null): DeployerSnapshot | null {
     const principal = this.actingAs(deployer);
     return principal ? deployerSnapshot(principal) : null;
-  }
-
-  /** What {@link commit} would answer, without storing or serving anything. */
-  private dryRun(
-    { valid, previous, activation, warnings }: Prepared,
-    source: string,
-    deployer: Deployer | null,
-    snapshot: DeployerSnapshot | null,
-  ): Deployed {
-    const workflow = valid.workflow;
-    const at = new Date(this.clock.now()).toISOString();
-    return {
-      record: {
-        name: workflow.name,
-        version: workflow.version,
-        revision: (previous?.revision ?? 0) + 1,
-        definition: valid.raw,
-        plugins: pluginReferences(workflow),
-        source,
-        deployed_by: deployer?.owner ?? null,
-        deployer: snapshot,
-        deployed_at: at,
-        created_at: previous?.created_at ?? at,
-      },
-      previousVersion: previous?.version ?? null,
-      webhooks: activation.hooks.map((h) => h.key.replace(' ', ' /hooks')),
-      warnings,
-      dryRun: true,
-    };
   }
 
   /** Stores a prepared definition (unless equal to the active revision) and serves it. */

@@ -1,6 +1,7 @@
 /** Deployed workflows: the deployment service, its HTTP routes and the directory watcher. */
 export { DeploymentService } from './deployment-service.js';
-export type { DeploymentServiceOptions, Deployed, Deployer } from './deployment-service.js';
+export type { DeploymentServiceOptions } from './deployment-options.js';
+export type { Deployed, Deployer } from './deploy-plan.js';
 export { deploymentRoutes } from './deployment-routes.js';
 export type { DeploymentRoutesOptions } from './deployment-routes.js';
 export { watchWorkflowDirectory } from './directory-watcher.js';

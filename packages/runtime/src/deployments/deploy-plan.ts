@@ -1,0 +1,104 @@
+import {
+  ValidationError,
+  type DeployerSnapshot,
+  type DeploymentRecord,
+  type Principal,
+} from '@weft/core';
+import type { Activation } from './activations.js';
+import type { ValidDefinition } from './parse-definition.js';
+import { pluginReferences } from './plugin-refs.js';
+
+/**
+ * Who deploys or changes a deployment: the owner of a key, whether it is an admin key, and the
+ * caller's principal (checked against the workflow's authorization and recorded as its deployer;
+ * without one, a guarded workflow is refused).
+ */
+export interface Deployer {
+  owner: string;
+  admin?: boolean;
+  principal?: Principal;
+}
+
+/** How a deployment treats its warnings. */
+export interface DeployOptions {
+  /** Refuse (`VALIDATION`, nothing deployed) when a definition has warnings. */
+  strict?: boolean;
+  /** Check everything and deploy nothing. */
+  dryRun?: boolean;
+}
+
+/** Answer of a deployment. */
+export interface Deployed {
+  /** The stored record; for a dry run, the record it would store. */
+  record: DeploymentRecord;
+  previousVersion: string | null;
+  webhooks: string[];
+  /** Validator warnings, then each plugin this server cannot run. */
+  warnings: string[];
+  /** True for a dry run (nothing stored or served). */
+  dryRun: boolean;
+}
+
+/** A definition checked and compiled, ready to store and serve. */
+export interface Prepared {
+  valid: ValidDefinition;
+  previous: DeploymentRecord | undefined;
+  activation: Activation;
+  warnings: string[];
+}
+
+/**
+ * The warnings of a deployment: the validator's, then one per plugin this server cannot run.
+ * With `strict`, any warning refuses the deployment (`VALIDATION`, nothing deployed).
+ */
+export function deployWarnings(
+  name: string,
+  validatorWarnings: readonly string[],
+  unavailablePlugins: readonly string[],
+  strict: boolean,
+): string[] {
+  const warnings = [
+    ...validatorWarnings,
+    ...unavailablePlugins.map(
+      (plugin) =>
+        `plugin "${plugin}" is neither published nor registered on this server: runs of "${name}" fail with VALIDATION until it is (publish it, or register a connector instance with the router)`,
+    ),
+  ];
+  if (strict && warnings.length > 0) {
+    throw new ValidationError(
+      `not deployed (strict): "${name}" has ${warnings.length} warning${warnings.length === 1 ? '' : 's'}: ${warnings.join('; ')}`,
+      { field: 'workflow', constraint: 'strict', workflow: name, warnings },
+    );
+  }
+  return warnings;
+}
+
+/** What committing a prepared definition would answer at `now`, without storing or serving it. */
+export function dryRunAnswer(
+  { valid, previous, activation, warnings }: Prepared,
+  source: string,
+  deployer: Deployer | null,
+  snapshot: DeployerSnapshot | null,
+  now: number,
+): Deployed {
+  const workflow = valid.workflow;
+  const at = new Date(now).toISOString();
+  return {
+    record: {
+      name: workflow.name,
+      version: workflow.version,
+      revision: (previous?.revision ?? 0) + 1,
+      definition: valid.raw,
+      plugins: pluginReferences(workflow),
+      source,
+      deployed_by: deployer?.owner ?? null,
+      deployer: snapshot,
+      deployed_at: at,
+      created_at: previous?.created_at ?? at,
+    },
+    previousVersion: previous?.version ?? null,
+    webhooks: activation.hooks.map((h) => h.key.replace(' ', ' /hooks')),
+    warnings,
+    dryRun: true,
+  };
+}
