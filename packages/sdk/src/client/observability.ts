@@ -1,4 +1,5 @@
 import { ValidationError } from '@weft/core';
+import type { RunResult, WorkflowDefinition } from '@weft/engine';
 import type { Telemetry, TelemetryOptions } from '@weft/telemetry/setup';
 
 /**
@@ -78,4 +79,31 @@ export async function startObservability(
     // One client, one process: its spans are the process's unless an SDK is registered already.
     global: true,
   });
+}
+
+/**
+ * A local run under telemetry: in the run's span when tracing is on (steps and action calls nest
+ * under it), then counted as ended with its status.
+ */
+export async function observedRun(
+  telemetry: Telemetry,
+  run: { executionId: string; workflow: WorkflowDefinition; mode: string },
+  runIt: () => Promise<RunResult>,
+): Promise<RunResult> {
+  const { tracing } = telemetry;
+  const { workflow } = run;
+  const result = await (tracing
+    ? tracing.traceRun(
+        {
+          executionId: run.executionId,
+          workflow: workflow.name,
+          version: workflow.version,
+          mode: run.mode,
+        },
+        undefined,
+        runIt,
+      )
+    : runIt());
+  telemetry.metrics.executionEnded(workflow.name, result.status);
+  return result;
 }

@@ -12,7 +12,6 @@ import {
 import {
   DryRunInterceptor,
   pickWorkflow,
-  runWorkflow,
   type AuthorizationCheck,
   type RunInterceptor,
   type RunResult,
@@ -36,7 +35,8 @@ import { syncPlugins, type SyncResult } from './sync-plugins.js';
 import { processEnvironment } from './environment.js';
 import { loadWorkflowFile } from './load.js';
 import { createLogger, logEvent } from './logging.js';
-import { startObservability } from './observability.js';
+import { runLocally } from './local-run.js';
+import { observedRun, startObservability } from './observability.js';
 import type { Telemetry } from '@weft/telemetry/setup';
 import { checkWeftOptions, cloudSettings, routerCredential, type WeftOptions } from './options.js';
 import { authorizeLocalRun, authorizeRun } from './local-authorization.js';
@@ -211,22 +211,23 @@ export class Weft extends ServerExecutions {
     // Known before the run starts, for its span.
     const executionId = options.executionId ?? randomUUID();
     const runIt = () =>
-      this.runHere(workflow, inputs, { ...options, executionId }, invoker, hybrid, mocks, chain);
+      runLocally({
+        workflow,
+        inputs,
+        options: { ...options, executionId },
+        invoker,
+        hybrid,
+        mocks,
+        chain,
+        client: this.options,
+        environment: this.environment,
+        secrets: this.secretsFor(mocks !== undefined && dryRun?.mockConnectors !== false),
+        logger: this.logger,
+        find: (name, range) => this.find(name, range),
+      });
     if (!telemetry) return runIt();
-    const result = await (tracing
-      ? tracing.traceRun(
-          {
-            executionId,
-            workflow: workflow.name,
-            version: workflow.version,
-            mode: this.options.executionMode ?? 'local',
-          },
-          undefined,
-          runIt,
-        )
-      : runIt());
-    telemetry.metrics.executionEnded(workflow.name, result.status);
-    return result;
+    const run = { executionId, workflow, mode: this.options.executionMode ?? 'local' };
+    return observedRun(telemetry, run, runIt);
   }
 
   /**
@@ -241,57 +242,6 @@ export class Weft extends ServerExecutions {
 
   private startTelemetry(): Promise<Telemetry | undefined> {
     return (this.telemetry ??= startObservability(this.options.observability, this.environment));
-  }
-
-  private runHere(
-    workflow: WorkflowDefinition,
-    inputs: Record<string, unknown>,
-    options: ExecuteOptions,
-    invoker: ActionInvoker,
-    hybrid: HybridInvoker | undefined,
-    mocks: DryRunInterceptor | undefined,
-    chain: RunInterceptor[],
-  ): Promise<RunResult> {
-    const { retryConfig: retry, identity } = this.options;
-    const dryRun = workflow.testing?.dryRun;
-    return runWorkflow(workflow, inputs, {
-      invoker,
-      environment: this.environment,
-      secrets: this.secretsFor(mocks !== undefined && dryRun?.mockConnectors !== false),
-      ...(options.signal ? { signal: options.signal } : {}),
-      ...(options.trigger ? { trigger: options.trigger } : {}),
-      ...(options.executionId ? { executionId: options.executionId } : {}),
-      ...(retry
-        ? {
-            defaultRetry: {
-              max_attempts: retry.maxAttempts ?? 1,
-              backoff: retry.backoff ?? 'exponential',
-              backoff_factor: retry.backoffFactor ?? 1,
-            },
-          }
-        : {}),
-      timeoutFor: (target, action) =>
-        mocks?.mocked(target, action)
-          ? undefined
-          : (
-              invoker as { timeoutFor?: (t: typeof target, a: string) => number | undefined }
-            ).timeoutFor?.(target, action),
-      resolveWorkflow: (called, range) => this.find(called, range),
-      ...(hybrid ? { invokerFor: (step) => hybrid.forStep(step) } : {}),
-      ...(identity ? { principal: identity } : {}),
-      // Step permissions before the mocks: a refused step is not answered from mockData either.
-      ...(chain.length > 0 ? { interceptors: chain } : {}),
-      // Agent steps of a dry run are answered from mockData or refused, never run.
-      ...(mocks
-        ? { agents: mocks.refusing }
-        : this.options.agents
-          ? { agents: this.options.agents }
-          : {}),
-      onEvent: (event) => {
-        if (options.logSteps !== false) logEvent(this.logger, workflow.name, event);
-        options.onEvent?.(event);
-      },
-    });
   }
 
   /**
