@@ -1,11 +1,11 @@
 import type { Command } from 'commander';
-import type { ExecutionRecord } from '@weft/sdk/client';
 import { guard } from '../command-errors.js';
 import { EXIT } from '../exit-codes.js';
 import { followExecution } from '../follow-execution.js';
 import type { Io } from '../io.js';
 import { outputOption } from '../options.js';
 import { addServerOptions, connectServer, type ServerFlags } from '../server-connection.js';
+import { printRecord, usage } from './execution-output.js';
 
 interface ControlFlags extends ServerFlags {
   output: string;
@@ -34,9 +34,9 @@ export function registerExecutionControl(
         const client = connectServer(flags, 'canceling an execution');
         if (typeof client === 'string') return usage(io, client);
         const record = await client.cancelExecution(id);
-        print(
+        printRecord(
           io,
-          flags,
+          flags.output,
           record,
           `execution ${id} canceled at ${record.canceled_at ?? record.finished_at ?? ''}`,
         );
@@ -67,7 +67,7 @@ export function registerExecutionControl(
         if (typeof client === 'string') return usage(io, client);
         const record = await client.rerunExecution(id);
         if (!flags.follow) {
-          print(io, flags, record, record.execution_id);
+          printRecord(io, flags.output, record, record.execution_id);
           return EXIT.ok;
         }
         io.err(`execution ${record.execution_id} started (a rerun of ${id})\n`);
@@ -75,13 +75,4 @@ export function registerExecutionControl(
         return status === 'completed' ? EXIT.ok : EXIT.failure;
       }),
     );
-}
-
-function print(io: Io, flags: ControlFlags, record: ExecutionRecord, line: string): void {
-  io.out(flags.output === 'json' ? `${JSON.stringify(record, null, 2)}\n` : `${line}\n`);
-}
-
-function usage(io: Io, message: string): number {
-  io.err(`error: ${message}\n`);
-  return EXIT.invalid;
 }

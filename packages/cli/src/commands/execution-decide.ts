@@ -1,10 +1,10 @@
 import type { Command } from 'commander';
-import type { ExecutionRecord } from '@weft/sdk/client';
 import { guard } from '../command-errors.js';
 import { EXIT } from '../exit-codes.js';
 import type { Io } from '../io.js';
 import { outputOption } from '../options.js';
 import { addServerOptions, connectServer, type ServerFlags } from '../server-connection.js';
+import { printEnded, printRecord } from './execution-output.js';
 
 interface DecideFlags extends ServerFlags {
   comment?: string;
@@ -62,7 +62,12 @@ export function registerExecutionDecisions(
               ? await client.approveExecution(id, options)
               : await client.rejectExecution(id, options);
           if (!flags.wait) {
-            print(io, flags, decided, `execution ${id} ${DONE[verdict]}: ${decided.status}`);
+            printRecord(
+              io,
+              flags.output,
+              decided,
+              `execution ${id} ${DONE[verdict]}: ${decided.status}`,
+            );
             return EXIT.ok;
           }
           io.err(`execution ${id} ${DONE[verdict]}: ${decided.status}; waiting for it to end\n`);
@@ -73,22 +78,8 @@ export function registerExecutionDecisions(
             io.err(`error: this key cannot read execution ${id} (it belongs to another owner)\n`);
             return undefined;
           });
-          return ended ? printEnd(io, flags, ended) : EXIT.failure;
+          return ended ? printEnded(io, flags.output, ended) : EXIT.failure;
         }),
       );
   }
-}
-
-/** Prints the ended record of `--wait`; exit 0 when it completed, 1 otherwise. */
-function printEnd(io: Io, flags: DecideFlags, record: ExecutionRecord): number {
-  const error = record.error as { code?: string; message?: string } | undefined;
-  const why = error ? ` (${error.code ?? 'ERROR'}: ${error.message ?? ''})` : '';
-  const outputs = record.result?.outputs ?? {};
-  const shown = Object.keys(outputs).length > 0 ? `\noutputs: ${JSON.stringify(outputs)}` : '';
-  print(io, flags, record, `execution ${record.execution_id} ${record.status}${why}${shown}`);
-  return record.status === 'completed' ? EXIT.ok : EXIT.failure;
-}
-
-function print(io: Io, flags: DecideFlags, record: ExecutionRecord, line: string): void {
-  io.out(flags.output === 'json' ? `${JSON.stringify(record, null, 2)}\n` : `${line}\n`);
 }

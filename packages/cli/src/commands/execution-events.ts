@@ -6,6 +6,7 @@ import { followExecution } from '../follow-execution.js';
 import type { Io } from '../io.js';
 import { addServerOptions, connectServer, type ServerFlags } from '../server-connection.js';
 import { errorText, formatDuration } from '../step-list.js';
+import { usage } from './execution-output.js';
 
 interface EventsFlags extends ServerFlags {
   follow?: boolean;
@@ -120,9 +121,4 @@ export function logLine(event: ExecutionEvent): string {
       what = event.type.replace('.', ' ');
   }
   return `${event.timestamp}  ${step}  ${what}\n`;
-}
-
-function usage(io: Io, message: string): number {
-  io.err(`error: ${message}\n`);
-  return EXIT.invalid;
 }

@@ -7,6 +7,7 @@ import { outputOption } from '../options.js';
 import { addServerOptions, connectServer, type ServerFlags } from '../server-connection.js';
 import { errorText, formatDuration, StepList } from '../step-list.js';
 import { formatTable } from '../table.js';
+import { usage } from './execution-output.js';
 
 interface ListFlags extends ServerFlags {
   status?: ExecutionStatus;
@@ -155,11 +156,6 @@ function durationOf(record: ExecutionRecord): string {
   if (!record.started_at) return '-';
   const end = record.finished_at ? Date.parse(record.finished_at) : Date.now();
   return formatDuration(end - Date.parse(record.started_at));
-}
-
-function usage(io: Io, message: string): number {
-  io.err(`error: ${message}\n`);
-  return EXIT.invalid;
 }
 
 function parseLimit(value: string): number {
