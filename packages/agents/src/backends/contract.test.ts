@@ -109,6 +109,50 @@ describe.each(['ai-sdk', 'langchain'] as const)(
       });
     }
 
+    it('answers structured data with output_schema, after a tool call', async () => {
+      const s = await scripted([
+        lookup42,
+        { text: '{"name":"Ada Lovelace","plan":"gold"}', usage: finalAnswer.usage },
+      ]);
+      const output_schema = {
+        type: 'object',
+        properties: { name: { type: 'string' }, plan: { type: 'string' } },
+        required: ['name', 'plan'],
+        additionalProperties: false,
+      };
+      const { result } = await runAgents(agentWorkflow(), [agentAt(s.url, { output_schema })]);
+      expect(result.status).toBe('completed');
+      expect(result.steps['ask']!.output).toMatchObject({
+        data: { name: 'Ada Lovelace', plan: 'gold' },
+        tool_calls: [{ name: 'crm_lookup', input: { id: '42' } }],
+        usage: { input_tokens: 250, output_tokens: 50, tool_calls: 1 },
+      });
+      // The model was asked for JSON on the turn that answered.
+      const format = s.requests[1]!.body['response_format'] as { type: string };
+      expect(format.type).toMatch(/^json_/);
+    });
+
+    it('fails with BACKEND_ERROR when the structured answer is not JSON', async () => {
+      const s = await scripted([{ text: 'Ada, I think' }]);
+      const output_schema = { type: 'object', properties: { name: { type: 'string' } } };
+      const { result } = await runAgents(agentWorkflow(), [
+        agentAt(s.url, { output_schema, tools: [] }),
+      ]);
+      expect(result.steps['ask']!.error).toMatchObject({
+        code: 'BACKEND_ERROR',
+        details: { backend },
+      });
+    });
+
+    it('sends no key to an OpenAI-compatible server without api_key_secret', async () => {
+      const s = await scripted([finalAnswer]);
+      const { result } = await runAgents(agentWorkflow(), [
+        agentAt(s.url, { api_key_secret: undefined, tools: [] }),
+      ]);
+      expect(result.status).toBe('completed');
+      expect(s.requests[0]!.headers['authorization']).toBeUndefined();
+    });
+
     it('retries 500 and 429 answers (honouring retry-after-ms) and then succeeds', async () => {
       const s = await scripted([
         { status: 500, headers: { 'retry-after-ms': '1' } },
@@ -298,5 +342,16 @@ describe('backends', () => {
       details: { backend: 'crewai', suggestion: expect.stringContaining('ai-sdk') },
     });
     expect(s.requests).toHaveLength(0);
+  });
+
+  it("takes the step's backend over the agent's", async () => {
+    const s = await scripted([{ status: 400 }]);
+    const { result } = await runAgents(agentWorkflow('        backend: langchain\n'), [
+      agentOn(s.url, { backend: 'ai-sdk', tools: [] }),
+    ]);
+    expect(result.steps['ask']!.error).toMatchObject({
+      code: 'BACKEND_ERROR',
+      details: { backend: 'langchain', status: 400 },
+    });
   });
 });
