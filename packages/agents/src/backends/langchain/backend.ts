@@ -12,9 +12,11 @@ export interface LangChainBackendOptions {
   retryDelayMs?: number;
 }
 
+let models: Promise<typeof import('./models.js')> | undefined;
+
 /** The default models: LangChain's provider packages, loaded at the first langchain step. */
 const providerModels: LangChainModelFactory = async (agent, apiKey, fetch) =>
-  (await import('./models.js')).langChainModel(agent, apiKey, fetch);
+  (await (models ??= import('./models.js'))).langChainModel(agent, apiKey, fetch);
 
 /**
  * The `langchain` backend: LangChain.js chat models (`ChatOpenAI`, `ChatAnthropic`) with the
