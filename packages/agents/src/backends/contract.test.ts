@@ -144,13 +144,14 @@ describe.each(['ai-sdk', 'langchain'] as const)(
       });
     });
 
-    it('sends no key to an OpenAI-compatible server without api_key_secret', async () => {
+    it('sends the temperature, and no key to a server without api_key_secret', async () => {
       const s = await scripted([finalAnswer]);
       const { result } = await runAgents(agentWorkflow(), [
-        agentAt(s.url, { api_key_secret: undefined, tools: [] }),
+        agentAt(s.url, { api_key_secret: undefined, tools: [], temperature: 0.3 }),
       ]);
       expect(result.status).toBe('completed');
       expect(s.requests[0]!.headers['authorization']).toBeUndefined();
+      expect(s.requests[0]!.body['temperature']).toBe(0.3);
     });
 
     it('retries 500 and 429 answers (honouring retry-after-ms) and then succeeds', async () => {
@@ -261,27 +262,30 @@ describe.each(['ai-sdk', 'langchain'] as const)(
       expect(s.requests).toHaveLength(1);
     });
 
-    it("caps the next turn's output tokens by what maxTokens leaves, and fails once it is spent", async () => {
-      const s = await scripted([
-        lookup42,
-        {
-          text: 'cut',
-          usage: { prompt_tokens: 150, completion_tokens: 30 },
-          finishReason: 'length',
-        },
-      ]);
-      const { result } = await runAgents(
-        agentWorkflow('        guardrails: { maxTokens: 300 }\n'),
-        [agentAt(s.url)],
-      );
-      // Turn 1 used 120 tokens; turn 2 reads at least those 120 again: 300 - 120 - 120 = 60.
-      expect(s.requests[1]!.body['max_tokens']).toBe(60);
-      expect(result.status).toBe('failed');
-      expect(result.steps['ask']!.error).toMatchObject({
-        code: 'VALIDATION',
-        details: { field: 'guardrails.maxTokens', constraint: 'maxTokens' },
-      });
-    });
+    it.each([false, true])(
+      "caps the next turn's output tokens by what maxTokens leaves, and fails once it is spent (streamed: %s)",
+      async (streaming) => {
+        const s = await scripted([
+          lookup42,
+          {
+            text: 'cut',
+            usage: { prompt_tokens: 150, completion_tokens: 30 },
+            finishReason: 'length',
+          },
+        ]);
+        const { result } = await runAgents(
+          agentWorkflow('        guardrails: { maxTokens: 300 }\n'),
+          [agentAt(s.url, { streaming })],
+        );
+        // Turn 1 used 120 tokens; turn 2 reads at least those 120 again: 300 - 120 - 120 = 60.
+        expect(s.requests[1]!.body['max_tokens']).toBe(60);
+        expect(result.status).toBe('failed');
+        expect(result.steps['ask']!.error).toMatchObject({
+          code: 'VALIDATION',
+          details: { field: 'guardrails.maxTokens', constraint: 'maxTokens' },
+        });
+      },
+    );
 
     it('holds maxTokens over the retries of a step, and reports the usage of every attempt', async () => {
       const s = await scripted([lookup42, { status: 500 }, finalAnswer]);
