@@ -1,15 +1,23 @@
 /**
  * Agent steps (issue 17): weft's overhead per model turn and per tool call over the bare Vercel
- * AI SDK, both calling the same scripted OpenAI-compatible server on loopback in the same run,
- * interleaved. Scenarios (the model id picks one): `s1` one turn answering text; `s2` a turn
+ * AI SDK (backend `ai-sdk`) and over a bare LangChain.js tool loop (`bindTools`, `invoke`, tool
+ * messages; backend `langchain`), all calling the same scripted OpenAI-compatible server on
+ * loopback in the same run, interleaved. Scenarios (the model id picks one): `s1` one turn answering text; `s2` a turn
  * with one tool call, then the answer; `s10` a turn with ten tool calls, then the answer. Per
  * tool call = (Δs10 − Δs2) / 9, per turn = Δs2 − Δs1 − per tool call, where Δ is weft minus the
- * bare SDK. The limit is a bare `fetch` round trip to the same server. Both wall time (median)
+ * bare library. The limit is a bare `fetch` round trip to the same server. Both wall time (median)
  * and CPU time of the process (mean; server and client share it, alike for both) are shown: on
  * a loaded machine CPU time is the steadier measure of the overhead.
  */
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
-import { AgentRunner, AiSdkBackend, type AgentDefinition } from '@weft/agents';
+import {
+  HumanMessage,
+  SystemMessage,
+  ToolMessage,
+  type BaseMessage,
+} from '@langchain/core/messages';
+import { ChatOpenAICompletions } from '@langchain/openai';
+import { AgentRunner, AiSdkBackend, LangChainBackend, type AgentDefinition } from '@weft/agents';
 import { ScriptedModelServer } from '@weft/agents/testing';
 import type { ActionInvoker } from '@weft/core';
 import { loadWorkflowSource, runWorkflow, type WorkflowDefinition } from '@weft/engine';
@@ -68,6 +76,15 @@ export async function run(): Promise<void> {
     secrets: { get: async () => undefined },
     backends: [new AiSdkBackend()],
   });
+  const lcRunner = new AgentRunner({
+    agents: Object.keys(TOOLS_PER_SCENARIO).map((m) => ({
+      ...agent(server.url, m),
+      backend: 'langchain',
+    })),
+    actions: () => ({ inputSchema: schema, description: 'Finds a customer' }),
+    secrets: { get: async () => undefined },
+    backends: [new LangChainBackend()],
+  });
   const provider = createOpenAICompatible({
     name: 'bench',
     baseURL: server.url,
@@ -96,13 +113,50 @@ export async function run(): Promise<void> {
       tools: bareTools,
       stopWhen: stepCountIs(5),
     });
+  const lcTools = [
+    {
+      type: 'function' as const,
+      function: { name: 'crm_lookup', description: 'Finds a customer', parameters: schema },
+    },
+  ];
+  // A bare LangChain tool loop, as a LangChain user writes it: bindTools, invoke, tool messages.
+  const lcBare = (model: string) => async () => {
+    const chat = new ChatOpenAICompletions({
+      model,
+      apiKey: 'none',
+      maxRetries: 0,
+      configuration: { baseURL: server.url },
+    }).bindTools(lcTools);
+    const messages: BaseMessage[] = [
+      new SystemMessage('You answer support questions.'),
+      new HumanMessage('Who is 42?'),
+    ];
+    for (let turn = 0; turn < 5; turn++) {
+      const message = await chat.invoke(messages);
+      if (!message.tool_calls?.length) return message.text;
+      messages.push(message);
+      for (const call of message.tool_calls) {
+        const { output } = await invoker.invoke({
+          target: { kind: 'plugin', slug: 'crm' },
+          action: 'lookup',
+          input: call.args,
+          context: undefined as never,
+        });
+        messages.push(new ToolMessage({ content: JSON.stringify(output), tool_call_id: call.id! }));
+      }
+    }
+    throw new Error('no answer');
+  };
   const workflows = Object.fromEntries(
     Object.keys(TOOLS_PER_SCENARIO).map((m) => [m, workflow(m)]),
   );
-  const weft = (model: string) => async () => {
-    const result = await runWorkflow(workflows[model]!, {}, { invoker, agents: runner });
-    if (result.status !== 'completed') throw new Error(JSON.stringify(result.steps['ask']?.error));
-  };
+  const weft =
+    (model: string, agents = runner) =>
+    async () => {
+      const result = await runWorkflow(workflows[model]!, {}, { invoker, agents });
+      if (result.status !== 'completed')
+        throw new Error(JSON.stringify(result.steps['ask']?.error));
+    };
   const fetchTrip = async () => {
     const response = await fetch(`${server.url}/chat/completions`, {
       method: 'POST',
@@ -119,6 +173,12 @@ export async function run(): Promise<void> {
     'weft s2': weft('s2'),
     'bare s10': bare('s10'),
     'weft s10': weft('s10'),
+    'lc bare s1': lcBare('s1'),
+    'lc weft s1': weft('s1', lcRunner),
+    'lc bare s2': lcBare('s2'),
+    'lc weft s2': weft('s2', lcRunner),
+    'lc bare s10': lcBare('s10'),
+    'lc weft s10': weft('s10', lcRunner),
   };
   const samples: Record<string, number[]> = Object.fromEntries(
     Object.keys(cases).map((k) => [k, []]),
@@ -141,13 +201,16 @@ export async function run(): Promise<void> {
   const wall = (name: string) => median(samples[name]!);
   const cpuOf = (name: string) => cpu[name]! / ROUNDS;
   const limitNs = wall('fetch');
-  const overheads = (m: (name: string) => number) => {
-    const delta = (scenario: string) => m(`weft ${scenario}`) - m(`bare ${scenario}`);
+  const overheads = (m: (name: string) => number, prefix = '') => {
+    const delta = (scenario: string) =>
+      m(`${prefix}weft ${scenario}`) - m(`${prefix}bare ${scenario}`);
     const perTool = (delta('s10') - delta('s2')) / 9;
     return { step: delta('s1'), perTool, perTurn: delta('s2') - delta('s1') - perTool };
   };
   const byWall = overheads(wall);
   const byCpu = overheads(cpuOf);
+  const lcWall = overheads(wall, 'lc ');
+  const lcCpu = overheads(cpuOf, 'lc ');
   const m = wall;
   const row = (name: string, nsPerOp: number, targetNs?: number, limit = true): BenchResult => ({
     name,
@@ -175,7 +238,22 @@ export async function run(): Promise<void> {
     row('CPU: weft over bare, whole s1 step (run + step + turn)', byCpu.step, undefined, false),
     row('CPU: weft over bare, per model turn', byCpu.perTurn, 300_000, false),
     row('CPU: weft over bare, per tool call', byCpu.perTool, 200_000, false),
+    row('bare LangChain loop, s1', m('lc bare s1')),
+    row('weft agent step (langchain), s1', m('lc weft s1')),
+    row('bare LangChain loop, s2', m('lc bare s2')),
+    row('weft agent step (langchain), s2', m('lc weft s2')),
+    row('bare LangChain loop, s10', m('lc bare s10')),
+    row('weft agent step (langchain), s10', m('lc weft s10')),
+    row('wall: langchain over bare LangChain, whole s1 step', lcWall.step, undefined, false),
+    row('wall: langchain over bare LangChain, per model turn', lcWall.perTurn, 300_000, false),
+    row('wall: langchain over bare LangChain, per tool call', lcWall.perTool, 200_000, false),
+    row('CPU: langchain over bare LangChain, whole s1 step', lcCpu.step, undefined, false),
+    row('CPU: langchain over bare LangChain, per model turn', lcCpu.perTurn, 300_000, false),
+    row('CPU: langchain over bare LangChain, per tool call', lcCpu.perTool, 200_000, false),
   ];
-  printTable(`agents (issue 17): weft vs the bare AI SDK, median of ${ROUNDS} runs`, results);
+  printTable(
+    `agents (issue 17): weft vs the bare AI SDK and bare LangChain, median of ${ROUNDS} runs`,
+    results,
+  );
   writeResults('agents', results, { rounds: ROUNDS });
 }

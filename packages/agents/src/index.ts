@@ -21,4 +21,6 @@ export { prepareTools, type ActionDescription, type ActionLookup } from './run/p
 export { AgentRunner, DEFAULT_MAX_RESPONSE_BYTES, type AgentRunnerOptions } from './run/runner.js';
 export { AiSdkBackend, type AiSdkBackendOptions } from './backends/ai-sdk/backend.js';
 export { providerModel, type ModelFactory } from './backends/ai-sdk/models.js';
+export { LangChainBackend, type LangChainBackendOptions } from './backends/langchain/backend.js';
+export type { LangChainModel, LangChainModelFactory } from './backends/langchain/models.js';
 export { actionsOfConnectors } from './run/connector-actions.js';

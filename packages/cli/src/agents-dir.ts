@@ -3,6 +3,7 @@ import {
   AgentCatalog,
   AgentRunner,
   AiSdkBackend,
+  LangChainBackend,
   loadAgentDir,
   type AgentDefinition,
 } from '@weft/agents';
@@ -16,7 +17,7 @@ export function loadAgentsFlag(dir: string | undefined): Promise<AgentDefinition
 }
 
 /**
- * The runner of agent steps for local runs: the ai-sdk backend, tools checked against the
+ * The runner of agent steps for local runs: the ai-sdk and langchain backends, tools checked against the
  * connectors `weft()` has loaded, keys from the process environment.
  */
 export function localAgentRunner(agents: AgentDefinition[], weft: () => Weft): AgentRunner {
@@ -24,7 +25,7 @@ export function localAgentRunner(agents: AgentDefinition[], weft: () => Weft): A
     agents,
     actions: actionsOfConnectors(() => weft().invoker.connectors()),
     secrets: new EnvironmentSecretsProvider(process.env),
-    backends: [new AiSdkBackend()],
+    backends: [new AiSdkBackend(), new LangChainBackend()],
   });
 }
 

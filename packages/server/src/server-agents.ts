@@ -1,10 +1,16 @@
-import { AgentRunner, AiSdkBackend, loadAgentDir, type ActionLookup } from '@weft/agents';
+import {
+  AgentRunner,
+  AiSdkBackend,
+  LangChainBackend,
+  loadAgentDir,
+  type ActionLookup,
+} from '@weft/agents';
 import type { RegistryStore, SecretsProvider } from '@weft/core';
 import { pluginOf } from './runtime-actions.js';
 
 /**
  * The runner of server-side agent steps: the agent definitions of `agentsDir` (default
- * `./agents`, which may be missing: then none), the ai-sdk backend, tool schemas from the
+ * `./agents`, which may be missing: then none), the ai-sdk and langchain backends, tool schemas from the
  * registry's published plugin definitions, keys from the runtime's secrets (`WEFT_SECRET_<NAME>`).
  * Undefined when there are no agents.
  */
@@ -19,7 +25,7 @@ export async function serverAgents(
     agents,
     actions: registryActions(registry),
     secrets,
-    backends: [new AiSdkBackend()],
+    backends: [new AiSdkBackend(), new LangChainBackend()],
   });
 }
 

@@ -25,8 +25,7 @@ export const DEFAULT_MAX_RESPONSE_BYTES = 10 * 1024 * 1024;
 /** Backends weft knows of, and what to do when one is not installed. */
 const KNOWN_BACKENDS: Record<string, string> = {
   'ai-sdk': 'the ai-sdk backend is built in: give the runner an AiSdkBackend',
-  langchain:
-    'the langchain backend is not part of this release: use backend ai-sdk (the default), or remove backend: langchain',
+  langchain: 'the langchain backend is built in: give the runner a LangChainBackend',
 };
 
 /** Options of {@link AgentRunner}. */

@@ -7,7 +7,8 @@ import {
   type RunResult,
 } from '@weft/engine';
 import { AgentRunner, type AgentRunnerOptions } from '../run/runner.js';
-import { AiSdkBackend, type AiSdkBackendOptions } from '../backends/ai-sdk/backend.js';
+import { AiSdkBackend } from '../backends/ai-sdk/backend.js';
+import { LangChainBackend } from '../backends/langchain/backend.js';
 import type { AgentDefinition } from '../definition/schema.js';
 
 /** The `crm.lookup` action of the tests: its schema, and an invoker that records its calls. */
@@ -61,13 +62,14 @@ ${step}      - name: after
   return loaded.workflows[0]!;
 }
 
-/** Runs `workflow` with the ai-sdk backend and an agent catalog; collects events. */
+/** Runs `workflow` with both backends (ai-sdk, langchain) and an agent catalog; collects events. */
 export async function runAgents(
   workflow: ReturnType<typeof agentWorkflow>,
   agents: AgentDefinition[],
   options: {
     invoker?: ActionInvoker;
-    backend?: AiSdkBackendOptions;
+    /** Retries of both backends' model calls (default 2). */
+    backend?: { maxRetries?: number };
     runner?: Partial<AgentRunnerOptions>;
     dryRun?: boolean;
     /** Interceptors made from the runner (e.g. the guardrails interceptor with its options). */
@@ -82,7 +84,10 @@ export async function runAgents(
         ? { inputSchema: lookupSchema, description: 'Finds a customer by id' }
         : undefined,
     secrets: { get: async (name) => (name === 'MODEL_KEY' ? SECRET_KEY : undefined) },
-    backends: [new AiSdkBackend({ maxRetries: 2, ...options.backend })],
+    backends: [
+      new AiSdkBackend({ maxRetries: 2, ...options.backend }),
+      new LangChainBackend({ maxRetries: 2, ...options.backend }),
+    ],
     ...options.runner,
   });
   const mocks = options.dryRun ? new DryRunInterceptor(workflow.testing?.dryRun ?? {}) : undefined;

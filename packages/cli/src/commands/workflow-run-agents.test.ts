@@ -10,6 +10,8 @@ const examples = fileURLToPath(new URL('../../../../examples/agents/', import.me
 
 let server: ScriptedModelServer;
 let agentsDir: string;
+/** The same agent on the langchain backend. */
+let langchainDir: string;
 
 beforeAll(async () => {
   server = await new ScriptedModelServer((_body, i) =>
@@ -27,33 +29,43 @@ beforeAll(async () => {
     join(agentsDir, 'support.yaml'),
     definition.replace('http://127.0.0.1:11434/v1', server.url),
   );
+  langchainDir = mkdtempSync(join(tmpdir(), 'weft-agents-'));
+  writeFileSync(
+    join(langchainDir, 'support.yaml'),
+    definition
+      .replace('http://127.0.0.1:11434/v1', server.url)
+      .replace('backend: ai-sdk', 'backend: langchain'),
+  );
 });
 afterAll(() => server.close());
 
 describe('weft workflow run with --agents', () => {
-  it('runs the example agent: the model calls the shell connector tool, then answers', async () => {
-    const result = await run(
-      'workflow',
-      'run',
-      join(examples, 'support.yaml'),
-      '--agents',
-      agentsDir,
-      '--plugins',
-      join(examples, 'plugins'),
-      '-i',
-      'customer=42',
-      '-i',
-      'question=What plan am I on?',
-      '--output',
-      'json',
-    );
-    expect(result.err).toBe('');
-    expect(result.code).toBe(0);
-    const document = JSON.parse(result.out) as { outputs: Record<string, unknown> };
-    expect(document.outputs).toEqual({ reply: 'You are on the gold plan.', tokens: 672 });
-    const tools = server.requests[1]!.body['messages'] as { role: string; content: string }[];
-    expect(tools.find((m) => m.role === 'tool')!.content).toContain('Ada Lovelace');
-  });
+  it.each(['ai-sdk', 'langchain'])(
+    'runs the example agent on %s: the model calls the shell connector tool, then answers',
+    async (backend) => {
+      const result = await run(
+        'workflow',
+        'run',
+        join(examples, 'support.yaml'),
+        '--agents',
+        backend === 'ai-sdk' ? agentsDir : langchainDir,
+        '--plugins',
+        join(examples, 'plugins'),
+        '-i',
+        'customer=42',
+        '-i',
+        'question=What plan am I on?',
+        '--output',
+        'json',
+      );
+      expect(result.err).toBe('');
+      expect(result.code).toBe(0);
+      const document = JSON.parse(result.out) as { outputs: Record<string, unknown> };
+      expect(document.outputs).toEqual({ reply: 'You are on the gold plan.', tokens: 672 });
+      const tools = server.requests.at(-1)!.body['messages'] as { role: string; content: string }[];
+      expect(tools.find((m) => m.role === 'tool')!.content).toContain('Ada Lovelace');
+    },
+  );
 
   it('validate refuses an agent step whose reference no definition satisfies', async () => {
     const file = join(mkdtempSync(join(tmpdir(), 'weft-agents-')), 'w.yaml');

@@ -80,8 +80,8 @@ const stepProperties = (Self: TSchema) => ({
   backend: Type.Optional(
     Type.String({
       pattern: '^[a-z][a-z0-9_-]{0,63}$',
-      description: "Overrides the agent's execution backend, e.g. langchain",
-      'x-expected': 'a backend name such as native or langchain',
+      description: "Overrides the agent's backend: ai-sdk or langchain",
+      'x-expected': 'a backend name: ai-sdk or langchain',
     }),
   ),
   action: Type.Optional(

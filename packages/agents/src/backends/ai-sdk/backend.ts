@@ -1,4 +1,4 @@
-import { BackendError, ValidationError, WeftError } from '@weft/core';
+import { BackendError, WeftError } from '@weft/core';
 import {
   APICallError,
   generateText,
@@ -14,7 +14,8 @@ import {
 } from 'ai';
 import type { AgentAnswer, AgentBackend, AgentRequest, PreparedTool } from '../../run/contract.js';
 import { describeInvalid } from '../../run/prepare-tools.js';
-import { findLimitError, limitedFetch } from './limited-fetch.js';
+import { errorText, maxStepsError, userMessage } from '../common.js';
+import { findLimitError, limitedFetch } from '../limited-fetch.js';
 import { providerModel, type ModelFactory } from './models.js';
 
 /** Options of {@link AiSdkBackend}. */
@@ -148,17 +149,9 @@ function answer(
 ): AgentAnswer {
   if (request.budget.tripped) throw request.budget.tripped;
   if (finishReason === 'tool-calls' && turns >= request.maxSteps) {
-    throw new ValidationError(
-      `the model was still calling tools after max_steps (${request.maxSteps}) turns; raise the agent's max_steps or give it clearer instructions`,
-      { field: 'agent.max_steps', constraint: 'max_steps', limit: request.maxSteps },
-    );
+    throw maxStepsError(request.maxSteps);
   }
   return { text, ...(data !== undefined ? { data } : {}) };
-}
-
-function userMessage(request: AgentRequest): string {
-  if (!request.context) return request.prompt;
-  return `${request.prompt}\n\nContext (JSON):\n${JSON.stringify(request.context)}`;
 }
 
 function toolSet(request: AgentRequest): ToolSet {
@@ -191,11 +184,6 @@ function toolOf(prepared: PreparedTool, request: AgentRequest) {
       }
     },
   });
-}
-
-function errorText(error: unknown): string {
-  if (error instanceof WeftError) return `${error.code}: ${error.message}`;
-  return error instanceof Error ? error.message : String(error);
 }
 
 /** A model call that failed (after the AI SDK's retries) as `BACKEND_ERROR`, without the key. */

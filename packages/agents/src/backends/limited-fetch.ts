@@ -13,14 +13,15 @@ export function findLimitError(error: unknown): BackendError | undefined {
 /**
  * A `fetch` whose answers may hold at most `maxBytes` bytes: a longer body (by its
  * `Content-Length`, or as it streams in when it has none) fails with `BACKEND_ERROR`
- * (`details.limit_bytes`), so a 50 MB answer costs at most `maxBytes` of memory. The AI SDK
- * wraps what `fetch` throws: {@link findLimitError} finds it again in the `cause` chain.
+ * (`details.limit_bytes`, `details.backend`), so a 50 MB answer costs at most `maxBytes` of
+ * memory. The model clients (the AI SDK, the OpenAI and Anthropic SDKs under LangChain) wrap what
+ * `fetch` throws: {@link findLimitError} finds it again in the `cause` chain.
  */
-export function limitedFetch(maxBytes: number): typeof fetch {
+export function limitedFetch(maxBytes: number, backend = 'ai-sdk'): typeof fetch {
   const tooLarge = (seen: string): BackendError => {
     const error = new BackendError(
       `the model's answer is larger than the limit of ${maxBytes} bytes (${seen}); the agent step stops`,
-      { backend: 'ai-sdk', original_error: `answer over ${maxBytes} bytes`, limit_bytes: maxBytes },
+      { backend, original_error: `answer over ${maxBytes} bytes`, limit_bytes: maxBytes },
     );
     (error as unknown as Record<symbol, boolean>)[LIMIT] = true;
     return error;

@@ -1,0 +1,48 @@
+import type { AgentAnswer, AgentBackend, AgentRequest } from '../../run/contract.js';
+import type { LangChainModel, LangChainModelFactory } from './models.js';
+import type { RetryPolicy } from './retry.js';
+
+/** Options of {@link LangChainBackend}. */
+export interface LangChainBackendOptions {
+  /** Makes the chat model of an agent step (default: `@langchain/openai`, `@langchain/anthropic`). */
+  model?: LangChainModelFactory;
+  /** Retries of a model call on 429, 5xx and lost connections. Default 2. */
+  maxRetries?: number;
+  /** The first backoff in ms, doubled at each retry (a `retry-after` header wins). Default 2000. */
+  retryDelayMs?: number;
+}
+
+let models: Promise<typeof import('./models.js')> | undefined;
+
+/** The default models: LangChain's provider packages, loaded at the first langchain step. */
+const providerModels: LangChainModelFactory = async (agent, apiKey, fetch) =>
+  (await (models ??= import('./models.js'))).langChainModel(agent, apiKey, fetch);
+
+/**
+ * The `langchain` backend: LangChain.js chat models (`ChatOpenAI`, `ChatAnthropic`) with the
+ * tools bound (`bindTools`), driven by weft's own tool loop (`loop.ts`) so every budget holds
+ * exactly. LangChain is loaded at the first step that uses this backend (importing it costs
+ * about a second), so a process that never does pays nothing.
+ */
+export class LangChainBackend implements AgentBackend {
+  readonly name = 'langchain';
+  private readonly model: LangChainModelFactory;
+  private readonly retry: RetryPolicy;
+  private loop: Promise<typeof import('./loop.js')> | undefined;
+
+  constructor(options: LangChainBackendOptions = {}) {
+    this.model = options.model ?? providerModels;
+    this.retry = {
+      maxRetries: options.maxRetries ?? 2,
+      initialDelayMs: options.retryDelayMs ?? 2000,
+    };
+  }
+
+  async run(request: AgentRequest): Promise<AgentAnswer> {
+    this.loop ??= import('./loop.js');
+    const { runToolLoop } = await this.loop;
+    const model = (fetch: typeof globalThis.fetch): Promise<LangChainModel> =>
+      Promise.resolve(this.model(request.agent, request.apiKey, fetch));
+    return runToolLoop(request, model, this.retry, this.name);
+  }
+}
