@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { StreamEvent } from '@weft/core';
-import { TestInvoker } from '../test-support/invoker.js';
+import { delay, TestInvoker } from '../test-support/invoker.js';
 import { load } from '../test-support/load.js';
 import type { AgentCall, AgentInvoker } from './agent-call.js';
 import type { Invocation, RunInterceptor } from './interceptors.js';
@@ -84,5 +84,52 @@ describe('agent tool calls', () => {
     const result = await runWorkflow(agentWorkflow, {}, { invoker, agents: twoToolCalls });
     expect(result.steps['ask']!.output).toEqual({ text: 'r1 r2' });
     expect(invoker.calls.map((c) => c.action)).toEqual(['lookup', 'lookup']);
+  });
+
+  it('abort every parallel tool call of a turn with the run, through one listener on the attempt', async () => {
+    const warnings: Error[] = [];
+    const onWarning = (warning: Error) => warnings.push(warning);
+    process.on('warning', onWarning);
+    const controller = new AbortController();
+    let started = 0;
+    let aborted = 0;
+    const invoker = new TestInvoker({
+      'p.lookup': async (_input, context) => {
+        if (++started === 12) setImmediate(() => controller.abort(new Error('stop')));
+        try {
+          await delay(10_000, context.signal);
+        } catch (error) {
+          aborted++;
+          throw error;
+        }
+      },
+    });
+    const twelveAtOnce: AgentInvoker = {
+      async invoke(call: AgentCall) {
+        await Promise.all(
+          Array.from({ length: 12 }, (_, q) =>
+            call.tools.run({
+              target: { kind: 'plugin', slug: 'p' },
+              action: 'lookup',
+              input: { q },
+              name: 'p_lookup',
+            }),
+          ),
+        );
+        return { output: { text: 'never' } };
+      },
+    };
+    try {
+      const result = await runWorkflow(
+        agentWorkflow,
+        {},
+        { invoker, agents: twelveAtOnce, signal: controller.signal },
+      );
+      expect(result.status).not.toBe('completed');
+    } finally {
+      process.off('warning', onWarning);
+    }
+    expect(aborted).toBe(12);
+    expect(warnings.map((w) => w.name)).not.toContain('MaxListenersExceededWarning');
   });
 });

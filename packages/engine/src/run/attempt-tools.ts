@@ -25,6 +25,9 @@ export interface ToolInvocationInfo {
  */
 export class AttemptTools implements ToolRunner {
   private count = 0;
+  /** The tool calls in flight, aborted together by one listener on the attempt's signal. */
+  private readonly live = new Set<StepContext>();
+  private listening = false;
 
   constructor(
     private readonly run_: Run,
@@ -49,8 +52,7 @@ export class AttemptTools implements ToolRunner {
       if (stopped !== undefined) throw stopped;
       const context = new StepContext(run.shared, this.plan.path, key);
       const call = this.call(request, context, tool);
-      const onAbort = () => context.abort(this.parent.signal.reason);
-      this.parent.signal.addEventListener('abort', onAbort, { once: true });
+      this.follow(context);
       try {
         return await run.track(this.plan, call, context, timeoutMs);
       } catch (error) {
@@ -58,10 +60,28 @@ export class AttemptTools implements ToolRunner {
         const code = (error as WeftError).code;
         if (failures >= max || FINAL_CODES.has(code) || this.stopped() !== undefined) throw error;
       } finally {
-        this.parent.signal.removeEventListener('abort', onAbort);
+        this.live.delete(context);
       }
       await run.options.clock.sleep(retryDelayMs(retry!, failures), this.parent.signal);
     }
+  }
+
+  /**
+   * Aborts `context` with the attempt. One listener serves every call, so a turn with many
+   * parallel tool calls adds no listener per call (Node warns past 10 on one signal).
+   */
+  private follow(context: StepContext): void {
+    this.live.add(context);
+    if (this.listening) return;
+    this.listening = true;
+    const parent = this.parent.signal;
+    parent.addEventListener(
+      'abort',
+      () => {
+        for (const live of this.live) live.abort(parent.reason);
+      },
+      { once: true },
+    );
   }
 
   private stopped(): unknown {
