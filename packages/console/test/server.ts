@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pino } from 'pino';
 import { createConnectorService, type ConnectorService } from '@weft/sdk';
-import { createLocalKey, startServer, type RunningServer } from '@weft/server';
+import { createLocalKey, startServer, type RunningServer, type ServerOptions } from '@weft/server';
 
 /** A workflow that waits for an approval of `lead` before it pays. */
 export const PAYOUT = `workflows:
@@ -58,10 +58,14 @@ export interface ConsoleServer {
   close(): Promise<void>;
 }
 
-export async function startConsoleServer(): Promise<ConsoleServer> {
+/** `options`: server options beyond the defaults (identity, secrets). */
+export async function startConsoleServer(options: ServerOptions = {}): Promise<ConsoleServer> {
   const dir = mkdtempSync(join(tmpdir(), 'weft-console-'));
   const dataDir = join(dir, 'data');
-  const server = await startServer({ port: 0, dataDir, logLevel: 'silent' }, { logger: false });
+  const server = await startServer(
+    { port: 0, dataDir, logLevel: 'silent', ...options },
+    { logger: false },
+  );
   const gates = new Map<string, { opened: Promise<void>; open(): void }>();
   const gate = (name: string) => {
     let entry = gates.get(name);
