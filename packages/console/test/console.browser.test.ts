@@ -217,6 +217,37 @@ describe.skipIf(skip)(title, { timeout: 60_000 }, () => {
     await page.context().close();
   });
 
+  it('shows the next schedule fires of a deployed workflow', async () => {
+    const deployed = await fetch(`${weft.url}/workflows/report`, {
+      method: 'PUT',
+      headers: { authorization: `Bearer ${weft.keys.clerk}`, 'content-type': 'application/json' },
+      body: JSON.stringify({
+        name: 'report',
+        version: '1.0.0',
+        triggers: [{ type: 'schedule', cron: '0 9 * * *', timezone: 'Europe/Berlin' }],
+        steps: [{ name: 'sum', type: 'transform', input: { ok: true } }],
+      }),
+    });
+    expect(deployed.status).toBe(201);
+    const page = await newPage();
+    await signIn(page, weft.keys.clerk);
+    await page.getByRole('link', { name: 'Deployments' }).click();
+    const fires = page.getByRole('list', { name: 'Next schedule fires of report' });
+    await poll(() => fires.textContent()).toMatch(/0 9 \* \* \* \(Europe\/Berlin\)/);
+    const times = await fires
+      .locator('time')
+      .evaluateAll((nodes) =>
+        nodes.map((node) => (node as unknown as { dateTime: string }).dateTime),
+      );
+    expect(times).toHaveLength(3);
+    for (const at of times) expect(Date.parse(at)).toBeGreaterThan(Date.now());
+    await page.screenshot({ path: `${SHOTS}deployments.png`, fullPage: true });
+    await page.getByRole('link', { name: 'report' }).click();
+    await page.getByRole('heading', { name: 'report' }).waitFor();
+    await poll(() => fires.locator('time').count()).toBe(3);
+    await page.context().close();
+  });
+
   it('logs how fast a first visit becomes usable (cold cache, for the report, not asserted)', async () => {
     const samples: number[] = [];
     for (let i = 0; i < 3; i++) {
