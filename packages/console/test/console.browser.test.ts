@@ -28,6 +28,19 @@ const poll = <T>(read: () => Promise<T>) => expect.poll(read, { timeout: 15_000 
 
 let weft: ConsoleServer;
 let browser: Browser;
+/** A secret of the server's runtime: no answer and no page may show it. */
+const TOKEN = 'tok-very-secret-123';
+/** A workflow whose step input reads that secret. */
+const SIGNED = `workflows:
+  - name: signed
+    inputs:
+      city: { type: string, required: true }
+    steps:
+      - name: sign
+        plugin: gate
+        action: echo
+        input: { header: 'Bearer {{ secrets.API_TOKEN }}', city: '{{ inputs.city }}' }
+`;
 /** Console errors and uncaught exceptions of the current test's pages. */
 let problems: string[] = [];
 /** Console errors a test expects (a refused sign-in logs its 401). */
@@ -36,7 +49,7 @@ let expected: RegExp[] = [];
 describe.skipIf(skip)(title, { timeout: 60_000 }, () => {
   beforeAll(async () => {
     mkdirSync(SHOTS, { recursive: true });
-    weft = await startConsoleServer();
+    weft = await startConsoleServer({ runtimeSecrets: { API_TOKEN: TOKEN } });
     browser = await chromium.launch({
       executablePath: CHROMIUM,
       args: ['--no-sandbox', '--disable-background-networking', '--disable-component-update'],
@@ -169,6 +182,38 @@ describe.skipIf(skip)(title, { timeout: 60_000 }, () => {
     await step.getByText('Error of explode').click();
     await poll(() => step.getByRole('alert').textContent()).toMatch(/failed on purpose/);
     await page.screenshot({ path: `${SHOTS}execution-failed.png`, fullPage: true });
+    await page.context().close();
+  });
+
+  it("shows a step's input beside its output, never a secret", async () => {
+    const id = await weft.start(SIGNED, { city: 'Berlin' });
+    await weft.waitFor(id, 'completed');
+    const headers = { authorization: `Bearer ${weft.keys.clerk}` };
+    const record = await (
+      await fetch(`${weft.url}/workflows/executions/${id}`, { headers })
+    ).text();
+    const events = await (
+      await fetch(`${weft.url}/workflows/executions/${id}/events`, { headers })
+    ).text();
+    for (const answer of [record, events]) expect(answer).not.toContain(TOKEN);
+    const steps = (JSON.parse(record) as { result: { steps: Record<string, { input: unknown }> } })
+      .result.steps;
+    expect(steps['sign']!.input).toEqual({ header: '***', city: 'Berlin' });
+    const page = await newPage();
+    await signIn(page, weft.keys.clerk);
+    await page.goto(`${weft.url}/console/executions/${id}`);
+    await poll(() => page.getByTestId('execution-status').textContent()).toBe('completed');
+    const step = page.locator('[data-step="sign"]');
+    await step.getByText('Input of sign').click();
+    await step.getByText('Output of sign').click();
+    await poll(() => step.getByLabel('Input of sign').textContent()).toMatch(
+      /"header": "\*\*\*"[\s\S]*"city": "Berlin"/,
+    );
+    await poll(() => step.getByLabel('Output of sign').textContent()).toMatch(
+      /"header": "Bearer \*\*\*"/,
+    );
+    expect(await page.content()).not.toContain(TOKEN);
+    await page.screenshot({ path: `${SHOTS}execution-input.png`, fullPage: true });
     await page.context().close();
   });
 

@@ -41,8 +41,8 @@ export const FAILING = `workflows:
 
 /**
  * A real `weft server` on SQLite in a temporary folder, with a connector service (`gate`) whose
- * `wait` action runs until {@link ConsoleServer.release} opens its gate and whose `boom` action
- * fails, and keys:
+ * `wait` action runs until {@link ConsoleServer.release} opens its gate, whose `boom` action
+ * fails and whose `echo` action answers its input as `echoed`, and keys:
  * `clerk` (role finance), `lead` (role lead, an approver), `admin`.
  */
 export interface ConsoleServer {
@@ -82,13 +82,14 @@ export async function startConsoleServer(options: ServerOptions = {}): Promise<C
     connector = await createConnectorService({
       connector: {
         connector: { kind: 'function', name: 'gate', namespace: 't', version: '1.0.0' },
-        actions: [{ name: 'wait' }, { name: 'boom' }],
+        actions: [{ name: 'wait' }, { name: 'boom' }, { name: 'echo' }],
       },
       handlers: {
         wait: async (input: { gate?: string }) => {
           await gate(input.gate ?? '').opened;
           return { released: true };
         },
+        echo: (input: Record<string, unknown>) => ({ echoed: input }),
         boom: () => {
           throw new Error('the boom action failed on purpose');
         },
