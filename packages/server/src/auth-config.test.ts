@@ -72,6 +72,28 @@ describe('GET /auth/config', () => {
     }
   });
 
+  it('serves the console page without waiting for a provider that does not answer', async () => {
+    idp.mode = 'hang';
+    const hung = await startServer({
+      port: 0,
+      dataDir: join(work, 'hung'),
+      logLevel: 'silent',
+      identity: {
+        oidc: { issuer: idp.url, audience: 'weft', timeoutMs: 60_000 },
+        oidcClientId: 'console',
+      },
+    });
+    try {
+      const page = await fetch(`${hung.url}/console/`);
+      if (page.status === 200) {
+        expect(page.headers.get('content-security-policy')).toContain("connect-src 'self';");
+      }
+    } finally {
+      idp.mode = 'up';
+      await hung.close();
+    }
+  });
+
   it('refuses a client id without an issuer, or one with spaces, naming the variable', () => {
     expect(() => fromEnv({ WEFT_OIDC_CLIENT_ID: 'console' })).toThrow(
       /^WEFT_OIDC_CLIENT_ID is set but WEFT_OIDC_ISSUER is not/,

@@ -43,14 +43,22 @@ export class SignInProvider {
 
   /**
    * Origins the console's pages may connect to beyond their own: the token endpoint's (the
-   * browser exchanges its code there). None while the provider cannot be read (sign-in with it
-   * then fails on `/auth/config`, API keys still work).
+   * browser exchanges its code there, on the callback page, which the provider's redirect loads
+   * afresh). None while the provider cannot be read, nor when it takes longer than `waitMs` to
+   * answer: a page is never held up by the provider (API keys still work).
    */
-  async connectSources(): Promise<string[]> {
+  async connectSources(waitMs = 1000): Promise<string[]> {
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<undefined>((resolve) => {
+      timer = setTimeout(() => resolve(undefined), waitMs);
+    });
     try {
-      return [(await this.endpoints()).tokenEndpoint.origin];
+      const endpoints = await Promise.race([this.endpoints(), late]);
+      return endpoints ? [endpoints.tokenEndpoint.origin] : [];
     } catch {
       return [];
+    } finally {
+      clearTimeout(timer);
     }
   }
 }
