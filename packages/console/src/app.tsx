@@ -6,9 +6,10 @@ import { ExecutionsPage } from './pages/executions.js';
 import { PluginPage } from './pages/plugin.js';
 import { PluginsPage } from './pages/plugins.js';
 import { RoutesPage } from './pages/routes.js';
+import { CallbackPage } from './pages/callback.js';
 import { SignInPage } from './pages/sign-in.js';
 import { BASE, Link, navigate, segmentsOf, useLocation } from './router.js';
-import { clientFor, forgetKey, storedKey, storeKey } from './session.js';
+import { clientFor, forgetKey, storedKey, storeKey, storeToken } from './session.js';
 import type { WeftClient } from '@weft/sdk/client';
 import { Page } from './ui.js';
 
@@ -27,13 +28,27 @@ export function App() {
   const client = useMemo(() => (key ? clientFor(key) : undefined), [key]);
   const segments = segmentsOf(url.pathname);
   useEffect(() => {
-    if (segments.length === 0) navigate(`${BASE}/executions`, true);
-  }, [url.pathname]);
+    if (segments.length === 0 || (client && segments[0] === 'callback')) {
+      navigate(`${BASE}/executions`, true);
+    }
+  }, [url.pathname, client]);
   useEffect(() => {
     document.querySelector<HTMLElement>('main h1')?.focus();
     const title = document.querySelector('main h1')?.textContent;
     document.title = title ? `${title} · weft` : 'weft console';
   }, [url.pathname, key]);
+  if (!client && segments[0] === 'callback') {
+    return (
+      <main>
+        <CallbackPage
+          onToken={(token) => {
+            storeToken(token);
+            setKey(token);
+          }}
+        />
+      </main>
+    );
+  }
   if (!client) {
     return (
       <main>

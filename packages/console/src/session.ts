@@ -1,17 +1,24 @@
 import { WeftClient } from '@weft/sdk/client';
 
 const STORAGE_KEY = 'weft.console.apiKey';
+/** The access token of a sign-in with the identity provider. */
+const TOKEN_KEY = 'weft.console.token';
 
 /**
- * The signed-in API key, kept in session storage (gone when the tab closes, never in a URL or a
- * cookie); null when signed out or when storage is unavailable.
+ * The signed-in API key or identity-provider token, kept in session storage (gone when the tab
+ * closes, never in a URL or a cookie); null when signed out or when storage is unavailable.
  */
 export function storedKey(): string | null {
   try {
-    return sessionStorage.getItem(STORAGE_KEY);
+    return sessionStorage.getItem(STORAGE_KEY) ?? sessionStorage.getItem(TOKEN_KEY);
   } catch {
     return null;
   }
+}
+
+/** Keeps the access token of a sign-in with the identity provider. */
+export function storeToken(token: string): void {
+  sessionStorage.setItem(TOKEN_KEY, token);
 }
 
 export function storeKey(key: string): void {
@@ -21,6 +28,7 @@ export function storeKey(key: string): void {
 export function forgetKey(): void {
   try {
     sessionStorage.removeItem(STORAGE_KEY);
+    sessionStorage.removeItem(TOKEN_KEY);
   } catch {
     // Nothing stored.
   }

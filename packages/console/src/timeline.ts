@@ -10,6 +10,8 @@ export interface StepView {
   attempts?: number;
   durationMs?: number;
   startedAt?: string;
+  /** The input it was given, secrets masked by the server (`***`). */
+  input?: unknown;
   output?: unknown;
   error?: unknown;
 }
@@ -47,6 +49,7 @@ export function stepsFromEvents(events: readonly ExecutionEvent[]): StepView[] {
     if (typeof data['attempts'] === 'number') step.attempts = data['attempts'];
     if (typeof data['duration_ms'] === 'number') step.durationMs = data['duration_ms'];
     if (event.type === 'step.progress') continue;
+    if ('input' in data) step.input = data['input'];
     if (event.type === 'step.completed') {
       step.status = typeof data['status'] === 'string' ? data['status'] : 'success';
       step.output = 'output' in data ? data['output'] : data['outputs'];
@@ -73,6 +76,7 @@ export function stepsFromRecord(record: ExecutionRecord): StepView[] {
       name,
       depth: 0,
       status: typeof value['status'] === 'string' ? value['status'] : 'success',
+      ...('input' in value ? { input: value['input'] } : {}),
       output: 'output' in value ? value['output'] : value['outputs'],
       ...(value['error'] !== undefined ? { error: value['error'] } : {}),
     };

@@ -28,6 +28,19 @@ const poll = <T>(read: () => Promise<T>) => expect.poll(read, { timeout: 15_000 
 
 let weft: ConsoleServer;
 let browser: Browser;
+/** A secret of the server's runtime: no answer and no page may show it. */
+const TOKEN = 'tok-very-secret-123';
+/** A workflow whose step input reads that secret. */
+const SIGNED = `workflows:
+  - name: signed
+    inputs:
+      city: { type: string, required: true }
+    steps:
+      - name: sign
+        plugin: gate
+        action: echo
+        input: { header: 'Bearer {{ secrets.API_TOKEN }}', city: '{{ inputs.city }}' }
+`;
 /** Console errors and uncaught exceptions of the current test's pages. */
 let problems: string[] = [];
 /** Console errors a test expects (a refused sign-in logs its 401). */
@@ -36,7 +49,7 @@ let expected: RegExp[] = [];
 describe.skipIf(skip)(title, { timeout: 60_000 }, () => {
   beforeAll(async () => {
     mkdirSync(SHOTS, { recursive: true });
-    weft = await startConsoleServer();
+    weft = await startConsoleServer({ runtimeSecrets: { API_TOKEN: TOKEN } });
     browser = await chromium.launch({
       executablePath: CHROMIUM,
       args: ['--no-sandbox', '--disable-background-networking', '--disable-component-update'],
@@ -172,6 +185,38 @@ describe.skipIf(skip)(title, { timeout: 60_000 }, () => {
     await page.context().close();
   });
 
+  it("shows a step's input beside its output, never a secret", async () => {
+    const id = await weft.start(SIGNED, { city: 'Berlin' });
+    await weft.waitFor(id, 'completed');
+    const headers = { authorization: `Bearer ${weft.keys.clerk}` };
+    const record = await (
+      await fetch(`${weft.url}/workflows/executions/${id}`, { headers })
+    ).text();
+    const events = await (
+      await fetch(`${weft.url}/workflows/executions/${id}/events`, { headers })
+    ).text();
+    for (const answer of [record, events]) expect(answer).not.toContain(TOKEN);
+    const steps = (JSON.parse(record) as { result: { steps: Record<string, { input: unknown }> } })
+      .result.steps;
+    expect(steps['sign']!.input).toEqual({ header: '***', city: 'Berlin' });
+    const page = await newPage();
+    await signIn(page, weft.keys.clerk);
+    await page.goto(`${weft.url}/console/executions/${id}`);
+    await poll(() => page.getByTestId('execution-status').textContent()).toBe('completed');
+    const step = page.locator('[data-step="sign"]');
+    await step.getByText('Input of sign').click();
+    await step.getByText('Output of sign').click();
+    await poll(() => step.getByLabel('Input of sign').textContent()).toMatch(
+      /"header": "\*\*\*"[\s\S]*"city": "Berlin"/,
+    );
+    await poll(() => step.getByLabel('Output of sign').textContent()).toMatch(
+      /"header": "Bearer \*\*\*"/,
+    );
+    expect(await page.content()).not.toContain(TOKEN);
+    await page.screenshot({ path: `${SHOTS}execution-input.png`, fullPage: true });
+    await page.context().close();
+  });
+
   it('approves a waiting run with a comment', async () => {
     const id = await weft.start(PAYOUT, { amount: 42 });
     await weft.waitFor(id, 'waiting');
@@ -214,6 +259,37 @@ describe.skipIf(skip)(title, { timeout: 60_000 }, () => {
     await page.getByRole('heading', { name: 'Routes' }).waitFor();
     await page.getByRole('link', { name: 'Deployments' }).click();
     await page.getByText('No workflow is deployed.').waitFor();
+    await page.context().close();
+  });
+
+  it('shows the next schedule fires of a deployed workflow', async () => {
+    const deployed = await fetch(`${weft.url}/workflows/report`, {
+      method: 'PUT',
+      headers: { authorization: `Bearer ${weft.keys.clerk}`, 'content-type': 'application/json' },
+      body: JSON.stringify({
+        name: 'report',
+        version: '1.0.0',
+        triggers: [{ type: 'schedule', cron: '0 9 * * *', timezone: 'Europe/Berlin' }],
+        steps: [{ name: 'sum', type: 'transform', input: { ok: true } }],
+      }),
+    });
+    expect(deployed.status).toBe(201);
+    const page = await newPage();
+    await signIn(page, weft.keys.clerk);
+    await page.getByRole('link', { name: 'Deployments' }).click();
+    const fires = page.getByRole('list', { name: 'Next schedule fires of report' });
+    await poll(() => fires.textContent()).toMatch(/0 9 \* \* \* \(Europe\/Berlin\)/);
+    const times = await fires
+      .locator('time')
+      .evaluateAll((nodes) =>
+        nodes.map((node) => (node as unknown as { dateTime: string }).dateTime),
+      );
+    expect(times).toHaveLength(3);
+    for (const at of times) expect(Date.parse(at)).toBeGreaterThan(Date.now());
+    await page.screenshot({ path: `${SHOTS}deployments.png`, fullPage: true });
+    await page.getByRole('link', { name: 'report' }).click();
+    await page.getByRole('heading', { name: 'report' }).waitFor();
+    await poll(() => fires.locator('time').count()).toBe(3);
     await page.context().close();
   });
 

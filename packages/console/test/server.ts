@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pino } from 'pino';
 import { createConnectorService, type ConnectorService } from '@weft/sdk';
-import { createLocalKey, startServer, type RunningServer } from '@weft/server';
+import { createLocalKey, startServer, type RunningServer, type ServerOptions } from '@weft/server';
 
 /** A workflow that waits for an approval of `lead` before it pays. */
 export const PAYOUT = `workflows:
@@ -41,8 +41,8 @@ export const FAILING = `workflows:
 
 /**
  * A real `weft server` on SQLite in a temporary folder, with a connector service (`gate`) whose
- * `wait` action runs until {@link ConsoleServer.release} opens its gate and whose `boom` action
- * fails, and keys:
+ * `wait` action runs until {@link ConsoleServer.release} opens its gate, whose `boom` action
+ * fails and whose `echo` action answers its input as `echoed`, and keys:
  * `clerk` (role finance), `lead` (role lead, an approver), `admin`.
  */
 export interface ConsoleServer {
@@ -58,10 +58,14 @@ export interface ConsoleServer {
   close(): Promise<void>;
 }
 
-export async function startConsoleServer(): Promise<ConsoleServer> {
+/** `options`: server options beyond the defaults (identity, secrets). */
+export async function startConsoleServer(options: ServerOptions = {}): Promise<ConsoleServer> {
   const dir = mkdtempSync(join(tmpdir(), 'weft-console-'));
   const dataDir = join(dir, 'data');
-  const server = await startServer({ port: 0, dataDir, logLevel: 'silent' }, { logger: false });
+  const server = await startServer(
+    { port: 0, dataDir, logLevel: 'silent', ...options },
+    { logger: false },
+  );
   const gates = new Map<string, { opened: Promise<void>; open(): void }>();
   const gate = (name: string) => {
     let entry = gates.get(name);
@@ -78,13 +82,14 @@ export async function startConsoleServer(): Promise<ConsoleServer> {
     connector = await createConnectorService({
       connector: {
         connector: { kind: 'function', name: 'gate', namespace: 't', version: '1.0.0' },
-        actions: [{ name: 'wait' }, { name: 'boom' }],
+        actions: [{ name: 'wait' }, { name: 'boom' }, { name: 'echo' }],
       },
       handlers: {
         wait: async (input: { gate?: string }) => {
           await gate(input.gate ?? '').opened;
           return { released: true };
         },
+        echo: (input: Record<string, unknown>) => ({ echoed: input }),
         boom: () => {
           throw new Error('the boom action failed on purpose');
         },

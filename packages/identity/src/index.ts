@@ -23,3 +23,5 @@ export { OidcVerifier } from './oidc/verifier.js';
 export { compileOidcOptions, isLoopbackUrl, OIDC_ALGORITHMS } from './oidc/options.js';
 export type { OidcOptions, CompiledOidcOptions, OidcOptionLabels } from './oidc/options.js';
 export { claimAt } from './oidc/claims.js';
+export { discoverSignInEndpoints } from './oidc/discovery.js';
+export type { SignInEndpoints } from './oidc/discovery.js';

@@ -25,6 +25,7 @@ import { openStore, type StoreOptions } from '@weft/store';
 import { traceFields } from '@weft/telemetry';
 import { startTelemetry, type Telemetry } from '@weft/telemetry/setup';
 import { compileServerOptions, type CompiledServerOptions, type ServerOptions } from './config.js';
+import { registerAuthConfig, SignInProvider } from './auth-config.js';
 import { consoleDistDir, loadConsoleFiles, registerConsole } from './console.js';
 import { registerHealth } from './health.js';
 import { openIdentity, type ServerIdentity } from './identity.js';
@@ -148,8 +149,17 @@ export async function buildServer(
     ...(compiled.bodyLimit !== undefined ? { bodyLimit: compiled.bodyLimit } : {}),
   });
   registerHealth(app, store);
+  const signIn =
+    compiled.identity.oidc && compiled.identity.signIn
+      ? new SignInProvider(compiled.identity.oidc, compiled.identity.signIn)
+      : undefined;
+  registerAuthConfig(app, signIn);
   const consoleDir = consoleDistDir();
-  registerConsole(app, consoleDir ? loadConsoleFiles(consoleDir) : undefined);
+  registerConsole(
+    app,
+    consoleDir ? loadConsoleFiles(consoleDir) : undefined,
+    signIn ? () => signIn.connectSources() : undefined,
+  );
   if (!consoleDir)
     app.log.warn('the web console is not built: /console answers 404 (npm run build)');
   let identity: ServerIdentity;

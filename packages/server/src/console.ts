@@ -11,22 +11,29 @@ import { NotFoundError } from '@weft/core';
  * The console's Content-Security-Policy: scripts, styles and API calls from this origin only (no
  * inline script or style, no eval), no plugins, no framing (docs/console.md#security).
  */
-export const CONSOLE_CSP = [
-  "default-src 'none'",
-  "script-src 'self'",
-  "style-src 'self'",
-  "img-src 'self'",
-  "font-src 'self'",
-  "connect-src 'self'",
-  "manifest-src 'self'",
-  "base-uri 'none'",
-  "form-action 'self'",
-  "frame-ancestors 'none'",
-].join('; ');
+export const CONSOLE_CSP = consoleCsp([]);
+
+/**
+ * The console's Content-Security-Policy, its pages also connecting to `connect` (origins: the
+ * identity provider's token endpoint, where the browser exchanges its sign-in code).
+ */
+export function consoleCsp(connect: readonly string[]): string {
+  return [
+    "default-src 'none'",
+    "script-src 'self'",
+    "style-src 'self'",
+    "img-src 'self'",
+    "font-src 'self'",
+    ["connect-src 'self'", ...connect].join(' '),
+    "manifest-src 'self'",
+    "base-uri 'none'",
+    "form-action 'self'",
+    "frame-ancestors 'none'",
+  ].join('; ');
+}
 
 /** Headers of every console answer. */
 const SECURITY_HEADERS = {
-  'content-security-policy': CONSOLE_CSP,
   'x-content-type-options': 'nosniff',
   'x-frame-options': 'DENY',
   'referrer-policy': 'no-referrer',
@@ -89,9 +96,14 @@ export function loadConsoleFiles(dir: string): ConsoleFiles {
 /**
  * Serves the console at `/console` (every path under it is the single page, but for
  * `/console/assets/<hashed name>`) and redirects a browser asking for `/` there. Without a build
- * (`files` undefined) `/console` answers NOT_FOUND saying how to build it.
+ * (`files` undefined) `/console` answers NOT_FOUND saying how to build it. The page's CSP lets it
+ * connect to `connectSources()` too (the identity provider's token endpoint).
  */
-export function registerConsole(app: FastifyInstance, files: ConsoleFiles | undefined): void {
+export function registerConsole(
+  app: FastifyInstance,
+  files: ConsoleFiles | undefined,
+  connectSources: () => Promise<readonly string[]> = async () => [],
+): void {
   const hide: RouteShorthandOptions = { schema: { hide: true } };
   app.get('/', hide, (_request, reply) => reply.redirect('/console/', 302));
   const page = (request: FastifyRequest, reply: FastifyReply) => {
@@ -101,7 +113,9 @@ export function registerConsole(app: FastifyInstance, files: ConsoleFiles | unde
         { resource: 'console' },
       );
     }
-    return send(request, reply, files.page, PAGE_CACHE);
+    return connectSources().then((connect) =>
+      send(request, reply, files.page, PAGE_CACHE, consoleCsp(connect)),
+    );
   };
   app.get('/console', hide, page);
   app.get('/console/*', hide, (request, reply) => {
@@ -111,12 +125,23 @@ export function registerConsole(app: FastifyInstance, files: ConsoleFiles | unde
     if (!asset) {
       throw new NotFoundError(`no console asset ${path}`, { resource: 'console_asset' });
     }
-    return send(request, reply, asset, ASSET_CACHE);
+    return send(request, reply, asset, ASSET_CACHE, CONSOLE_CSP);
   });
 }
 
-function send(request: FastifyRequest, reply: FastifyReply, file: ConsoleFile, cache: string) {
-  reply.headers({ ...SECURITY_HEADERS, 'cache-control': cache, etag: file.etag });
+function send(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  file: ConsoleFile,
+  cache: string,
+  csp: string,
+) {
+  reply.headers({
+    ...SECURITY_HEADERS,
+    'content-security-policy': csp,
+    'cache-control': cache,
+    etag: file.etag,
+  });
   if (request.headers['if-none-match'] === file.etag) return reply.code(304).send();
   return reply.type(file.type).send(file.body);
 }

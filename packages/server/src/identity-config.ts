@@ -6,6 +6,15 @@ import { compileOidcOptions, type CompiledOidcOptions, type OidcOptions } from '
 export interface IdentityServerOptions {
   /** Accept tokens of this OpenID Connect provider (`WEFT_OIDC_*`); default: API keys only. */
   oidc?: OidcOptions;
+  /**
+   * Client id of the console's public client at the provider (`WEFT_OIDC_CLIENT_ID`): with it the
+   * console offers sign-in with the provider (authorization code + PKCE). Needs `oidc`.
+   */
+  oidcClientId?: string;
+  /** Name of the provider on the console's sign-in button (`WEFT_OIDC_NAME`); default its host. */
+  oidcName?: string;
+  /** Scopes the console asks for (`WEFT_OIDC_SCOPE`, space-separated). Default `openid`. */
+  oidcScope?: string;
   /** YAML file granting permissions by role (`WEFT_ACCESS_FILE`), reloaded when it changes. */
   accessFile?: string;
   /** How often the access file is checked for a change, ms. Default 1000. */
@@ -15,9 +24,18 @@ export interface IdentityServerOptions {
 /** {@link IdentityServerOptions} checked, with defaults filled in. */
 export interface CompiledIdentityOptions {
   oidc: CompiledOidcOptions | undefined;
+  /** The console's sign-in with the provider; undefined without a client id. */
+  signIn: ConsoleSignIn | undefined;
   /** Absolute path. */
   accessFile: string | undefined;
   accessFilePollMs: number;
+}
+
+/** How the console signs in with the identity provider. */
+export interface ConsoleSignIn {
+  clientId: string;
+  name: string;
+  scope: string;
 }
 
 /** The environment variable of each OIDC setting, named in errors. */
@@ -36,8 +54,40 @@ const LABELS = {
 export function compileIdentityOptions(
   options: IdentityServerOptions = {},
 ): CompiledIdentityOptions {
+  const oidc = options.oidc ? compileOidcOptions(options.oidc, LABELS) : undefined;
+  const clientId = options.oidcClientId?.trim();
+  if (clientId !== undefined && clientId !== '' && !oidc) {
+    throw new ValidationError(
+      'WEFT_OIDC_CLIENT_ID is set but WEFT_OIDC_ISSUER is not: set the identity provider too',
+      { field: 'WEFT_OIDC_ISSUER', constraint: 'required' },
+    );
+  }
+  if (clientId !== undefined && !/^[\x21-\x7e]{1,255}$/.test(clientId)) {
+    throw new ValidationError(
+      `WEFT_OIDC_CLIENT_ID must be 1 to 255 printable characters without spaces, not ${JSON.stringify(clientId)}`,
+      { field: 'WEFT_OIDC_CLIENT_ID', constraint: 'format' },
+    );
+  }
+  const scope = options.oidcScope?.trim() || 'openid';
+  if (!/^[\x21\x23-\x5b\x5d-\x7e]+( [\x21\x23-\x5b\x5d-\x7e]+)*$/.test(scope)) {
+    throw new ValidationError(
+      `WEFT_OIDC_SCOPE must be space-separated scopes, not ${JSON.stringify(scope)}`,
+      {
+        field: 'WEFT_OIDC_SCOPE',
+        constraint: 'format',
+      },
+    );
+  }
   return {
-    oidc: options.oidc ? compileOidcOptions(options.oidc, LABELS) : undefined,
+    oidc,
+    signIn:
+      oidc && clientId
+        ? {
+            clientId,
+            name: options.oidcName?.trim().slice(0, 64) || new URL(oidc.issuer).host,
+            scope,
+          }
+        : undefined,
     accessFile: options.accessFile ? resolve(options.accessFile) : undefined,
     accessFilePollMs: options.accessFilePollMs ?? 1000,
   };
@@ -45,7 +95,8 @@ export function compileIdentityOptions(
 
 /**
  * Reads `WEFT_OIDC_ISSUER`, `WEFT_OIDC_AUDIENCE`, `WEFT_OIDC_JWKS_URL`, `WEFT_OIDC_ROLES_CLAIM`,
- * `WEFT_OIDC_PERMISSIONS_CLAIM`, `WEFT_OIDC_CLOCK_TOLERANCE` (seconds) and `WEFT_ACCESS_FILE`.
+ * `WEFT_OIDC_PERMISSIONS_CLAIM`, `WEFT_OIDC_CLOCK_TOLERANCE` (seconds), the console's
+ * `WEFT_OIDC_CLIENT_ID`, `WEFT_OIDC_NAME`, `WEFT_OIDC_SCOPE`, and `WEFT_ACCESS_FILE`.
  * A token setting without `WEFT_OIDC_ISSUER` is an error (it would silently do nothing).
  */
 export function identityOptionsFromEnv(env: NodeJS.ProcessEnv): IdentityServerOptions {
@@ -57,6 +108,9 @@ export function identityOptionsFromEnv(env: NodeJS.ProcessEnv): IdentityServerOp
     'WEFT_OIDC_ROLES_CLAIM',
     'WEFT_OIDC_PERMISSIONS_CLAIM',
     'WEFT_OIDC_CLOCK_TOLERANCE',
+    'WEFT_OIDC_CLIENT_ID',
+    'WEFT_OIDC_NAME',
+    'WEFT_OIDC_SCOPE',
   ];
   const stray = others.find((name) => value(name) !== undefined);
   if (issuer === undefined && stray !== undefined) {
@@ -86,6 +140,9 @@ export function identityOptionsFromEnv(env: NodeJS.ProcessEnv): IdentityServerOp
           },
         }
       : {}),
+    ...optional('oidcClientId', value('WEFT_OIDC_CLIENT_ID')),
+    ...optional('oidcName', value('WEFT_OIDC_NAME')),
+    ...optional('oidcScope', value('WEFT_OIDC_SCOPE')),
     ...(accessFile !== undefined ? { accessFile } : {}),
   };
 }

@@ -79,6 +79,8 @@ export function registerServer(program: Command, io: Io, setExit: (code: number)
         'Identity: WEFT_OIDC_ISSUER and WEFT_OIDC_AUDIENCE accept tokens of an OpenID Connect\n' +
         'provider beside API keys (WEFT_OIDC_JWKS_URL, WEFT_OIDC_ROLES_CLAIM (roles),\n' +
         'WEFT_OIDC_PERMISSIONS_CLAIM (permissions), WEFT_OIDC_CLOCK_TOLERANCE (30 s));\n' +
+        'WEFT_OIDC_CLIENT_ID (the console signs in with the provider: code + PKCE; WEFT_OIDC_NAME,\n' +
+        'WEFT_OIDC_SCOPE (openid));\n' +
         'WEFT_ACCESS_FILE grants permissions by role (YAML, reloaded on change). See docs/authorization.md.',
     )
     .action(async (flags: ServerFlags) =>

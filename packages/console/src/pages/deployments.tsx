@@ -1,10 +1,33 @@
-import type { WeftClient } from '@weft/sdk/client';
+import type { DeployedWorkflowSummary, WeftClient } from '@weft/sdk/client';
 import { formatTime } from '../format.js';
 import { useLoad } from '../load.js';
 import { BASE, Link } from '../router.js';
 import { ErrorBox, Json, Loading, Page } from '../ui.js';
 
-/** Deployed workflows (`GET /workflows`): versions, triggers and webhook URLs. */
+/** The next fires of a workflow's schedules, soonest first, each with its schedule. */
+function NextFires({ workflow }: { workflow: DeployedWorkflowSummary }) {
+  const fires = workflow.next_fires ?? [];
+  if (fires.length === 0) return <>—</>;
+  return (
+    <ul class="plain" aria-label={`Next schedule fires of ${workflow.name}`}>
+      {fires.map((schedule) => (
+        <li key={schedule.trigger}>
+          <code>{schedule.cron}</code> ({schedule.timezone}):{' '}
+          {schedule.at.length === 0
+            ? 'no fire left'
+            : schedule.at.map((at, i) => (
+                <span key={at}>
+                  {i > 0 ? ', ' : ''}
+                  <time dateTime={at}>{formatTime(at)}</time>
+                </span>
+              ))}
+        </li>
+      ))}
+    </ul>
+  );
+}
+
+/** Deployed workflows (`GET /workflows`): versions, triggers, webhook URLs, next schedule fires. */
 export function DeploymentsPage({ client }: { client: WeftClient }) {
   const list = useLoad((signal) => client.listDeployments(signal), [client]);
   return (
@@ -22,6 +45,7 @@ export function DeploymentsPage({ client }: { client: WeftClient }) {
               <th scope="col">Version</th>
               <th scope="col">Triggers</th>
               <th scope="col">Webhooks</th>
+              <th scope="col">Next fires</th>
               <th scope="col">Deployed</th>
             </tr>
           </thead>
@@ -43,6 +67,9 @@ export function DeploymentsPage({ client }: { client: WeftClient }) {
                       {hook}
                     </code>
                   ))}
+                </td>
+                <td>
+                  <NextFires workflow={workflow} />
                 </td>
                 <td>{formatTime(workflow.deployed_at)}</td>
               </tr>
@@ -76,6 +103,10 @@ export function DeploymentPage({ client, name }: { client: WeftClient; name: str
             <dd>{data.triggers.join(', ') || '—'}</dd>
             <dt>Webhooks</dt>
             <dd>{data.webhooks.join(', ') || '—'}</dd>
+            <dt>Next fires</dt>
+            <dd>
+              <NextFires workflow={data} />
+            </dd>
             <dt>Plugins</dt>
             <dd>
               {data.plugins.map((p) => `${p.slug}@${p.version ?? 'latest'}`).join(', ') || '—'}

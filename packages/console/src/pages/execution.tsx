@@ -195,11 +195,21 @@ function StepItem({ step }: { step: StepView }) {
           <ErrorBox error={step.error} />
         </details>
       ) : null}
-      {step.output !== undefined && step.output !== null ? (
-        <details>
-          <summary>Output of {step.name}</summary>
-          <Json value={step.output} />
-        </details>
+      {step.input !== undefined || (step.output !== undefined && step.output !== null) ? (
+        <div class="step-io">
+          {step.input !== undefined ? (
+            <details>
+              <summary>Input of {step.name}</summary>
+              <Json value={step.input} label={`Input of ${step.name}`} />
+            </details>
+          ) : null}
+          {step.output !== undefined && step.output !== null ? (
+            <details>
+              <summary>Output of {step.name}</summary>
+              <Json value={step.output} label={`Output of ${step.name}`} />
+            </details>
+          ) : null}
+        </div>
       ) : null}
     </li>
   );

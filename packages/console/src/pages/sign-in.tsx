@@ -1,4 +1,6 @@
 import { useState } from 'preact/hooks';
+import { useLoad } from '../load.js';
+import { beginSignIn, loadAuthConfig } from '../oidc.js';
 import { clientFor } from '../session.js';
 import { ErrorBox, Page } from '../ui.js';
 
@@ -10,6 +12,17 @@ export function SignInPage({ onSignIn }: { onSignIn(key: string): void }) {
   const [key, setKey] = useState('');
   const [error, setError] = useState<unknown>();
   const [busy, setBusy] = useState(false);
+  const config = useLoad((signal) => loadAuthConfig(signal), []);
+  const oidc = config.data?.oidc ?? undefined;
+  const signInWithProvider = () => {
+    if (!oidc) return;
+    setBusy(true);
+    setError(undefined);
+    beginSignIn(oidc).catch((failure: unknown) => {
+      setError(failure);
+      setBusy(false);
+    });
+  };
   const submit = async (event: Event) => {
     event.preventDefault();
     const trimmed = key.trim();
@@ -26,6 +39,15 @@ export function SignInPage({ onSignIn }: { onSignIn(key: string): void }) {
   };
   return (
     <Page title="Sign in to weft">
+      {oidc ? (
+        <div class="sign-in provider">
+          <button type="button" disabled={busy} onClick={signInWithProvider}>
+            Sign in with {oidc.name}
+          </button>
+          <p class="muted">Or with an API key:</p>
+        </div>
+      ) : null}
+      {config.error !== undefined ? <ErrorBox error={config.error} /> : null}
       <form class="sign-in" method="post" onSubmit={submit}>
         <label for="api-key">API key</label>
         <input

@@ -32,6 +32,18 @@ export const DeployedWorkflowSummary = Type.Object(
       description: 'Trigger types, e.g. ["webhook", "schedule"]',
     }),
     webhooks: Type.Array(Type.String(), { description: 'Served webhooks as "METHOD /hooks/path"' }),
+    next_fires: Type.Array(
+      Type.Object({
+        trigger: Type.Integer({ description: 'Index of the schedule trigger in `triggers`' }),
+        cron: Type.String(),
+        timezone: Type.String({ description: 'IANA time zone the cron expression is read in' }),
+        at: Type.Array(Type.String({ format: 'date-time' }), {
+          description:
+            'The next 3 fires after now (UTC, soonest first), as the scheduler computes them; fewer when the schedule ends',
+        }),
+      }),
+      { description: 'One entry per schedule trigger; empty without one' },
+    ),
     plugins: Type.Array(PluginReferenceBody),
     source: Type.String({ description: '"api" or "file:<path>"' }),
     deployed_by: Type.Union([Type.String(), Type.Null()]),

@@ -19,6 +19,8 @@ export interface StepPlan {
   /** Path used in idempotency keys and event names: `step`, `block/child`. */
   path: string;
   input: ValueBuilder | undefined;
+  /** The input as records show it (templates reading secrets build to `***`), when it reads some. */
+  shownInput: ValueBuilder | undefined;
   condition: CompiledTemplate | boolean | undefined;
   forEach: CompiledTemplate | readonly unknown[] | undefined;
   parallelItems: boolean;
@@ -75,11 +77,13 @@ function planStep(
         : def.plugin !== undefined
           ? { kind: 'plugin', slug: def.plugin }
           : undefined;
+  const input = def.input === undefined ? undefined : compileValue(def.input);
   const plan: StepPlan = {
     def,
     name: def.name,
     path,
-    input: def.input === undefined ? undefined : compileValue(def.input),
+    input,
+    shownInput: input?.readsSecrets ? compileValue(def.input, true) : undefined,
     condition: typeof def.condition === 'string' ? compileTemplate(def.condition) : def.condition,
     forEach: typeof def.for_each === 'string' ? compileTemplate(def.for_each) : def.for_each,
     parallelItems: def.parallel === true,

@@ -13,6 +13,12 @@ export interface StepRecord {
   output?: unknown;
   /** The outputs of a subworkflow step. */
   outputs?: Record<string, unknown>;
+  /**
+   * The input it was given (action, agent and transform steps; a list in item order for
+   * `for_each`), with every value a template read from `secrets.*` shown as `***` and any secret
+   * value found in it masked. Absent when it never got one (skipped, failed before it).
+   */
+  input?: unknown;
   error?: ErrorObject;
   /** Attempts made (for `for_each`, summed over the items). */
   attempts: number;
@@ -63,4 +69,6 @@ export interface JournaledStep {
   finished_ms: number;
   /** {@link StepRecord.usage}: kept so that a resumed run still counts it. */
   usage?: InvocationUsage;
+  /** {@link StepRecord.input}, already masked. */
+  input?: unknown;
 }

@@ -153,6 +153,7 @@ function finish(
     const { status: stepStatus, output, outputs: subOutputs, error: stepError } = record.entry;
     steps[name] = secrets.mask({
       status: stepStatus,
+      ...(record.input !== undefined ? { input: record.input } : {}),
       ...(output !== undefined ? { output } : {}),
       ...(subOutputs !== undefined ? { outputs: subOutputs } : {}),
       ...(stepError !== undefined ? { error: stepError as ErrorObject } : {}),

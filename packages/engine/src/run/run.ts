@@ -35,6 +35,8 @@ export interface StepEntry {
 export interface StepTally {
   attempts: number;
   usage: InvocationUsage | undefined;
+  /** The input it was given, secrets masked (a list of them for `for_each`); see `StepRecord`. */
+  input?: unknown;
 }
 
 /** The internal record of a step, turned into a `StepRecord` when the run ends. */
@@ -258,6 +260,7 @@ export class Run {
       usage: journaled.usage,
       startedMs: journaled.started_ms,
       finishedMs: journaled.finished_ms,
+      ...(journaled.input !== undefined ? { input: journaled.input } : {}),
     });
     for (const child of plan.children) {
       if (this.restore(child)) continue;
@@ -288,6 +291,7 @@ export class Run {
       finished_ms: record.finishedMs,
     };
     if (record.usage) step.usage = record.usage;
+    if (record.input !== undefined) step.input = record.input;
     let journaling: void | Promise<void>;
     try {
       journaling = hook(step);

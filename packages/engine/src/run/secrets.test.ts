@@ -91,3 +91,53 @@ describe('secrets at run time', () => {
     expect(result.outputs).toEqual({ q: '{{ secrets.API_KEY }}' });
   });
 });
+
+describe('the input a step record shows', () => {
+  it('shows every value a template read from secrets as ***, however transformed', async () => {
+    const workflow = echo(`workflows:
+  - name: w
+    inputs:
+      city: { type: string, required: true }
+      items: { type: array, required: true }
+    steps:
+      - name: call
+        plugin: api
+        action: echo
+        input:
+          city: '{{ inputs.city }}'
+          auth: 'Bearer {{ secrets.API_KEY | upper }}'
+          nested: ['{{ secrets.API_KEY }}', 'plain']
+      - { name: shape, type: transform, input: { city: '{{ inputs.city }}' } }
+      - name: each
+        plugin: api
+        action: echo
+        for_each: '{{ inputs.items }}'
+        input: { n: '{{ item }}', key: '{{ secrets.API_KEY }}' }
+`);
+    const events: StreamEvent[] = [];
+    const invoker = new TestInvoker({ 'api.echo': () => ({ ok: true }) });
+    const result = await runWorkflow(
+      workflow,
+      { city: 'Berlin', items: [1, 2] },
+      { invoker, environment: { API_KEY: 'sk-live-12345' }, onEvent: (e) => events.push(e) },
+    );
+    expect(result.status).toBe('completed');
+    expect(invoker.calls[0]!.input['auth']).toBe('Bearer SK-LIVE-12345');
+    expect(result.steps['call']!.input).toEqual({
+      city: 'Berlin',
+      auth: '***',
+      nested: ['***', 'plain'],
+    });
+    expect(result.steps['shape']!.input).toEqual({ city: 'Berlin' });
+    expect(result.steps['each']!.input).toEqual([
+      { n: 1, key: '***' },
+      { n: 2, key: '***' },
+    ]);
+    const completed = events.find((e) => e.type === 'step.completed' && e.step_name === 'call');
+    expect(completed!.data['input']).toEqual(result.steps['call']!.input);
+    for (const text of [JSON.stringify(result), JSON.stringify(events)]) {
+      expect(text).not.toContain('sk-live-12345');
+      expect(text).not.toContain('SK-LIVE-12345');
+    }
+  });
+});

@@ -61,11 +61,18 @@ export async function runStep(run: Run, plan: StepPlan): Promise<StepEntry> {
   if (run.listening) {
     const duration_ms = record.finishedMs - startedMs;
     const { status, output, error } = record.entry;
+    const input = record.input !== undefined ? { input: record.input } : {};
     if (status === 'failed')
-      run.emit('step.failed', plan.path, { error, duration_ms, attempts: record.attempts });
+      run.emit('step.failed', plan.path, {
+        error,
+        duration_ms,
+        attempts: record.attempts,
+        ...input,
+      });
     else
       run.emit('step.completed', plan.path, {
         status,
+        ...input,
         output,
         duration_ms,
         attempts: record.attempts,
@@ -84,8 +91,11 @@ async function execute(run: Run, plan: StepPlan, record: StepTally): Promise<Ste
   switch (kind) {
     case 'action':
       return { status: 'success', output: await runAction(run, plan, record) };
-    case 'transform':
-      return { status: 'success', output: plan.input?.build(run.scope) ?? null };
+    case 'transform': {
+      const output = plan.input?.build(run.scope) ?? null;
+      if (plan.input) record.input = shownInput(run, plan, output);
+      return { status: 'success', output };
+    }
     case 'workflow':
       return { status: 'success', outputs: await runSubworkflow(run, plan, record) };
     case 'parallel':
@@ -109,7 +119,9 @@ async function execute(run: Run, plan: StepPlan, record: StepTally): Promise<Ste
 /** An action step: once, or once per `for_each` item (in order, or concurrently). */
 function runAction(run: Run, plan: StepPlan, record: StepTally): Promise<unknown> {
   if (plan.forEach === undefined) {
-    return callWithRetry(run, plan, buildInput(run, plan), plan.path, record, undefined);
+    const input = buildInput(run, plan);
+    record.input = shownInput(run, plan, input);
+    return callWithRetry(run, plan, input, plan.path, record, undefined);
   }
   return runForEach(run, plan, record);
 }
@@ -123,11 +135,14 @@ async function runForEach(run: Run, plan: StepPlan, record: StepTally): Promise<
     });
   }
   const outputs: unknown[] = new Array(items.length);
+  const shown: unknown[] = [];
+  record.input = shown;
   const item = (i: number): Promise<unknown> => {
     run.scope.item = items[i];
     let input: Record<string, unknown>;
     try {
       input = buildInput(run, plan);
+      shown[i] = shownInput(run, plan, input);
     } finally {
       run.scope.item = undefined;
     }
@@ -159,6 +174,15 @@ async function runForEach(run: Run, plan: StepPlan, record: StepTally): Promise<
   await Promise.all(Array.from({ length: Math.min(FOR_EACH_WINDOW, items.length) }, worker));
   if (failedAt !== Infinity) throw failure;
   return outputs;
+}
+
+/**
+ * The input as records and events show it: built again with every template that reads a secret
+ * as `***` when the input reads some, then any secret value still in it masked (a secret that
+ * reached it through an earlier step's output).
+ */
+function shownInput(run: Run, plan: StepPlan, input: unknown): unknown {
+  return run.secrets.mask(plan.shownInput ? plan.shownInput.build(run.scope) : input);
 }
 
 function buildInput(run: Run, plan: StepPlan): Record<string, unknown> {

@@ -1,4 +1,5 @@
 import { compileTemplate, hasTemplate, type Scope } from '@weft/expr';
+import { MASK } from './secrets.js';
 
 /** Builds a value from a scope: the templates inside it evaluated, the rest kept as written. */
 export interface ValueBuilder {
@@ -11,10 +12,12 @@ export interface ValueBuilder {
 
 /**
  * Compiles a value of a workflow file (a step's `input`, say) once: each string with `{{ }}` is a
- * compiled template, each part without one is a frozen constant shared by every build.
+ * compiled template, each part without one is a frozen constant shared by every build. With
+ * `maskSecrets`, a string whose template reads `secrets.*` builds to `***` instead (the value as
+ * records and events may show it: nothing derived from a secret, however transformed).
  */
-export function compileValue(value: unknown): ValueBuilder {
-  const build = compileNode(value);
+export function compileValue(value: unknown, maskSecrets = false): ValueBuilder {
+  const build = compileNode(value, maskSecrets);
   if (build === undefined) {
     const frozen = deepFreeze(value);
     return { constant: true, readsSecrets: false, build: () => frozen };
@@ -28,14 +31,15 @@ interface Compiled {
 }
 
 /** `undefined` when the node holds no template. */
-function compileNode(value: unknown): Compiled | undefined {
+function compileNode(value: unknown, maskSecrets: boolean): Compiled | undefined {
   if (typeof value === 'string') {
     if (!hasTemplate(value)) return undefined;
     const template = compileTemplate(value);
+    if (maskSecrets && template.readsSecrets) return { fn: () => MASK, secrets: true };
     return { fn: (scope) => template.evaluate(scope), secrets: template.readsSecrets };
   }
   if (Array.isArray(value)) {
-    const parts = value.map(compileNode);
+    const parts = value.map((item) => compileNode(item, maskSecrets));
     if (parts.every((p) => p === undefined)) return undefined;
     const items = value.map((item, i) => parts[i]?.fn ?? constantOf(item));
     return {
@@ -45,7 +49,7 @@ function compileNode(value: unknown): Compiled | undefined {
   }
   if (typeof value === 'object' && value !== null) {
     const entries = Object.entries(value);
-    const parts = entries.map(([, v]) => compileNode(v));
+    const parts = entries.map(([, v]) => compileNode(v, maskSecrets));
     if (parts.every((p) => p === undefined)) return undefined;
     const keys = entries.map(([k]) => k);
     const fns = entries.map(([, v], i) => parts[i]?.fn ?? constantOf(v));

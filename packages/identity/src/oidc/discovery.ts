@@ -6,16 +6,14 @@ import { secureUrl } from './options.js';
 const MAX_DISCOVERY_BYTES = 256 * 1024;
 
 /**
- * Reads the identity provider's discovery document (`<issuer>/.well-known/openid-configuration`)
- * and returns its `jwks_uri`. The document's `issuer` must be the configured issuer exactly, and
- * the JWKS address https (http only on loopback). Any failure is `UNAVAILABLE`: tokens cannot be
- * checked, so none is accepted.
+ * Reads the identity provider's discovery document (`<issuer>/.well-known/openid-configuration`):
+ * its fields, once its `issuer` is the configured issuer exactly. Any failure is `UNAVAILABLE`.
  */
-export async function discoverJwksUrl(
+async function readDiscovery(
   issuer: string,
   discoveryUrl: URL,
   timeoutMs: number,
-): Promise<URL> {
+): Promise<Record<string, unknown>> {
   const where = discoveryUrl.href;
   let document: unknown;
   try {
@@ -43,14 +41,60 @@ export async function discoverJwksUrl(
       `the discovery document ${where} names issuer ${JSON.stringify(fields['issuer'])}, not ${JSON.stringify(issuer)}: set WEFT_OIDC_ISSUER to the provider's issuer exactly`,
     );
   }
-  if (typeof fields['jwks_uri'] !== 'string') {
-    throw unavailable(`the discovery document ${where} has no jwks_uri: set WEFT_OIDC_JWKS_URL`);
+  return fields;
+}
+
+/** An address the discovery document gives: https (http only on loopback), else `UNAVAILABLE`. */
+function discoveredUrl(fields: Record<string, unknown>, name: string, where: URL): URL {
+  if (typeof fields[name] !== 'string') {
+    throw unavailable(`the discovery document ${where.href} has no ${name}`);
   }
   try {
-    return secureUrl(fields['jwks_uri'], 'jwks_uri');
+    return secureUrl(fields[name], name);
   } catch (error) {
-    throw unavailable(`the discovery document ${where}: ${reason(error)}`);
+    throw unavailable(`the discovery document ${where.href}: ${reason(error)}`);
   }
+}
+
+/**
+ * The `jwks_uri` of the identity provider's discovery document. The document's `issuer` must be
+ * the configured issuer exactly, and the JWKS address https (http only on loopback). Any failure
+ * is `UNAVAILABLE`: tokens cannot be checked, so none is accepted.
+ */
+export async function discoverJwksUrl(
+  issuer: string,
+  discoveryUrl: URL,
+  timeoutMs: number,
+): Promise<URL> {
+  const fields = await readDiscovery(issuer, discoveryUrl, timeoutMs);
+  if (typeof fields['jwks_uri'] !== 'string') {
+    throw unavailable(
+      `the discovery document ${discoveryUrl.href} has no jwks_uri: set WEFT_OIDC_JWKS_URL`,
+    );
+  }
+  return discoveredUrl(fields, 'jwks_uri', discoveryUrl);
+}
+
+/** Where a browser signs in with the authorization code flow (RFC 6749, RFC 7636). */
+export interface SignInEndpoints {
+  authorizationEndpoint: URL;
+  tokenEndpoint: URL;
+}
+
+/**
+ * The `authorization_endpoint` and `token_endpoint` of the identity provider's discovery
+ * document (same checks as {@link discoverJwksUrl}); a missing or insecure one is `UNAVAILABLE`.
+ */
+export async function discoverSignInEndpoints(
+  issuer: string,
+  discoveryUrl: URL,
+  timeoutMs: number,
+): Promise<SignInEndpoints> {
+  const fields = await readDiscovery(issuer, discoveryUrl, timeoutMs);
+  return {
+    authorizationEndpoint: discoveredUrl(fields, 'authorization_endpoint', discoveryUrl),
+    tokenEndpoint: discoveredUrl(fields, 'token_endpoint', discoveryUrl),
+  };
 }
 
 function reason(error: unknown): string {

@@ -1,4 +1,5 @@
-import { createServer, type Server } from 'node:http';
+import { createHash, randomBytes } from 'node:crypto';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import {
   exportJWK,
@@ -27,10 +28,21 @@ export interface SignOptions {
   noExpiry?: boolean;
 }
 
+/** An authorization code handed out by `/authorize`, waiting for its exchange at `/token`. */
+interface PendingCode {
+  clientId: string;
+  redirectUri: string;
+  challenge: string;
+  expiresMs: number;
+}
+
 /**
  * An OpenID Connect provider on loopback for tests: a discovery document and a JWKS served over
  * real HTTP, keys made by jose, rotation (add and remove keys), and an outage switch. It counts
- * the JWKS requests it answers.
+ * the JWKS requests it answers. It also signs in a browser by the authorization code flow with
+ * PKCE (S256 only): `/authorize` approves the test user ({@link signInClaims}) at once and
+ * redirects back with a code, `/token` exchanges the code once, for the same client and
+ * redirect address, against the verifier whose hash the authorization request carried.
  */
 export class TestIdentityProvider {
   private keys: SigningKey[] = [];
@@ -46,6 +58,16 @@ export class TestIdentityProvider {
   /** Bodies to serve instead of the JWKS (hostile endpoints). */
   jwksOverride: string | undefined;
   url = '';
+  /** Claims of the access token `/token` issues (`sub` `user-1` and `aud` `weft` by default). */
+  signInClaims: JWTPayload = {};
+  /** Client ids `/authorize` accepts (default: any). */
+  clientIds: string[] | undefined;
+  /** Token exchanges answered (any status), and the error codes of the refused ones. */
+  tokenRequests = 0;
+  tokenErrors: string[] = [];
+  /** `/token` refuses every exchange with this error (`invalid_grant`...), when set. */
+  failTokens: string | undefined;
+  private codes = new Map<string, PendingCode>();
 
   /** Starts listening on 127.0.0.1 with one RS256 key (`k1`). */
   async start(): Promise<this> {
@@ -56,6 +78,15 @@ export class TestIdentityProvider {
         response.writeHead(503).end('down');
         return;
       }
+      const path = (request.url ?? '').split('?')[0];
+      if (path === '/authorize' && request.method === 'GET') {
+        this.authorize(request, response);
+        return;
+      }
+      if (path === '/token') {
+        void this.token(request, response);
+        return;
+      }
       if (request.url === '/.well-known/openid-configuration') {
         this.discoveryRequests++;
         response.writeHead(200, { 'content-type': 'application/json' });
@@ -63,6 +94,11 @@ export class TestIdentityProvider {
           JSON.stringify({
             issuer: this.advertisedIssuer ?? this.url,
             jwks_uri: `${this.url}/jwks`,
+            authorization_endpoint: `${this.url}/authorize`,
+            token_endpoint: `${this.url}/token`,
+            response_types_supported: ['code'],
+            code_challenge_methods_supported: ['S256'],
+            grant_types_supported: ['authorization_code'],
           }),
         );
         return;
@@ -78,6 +114,53 @@ export class TestIdentityProvider {
     await new Promise<void>((resolve) => this.server!.listen(0, '127.0.0.1', resolve));
     this.url = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
     return this;
+  }
+
+  private authorize(request: IncomingMessage, response: ServerResponse): void {
+    authorizeRequest(this, this.codes, request, response);
+  }
+
+  /** Answers `/token` (CORS open: a browser on another origin exchanges its code here). */
+  private async token(request: IncomingMessage, response: ServerResponse): Promise<void> {
+    const cors = {
+      'access-control-allow-origin': '*',
+      'access-control-allow-headers': 'content-type',
+      'access-control-allow-methods': 'POST',
+    };
+    if (request.method === 'OPTIONS') {
+      response.writeHead(204, cors).end();
+      return;
+    }
+    this.tokenRequests++;
+    const answer = (status: number, body: object) =>
+      response
+        .writeHead(status, {
+          ...cors,
+          'content-type': 'application/json',
+          'cache-control': 'no-store',
+        })
+        .end(JSON.stringify(body));
+    let form: URLSearchParams;
+    try {
+      if (request.method !== 'POST') throw new Error('POST only');
+      form = await readForm(request);
+    } catch {
+      this.tokenErrors.push('invalid_request');
+      answer(400, { error: 'invalid_request' });
+      return;
+    }
+    const code = form.get('code') ?? '';
+    const pending = this.codes.get(code);
+    // A code is good for one exchange, even a refused one.
+    this.codes.delete(code);
+    const error = this.failTokens ?? exchangeError(form, pending);
+    if (error !== undefined) {
+      this.tokenErrors.push(error);
+      answer(400, { error });
+      return;
+    }
+    const accessToken = await this.sign(this.signInClaims);
+    answer(200, { access_token: accessToken, token_type: 'Bearer', expires_in: 3600 });
   }
 
   /** Stops listening (open connections are dropped). */
@@ -126,6 +209,74 @@ export class TestIdentityProvider {
       .setProtectedHeader({ alg: key.alg, kid: key.kid, typ: 'JWT', ...options.header } as never)
       .sign(key.privateKey);
   }
+}
+
+/** Answers `/authorize`: approves the test user and redirects back with a code and the state. */
+function authorizeRequest(
+  provider: TestIdentityProvider,
+  codes: Map<string, PendingCode>,
+  request: IncomingMessage,
+  response: ServerResponse,
+): void {
+  const query = new URL(request.url ?? '', provider.url).searchParams;
+  const redirectUri = query.get('redirect_uri') ?? '';
+  const clientId = query.get('client_id') ?? '';
+  const challenge = query.get('code_challenge') ?? '';
+  let back: URL;
+  try {
+    back = new URL(redirectUri);
+  } catch {
+    response.writeHead(400, { 'content-type': 'text/plain' }).end('bad redirect_uri');
+    return;
+  }
+  if (provider.clientIds && !provider.clientIds.includes(clientId)) {
+    response.writeHead(400, { 'content-type': 'text/plain' }).end('unknown client_id');
+    return;
+  }
+  const state = query.get('state');
+  if (state !== null) back.searchParams.set('state', state);
+  if (
+    query.get('response_type') !== 'code' ||
+    query.get('code_challenge_method') !== 'S256' ||
+    !/^[A-Za-z0-9_-]{43}$/.test(challenge)
+  ) {
+    back.searchParams.set('error', 'invalid_request');
+    back.searchParams.set(
+      'error_description',
+      'response_type code with an S256 code_challenge is required',
+    );
+  } else {
+    const code = randomBytes(24).toString('base64url');
+    codes.set(code, { clientId, redirectUri, challenge, expiresMs: Date.now() + 60_000 });
+    back.searchParams.set('code', code);
+  }
+  response.writeHead(302, { location: back.href, 'cache-control': 'no-store' }).end();
+}
+
+/** Why a token exchange is refused (an OAuth error code), or undefined when it is good. */
+function exchangeError(
+  form: URLSearchParams,
+  pending: PendingCode | undefined,
+): string | undefined {
+  if (form.get('grant_type') !== 'authorization_code') return 'unsupported_grant_type';
+  if (!pending || pending.expiresMs < Date.now()) return 'invalid_grant';
+  if (form.get('client_id') !== pending.clientId) return 'invalid_client';
+  if (form.get('redirect_uri') !== pending.redirectUri) return 'invalid_grant';
+  const verifier = form.get('code_verifier') ?? '';
+  if (!/^[A-Za-z0-9._~-]{43,128}$/.test(verifier)) return 'invalid_grant';
+  const hash = createHash('sha256').update(verifier).digest('base64url');
+  return hash === pending.challenge ? undefined : 'invalid_grant';
+}
+
+async function readForm(request: IncomingMessage): Promise<URLSearchParams> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of request as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > 16_384) throw new Error('body too large');
+    chunks.push(chunk);
+  }
+  return new URLSearchParams(Buffer.concat(chunks).toString('utf8'));
 }
 
 /** An unsigned token (`alg: none`) with the given claims. */

@@ -20,6 +20,7 @@ import type { Authenticate } from '../triggers/start-execution.js';
 import type { Deployer } from './deploy-plan.js';
 import type { DeploymentService } from './deployment-service.js';
 import { parseDefinitionBody } from './parse-definition.js';
+import { upcomingFires } from '../triggers/schedule/schedule.js';
 
 /** Options of {@link deploymentRoutes}. */
 export interface DeploymentRoutesOptions {
@@ -132,7 +133,7 @@ export function deploymentRoutes(options: DeploymentRoutesOptions) {
         const records = await service.list(deployerOf(request));
         return {
           total: records.length,
-          workflows: records.map((r) => summary(r, service.webhooksOf(r.name))),
+          workflows: records.map((r) => summary(r, service.webhooksOf(r.name), service.now())),
         };
       },
     );
@@ -157,7 +158,7 @@ export function deploymentRoutes(options: DeploymentRoutesOptions) {
           });
         const history = await service.history(record.name);
         return {
-          ...summary(record, service.webhooksOf(record.name)),
+          ...summary(record, service.webhooksOf(record.name), service.now()),
           definition: record.definition,
           revisions: history.map((h) => ({
             revision: h.revision,
@@ -246,7 +247,7 @@ function manualInputs(body: unknown): Record<string, unknown> {
   return body['inputs'];
 }
 
-function summary(record: DeploymentRecord, webhooks: string[]) {
+function summary(record: DeploymentRecord, webhooks: string[], nowMs: number) {
   const triggers = (record.definition['triggers'] as { type: string }[] | undefined) ?? [];
   return {
     name: record.name,
@@ -254,6 +255,7 @@ function summary(record: DeploymentRecord, webhooks: string[]) {
     revision: record.revision,
     triggers: triggers.map((t) => t.type),
     webhooks,
+    next_fires: upcomingFires(record.definition, nowMs),
     plugins: record.plugins,
     source: record.source,
     deployed_by: record.deployed_by,

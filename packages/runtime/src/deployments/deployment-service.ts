@@ -66,6 +66,11 @@ export class DeploymentService {
    */
   readonly usage: PluginUsage;
 
+  /** The service's time, ms since the epoch (schedules' next fires are computed from it). */
+  now(): number {
+    return this.clock.now();
+  }
+
   /** Deploys one definition (the object inside `workflows`). */
   async deploy(
     raw: unknown,

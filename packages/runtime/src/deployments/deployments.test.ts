@@ -233,6 +233,22 @@ describe('reading, undeploying and running deployed workflows', () => {
         },
       ],
     });
+    // The next fires of the schedule, as the scheduler computes them: 09:00 in Berlin.
+    const [fires] = (list as { workflows: { next_fires: { at: string[] }[] }[] }).workflows[0]!
+      .next_fires;
+    expect(fires).toMatchObject({ trigger: 2, cron: '0 9 * * *', timezone: 'Europe/Berlin' });
+    expect(fires!.at).toHaveLength(3);
+    for (const at of fires!.at) {
+      const time = new Date(at);
+      expect(at).toBe(time.toISOString());
+      expect(time.getTime()).toBeGreaterThan(Date.now());
+      const berlin = new Intl.DateTimeFormat('en-GB', {
+        timeZone: 'Europe/Berlin',
+        hour: '2-digit',
+        minute: '2-digit',
+      }).format(time);
+      expect(berlin).toBe('09:00');
+    }
     const run = await app.inject({
       method: 'POST',
       url: '/workflows/orders/executions',

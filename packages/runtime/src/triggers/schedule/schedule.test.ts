@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { MemoryTriggerStore, type ScheduleTrigger } from '@weft/core';
 import { FakeClock, pendingRecordOf, RecordingStarter, workflowWith } from '../test-support.js';
-import { compileSchedule, dueFires, nextFireAfter } from './schedule.js';
+import { compileSchedule, dueFires, nextFireAfter, upcomingFires } from './schedule.js';
 import { Scheduler } from './scheduler.js';
 
 const iso = (ms: number | undefined) => (ms === undefined ? undefined : new Date(ms).toISOString());
@@ -96,6 +96,35 @@ describe('schedules across daylight-saving transitions (fake clock)', () => {
       '2026-10-25T01:00:00.000Z',
       '2026-10-25T01:30:00.000Z',
     ]);
+  });
+});
+
+describe('the next fires a deployment answer lists', () => {
+  it('lists three per schedule trigger, across a daylight-saving change, and none for others', () => {
+    const definition = {
+      name: 'report',
+      triggers: [
+        { type: 'manual' },
+        { type: 'schedule', cron: '0 9 * * *', timezone: 'Europe/Berlin' },
+        { type: 'schedule', cron: '30 1 1 1 *' },
+      ],
+      steps: [],
+    };
+    expect(upcomingFires(definition, Date.parse('2026-03-27T12:00:00Z'))).toEqual([
+      {
+        trigger: 1,
+        cron: '0 9 * * *',
+        timezone: 'Europe/Berlin',
+        at: ['2026-03-28T08:00:00.000Z', '2026-03-29T07:00:00.000Z', '2026-03-30T07:00:00.000Z'],
+      },
+      {
+        trigger: 2,
+        cron: '30 1 1 1 *',
+        timezone: 'UTC',
+        at: ['2027-01-01T01:30:00.000Z', '2028-01-01T01:30:00.000Z', '2029-01-01T01:30:00.000Z'],
+      },
+    ]);
+    expect(upcomingFires({ name: 'x', steps: [] }, 0)).toEqual([]);
   });
 });
 

@@ -74,6 +74,54 @@ export function nextFireAfter(schedule: CompiledSchedule, afterMs: number): numb
   return schedule.cron.nextRun(new Date(afterMs))?.getTime();
 }
 
+/** The next fires of one schedule trigger of a deployed workflow, as the API shows them. */
+export interface UpcomingFires {
+  /** Index of the trigger in the definition's `triggers`. */
+  trigger: number;
+  cron: string;
+  timezone: string;
+  /** The next fires after now, ISO 8601 UTC, soonest first (fewer when the schedule ends). */
+  at: string[];
+}
+
+/**
+ * The next `count` fires after `nowMs` of every schedule trigger of a stored definition,
+ * computed as the scheduler computes them ({@link compileSchedule}, {@link nextFireAfter}). A
+ * trigger that no longer compiles (a time zone gone from this Node's data) lists no fire.
+ */
+export function upcomingFires(
+  definition: Record<string, unknown>,
+  nowMs: number,
+  count = 3,
+): UpcomingFires[] {
+  const triggers = Array.isArray(definition['triggers']) ? definition['triggers'] : [];
+  const upcoming: UpcomingFires[] = [];
+  triggers.forEach((trigger: unknown, index) => {
+    const t = trigger as Partial<ScheduleTrigger> & { type?: unknown };
+    if (t?.type !== 'schedule' || typeof t.cron !== 'string') return;
+    const timezone = t.timezone ?? 'UTC';
+    const at: string[] = [];
+    try {
+      const schedule = compileSchedule(
+        definition as unknown as WorkflowDefinition,
+        t as ScheduleTrigger,
+        index,
+      );
+      let from = nowMs;
+      while (at.length < count) {
+        const next = nextFireAfter(schedule, from);
+        if (next === undefined) break;
+        at.push(new Date(next).toISOString());
+        from = next;
+      }
+    } catch {
+      // Not compilable here: no fire is listed.
+    }
+    upcoming.push({ trigger: index, cron: t.cron.trim(), timezone, at });
+  });
+  return upcoming;
+}
+
 /** What is due at `nowMs`, given the stored next fire. */
 export interface DueFires {
   /** Fire times to run now, oldest first. */
