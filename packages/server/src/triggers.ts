@@ -157,6 +157,7 @@ function executionRequest(request: OwnedStartRequest): ExecutionRequest {
     inputs: request.inputs,
     trigger: request.trigger,
     principal,
+    ...(request.trace ? { trace: request.trace } : {}),
   };
 }
 

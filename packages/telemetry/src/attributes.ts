@@ -9,6 +9,7 @@ export const ATTR = {
   workflowVersion: 'weft.workflow.version',
   executionMode: 'weft.execution_mode',
   runStatus: 'weft.execution.status',
+  resumed: 'weft.execution.resumed',
   stepId: 'weft.step.id',
   stepKind: 'weft.step.kind',
   stepStatus: 'weft.step.status',

@@ -12,4 +12,4 @@ export {
   type TraceCarrier,
 } from './propagation.js';
 export { continueTrace } from './server-span.js';
-export { WorkflowTracing, type RunEnd, type RunSpanInfo } from './tracing.js';
+export { RunSpan, WorkflowTracing, type RunEnd, type RunSpanInfo } from './tracing.js';

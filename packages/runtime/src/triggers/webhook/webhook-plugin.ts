@@ -20,6 +20,7 @@ import {
 import { verifyBearer, verifyHmac } from './signature.js';
 import { checkTimestamp } from './timestamp.js';
 import type { WebhookTable } from './webhook-table.js';
+import { traceCarrierOf } from '@weft/telemetry';
 
 /** Options of {@link webhookRoutes}. */
 export interface WebhookRoutesOptions {
@@ -214,10 +215,12 @@ export function webhookRoutes(options: WebhookRoutesOptions) {
     }
     let pending;
     try {
+      const trace = traceCarrierOf(request.headers);
       pending = await options.start({
         workflow: hook.workflow,
         inputs: {},
         trigger: { type: 'webhook', payload },
+        ...(trace ? { trace } : {}),
       });
     } catch (error) {
       if (deliveryId !== undefined) await options.store.forgetDelivery(hook.key, deliveryId);
