@@ -215,7 +215,7 @@ export async function buildServer(
   const tracked = executions ? trackInFlight(executions) : undefined;
   const runtimeSecrets = { get: async (name: string) => compiled.runtimeSecrets[name] };
   const agents = tracked
-    ? await serverAgents(compiled.agentsDir, store, runtimeSecrets)
+    ? await serverAgents(compiled.agentsDir, store, runtimeSecrets, telemetry.tracing?.modelTurns)
     : undefined;
   const runtime = tracked
     ? new Runtime({

@@ -1,4 +1,10 @@
-import { AgentRunner, AiSdkBackend, loadAgentDir, type ActionLookup } from '@weft/agents';
+import {
+  AgentRunner,
+  AiSdkBackend,
+  loadAgentDir,
+  type ActionLookup,
+  type ModelTurnObserver,
+} from '@weft/agents';
 import type { RegistryStore, SecretsProvider } from '@weft/core';
 import { pluginOf } from './runtime-actions.js';
 
@@ -6,12 +12,13 @@ import { pluginOf } from './runtime-actions.js';
  * The runner of server-side agent steps: the agent definitions of `agentsDir` (default
  * `./agents`, which may be missing: then none), the ai-sdk backend, tool schemas from the
  * registry's published plugin definitions, keys from the runtime's secrets (`WEFT_SECRET_<NAME>`).
- * Undefined when there are no agents.
+ * `turns` (the tracing's GenAI spans) sees each model turn. Undefined when there are no agents.
  */
 export async function serverAgents(
   agentsDir: string | undefined,
   registry: RegistryStore,
   secrets: SecretsProvider,
+  turns?: ModelTurnObserver,
 ): Promise<AgentRunner | undefined> {
   const agents = await loadAgentDir(agentsDir ?? 'agents', { missingOk: agentsDir === undefined });
   if (agents.length === 0) return undefined;
@@ -20,6 +27,7 @@ export async function serverAgents(
     actions: registryActions(registry),
     secrets,
     backends: [new AiSdkBackend()],
+    ...(turns ? { turns } : {}),
   });
 }
 

@@ -19,6 +19,7 @@ export const ATTR = {
   plugin: 'weft.plugin',
   action: 'weft.action',
   errorCode: 'weft.error.code',
+  agentTurn: 'weft.agent.turn',
 } as const;
 
 /** The instrumentation scope of weft's spans and metrics. */

@@ -10,6 +10,7 @@ import {
 import type { RunInterceptor } from '@weft/engine';
 import { ATTR } from './attributes.js';
 import { errorCodeOf, failSpan } from './errors.js';
+import { modelTurnSpans, type ModelTurnSpans } from './genai.js';
 import { tracingInterceptor } from './interceptor.js';
 import { injectTraceContext, traceCarrierOf, type TraceCarrier } from './propagation.js';
 
@@ -71,9 +72,12 @@ export class RunSpan {
 export class WorkflowTracing {
   /** The step and action-call spans, as an engine interceptor (put it first in the list). */
   readonly interceptor: RunInterceptor;
+  /** GenAI spans of agent model turns (for `AgentRunner.turns` of `@weft/agents`). */
+  readonly modelTurns: ModelTurnSpans;
 
   constructor(readonly tracer: Tracer) {
     this.interceptor = tracingInterceptor(tracer);
+    this.modelTurns = modelTurnSpans(tracer);
   }
 
   /**
