@@ -31,7 +31,7 @@ import { openIdentity, type ServerIdentity } from './identity.js';
 import { RouterAndRegistryActions } from './runtime-actions.js';
 import { buildTriggers, latestVersionOf, logTriggeredEnd } from './triggers.js';
 import { trackInFlight } from './in-flight.js';
-import { observedSources, registerMetrics } from './metrics.js';
+import { countRegistryRequests, observedSources, registerMetrics } from './metrics.js';
 import { openServerBroker, type ServerBroker } from './server-broker.js';
 
 /** Parts a test or another composition may supply instead of the defaults. */
@@ -147,6 +147,8 @@ export async function buildServer(
     }),
     ...(compiled.bodyLimit !== undefined ? { bodyLimit: compiled.bodyLimit } : {}),
   });
+  countRegistryRequests(app, telemetry.metrics);
+  telemetry.metrics.observeProcess();
   registerHealth(app, store);
   const consoleDir = consoleDistDir();
   registerConsole(app, consoleDir ? loadConsoleFiles(consoleDir) : undefined);
@@ -271,7 +273,11 @@ export async function buildServer(
       ...(brokered ? { broker: brokered.broker, resultsGroup: brokered.resultsGroup } : {}),
     }),
   );
-  registerMetrics(app, () => telemetry.prometheus(), authenticate);
+  registerMetrics(
+    app,
+    { text: () => telemetry.prometheus(), json: () => telemetry.json() },
+    authenticate,
+  );
   dependencies.routes?.(app);
   await app.ready();
   await router.start();

@@ -82,6 +82,9 @@ export function buildTriggers(parts: TriggerParts): Triggers {
       };
     },
     deployAudit: runtime.options.audit,
+    ...(runtime.options.metrics
+      ? { onWebhook: runtime.options.metrics.webhookRequest.bind(runtime.options.metrics) }
+      : {}),
     unavailablePlugins: async (workflow, library) =>
       (await runtime.options.actions.unavailable?.(actionTargets(workflow, library))) ?? [],
     ...(grants
