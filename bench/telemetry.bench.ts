@@ -198,10 +198,14 @@ export async function run(): Promise<BenchResult[]> {
   if (disabledTelemetry.tracing) throw new Error('OTEL_SDK_DISABLED=true started a tracer');
   const absent = await benchServer('absent');
   const disabled = await benchServer(disabledTelemetry);
+  const control = await benchServer('absent');
   await absent.samples(50, 0);
+  await control.samples(50, 0);
   await disabled.samples(50, 0);
   // Before any tracer exists (no context manager yet), call by call.
   const [serverAbsent, serverDisabled] = await alternating(absent.once, disabled.once, 2 * N);
+  // The noise floor: two servers without telemetry interceptors, alike but for their files.
+  const [controlA, controlB] = await alternating(absent.once, control.once, 2 * N);
 
   const metricsOnly = startTelemetry({ serviceName: 'bench', global: false });
   const counted = await samples(
@@ -255,6 +259,7 @@ export async function run(): Promise<BenchResult[]> {
   await traced.close();
   await disabled.close();
   await absent.close();
+  await control.close();
   await serverTelemetry.shutdown();
   await disabledTelemetry.shutdown();
 
@@ -269,6 +274,8 @@ export async function run(): Promise<BenchResult[]> {
   const server = [
     result('bare node:http round trip (limit)', http, 1, httpNs),
     result('1-step execution, telemetry interceptors absent', serverAbsent, 1, httpNs),
+    result('1-step execution, absent (A/A control, first)', controlA, 1, httpNs),
+    result('1-step execution, absent (A/A control, second)', controlB, 1, httpNs),
     result('1-step execution, OTEL_SDK_DISABLED=true (same rounds)', serverDisabled, 1, httpNs),
     result('1-step execution, OTEL_SDK_DISABLED=true (rounds with on)', serverOff, 1, httpNs),
     result('1-step execution, tracing on (100%)', serverOn, 1, httpNs),
@@ -279,10 +286,21 @@ export async function run(): Promise<BenchResult[]> {
   console.log(
     `\ntracing on adds ${(perStep(engine[3]!) - perStep(engine[1]!)).toFixed(0)} ns per step` +
       ` (a step span and an action span); a 1-step execution through the server costs` +
-      ` ${((server[2]!.nsPerOp / server[1]!.nsPerOp - 1) * 100).toFixed(1)}% more with` +
-      ` OTEL_SDK_DISABLED=true than with no telemetry interceptor (target < 1%), and` +
-      ` ${((server[4]!.nsPerOp / server[3]!.nsPerOp - 1) * 100).toFixed(1)}% more with tracing on` +
+      ` ${((server[4]!.nsPerOp / server[1]!.nsPerOp - 1) * 100).toFixed(1)}% more with` +
+      ` OTEL_SDK_DISABLED=true than with no telemetry interceptor (target < 1%; two servers` +
+      ` without any differ by ${((server[3]!.nsPerOp / server[2]!.nsPerOp - 1) * 100).toFixed(1)}%), and` +
+      ` ${((server[6]!.nsPerOp / server[5]!.nsPerOp - 1) * 100).toFixed(1)}% more with tracing on` +
       ` at 100% than with it disabled (target < 15%)`,
+  );
+  // On a loaded machine the medians move by several per cent from run to run; the lower
+  // quartile (the calls the other processes left alone) is steadier.
+  const quartile = (values: number[]) => [...values].sort((x, y) => x - y)[values.length >> 2]!;
+  const pct = (a: number[], b: number[]) => ((quartile(a) / quartile(b) - 1) * 100).toFixed(1);
+  console.log(
+    `lower quartiles: OTEL_SDK_DISABLED=true ${pct(serverDisabled, serverAbsent)}% over absent` +
+      ` (A/A control ${pct(controlB, controlA)}%),` +
+      ` tracing on ${pct(serverOn, serverOff)}% over disabled; the metrics interceptor alone adds` +
+      ` ${(perStep(engine[2]!) - perStep(engine[1]!)).toFixed(0)} ns per action call in the engine`,
   );
   const all = [...engine, ...server];
   writeResults('telemetry', all, { rounds: 30 });

@@ -72,10 +72,14 @@ export function executionsStoreContract(open: () => Promise<TestExecutionsStore>
       await store.create(plain);
       expect((await store.get(plain.id))!.trace_context).toEqual(trace_context);
       const leased = execution({ status: 'running', trace_context });
-      await store.create(leased, { key_id: 'key1', key: 'trace-1', fingerprint: 'f' }, {
-        worker: 'w1',
-        until: 5000,
-      });
+      await store.create(
+        leased,
+        { key_id: 'key1', key: 'trace-1', fingerprint: 'f' },
+        {
+          worker: 'w1',
+          until: 5000,
+        },
+      );
       expect((await store.claim(leased.id, 'w2', 6000, 9000, 'x'))!.trace_context).toEqual(
         trace_context,
       );

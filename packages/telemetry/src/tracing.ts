@@ -115,7 +115,7 @@ export class WorkflowTracing {
       span = parent.span;
       active = parent.context;
     } else {
-      const carrier = parent instanceof RunSpan ? undefined : parent;
+      const carrier = parent instanceof RunSpan ? parent.carrier : parent;
       const base =
         carrier === undefined ? context.active() : propagation.extract(ROOT_CONTEXT, carrier);
       const attributes = runAttributes(info);
