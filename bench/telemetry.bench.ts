@@ -3,8 +3,10 @@
  * of no-op actions: one step span and one CLIENT span per step) with tracing off (no
  * interceptor), on and sampled at 100%, on and sampled at 0%, and the metrics interceptor alone,
  * next to a bare loop awaiting the handler (the limit); then a one-step execution through a
- * `weft server` over HTTP (`Prefer: wait`) with tracing off and on, next to a bare `node:http`
- * round trip. Spans go to a no-op exporter through the batch processor, so the rows are the
+ * `weft server` over HTTP (`Prefer: wait`), next to a bare `node:http` round trip: with no
+ * telemetry interceptor installed at all (`absent`: what "before issue 18" cost), with
+ * `OTEL_SDK_DISABLED=true` (the metrics interceptor only; an OTLP endpoint is set and ignored),
+ * and with tracing on at 100%, each pair alternating call by call in the same run. Spans go to a no-op exporter through the batch processor, so the rows are the
  * cost of making spans, not of a collector. The cases without tracing run first: once a context
  * manager is registered (AsyncLocalStorage), it stays for the rest of the process.
  */
@@ -17,7 +19,7 @@ import { Agent, request } from 'undici';
 import type { ActionInvoker } from '@weft/core';
 import { loadWorkflowSource, runWorkflow, type WorkflowDefinition } from '@weft/engine';
 import { buildServer, createLocalKey } from '@weft/server';
-import { startTelemetry, type Telemetry } from '@weft/telemetry/setup';
+import { startTelemetry, telemetryOptionsFromEnv, type Telemetry } from '@weft/telemetry/setup';
 import { printTable, writeResults, type BenchResult } from './harness.js';
 
 const STEPS = 1_000;
@@ -88,44 +90,78 @@ async function bareLoop(): Promise<void> {
   for (let i = 0; i < STEPS; i++) v = (await handler({ v })).v;
 }
 
-/** A server whose one action answers at once, and a function posting one-step executions. */
-async function benchServer(telemetry: Telemetry | undefined) {
+/**
+ * A server whose one action answers at once, and a function posting one-step executions.
+ * `absent`: the runtime gets no telemetry interceptor at all (no metrics, no tracing).
+ */
+async function benchServer(telemetry: Telemetry | 'absent') {
   const dataDir = mkdtempSync(join(tmpdir(), 'weft-bench-telemetry-'));
   const server = await buildServer(
     { dataDir, port: 0, logLevel: 'error' },
     {
       logger: false,
-      runtime: { actions: { invoker: () => invoker, unavailable: async () => [] } },
-      ...(telemetry ? { telemetry } : {}),
+      runtime: {
+        actions: { invoker: () => invoker, unavailable: async () => [] },
+        ...(telemetry === 'absent'
+          ? { metrics: undefined as never, tracing: undefined as never }
+          : {}),
+      },
+      ...(telemetry !== 'absent' ? { telemetry } : {}),
     },
   );
   await server.app.listen({ port: 0, host: '127.0.0.1' });
   const url = `http://127.0.0.1:${(server.app.server.address() as AddressInfo).port}`;
   const key = `Bearer ${(await createLocalKey({ dataDir }, { name: 'bench' })).key}`;
   const agent = new Agent({ connections: 4 });
+  const once = async () => {
+    const response = await request(`${url}/workflows/executions`, {
+      method: 'POST',
+      dispatcher: agent,
+      headers: { authorization: key, 'content-type': 'application/json', prefer: 'wait=10' },
+      body: JSON.stringify({ workflow: ONE }),
+    });
+    const record = (await response.body.json()) as { status: string };
+    if (record.status !== 'completed') throw new Error(`status ${record.status}`);
+  };
   return {
+    /** One one-step execution with `Prefer: wait`. */
+    once,
     /** Nanoseconds of `count` one-step executions with `Prefer: wait`, one at a time. */
-    samples: (count: number, warmup: number) =>
-      samples(
-        async () => {
-          const response = await request(`${url}/workflows/executions`, {
-            method: 'POST',
-            dispatcher: agent,
-            headers: { authorization: key, 'content-type': 'application/json', prefer: 'wait=10' },
-            body: JSON.stringify({ workflow: ONE }),
-          });
-          const record = (await response.body.json()) as { status: string };
-          if (record.status !== 'completed') throw new Error(`status ${record.status}`);
-        },
-        count,
-        warmup,
-      ),
+    samples: (count: number, warmup: number) => samples(once, count, warmup),
     close: async () => {
       await agent.close();
       await server.close();
       rmSync(dataDir, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * Nanoseconds of `count` calls of each function, alternating call by call in the order a, b,
+ * b, a, a, b... (so that neither always follows the other: one server's writes after its
+ * answer fall into the next call), and the load of a shared machine weighs on both alike.
+ */
+async function alternating(
+  a: () => Promise<unknown>,
+  b: () => Promise<unknown>,
+  count: number,
+): Promise<[number[], number[]]> {
+  const out: [number[], number[]] = [[], []];
+  const time = async (fn: () => Promise<unknown>, into: number[]) => {
+    const start = process.hrtime.bigint();
+    await fn();
+    into.push(Number(process.hrtime.bigint() - start));
+  };
+  for (let i = 0; i < count; i++) {
+    if (i % 2 === 0) {
+      await time(a, out[0]);
+      await time(b, out[1]);
+    } else {
+      await time(b, out[1]);
+      await time(a, out[0]);
+    }
+  }
+  return out;
 }
 
 async function bareHttpSamples(): Promise<number[]> {
@@ -152,8 +188,24 @@ export async function run(): Promise<BenchResult[]> {
   const limitNs = median(limit) / STEPS;
   const off = await samples(() => runWorkflow(LINEAR, {}, { invoker }), 30, 10);
   const http = await bareHttpSamples();
-  const plain = await benchServer(undefined);
-  const pristine = await plain.samples(N, 50);
+  // OTEL_SDK_DISABLED=true wins over an endpoint: no tracer, metrics counted for /metrics.
+  const disabledTelemetry = startTelemetry(
+    telemetryOptionsFromEnv(
+      { OTEL_SDK_DISABLED: 'true', OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:9' },
+      'bench',
+    ),
+  );
+  if (disabledTelemetry.tracing) throw new Error('OTEL_SDK_DISABLED=true started a tracer');
+  const absent = await benchServer('absent');
+  const disabled = await benchServer(disabledTelemetry);
+  const control = await benchServer('absent');
+  await absent.samples(50, 0);
+  await control.samples(50, 0);
+  await disabled.samples(50, 0);
+  // Before any tracer exists (no context manager yet), call by call.
+  const [serverAbsent, serverDisabled] = await alternating(absent.once, disabled.once, 2 * N);
+  // The noise floor: two servers without telemetry interceptors, alike but for their files.
+  const [controlA, controlB] = await alternating(absent.once, control.once, 2 * N);
 
   const metricsOnly = startTelemetry({ serviceName: 'bench', global: false });
   const counted = await samples(
@@ -194,8 +246,8 @@ export async function run(): Promise<BenchResult[]> {
   );
   await unsampled.shutdown();
 
-  // The server with tracing on next to the same server without, in alternating rounds (the
-  // context manager is registered for both by now).
+  // The server with tracing on next to the same server with OTEL_SDK_DISABLED, call by call
+  // (the context manager is registered for both by now).
   const serverTelemetry = startTelemetry({
     serviceName: 'bench',
     traces: { exporter: noopExporter },
@@ -203,15 +255,13 @@ export async function run(): Promise<BenchResult[]> {
   });
   const traced = await benchServer(serverTelemetry);
   await traced.samples(50, 0);
-  const serverOff: number[] = [];
-  const serverOn: number[] = [];
-  for (let round = 0; round < 8; round++) {
-    serverOff.push(...(await plain.samples(Math.ceil(N / 8), 5)));
-    serverOn.push(...(await traced.samples(Math.ceil(N / 8), 5)));
-  }
+  const [serverOff, serverOn] = await alternating(disabled.once, traced.once, N);
   await traced.close();
-  await plain.close();
+  await disabled.close();
+  await absent.close();
+  await control.close();
   await serverTelemetry.shutdown();
+  await disabledTelemetry.shutdown();
 
   const engine = [
     result('bare loop awaiting the handler (limit), per step', limit, STEPS, limitNs),
@@ -223,9 +273,12 @@ export async function run(): Promise<BenchResult[]> {
   const httpNs = median(http);
   const server = [
     result('bare node:http round trip (limit)', http, 1, httpNs),
-    result('1-step execution, Prefer: wait, before any tracing', pristine, 1, httpNs),
-    result('1-step execution, Prefer: wait, tracing off', serverOff, 1, httpNs),
-    result('1-step execution, Prefer: wait, tracing on (100%)', serverOn, 1, httpNs),
+    result('1-step execution, telemetry interceptors absent', serverAbsent, 1, httpNs),
+    result('1-step execution, absent (A/A control, first)', controlA, 1, httpNs),
+    result('1-step execution, absent (A/A control, second)', controlB, 1, httpNs),
+    result('1-step execution, OTEL_SDK_DISABLED=true (same rounds)', serverDisabled, 1, httpNs),
+    result('1-step execution, OTEL_SDK_DISABLED=true (rounds with on)', serverOff, 1, httpNs),
+    result('1-step execution, tracing on (100%)', serverOn, 1, httpNs),
   ];
   printTable('telemetry: engine, per step (each step one action call)', engine);
   printTable('telemetry: weft server over HTTP, per execution (SQLite)', server);
@@ -233,7 +286,21 @@ export async function run(): Promise<BenchResult[]> {
   console.log(
     `\ntracing on adds ${(perStep(engine[3]!) - perStep(engine[1]!)).toFixed(0)} ns per step` +
       ` (a step span and an action span); a 1-step execution through the server costs` +
-      ` ${((server[3]!.nsPerOp / server[2]!.nsPerOp - 1) * 100).toFixed(1)}% more with tracing on`,
+      ` ${((server[4]!.nsPerOp / server[1]!.nsPerOp - 1) * 100).toFixed(1)}% more with` +
+      ` OTEL_SDK_DISABLED=true than with no telemetry interceptor (target < 1%; two servers` +
+      ` without any differ by ${((server[3]!.nsPerOp / server[2]!.nsPerOp - 1) * 100).toFixed(1)}%), and` +
+      ` ${((server[6]!.nsPerOp / server[5]!.nsPerOp - 1) * 100).toFixed(1)}% more with tracing on` +
+      ` at 100% than with it disabled (target < 15%)`,
+  );
+  // On a loaded machine the medians move by several per cent from run to run; the lower
+  // quartile (the calls the other processes left alone) is steadier.
+  const quartile = (values: number[]) => [...values].sort((x, y) => x - y)[values.length >> 2]!;
+  const pct = (a: number[], b: number[]) => ((quartile(a) / quartile(b) - 1) * 100).toFixed(1);
+  console.log(
+    `lower quartiles: OTEL_SDK_DISABLED=true ${pct(serverDisabled, serverAbsent)}% over absent` +
+      ` (A/A control ${pct(controlB, controlA)}%),` +
+      ` tracing on ${pct(serverOn, serverOff)}% over disabled; the metrics interceptor alone adds` +
+      ` ${(perStep(engine[2]!) - perStep(engine[1]!)).toFixed(0)} ns per action call in the engine`,
   );
   const all = [...engine, ...server];
   writeResults('telemetry', all, { rounds: 30 });

@@ -10,6 +10,9 @@ export {
 export { toolsOf, type ToolSpec } from './definition/tools.js';
 export { Budget, budgetError, type TurnUsage } from './run/budget.js';
 export type {
+  ModelTurnEnd,
+  ModelTurnObserver,
+  ModelTurnStart,
   AgentAnswer,
   AgentBackend,
   AgentRequest,

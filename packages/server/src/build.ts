@@ -32,7 +32,7 @@ import { openIdentity, type ServerIdentity } from './identity.js';
 import { RouterAndRegistryActions } from './runtime-actions.js';
 import { buildTriggers, latestVersionOf, logTriggeredEnd } from './triggers.js';
 import { trackInFlight } from './in-flight.js';
-import { observedSources, registerMetrics } from './metrics.js';
+import { countRegistryRequests, observedSources, registerMetrics } from './metrics.js';
 import { openServerBroker, type ServerBroker } from './server-broker.js';
 
 /** Parts a test or another composition may supply instead of the defaults. */
@@ -148,6 +148,8 @@ export async function buildServer(
     }),
     ...(compiled.bodyLimit !== undefined ? { bodyLimit: compiled.bodyLimit } : {}),
   });
+  countRegistryRequests(app, telemetry.metrics);
+  telemetry.metrics.observeProcess();
   registerHealth(app, store);
   const signIn =
     compiled.identity.oidc && compiled.identity.signIn
@@ -225,7 +227,7 @@ export async function buildServer(
   const tracked = executions ? trackInFlight(executions) : undefined;
   const runtimeSecrets = { get: async (name: string) => compiled.runtimeSecrets[name] };
   const agents = tracked
-    ? await serverAgents(compiled.agentsDir, store, runtimeSecrets)
+    ? await serverAgents(compiled.agentsDir, store, runtimeSecrets, telemetry.tracing?.modelTurns)
     : undefined;
   const runtime = tracked
     ? new Runtime({
@@ -281,7 +283,11 @@ export async function buildServer(
       ...(brokered ? { broker: brokered.broker, resultsGroup: brokered.resultsGroup } : {}),
     }),
   );
-  registerMetrics(app, () => telemetry.prometheus(), authenticate);
+  registerMetrics(
+    app,
+    { text: () => telemetry.prometheus(), json: () => telemetry.json() },
+    authenticate,
+  );
   dependencies.routes?.(app);
   await app.ready();
   await router.start();

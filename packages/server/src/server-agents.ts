@@ -4,6 +4,7 @@ import {
   LangChainBackend,
   loadAgentDir,
   type ActionLookup,
+  type ModelTurnObserver,
 } from '@weft/agents';
 import type { RegistryStore, SecretsProvider } from '@weft/core';
 import { pluginOf } from './runtime-actions.js';
@@ -12,12 +13,13 @@ import { pluginOf } from './runtime-actions.js';
  * The runner of server-side agent steps: the agent definitions of `agentsDir` (default
  * `./agents`, which may be missing: then none), the ai-sdk and langchain backends, tool schemas from the
  * registry's published plugin definitions, keys from the runtime's secrets (`WEFT_SECRET_<NAME>`).
- * Undefined when there are no agents.
+ * `turns` (the tracing's GenAI spans) sees each model turn. Undefined when there are no agents.
  */
 export async function serverAgents(
   agentsDir: string | undefined,
   registry: RegistryStore,
   secrets: SecretsProvider,
+  turns?: ModelTurnObserver,
 ): Promise<AgentRunner | undefined> {
   const agents = await loadAgentDir(agentsDir ?? 'agents', { missingOk: agentsDir === undefined });
   if (agents.length === 0) return undefined;
@@ -26,6 +28,7 @@ export async function serverAgents(
     actions: registryActions(registry),
     secrets,
     backends: [new AiSdkBackend(), new LangChainBackend()],
+    ...(turns ? { turns } : {}),
   });
 }
 

@@ -82,6 +82,9 @@ export function buildTriggers(parts: TriggerParts): Triggers {
       };
     },
     deployAudit: runtime.options.audit,
+    ...(runtime.options.metrics
+      ? { onWebhook: runtime.options.metrics.webhookRequest.bind(runtime.options.metrics) }
+      : {}),
     unavailablePlugins: async (workflow, library) =>
       (await runtime.options.actions.unavailable?.(actionTargets(workflow, library))) ?? [],
     ...(grants
@@ -157,6 +160,7 @@ function executionRequest(request: OwnedStartRequest): ExecutionRequest {
     inputs: request.inputs,
     trigger: request.trigger,
     principal,
+    ...(request.trace ? { trace: request.trace } : {}),
   };
 }
 

@@ -4,6 +4,7 @@ import type {
   ExecutionStatus,
   StartedBy,
   StoredExecution,
+  TraceContext,
   WaitingFor,
 } from '@weft/core';
 import type { ExecutionsTable } from './executions-tables.js';
@@ -30,6 +31,7 @@ export const EXECUTION_COLUMNS = [
   'callback',
   'waiting_for',
   'started_by',
+  'trace_context',
 ] as const;
 
 type ExecutionRow = Pick<Selectable<ExecutionsTable>, (typeof EXECUTION_COLUMNS)[number]>;
@@ -57,6 +59,9 @@ export function toStoredExecution(row: ExecutionRow): StoredExecution {
     callback: parseOrNull(row.callback),
     ...(row.waiting_for !== null ? { waiting_for: JSON.parse(row.waiting_for) as WaitingFor } : {}),
     ...(row.started_by !== null ? { started_by: JSON.parse(row.started_by) as StartedBy } : {}),
+    ...(row.trace_context !== null
+      ? { trace_context: JSON.parse(row.trace_context) as TraceContext }
+      : {}),
   };
 }
 
@@ -89,6 +94,7 @@ export function toExecutionRow(
     waiting_for: stringifyOrNull(execution.waiting_for),
     wait_until: deadlineOf(execution.waiting_for),
     started_by: stringifyOrNull(execution.started_by),
+    trace_context: stringifyOrNull(execution.trace_context),
   };
 }
 

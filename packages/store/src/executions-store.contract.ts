@@ -63,6 +63,28 @@ export function executionsStoreContract(open: () => Promise<TestExecutionsStore>
       expect(await store.get('nope')).toBeUndefined();
     });
 
+    it('keeps the trace context of an execution, on the fast path and with a lease', async () => {
+      const trace_context = {
+        traceparent: '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01',
+        tracestate: 'vendor=1',
+      };
+      const plain = execution({ trace_context });
+      await store.create(plain);
+      expect((await store.get(plain.id))!.trace_context).toEqual(trace_context);
+      const leased = execution({ status: 'running', trace_context });
+      await store.create(
+        leased,
+        { key_id: 'key1', key: 'trace-1', fingerprint: 'f' },
+        {
+          worker: 'w1',
+          until: 5000,
+        },
+      );
+      expect((await store.claim(leased.id, 'w2', 6000, 9000, 'x'))!.trace_context).toEqual(
+        trace_context,
+      );
+    });
+
     it('returns the execution created under the same idempotency key, with its fingerprint', async () => {
       const first = execution();
       const claim = { key_id: 'key1', key: 'k-1', fingerprint: 'f1' };

@@ -27,6 +27,8 @@ export interface ExecutionsTable {
   wait_until: number | null;
   /** JSON of who started it (`StartedBy`, migration 0011); null before it was recorded. */
   started_by: string | null;
+  /** JSON of the trace its runs belong to (`TraceContext`, migration 0014); null untraced. */
+  trace_context: string | null;
 }
 
 /** `execution_steps`: the journal of finished steps. */

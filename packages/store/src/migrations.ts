@@ -201,6 +201,14 @@ function migrations(dialect: Dialect): Record<string, Migration> {
         await db.schema.alterTable('api_keys').addColumn('revoked_at', 'text').execute();
       },
     },
+    '0014_trace_context': {
+      // The trace an execution's runs belong to (JSON of `TraceContext`): a run resumed on
+      // another server or after an approval stays in it. Null for untraced executions; a
+      // nullable column without a default rewrites no row on either database.
+      async up(db: Kysely<unknown>) {
+        await db.schema.alterTable('executions').addColumn('trace_context', 'text').execute();
+      },
+    },
   };
 }
 

@@ -9,6 +9,7 @@ export const ATTR = {
   workflowVersion: 'weft.workflow.version',
   executionMode: 'weft.execution_mode',
   runStatus: 'weft.execution.status',
+  resumed: 'weft.execution.resumed',
   stepId: 'weft.step.id',
   stepKind: 'weft.step.kind',
   stepStatus: 'weft.step.status',
@@ -18,6 +19,7 @@ export const ATTR = {
   plugin: 'weft.plugin',
   action: 'weft.action',
   errorCode: 'weft.error.code',
+  agentTurn: 'weft.agent.turn',
 } as const;
 
 /** The instrumentation scope of weft's spans and metrics. */

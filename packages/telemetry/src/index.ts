@@ -1,5 +1,12 @@
 export { ATTR, SCOPE } from './attributes.js';
 export { errorCodeOf, failSpan } from './errors.js';
+export {
+  GEN_AI,
+  modelTurnSpans,
+  type ModelTurnInfo,
+  type ModelTurnResult,
+  type ModelTurnSpans,
+} from './genai.js';
 export { pluginName, tracingInterceptor } from './interceptor.js';
 export { DURATION_BUCKETS_SECONDS, WeftMetrics, type ObservedSources } from './metrics.js';
 export {
@@ -12,4 +19,4 @@ export {
   type TraceCarrier,
 } from './propagation.js';
 export { continueTrace } from './server-span.js';
-export { WorkflowTracing, type RunEnd, type RunSpanInfo } from './tracing.js';
+export { RunSpan, WorkflowTracing, type RunEnd, type RunSpanInfo } from './tracing.js';

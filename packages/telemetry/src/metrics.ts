@@ -1,3 +1,4 @@
+import { monitorEventLoopDelay, type IntervalHistogram } from 'node:perf_hooks';
 import type { Attributes, Histogram, Meter, ObservableCounter } from '@opentelemetry/api';
 import type { RunInterceptor } from '@weft/engine';
 import { errorCodeOf } from './errors.js';
@@ -47,6 +48,9 @@ export class WeftMetrics {
   /** Counts and times every action call (each attempt), and the retries: for the run's chain. */
   readonly interceptor: RunInterceptor;
   private readonly executions = new Tally();
+  private readonly webhooks = new Tally();
+  private readonly registry = new Tally();
+  private eventLoop: IntervalHistogram | undefined;
 
   constructor(private readonly meter: Meter) {
     const actions = new Tally();
@@ -64,6 +68,16 @@ export class WeftMetrics {
     this.executions.observeOn(
       meter.createObservableCounter('weft_executions_total', {
         description: 'Executions ended, by workflow and status.',
+      }),
+    );
+    this.webhooks.observeOn(
+      meter.createObservableCounter('weft_webhook_requests_total', {
+        description: 'Requests to /hooks/*, by outcome (accepted, refused) and refusal reason.',
+      }),
+    );
+    this.registry.observeOn(
+      meter.createObservableCounter('weft_registry_requests_total', {
+        description: 'Registry API requests, by route pattern and HTTP status.',
       }),
     );
     const duration: Histogram = meter.createHistogram('weft_action_duration_seconds', {
@@ -100,6 +114,68 @@ export class WeftMetrics {
   /** Counts an ended execution. */
   executionEnded(workflow: string, status: string): void {
     this.executions.add(`${workflow}\n${status}`, () => ({ workflow, status }));
+  }
+
+  /** Counts a webhook request: `accepted` (reason `none`) or `refused` with its reason. */
+  webhookRequest(outcome: string, reason: string): void {
+    this.webhooks.add(`${outcome}\n${reason}`, () => ({ outcome, reason }));
+  }
+
+  /** Counts a registry request by its route pattern (`/plugins/:slug`, never the URL). */
+  registryRequest(route: string, status: number): void {
+    this.registry.add(`${route}\n${status}`, () => ({ route, status: String(status) }));
+  }
+
+  /**
+   * Registers the process metrics (read at collection): `process_cpu_seconds_total`,
+   * `process_resident_memory_bytes`, `nodejs_heap_used_bytes`, `process_start_time_seconds`
+   * and `nodejs_eventloop_lag_seconds` (mean delay of the event loop since the last
+   * collection, sampled every 20 ms by `monitorEventLoopDelay`). Once per meter.
+   */
+  observeProcess(): void {
+    if (this.eventLoop) return;
+    const loop = monitorEventLoopDelay({ resolution: 20 });
+    loop.enable();
+    this.eventLoop = loop;
+    const started = Date.now() / 1000 - process.uptime();
+    this.meter
+      .createObservableCounter('process_cpu_seconds_total', {
+        description: 'User and system CPU time of the process, in seconds.',
+      })
+      .addCallback((result) => {
+        const { user, system } = process.cpuUsage();
+        result.observe((user + system) / 1e6);
+      });
+    this.meter
+      .createObservableGauge('process_resident_memory_bytes', {
+        description: 'Resident memory of the process, in bytes.',
+      })
+      .addCallback((result) => result.observe(process.memoryUsage.rss()));
+    this.meter
+      .createObservableGauge('nodejs_heap_used_bytes', {
+        description: 'V8 heap in use, in bytes.',
+      })
+      .addCallback((result) => result.observe(process.memoryUsage().heapUsed));
+    this.meter
+      .createObservableGauge('process_start_time_seconds', {
+        description: 'When the process started, in Unix seconds.',
+      })
+      .addCallback((result) => result.observe(started));
+    this.meter
+      .createObservableGauge('nodejs_eventloop_lag_seconds', {
+        description: 'Mean event loop delay since the last collection, in seconds.',
+      })
+      .addCallback((result) => {
+        const mean = loop.count > 0 ? loop.mean / 1e9 : 0;
+        loop.reset();
+        result.observe(Number.isFinite(mean) ? mean : 0);
+      });
+  }
+
+  /** Stops the event loop sampling of {@link observeProcess}. */
+  close(): void {
+    this.eventLoop?.disable();
+    this.eventLoop = undefined;
   }
 
   /** Registers the gauges read at collection time. */

@@ -1,9 +1,18 @@
-import { context, propagation, ROOT_CONTEXT, trace, type Tracer } from '@opentelemetry/api';
+import {
+  context,
+  propagation,
+  ROOT_CONTEXT,
+  trace,
+  type Context,
+  type Span,
+  type Tracer,
+} from '@opentelemetry/api';
 import type { RunInterceptor } from '@weft/engine';
 import { ATTR } from './attributes.js';
 import { errorCodeOf, failSpan } from './errors.js';
+import { modelTurnSpans, type ModelTurnSpans } from './genai.js';
 import { tracingInterceptor } from './interceptor.js';
-import type { TraceCarrier } from './propagation.js';
+import { injectTraceContext, traceCarrierOf, type TraceCarrier } from './propagation.js';
 
 /** How a run ended, as far as its span says: a run result or an ended execution record. */
 export type RunEnd = { status: string; error?: { code: string } | null } | undefined;
@@ -18,6 +27,43 @@ export interface RunSpanInfo {
 }
 
 /**
+ * The span of an execution's first run, started before the execution is stored so that its
+ * trace context is stored with it ({@link carrier}): a run resumed later or elsewhere
+ * ({@link WorkflowTracing.traceRun} with that carrier) makes its span a child of this one.
+ * Pass it to `traceRun` to run in it, or {@link end} it when the run does not happen here.
+ */
+export class RunSpan {
+  /** `traceparent`/`tracestate` of this span, to store with the execution (none: no propagator). */
+  readonly carrier: TraceCarrier | undefined;
+  private ended = false;
+
+  constructor(
+    /** The span (used by {@link WorkflowTracing.traceRun}). */
+    readonly span: Span,
+    /** The context it is active in. */
+    readonly context: Context,
+  ) {
+    const headers = injectTraceContext<Record<string, string>>({}, context);
+    this.carrier = traceCarrierOf(headers);
+  }
+
+  /** Ends it with `status` as `weft.execution.status` (`waiting`, `detached`...) if not ended. */
+  end(status: string): void {
+    if (this.ended) return;
+    this.ended = true;
+    this.span.setAttribute(ATTR.runStatus, status);
+    this.span.end();
+  }
+
+  /** Marks it ended by its run; false when {@link end} came first. */
+  take(): boolean {
+    if (this.ended) return false;
+    this.ended = true;
+    return true;
+  }
+}
+
+/**
  * Tracing of workflow runs with one tracer: {@link traceRun} puts a run in its span, and
  * {@link interceptor} (for `RunOptions.interceptors`) adds its steps and action calls. Made by
  * `startTelemetry` (`@weft/telemetry/setup`) when tracing is on; where it is off, nothing of
@@ -26,38 +72,59 @@ export interface RunSpanInfo {
 export class WorkflowTracing {
   /** The step and action-call spans, as an engine interceptor (put it first in the list). */
   readonly interceptor: RunInterceptor;
+  /** GenAI spans of agent model turns (for `AgentRunner.turns` of `@weft/agents`). */
+  readonly modelTurns: ModelTurnSpans;
 
   constructor(readonly tracer: Tracer) {
     this.interceptor = tracingInterceptor(tracer);
+    this.modelTurns = modelTurnSpans(tracer);
   }
 
   /**
-   * Runs `run` in a span `workflow <name>`: a child of `parent` (the trace context of the
-   * request that started it) when given, else of the active span. Its status is the run's:
-   * ERROR with the error code when it failed or was canceled (undefined: the run stopped here
-   * without ending, e.g. at shutdown).
+   * Starts the span `workflow <name>` of a new execution's first run, before it is stored: a
+   * child of `parent` (the trace context of the request that starts it) when given, else of
+   * the active span. See {@link RunSpan}.
    */
-  async traceRun<T extends RunEnd>(
-    info: RunSpanInfo,
-    parent: TraceCarrier | undefined,
-    run: () => Promise<T>,
-  ): Promise<T> {
+  startRun(info: RunSpanInfo, parent: TraceCarrier | undefined): RunSpan {
     const base =
       parent === undefined ? context.active() : propagation.extract(ROOT_CONTEXT, parent);
     const span = this.tracer.startSpan(
       `workflow ${info.workflow}`,
-      {
-        attributes: {
-          [ATTR.executionId]: info.executionId,
-          [ATTR.workflow]: info.workflow,
-          [ATTR.workflowVersion]: info.version,
-          [ATTR.executionMode]: info.mode,
-        },
-      },
+      { attributes: runAttributes(info) },
       base,
     );
+    return new RunSpan(span, trace.setSpan(base, span));
+  }
+
+  /**
+   * Runs `run` in a span `workflow <name>`: the {@link RunSpan} started for it, or a new span,
+   * child of `parent` (the trace context of the request that started it, or the one stored
+   * with the execution it resumes, then with `weft.execution.resumed`) when given, else of the
+   * active span. Its status is the run's: ERROR with the error code when it failed or was
+   * canceled (undefined: the run stopped here without ending, e.g. at shutdown).
+   */
+  async traceRun<T extends RunEnd>(
+    info: RunSpanInfo,
+    parent: RunSpan | TraceCarrier | undefined,
+    run: () => Promise<T>,
+    resumed = false,
+  ): Promise<T> {
+    let span: Span;
+    let active: Context;
+    if (parent instanceof RunSpan && parent.take()) {
+      span = parent.span;
+      active = parent.context;
+    } else {
+      const carrier = parent instanceof RunSpan ? parent.carrier : parent;
+      const base =
+        carrier === undefined ? context.active() : propagation.extract(ROOT_CONTEXT, carrier);
+      const attributes = runAttributes(info);
+      if (resumed) attributes[ATTR.resumed] = true;
+      span = this.tracer.startSpan(`workflow ${info.workflow}`, { attributes }, base);
+      active = trace.setSpan(base, span);
+    }
     try {
-      const result = await context.with(trace.setSpan(base, span), run);
+      const result = await context.with(active, run);
       span.setAttribute(ATTR.runStatus, result?.status ?? 'detached');
       if (result !== undefined && result.status !== 'completed')
         failSpan(span, result.error?.code ?? 'INTERNAL_ERROR');
@@ -69,4 +136,13 @@ export class WorkflowTracing {
       span.end();
     }
   }
+}
+
+function runAttributes(info: RunSpanInfo): Record<string, string | boolean> {
+  return {
+    [ATTR.executionId]: info.executionId,
+    [ATTR.workflow]: info.workflow,
+    [ATTR.workflowVersion]: info.version,
+    [ATTR.executionMode]: info.mode,
+  };
 }

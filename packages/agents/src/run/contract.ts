@@ -25,6 +25,41 @@ export interface TurnReport {
   readonly cappedAt: number | undefined;
   /** The model stopped because it reached the cap. */
   readonly finishedByLength: boolean;
+  /** Why the turn ended: `stop`, `length`, `tool-calls`, `content-filter`, `error`, `other`. */
+  readonly finishReason?: string;
+}
+
+/** A model turn that starts, as an observer sees it: names and numbers, never content. */
+export interface ModelTurnStart {
+  /** `<namespace>/<name>` of the agent. */
+  readonly agent: string;
+  /** The provider of `agent.model` (`openai`, `anthropic`, `openai-compatible`). */
+  readonly provider: string;
+  /** The model id of `agent.model`. */
+  readonly model: string;
+  /** 1 for the first turn. */
+  readonly turn: number;
+  /** The output-token cap of the turn, if any. */
+  readonly maxOutputTokens: number | undefined;
+  readonly temperature: number | undefined;
+}
+
+/** How a model turn ended: its token counts and finish reason, or the error code. */
+export interface ModelTurnEnd {
+  readonly inputTokens?: number;
+  readonly outputTokens?: number;
+  readonly finishReason?: string;
+  /** The error code when the turn failed (`BACKEND_ERROR`, `TIMEOUT`, ...). */
+  readonly errorCode?: string;
+}
+
+/**
+ * Sees the model turns of agent steps (`AgentRunnerOptions.turns`): `@weft/telemetry` turns
+ * them into GenAI spans. Called in the agent step's async context; gets no prompt or answer.
+ */
+export interface ModelTurnObserver {
+  /** A turn starts; call what it returns once when it ends. */
+  turnStarted(start: ModelTurnStart): (end: ModelTurnEnd) => void;
 }
 
 /** What a backend gets to answer one agent step attempt. */
@@ -52,6 +87,8 @@ export interface AgentRequest {
   onRefusedCall(name: string, input: unknown, error: string): void;
   /** Called after each model turn (after its refused calls). */
   onTurn(turn: TurnReport): void;
+  /** Called before each model turn starts (1 for the first), with its output-token cap. */
+  onTurnStart?(turn: number, maxOutputTokens: number | undefined): void;
 }
 
 /** A backend's answer. */

@@ -15,7 +15,7 @@ import { effectiveGuardrails } from '../definition/guardrails.js';
 import { DEFAULT_MAX_STEPS, type AgentDefinition } from '../definition/schema.js';
 import { toolsOf, type ToolSpec } from '../definition/tools.js';
 import { Budget, type Spent } from './budget.js';
-import type { AgentBackend } from './contract.js';
+import type { AgentBackend, ModelTurnEnd, ModelTurnObserver } from './contract.js';
 import { CostLedger } from './cost-ledger.js';
 import { prepareTools, type ActionLookup } from './prepare-tools.js';
 
@@ -42,6 +42,11 @@ export interface AgentRunnerOptions {
   maxResponseBytes?: number;
   /** What each execution spent, for `maxCost` (default: one ledger per runner). */
   costs?: CostLedger;
+  /**
+   * Sees each model turn (the server's tracing makes a GenAI span of it: `chat <model>`).
+   * Also settable later ({@link AgentRunner.turns}), once tracing is set up.
+   */
+  turns?: ModelTurnObserver;
 }
 
 /** One entry of the step output's `tool_calls`. */
@@ -67,6 +72,8 @@ export class AgentRunner implements AgentInvoker {
   private readonly toolSpecs = new WeakMap<AgentDefinition, ToolSpec[]>();
   /** What failed attempts spent, by step (idempotency key), for the step's next attempt. */
   private readonly carried = new Map<string, Spent>();
+  /** Sees each model turn (see {@link AgentRunnerOptions.turns}); undefined: nobody. */
+  turns: ModelTurnObserver | undefined;
 
   constructor(private readonly options: AgentRunnerOptions) {
     this.catalog =
@@ -74,6 +81,7 @@ export class AgentRunner implements AgentInvoker {
     this.backends = new Map(options.backends.map((b) => [b.name, b]));
     this.maxResponseBytes = options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
     this.costs = options.costs ?? new CostLedger();
+    this.turns = options.turns;
   }
 
   /**
@@ -142,6 +150,9 @@ export class AgentRunner implements AgentInvoker {
     const progress = (message: string, data: Record<string, unknown>) =>
       call.report(Math.min(99, Math.round((turns / maxSteps) * 100)), message, { agent: data });
     let costBefore = budget.costUsd;
+    const observer = this.turns;
+    let turnEnd: ((end: ModelTurnEnd) => void) | undefined;
+    const [provider, ...model] = agent.model.split(':');
     try {
       const answer = await backend.run({
         agent,
@@ -190,7 +201,27 @@ export class AgentRunner implements AgentInvoker {
             error: { code: 'VALIDATION', message: error },
           });
         },
+        ...(observer
+          ? {
+              onTurnStart: (turn: number, maxOutputTokens: number | undefined) => {
+                turnEnd = observer.turnStarted({
+                  agent: `${agent.namespace}/${agent.name}`,
+                  provider: provider!,
+                  model: model.join(':'),
+                  turn,
+                  maxOutputTokens,
+                  temperature: agent.temperature,
+                });
+              },
+            }
+          : {}),
         onTurn: (turn) => {
+          turnEnd?.({
+            inputTokens: turn.inputTokens,
+            outputTokens: turn.outputTokens,
+            ...(turn.finishReason !== undefined ? { finishReason: turn.finishReason } : {}),
+          });
+          turnEnd = undefined;
           turns = turn.turn;
           budget.addTurn(turn, turn.cappedAt, turn.finishedByLength);
           this.costs.add(executionId, budget.costUsd - costBefore);
@@ -213,6 +244,7 @@ export class AgentRunner implements AgentInvoker {
       this.carried.delete(stepKey);
       return { output, usage };
     } catch (error) {
+      turnEnd?.({ errorCode: toErrorObject(limit.fired ?? error).code });
       if (this.carried.size >= 10_000) this.carried.delete(this.carried.keys().next().value!);
       this.carried.set(stepKey, budget.spent());
       throw limit.fired ?? error;

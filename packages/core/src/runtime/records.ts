@@ -43,6 +43,16 @@ export interface StartedBy {
   permissions: readonly string[];
 }
 
+/**
+ * The W3C trace context an execution's runs belong to (docs/observability.md#across-processes):
+ * the `traceparent` (and `tracestate`) of its first run span, so that a run resumed elsewhere or
+ * later (a lease taken over, an approval) makes its span a child of it, in the same trace.
+ */
+export interface TraceContext {
+  traceparent: string;
+  tracestate?: string;
+}
+
 /** An execution as a store keeps it (JSON columns already parsed). */
 export interface StoredExecution {
   id: string;
@@ -78,6 +88,8 @@ export interface StoredExecution {
   result: { outputs: Record<string, unknown>; steps: Record<string, unknown> } | null;
   error: ErrorObject | null;
   callback: CallbackState | null;
+  /** The trace its runs belong to; absent when it was started untraced. */
+  trace_context?: TraceContext;
 }
 
 /** A journaled step: its path and its JSON (the engine's `JournaledStep`), serialized once. */

@@ -40,10 +40,11 @@ export class CallbackSender {
 
   /**
    * Starts delivering in the background (tracked, so {@link close} can wait). `trace`: the run's
-   * trace context, sent as `traceparent`/`tracestate` (a traced run that ended here).
+   * trace context, sent as `traceparent`/`tracestate` (a traced run that ended here); else the
+   * trace context stored with the execution (a callback retried after a restart).
    */
   send(execution: StoredExecution, trace?: TraceCarrier): void {
-    const delivery = this.deliver(execution, trace)
+    const delivery = this.deliver(execution, trace ?? execution.trace_context)
       .catch((error: unknown) => this.options.onError(error, `callback of ${execution.id}`))
       .finally(() => this.inFlight.delete(delivery));
     this.inFlight.add(delivery);

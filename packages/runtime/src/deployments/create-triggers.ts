@@ -22,7 +22,7 @@ import type {
   StartRequest,
 } from '../triggers/start-execution.js';
 import type { WebhookAuditEntry } from '../triggers/webhook/refusal.js';
-import { webhookRoutes } from '../triggers/webhook/webhook-plugin.js';
+import { webhookRoutes, type WebhookOutcome } from '../triggers/webhook/webhook-plugin.js';
 import { WebhookTable } from '../triggers/webhook/webhook-table.js';
 import { deploymentRoutes } from './deployment-routes.js';
 import { libraryOf } from './library.js';
@@ -66,6 +66,8 @@ export interface TriggersOptions {
   /** Runs the reconciliation every interval (tests inject their own). Default: a timer. */
   repeat?: Repeat;
   audit?: (entry: WebhookAuditEntry) => void;
+  /** Counts each webhook request by outcome and reason (the server's metrics). */
+  onWebhook?: WebhookOutcome;
   sns?: EventRoutesOptions['sns'];
   /** Owner of workflows deployed from the workflows directory (no key). Default `local`. */
   defaultOwner?: string;
@@ -163,6 +165,7 @@ export function createTriggers(options: TriggersOptions): Triggers {
           clock,
           ...(options.trustedProxies ? { trustedProxies: options.trustedProxies } : {}),
           ...(options.audit ? { audit: options.audit } : {}),
+          ...(options.onWebhook ? { onOutcome: options.onWebhook } : {}),
           events: { router: events, authenticate: options.authenticate },
         }),
       );

@@ -10,7 +10,7 @@ import {
   type StoredExecution,
 } from '@weft/core';
 import type { WorkflowDefinition } from '@weft/engine';
-import type { TraceCarrier } from '@weft/telemetry';
+import type { RunSpan, TraceCarrier, WorkflowTracing } from '@weft/telemetry';
 import { requestedData, waitEvents, waitingFor, type WaitRequest } from '../waits/wait-events.js';
 import type { ExecutableWorkflow } from './definition.js';
 
@@ -50,8 +50,12 @@ export interface NewStart {
   wait: WaitRequest | undefined;
   /** Its first events, stored with it (a wait's `<kind>.requested`). */
   events: EventRow[];
-  /** The trace its run joins (not stored: a run resumed elsewhere starts a trace of its own). */
-  trace: TraceCarrier | undefined;
+  /**
+   * The span of its first run (traced runs), child of the request's trace context; its own
+   * context is stored with the execution (`trace_context`), so a run resumed later or elsewhere
+   * stays in its trace. End it when the run does not happen here.
+   */
+  runSpan: RunSpan | undefined;
 }
 
 /**
@@ -63,6 +67,7 @@ export function newStart(
   inputs: Record<string, unknown>,
   now: number,
   lease: ExecutionLease | undefined,
+  tracing?: WorkflowTracing,
 ): NewStart {
   const { workflow } = request;
   const library = request.library ?? [workflow];
@@ -89,6 +94,16 @@ export function newStart(
     error: null,
     callback: null,
   };
+  const runSpan = tracing?.startRun(
+    {
+      executionId: execution.id,
+      workflow: workflow.name,
+      version: workflow.version,
+      mode: 'cloud',
+    },
+    request.trace,
+  );
+  if (runSpan?.carrier) execution.trace_context = runSpan.carrier;
   const start: NewStart = {
     execution,
     // With a free run slot here, the execution is stored already running under this worker's
@@ -105,7 +120,7 @@ export function newStart(
     executable: { workflow, library: [...library] },
     wait: request.wait,
     events: [],
-    trace: request.trace,
+    runSpan,
   };
   stampStart(start, now);
   return start;

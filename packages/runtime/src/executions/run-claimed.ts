@@ -15,7 +15,7 @@ import {
   type RunResult,
 } from '@weft/engine';
 import { needsGuardrails } from '@weft/guardrails';
-import { activeTraceCarrier, type TraceCarrier } from '@weft/telemetry';
+import { activeTraceCarrier, type RunSpan, type TraceCarrier } from '@weft/telemetry';
 import { auditedStepPermissions, principalOf } from '../authorization/step-check.js';
 import type { CompiledRuntimeOptions } from '../options.js';
 import { restoreWorkflow, type ExecutableWorkflow } from './definition.js';
@@ -44,8 +44,11 @@ export interface RunContext {
   options: CompiledRuntimeOptions;
   hub: ExecutionHub;
   secrets: SecretsProvider;
-  /** The trace context of the request that started it (a run started here, now). */
-  trace?: TraceCarrier | undefined;
+  /**
+   * The span started for it with its record (a run started here, now); without one, its span
+   * is a child of the trace context stored with it (a resumed run).
+   */
+  trace?: RunSpan | undefined;
 }
 
 /** Runs a claimed execution from its journal to its end (see {@link ActiveRun}). */
@@ -135,8 +138,9 @@ export function runClaimed(
             version: workflow.version,
             mode: 'cloud',
           },
-          context.trace,
+          context.trace ?? execution.trace_context,
           run,
+          context.trace === undefined && execution.trace_context !== undefined,
         )
       : run(),
     cancel: () => controller.abort(),

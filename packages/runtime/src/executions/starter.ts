@@ -43,13 +43,14 @@ export class ExecutionStarter {
     const { options, worker } = this.parts;
     const { inputs, checked } = await this.check(request, (targets) => this.checkTargets(targets));
     const lease = checked.wait ? undefined : worker.leaseForNew();
-    const start = newStart(checked, inputs, options.clock.now(), lease);
-    const outcome = await options.store.create(
-      start.stored,
-      start.claim,
-      start.lease,
-      start.events,
-    );
+    const start = newStart(checked, inputs, options.clock.now(), lease, options.tracing);
+    let outcome: CreateOutcome;
+    try {
+      outcome = await options.store.create(start.stored, start.claim, start.lease, start.events);
+    } catch (error) {
+      start.runSpan?.end('not_stored');
+      throw error;
+    }
     if (!outcome.created) return this.existing(outcome, start);
     return { execution: start.execution, created: true, done: this.run(start) };
   }
@@ -69,7 +70,7 @@ export class ExecutionStarter {
       requests.map(async (request) => {
         const { inputs, checked } = await this.check(request, checkOnce);
         const lease = checked.wait ? undefined : this.parts.worker.leaseForNew();
-        return newStart(checked, inputs, clock.now(), lease);
+        return newStart(checked, inputs, clock.now(), lease, this.parts.options.tracing);
       }),
     );
     return { commit: () => this.commit(prepared) };
@@ -108,8 +109,12 @@ export class ExecutionStarter {
     );
     const runs: (() => void)[] = [];
     const results = outcomes.map((outcome, i): PromiseSettledResult<StartedExecution> => {
-      if (outcome.status === 'rejected') return outcome;
-      const start = (prepared[i] as PromiseFulfilledResult<NewStart>).value;
+      const settled = prepared[i]!;
+      if (outcome.status === 'rejected') {
+        if (settled.status === 'fulfilled') settled.value.runSpan?.end('not_stored');
+        return outcome;
+      }
+      const start = (settled as PromiseFulfilledResult<NewStart>).value;
       if (!outcome.value.created) {
         try {
           return { status: 'fulfilled', value: this.existing(outcome.value, start) };
@@ -146,6 +151,7 @@ export class ExecutionStarter {
 
   /** The answer when the idempotency key named an execution created before. */
   private existing(outcome: CreateOutcome & { created: false }, start: NewStart): StartedExecution {
+    start.runSpan?.end('replayed');
     if (outcome.fingerprint !== start.claim!.fingerprint) {
       throw new ConflictError(
         `idempotency_key "${start.claim!.key}" was used for a different request; use a new key`,
@@ -163,13 +169,15 @@ export class ExecutionStarter {
     const { worker, options } = this.parts;
     const waiting = start.stored.waiting_for;
     if (waiting) {
+      // Its span ends here; the run after the approval is a child of it.
+      start.runSpan?.end('waiting');
       const deadline = deadlineOf(waiting);
       if (deadline !== undefined) this.onWait(deadline);
       return Promise.resolve(undefined);
     }
     const done = start.lease
-      ? worker.runNew(start.stored, start.executable, start.trace)
-      : worker.launch(start.execution.id, undefined, start.executable, start.trace);
+      ? worker.runNew(start.stored, start.executable, start.runSpan)
+      : worker.launch(start.execution.id, undefined, start.executable, start.runSpan);
     done.catch((error: unknown) => options.onError(error, `running ${start.execution.id}`));
     return done;
   }

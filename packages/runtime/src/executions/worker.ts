@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import pLimit, { type LimitFunction } from 'p-limit';
 import { EnvironmentSecretsProvider, type ExecutionLease, type StoredExecution } from '@weft/core';
 import type { JournaledStep } from '@weft/engine';
-import type { TraceCarrier } from '@weft/telemetry';
+import type { RunSpan, TraceCarrier } from '@weft/telemetry';
 import type { CompiledRuntimeOptions } from '../options.js';
 import type { ExecutableWorkflow } from './definition.js';
 import { ExecutionHub } from './hub.js';
@@ -53,10 +53,13 @@ export class ExecutionWorker {
     id: string,
     now = this.options.clock.now(),
     executable?: ExecutableWorkflow,
-    trace?: TraceCarrier,
+    trace?: RunSpan,
   ): Promise<StoredExecution | undefined> {
     const known = this.queued.get(id);
-    if (known) return known;
+    if (known) {
+      trace?.end('elsewhere');
+      return known;
+    }
     const run = this.limit(() => this.claimAndRun(id, now, executable, trace)).finally(() =>
       this.queued.delete(id),
     );
@@ -79,11 +82,14 @@ export class ExecutionWorker {
   runNew(
     execution: StoredExecution,
     executable: ExecutableWorkflow,
-    trace?: TraceCarrier,
+    trace?: RunSpan,
   ): Promise<StoredExecution | undefined> {
     const run = this.limit(() =>
       this.closing ? undefined : this.run(execution, executable, [], 0, trace),
-    ).finally(() => this.queued.delete(execution.id));
+    ).finally(() => {
+      trace?.end('detached');
+      this.queued.delete(execution.id);
+    });
     this.queued.set(execution.id, run);
     return run;
   }
@@ -108,13 +114,20 @@ export class ExecutionWorker {
     id: string,
     now: number,
     executable: ExecutableWorkflow | undefined,
-    trace: TraceCarrier | undefined,
+    trace: RunSpan | undefined,
   ): Promise<StoredExecution | undefined> {
-    if (this.closing) return undefined;
+    // A run that does not happen here ends the span started for it (no-op once it ran).
+    if (this.closing) {
+      trace?.end('detached');
+      return undefined;
+    }
     const { store, clock, leaseMs } = this.options;
     const startedAt = new Date(clock.now()).toISOString();
     const claimed = await store.claim(id, this.id, now, clock.now() + leaseMs, startedAt);
-    if (!claimed) return undefined;
+    if (!claimed) {
+      trace?.end('elsewhere');
+      return undefined;
+    }
     // Started by this claim, and never waited (a resumed wait has events already): no journal.
     const fresh = claimed.started_at === startedAt && claimed.waiting_for === undefined;
     const journal: JournaledStep[] = fresh
@@ -130,7 +143,7 @@ export class ExecutionWorker {
     executable: ExecutableWorkflow | undefined,
     journal: JournaledStep[],
     seq: number,
-    trace?: TraceCarrier,
+    trace?: RunSpan,
   ): Promise<StoredExecution | undefined> {
     const run = runClaimed(claimed, executable, journal, seq, {
       options: this.options,

@@ -1,4 +1,4 @@
-import type { ExecutionRecord, Principal } from '@weft/core';
+import type { ExecutionRecord, Principal, TraceContext } from '@weft/core';
 import type { WorkflowDefinition } from '@weft/engine';
 
 /** What started an execution, as the runtime records it and templates read it (`trigger.*`). */
@@ -29,6 +29,8 @@ export interface StartRequest {
    * deployer as recorded at deployment.
    */
   principal?: Principal;
+  /** The trace context of the request that starts it (a webhook's `traceparent`): its run joins it. */
+  trace?: TraceContext;
 }
 
 /**

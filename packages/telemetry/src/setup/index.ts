@@ -1,5 +1,6 @@
 export { startTelemetry, type Telemetry } from './start.js';
 export { telemetryOptionsFromEnv, type TelemetryEnv } from './env.js';
+export type { MetricJson, MetricPointJson, MetricsJson } from './json.js';
 export type {
   MetricsOptions,
   OtlpProtocol,

@@ -31,6 +31,7 @@ import {
 } from '@opentelemetry/sdk-trace-base';
 import { SCOPE } from '../attributes.js';
 import { WeftMetrics } from '../metrics.js';
+import { metricsJson, type MetricsJson } from './json.js';
 import { WorkflowTracing } from '../tracing.js';
 import type { SamplerSetting, TelemetryOptions, TracesOptions } from './options.js';
 
@@ -41,6 +42,8 @@ export interface Telemetry {
   readonly metrics: WeftMetrics;
   /** The instruments now, in the Prometheus text format 0.0.4. */
   prometheus(): Promise<string>;
+  /** The instruments now, as JSON (`GET /metrics` with `Accept: application/json`). */
+  json(): Promise<MetricsJson>;
   /** Sends what is buffered (spans, metrics) now. */
   flush(): Promise<void>;
   /** Flushes and stops; global registrations made by this one are undone. */
@@ -100,17 +103,22 @@ export function startTelemetry(options: TelemetryOptions): Telemetry {
   if (global && metricsApi.setGlobalMeterProvider(meterProvider))
     undo.push(() => metricsApi.disable());
   const serializer = new PrometheusSerializer(undefined, false, undefined, true, true);
+  const metrics = new WeftMetrics(meterProvider.getMeter(SCOPE));
   return {
     tracing: tracerProvider ? new WorkflowTracing(tracerProvider.getTracer(SCOPE)) : undefined,
-    metrics: new WeftMetrics(meterProvider.getMeter(SCOPE)),
+    metrics,
     async prometheus() {
       const { resourceMetrics } = await prometheus.collect();
       return serializer.serialize(resourceMetrics);
+    },
+    async json() {
+      return metricsJson((await prometheus.collect()).resourceMetrics);
     },
     async flush() {
       await Promise.all([tracerProvider?.forceFlush(), meterProvider.forceFlush()]);
     },
     async shutdown() {
+      metrics.close();
       await Promise.allSettled([tracerProvider?.shutdown(), meterProvider.shutdown()]);
       for (const step of undo) step();
     },

@@ -63,6 +63,7 @@ export class AiSdkBackend implements AgentBackend {
       prepareStep: () => {
         cap = budget.outputCap();
         if (budget.tripped) throw budget.tripped;
+        request.onTurnStart?.(turn + 1, cap);
         return cap === undefined ? undefined : { maxOutputTokens: cap };
       },
       onStepFinish: (step: StepResult<ToolSet>) => {
@@ -79,6 +80,7 @@ export class AiSdkBackend implements AgentBackend {
           toolNames: step.toolCalls.map((c) => c.toolName),
           cappedAt: cap,
           finishedByLength: step.finishReason === 'length',
+          finishReason: step.finishReason,
         });
       },
       ...(request.agent.output_schema

@@ -20,6 +20,7 @@ import {
 import { verifyBearer, verifyHmac } from './signature.js';
 import { checkTimestamp } from './timestamp.js';
 import type { WebhookTable } from './webhook-table.js';
+import { traceCarrierOf } from '@weft/telemetry';
 
 /** Options of {@link webhookRoutes}. */
 export interface WebhookRoutesOptions {
@@ -37,6 +38,8 @@ export interface WebhookRoutesOptions {
   trustedProxies?: readonly string[];
   /** Receives every refusal (it is also logged at warn level). */
   audit?: (entry: WebhookAuditEntry) => void;
+  /** Counts each request to `/hooks/*` once answered (`weft_webhook_requests_total`). */
+  onOutcome?: WebhookOutcome;
   /**
    * Event triggers with `source: webhook`: a POST to `/hooks` + their `topic` (a path) that no
    * webhook trigger serves is authenticated with a weft API key and dispatched as an event.
@@ -46,6 +49,23 @@ export interface WebhookRoutesOptions {
     authenticate: Authenticate;
   };
 }
+
+/**
+ * How a webhook request ended: `accepted` (reason `none`), or `refused` with a bounded machine
+ * word: the audit reason (`bad_signature`, `rate_limited`...), else `not_found`,
+ * `payload_too_large`, `validation` or `error` by the answer's status.
+ */
+export type WebhookOutcome = (outcome: 'accepted' | 'refused', reason: string) => void;
+
+const STATUS_REASONS: Record<number, string> = {
+  400: 'validation',
+  401: 'unauthorized',
+  403: 'forbidden',
+  404: 'not_found',
+  409: 'conflict',
+  413: 'payload_too_large',
+  429: 'rate_limited',
+};
 
 interface Matched {
   hook: CompiledWebhook;
@@ -71,6 +91,7 @@ export function webhookRoutes(options: WebhookRoutesOptions) {
       ? compileAddressList(options.trustedProxies)
       : undefined;
   const matched = new WeakMap<FastifyRequest, Matched>();
+  const reasons = new WeakMap<FastifyRequest, string>();
   const addressOf = (request: FastifyRequest) =>
     clientAddress(request.socket.remoteAddress, request.headers['x-forwarded-for'], proxies);
 
@@ -86,12 +107,25 @@ export function webhookRoutes(options: WebhookRoutesOptions) {
       at: new Date(clock.now()).toISOString(),
     };
     request.log.warn(entry, `webhook refused: ${entry.reason}`);
+    reasons.set(request, entry.reason);
     options.audit?.(entry);
     return error;
   };
 
   return async function webhooks(app: FastifyInstance): Promise<void> {
     app.setErrorHandler(sendTriggerError);
+    const { onOutcome } = options;
+    if (onOutcome) {
+      app.addHook('onResponse', async (request, reply) => {
+        const status = reply.statusCode;
+        if (status < 300) onOutcome('accepted', 'none');
+        else
+          onOutcome(
+            'refused',
+            reasons.get(request) ?? STATUS_REASONS[status] ?? (status >= 500 ? 'error' : 'other'),
+          );
+      });
+    }
     app.removeAllContentTypeParsers();
     app.addContentTypeParser('*', (request, payload, done) => {
       const m = matched.get(request);
@@ -214,10 +248,12 @@ export function webhookRoutes(options: WebhookRoutesOptions) {
     }
     let pending;
     try {
+      const trace = traceCarrierOf(request.headers);
       pending = await options.start({
         workflow: hook.workflow,
         inputs: {},
         trigger: { type: 'webhook', payload },
+        ...(trace ? { trace } : {}),
       });
     } catch (error) {
       if (deliveryId !== undefined) await options.store.forgetDelivery(hook.key, deliveryId);
