@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { AgentDefinition } from '../definition/schema.js';
+import type { ModelTurnObserver } from '../run/contract.js';
 import { ScriptedModelServer, type ScriptedReply } from '../testing/scripted-server.js';
 import {
   agentAt as agentOn,
@@ -108,6 +109,33 @@ describe.each(['ai-sdk', 'langchain'] as const)(
         expect(JSON.stringify(result)).not.toContain(SECRET_KEY);
       });
     }
+
+    it('reports each model turn to the turns observer: start with its cap, end with tokens and finish reason', async () => {
+      const s = await scripted([lookup42, finalAnswer]);
+      const seen: unknown[] = [];
+      const turns: ModelTurnObserver = {
+        turnStarted(start) {
+          seen.push({ start });
+          return (end) => seen.push({ end });
+        },
+      };
+      const { result } = await runAgents(agentWorkflow(), [agentAt(s.url)], {
+        invoker: new CrmInvoker(),
+        runner: { turns },
+      });
+      expect(result.steps['ask']?.error).toBeUndefined();
+      expect(result.status).toBe('completed');
+      const start = (turn: number) => ({
+        start: expect.objectContaining({ turn, provider: 'openai-compatible' }),
+      });
+      expect(seen).toEqual([
+        start(1),
+        { end: { inputTokens: 100, outputTokens: 20, finishReason: expect.any(String) } },
+        start(2),
+        { end: { inputTokens: 150, outputTokens: 30, finishReason: expect.any(String) } },
+      ]);
+      expect(JSON.stringify(seen)).not.toContain('Ada Lovelace');
+    });
 
     it('answers structured data with output_schema, after a tool call', async () => {
       const s = await scripted([

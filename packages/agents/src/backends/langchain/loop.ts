@@ -66,6 +66,7 @@ export async function runToolLoop(
       const cap = budget.outputCap();
       if (budget.tripped) throw budget.tripped;
       made.setMaxTokens(cap);
+      request.onTurnStart?.(turn, cap);
       const message = await withRetry(
         () => (streamed ? streamTurn(model, messages, options) : model.invoke(messages, options)),
         retry,
@@ -78,14 +79,15 @@ export async function runToolLoop(
       });
       const usage = message.usage_metadata;
       const finish = message.response_metadata as Record<string, unknown> | undefined;
+      const reason = finish?.['finish_reason'] ?? finish?.['stop_reason'];
       request.onTurn({
         turn,
         inputTokens: usage?.input_tokens ?? 0,
         outputTokens: usage?.output_tokens ?? 0,
         toolNames: asked.map((c) => c.name),
         cappedAt: cap,
-        finishedByLength:
-          finish?.['finish_reason'] === 'length' || finish?.['stop_reason'] === 'max_tokens',
+        finishedByLength: reason === 'length' || reason === 'max_tokens',
+        ...(typeof reason === 'string' ? { finishReason: reason } : {}),
       });
       if (budget.tripped) throw budget.tripped;
       if (asked.length === 0) return answerOf(message.text, agent.output_schema);
