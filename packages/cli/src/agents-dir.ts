@@ -7,9 +7,11 @@ import {
   loadAgentDir,
   type AgentDefinition,
 } from '@weft/agents';
+import { trace } from '@opentelemetry/api';
 import { EnvironmentSecretsProvider } from '@weft/core';
 import { formatPath, listSteps, type Diagnostic, type WorkflowDefinition } from '@weft/engine';
 import type { Weft } from '@weft/sdk';
+import { modelTurnSpans, SCOPE } from '@weft/telemetry';
 
 /** The agent definitions of `--agents <dir>` (default `./agents`, which may be missing). */
 export function loadAgentsFlag(dir: string | undefined): Promise<AgentDefinition[]> {
@@ -18,7 +20,9 @@ export function loadAgentsFlag(dir: string | undefined): Promise<AgentDefinition
 
 /**
  * The runner of agent steps for local runs: the ai-sdk and langchain backends, tools checked against the
- * connectors `weft()` has loaded, keys from the process environment.
+ * connectors `weft()` has loaded, keys from the process environment. Model turns become GenAI
+ * spans of the process's tracer (the one `workflow run` starts when OTLP is configured; without
+ * it the OpenTelemetry API's no-op tracer, which costs nothing measurable).
  */
 export function localAgentRunner(agents: AgentDefinition[], weft: () => Weft): AgentRunner {
   return new AgentRunner({
@@ -26,6 +30,7 @@ export function localAgentRunner(agents: AgentDefinition[], weft: () => Weft): A
     actions: actionsOfConnectors(() => weft().invoker.connectors()),
     secrets: new EnvironmentSecretsProvider(process.env),
     backends: [new AiSdkBackend(), new LangChainBackend()],
+    turns: modelTurnSpans(trace.getTracer(SCOPE)),
   });
 }
 
