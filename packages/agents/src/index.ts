@@ -8,6 +8,7 @@ export {
   type LoadedAgent,
 } from './definition/load.js';
 export { toolsOf, type ToolSpec } from './definition/tools.js';
+export { checkAgentDefinition, type AgentProblem } from './definition/publish-check.js';
 export { Budget, budgetError, type TurnUsage } from './run/budget.js';
 export type {
   AgentAnswer,

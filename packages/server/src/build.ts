@@ -1,3 +1,4 @@
+import { registryAgentCheck, type PublishedAgents } from './published-agents.js';
 import { serverAgents } from './server-agents.js';
 import { readFileSync } from 'node:fs';
 import { LogController, type FastifyInstance, type FastifyServerOptions } from 'fastify';
@@ -161,10 +162,14 @@ export async function buildServer(
     throw error;
   }
   const authenticate = identity.authenticator.authenticate;
+  // Agents published to the registry, resolved by agent steps (set once the runtime is built).
+  let publishedAgents: PublishedAgents | undefined;
   await app.register(
     registryPlugin({
       store,
       authenticate,
+      agents: registryAgentCheck,
+      onChange: (slug) => publishedAgents?.refresh(slug),
       private: compiled.private,
       ...(compiled.publicUrl ? { publicUrl: compiled.publicUrl } : {}),
       ...(compiled.bodyLimit !== undefined ? { bodyLimit: compiled.bodyLimit } : {}),
@@ -214,8 +219,18 @@ export async function buildServer(
   const brokered = await openServerBroker(compiled, dependencies.broker);
   const tracked = executions ? trackInFlight(executions) : undefined;
   const runtimeSecrets = { get: async (name: string) => compiled.runtimeSecrets[name] };
-  const agents = tracked
-    ? await serverAgents(compiled.agentsDir, store, runtimeSecrets)
+  const served = tracked
+    ? await serverAgents(compiled.agentsDir, store, runtimeSecrets, (error, slug) =>
+        app.log.error({ err: error, slug }, 'a published agent could not be read'),
+      )
+    : undefined;
+  const agents = served?.runner;
+  publishedAgents = served?.published;
+  // Another replica's publications (PostgreSQL): read again when announced, all when missed.
+  const unwatchAgents = served
+    ? await store.watchPluginChanges((slug) => {
+        void (slug === null ? served.published.load() : served.published.refresh(slug));
+      })
     : undefined;
   const runtime = tracked
     ? new Runtime({
@@ -278,6 +293,7 @@ export async function buildServer(
   await runtime?.start();
   const close = async () => {
     identity.close();
+    await unwatchAgents?.();
     await triggers?.close();
     await runtime?.close();
     await app.close();

@@ -1,33 +1,46 @@
-import { AgentRunner, AiSdkBackend, loadAgentDir, type ActionLookup } from '@weft/agents';
+import {
+  AgentCatalog,
+  AgentRunner,
+  AiSdkBackend,
+  loadAgentDir,
+  type ActionLookup,
+} from '@weft/agents';
 import type { RegistryStore, SecretsProvider } from '@weft/core';
+import { PublishedAgents } from './published-agents.js';
 import { pluginOf } from './runtime-actions.js';
 
 /**
  * The runner of server-side agent steps: the agent definitions of `agentsDir` (default
- * `./agents`, which may be missing: then none), the ai-sdk backend, tool schemas from the
- * registry's published plugin definitions, keys from the runtime's secrets (`WEFT_SECRET_<NAME>`).
- * Undefined when there are no agents.
+ * `./agents`, which may be missing: then none) and those published to the registry (kind
+ * `agent`, kept current by the returned {@link PublishedAgents}), the ai-sdk backend, tool
+ * schemas from the registry's published plugin definitions, keys from the runtime's secrets
+ * (`WEFT_SECRET_<NAME>`).
  */
 export async function serverAgents(
   agentsDir: string | undefined,
   registry: RegistryStore,
   secrets: SecretsProvider,
-): Promise<AgentRunner | undefined> {
-  const agents = await loadAgentDir(agentsDir ?? 'agents', { missingOk: agentsDir === undefined });
-  if (agents.length === 0) return undefined;
-  return new AgentRunner({
-    agents,
+  onError?: (error: unknown, slug: string) => void,
+): Promise<{ runner: AgentRunner; published: PublishedAgents }> {
+  const local = await loadAgentDir(agentsDir ?? 'agents', { missingOk: agentsDir === undefined });
+  const catalog = new AgentCatalog(local);
+  const published = new PublishedAgents(registry, catalog, onError);
+  await published.load();
+  const runner = new AgentRunner({
+    agents: catalog,
     actions: registryActions(registry),
     secrets,
     backends: [new AiSdkBackend()],
   });
+  return { runner, published };
 }
 
 /** Input schemas of actions from the published definition (the version named, else latest). */
 function registryActions(registry: RegistryStore): ActionLookup {
   return async (target, action) => {
     const { slug, version } = pluginOf(target);
-    const chosen = version ?? (await registry.getPlugin(slug))?.plugin.listing?.latest_version;
+    const state = version === undefined ? await registry.getPlugin(slug) : undefined;
+    const chosen = version ?? state?.plugin.listing?.latest_version;
     if (!chosen) return undefined;
     const definition = await registry.getDefinition(slug, chosen);
     const found = definition?.actions.find((a) => a.name === action);
