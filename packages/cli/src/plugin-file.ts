@@ -94,6 +94,12 @@ export function localLoadProblems(bytes: Uint8Array, file: string): DefinitionPr
     : [];
 }
 
+/** What keeps downloaded agent definition bytes from loading in a local run (`--agents`). */
+export function agentLoadProblems(bytes: Uint8Array): DefinitionProblem[] {
+  const checked = registryAgentCheck(bytes, 'yaml');
+  return checked.ok ? [] : checked.problems;
+}
+
 /** What loading the definition as a connector (the SDK's check) finds wrong; empty when none. */
 function connectorProblems(bytes: Uint8Array, file: string): DefinitionProblem[] {
   try {
