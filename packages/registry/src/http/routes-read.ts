@@ -64,7 +64,7 @@ export function registerReadRoutes(app: FastifyInstance, service: RegistryServic
       onRequest: read,
       preValidation: plainPaging,
       schema: {
-        summary: 'Search plugins',
+        summary: 'Search plugins and agent definitions (?kind=)',
         tags: ['registry'],
         querystring: SearchQuery,
         response: { 200: SearchResponse, ...errorResponses(400, 401) },
