@@ -20,7 +20,10 @@ export type AgentCheckResult =
  * agents' own schema and rules, with line and column. A port: the registry knows no agent
  * schema; `weft server` wires `@weft/agents`' check (docs/design.md#import-rules).
  */
-export type AgentDefinitionCheck = (bytes: Uint8Array, format: DefinitionFormat) => AgentCheckResult;
+export type AgentDefinitionCheck = (
+  bytes: Uint8Array,
+  format: DefinitionFormat,
+) => AgentCheckResult;
 
 /** True when parsed definition data is an agent definition (a top-level `agent`). */
 export function isAgentSubmission(value: unknown): boolean {

@@ -163,13 +163,13 @@ export async function buildServer(
   }
   const authenticate = identity.authenticator.authenticate;
   // Agents published to the registry, resolved by agent steps (set once the runtime is built).
-  let publishedAgents: PublishedAgents | undefined;
+  const publishedAgents: { current?: PublishedAgents | undefined } = {};
   await app.register(
     registryPlugin({
       store,
       authenticate,
       agents: registryAgentCheck,
-      onChange: (slug) => publishedAgents?.refresh(slug),
+      onChange: (slug) => publishedAgents.current?.refresh(slug),
       private: compiled.private,
       ...(compiled.publicUrl ? { publicUrl: compiled.publicUrl } : {}),
       ...(compiled.bodyLimit !== undefined ? { bodyLimit: compiled.bodyLimit } : {}),
@@ -225,7 +225,7 @@ export async function buildServer(
       )
     : undefined;
   const agents = served?.runner;
-  publishedAgents = served?.published;
+  publishedAgents.current = served?.published;
   // Another replica's publications (PostgreSQL): read again when announced, all when missed.
   const unwatchAgents = served
     ? await store.watchPluginChanges((slug) => {

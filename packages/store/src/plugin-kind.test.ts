@@ -39,9 +39,7 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       expect(await slugs(store, 'plugin')).toEqual({ total: 1, slugs: ['mailer:plugin'] });
       // With words, both full-text branches (SQLite's UNION) carry the filter.
       expect(await slugs(store, 'plugin', 'acme support')).toEqual({ total: 0, slugs: [] });
-      expect((await slugs(store, 'agent', 'acme-support')).slugs).toEqual([
-        'acme-support:agent',
-      ]);
+      expect((await slugs(store, 'agent', 'acme-support')).slugs).toEqual(['acme-support:agent']);
     });
   });
 }

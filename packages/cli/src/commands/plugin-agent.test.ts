@@ -87,7 +87,9 @@ describe('agents published to the registry', () => {
       details: { field: 'kind', constraint: 'enum' },
     });
 
-    const detail = await (await get('/plugins/acme-helper?version=1.0.0')).json();
+    const detail = (await (await get('/plugins/acme-helper?version=1.0.0')).json()) as {
+      checksum: string;
+    };
     expect(detail).toMatchObject({
       slug: 'acme-helper',
       kind: 'agent',
