@@ -3,6 +3,7 @@ import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { agentRef, loadAgentDir } from '@weft/agents';
 import { ScriptedModelServer } from '@weft/agents/testing';
 import { createLocalKey, startServer, type RunningServer } from '@weft/server';
 import { run } from '../test-support.js';
@@ -147,6 +148,21 @@ describe('agents published to the registry', () => {
     expect(result.steps.pinned.output.text).toBe('instructions: first');
     expect(model.requests[0]!.headers['authorization']).toBe(`Bearer ${MODEL_KEY}`);
 
+    // Installed for local runs: into the agents directory, checksum verified, and it loads.
+    const agentsDir = join(dir, 'installed-agents');
+    const installed = await run(
+      'plugin',
+      'install',
+      'acme-helper@1.0.0',
+      '--save',
+      '--agents-dir',
+      agentsDir,
+      ...registry(),
+    );
+    expect(installed.code, installed.err).toBe(0);
+    expect(readFileSync(join(agentsDir, 'acme-helper.yaml'))).toEqual(bytes);
+    expect((await loadAgentDir(agentsDir)).map(agentRef)).toEqual(['agent:acme/helper@1.0.0']);
+
     const searched = await run('plugin', 'search', '--kind', 'agent', '-o', 'json', ...registry());
     expect(JSON.parse(searched.out).results.map((r: { slug: string }) => r.slug)).toEqual([
       'acme-helper',
@@ -206,5 +222,24 @@ describe('agents published to the registry', () => {
     const refused = await run('plugin', 'publish', agent, '--update', ...registry());
     expect(refused.code).not.toBe(0);
     expect(refused.err).toContain('holds a plugin definition');
+    // A published agent is not a plugin a step can run: refused before the run starts.
+    const workflow = {
+      name: 'misuse',
+      steps: [{ name: 'a', plugin: 'acme-helper', action: 'run', input: {} }],
+    };
+    const started = await fetch(`${server.url}/workflows/executions`, {
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${key}`,
+        'content-type': 'application/json',
+        prefer: 'wait=10',
+      },
+      body: JSON.stringify({ workflow }),
+    });
+    expect(started.status).toBe(400);
+    expect(await started.json()).toMatchObject({
+      code: 'VALIDATION',
+      details: { constraint: 'plugins_available', unavailable: ['acme-helper'] },
+    });
   });
 });
