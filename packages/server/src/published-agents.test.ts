@@ -82,7 +82,7 @@ describe.skipIf(!url)(
           payload: JSON.stringify({ workflow }),
         });
       // The announcement is asynchronous: before it, B refuses the unknown agent (400).
-      const deadline = Date.now() + 5000;
+      const deadline = Date.now() + 10_000;
       let answer = await run();
       while (answer.statusCode === 400 && Date.now() < deadline) {
         await new Promise((resolve) => setTimeout(resolve, 50));
@@ -93,6 +93,6 @@ describe.skipIf(!url)(
         status: 'completed',
         result: { steps: { g: { output: { text: 'hello from a published agent' } } } },
       });
-    });
+    }, 60_000);
   },
 );

@@ -43,8 +43,20 @@ export class PublishedAgents {
     }
   }
 
+  /** Refreshes in flight by slug: one at a time per slug, so an older read never wins. */
+  private readonly pending = new Map<string, Promise<void>>();
+
   /** Reads the versions of one slug again (nothing when it is not an agent). */
-  async refresh(slug: string): Promise<void> {
+  refresh(slug: string): Promise<void> {
+    const next = (this.pending.get(slug) ?? Promise.resolve()).then(() => this.reread(slug));
+    this.pending.set(slug, next);
+    void next.finally(() => {
+      if (this.pending.get(slug) === next) this.pending.delete(slug);
+    });
+    return next;
+  }
+
+  private async reread(slug: string): Promise<void> {
     try {
       const state = await this.store.getPlugin(slug);
       const agents: AgentDefinition[] = [];
