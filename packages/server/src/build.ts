@@ -220,9 +220,11 @@ export async function buildServer(
   const tracked = executions ? trackInFlight(executions) : undefined;
   const runtimeSecrets = { get: async (name: string) => compiled.runtimeSecrets[name] };
   const served = tracked
-    ? await serverAgents(compiled.agentsDir, store, runtimeSecrets, (error, slug) =>
-        app.log.error({ err: error, slug }, 'a published agent could not be read'),
-      )
+    ? await serverAgents(compiled.agentsDir, store, runtimeSecrets, {
+        egressAllowlist: compiled.egressAllowlist,
+        onError: (error, slug) =>
+          app.log.error({ err: error, slug }, 'a published agent could not be read'),
+      })
     : undefined;
   const agents = served?.runner;
   publishedAgents.current = served?.published;

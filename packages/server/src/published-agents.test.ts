@@ -47,6 +47,7 @@ describe.skipIf(!url)(
       const server = await buildServer(
         {
           logLevel: 'silent',
+          egressAllowlist: ['127.0.0.0/8'],
           agentsDir: mkdtempSync(join(tmpdir(), 'weft-no-agents-')),
           runtimeSecrets: { MODEL_KEY: 'sk-replica' },
         },

@@ -18,6 +18,8 @@ const PAGE = 100;
 export class PublishedAgents {
   /** Parsed definitions by `slug@version` (a version's bytes never change). */
   private readonly parsed = new Map<string, AgentDefinition>();
+  /** Every definition read from the registry (not those of the local directory). */
+  private readonly fromRegistry = new WeakSet<AgentDefinition>();
   /** The `<namespace>/<name>` each slug was last seen publishing. */
   private readonly names = new Map<string, string>();
 
@@ -26,6 +28,11 @@ export class PublishedAgents {
     private readonly catalog: AgentCatalog,
     private readonly onError: (error: unknown, slug: string) => void = () => {},
   ) {}
+
+  /** Whether `agent` was read from the registry (its author is any key holder). */
+  has(agent: AgentDefinition): boolean {
+    return this.fromRegistry.has(agent);
+  }
 
   /** Reads every published agent. */
   async load(): Promise<void> {
@@ -91,6 +98,7 @@ export class PublishedAgents {
       throw new Error(`${key} no longer loads as an agent: ${checked.problems[0]?.message}`);
     }
     this.parsed.set(key, checked.agent);
+    this.fromRegistry.add(checked.agent);
     return checked.agent;
   }
 }

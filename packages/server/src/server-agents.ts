@@ -1,36 +1,54 @@
 import {
+  agentRef,
   AgentCatalog,
   AgentRunner,
   AiSdkBackend,
   loadAgentDir,
+  providerModel,
   type ActionLookup,
 } from '@weft/agents';
 import type { RegistryStore, SecretsProvider } from '@weft/core';
+import { egressCheckedFetch } from './agent-egress.js';
 import { PublishedAgents } from './published-agents.js';
-import { pluginOf } from './runtime-actions.js';
+import { pluginEgress, pluginOf, type PluginEgress } from './runtime-actions.js';
 
 /**
  * The runner of server-side agent steps: the agent definitions of `agentsDir` (default
  * `./agents`, which may be missing: then none) and those published to the registry (kind
  * `agent`, kept current by the returned {@link PublishedAgents}), the ai-sdk backend, tool
  * schemas from the registry's published plugin definitions, keys from the runtime's secrets
- * (`WEFT_SECRET_<NAME>`).
+ * (`WEFT_SECRET_<NAME>`). The models of published agents are called under the egress policy of
+ * published plugins (`egressAllowlist`); those of the local directory are the operator's own.
  */
 export async function serverAgents(
   agentsDir: string | undefined,
   registry: RegistryStore,
   secrets: SecretsProvider,
-  onError?: (error: unknown, slug: string) => void,
+  options: {
+    egressAllowlist: readonly string[];
+    egress?: Pick<PluginEgress, 'refusal'>;
+    onError?: (error: unknown, slug: string) => void;
+  },
 ): Promise<{ runner: AgentRunner; published: PublishedAgents }> {
   const local = await loadAgentDir(agentsDir ?? 'agents', { missingOk: agentsDir === undefined });
   const catalog = new AgentCatalog(local);
-  const published = new PublishedAgents(registry, catalog, onError);
+  const published = new PublishedAgents(registry, catalog, options.onError);
   await published.load();
+  const egress = options.egress ?? pluginEgress(options.egressAllowlist);
   const runner = new AgentRunner({
     agents: catalog,
     actions: registryActions(registry),
     secrets,
-    backends: [new AiSdkBackend()],
+    backends: [
+      new AiSdkBackend({
+        model: (agent, apiKey, fetch) =>
+          providerModel(
+            agent,
+            apiKey,
+            published.has(agent) ? egressCheckedFetch(fetch, egress, agentRef(agent)) : fetch,
+          ),
+      }),
+    ],
   });
   return { runner, published };
 }

@@ -52,6 +52,8 @@ beforeAll(async () => {
     logLevel: 'silent',
     agentsDir,
     runtimeSecrets: { MODEL_KEY },
+    // Published agents call their models under the egress policy of published plugins.
+    egressAllowlist: ['127.0.0.1/32'],
   });
   key = (await createLocalKey({ dataDir }, { name: 'acme', owner: 'acme' })).key;
 }, 30_000);
@@ -195,6 +197,33 @@ describe('agents published to the registry', () => {
     expect(published.code).not.toBe(0);
     expect(published.err).toMatch(/broken\.yaml:\d+:\d+: error: agent/);
     expect((await get('/plugins/acme-broken')).status).toBe(404);
+  });
+
+  it('calls the model of a published agent only where the egress policy allows', async () => {
+    const outside = agentYaml('1.0.0', 'x')
+      .replace('name: helper', 'name: prober')
+      .replace('http://127.0.0.1:', 'http://127.0.0.2:');
+    expect(
+      (await run('plugin', 'publish', write('prober.yaml', outside), ...registry())).code,
+    ).toBe(0);
+    const seen = model.requests.length;
+    const workflow = {
+      name: 'probe',
+      steps: [{ name: 'p', type: 'agent', agent: 'agent:acme/prober@1', input: { prompt: 'hi' } }],
+    };
+    const answer = await fetch(`${server.url}/workflows/executions`, {
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${key}`,
+        'content-type': 'application/json',
+        prefer: 'wait=20',
+      },
+      body: JSON.stringify({ workflow }),
+    });
+    const record = await answer.json();
+    expect(record.status, JSON.stringify(record)).toBe('failed');
+    expect(JSON.stringify(record)).toContain('is refused');
+    expect(model.requests.length).toBe(seen);
   });
 
   it('keeps kinds apart: an agent is no version of a plugin, and is not an action to run', async () => {
