@@ -220,7 +220,7 @@ describe('agents published to the registry', () => {
       },
       body: JSON.stringify({ workflow }),
     });
-    const record = await answer.json();
+    const record = (await answer.json()) as { status: string };
     expect(record.status, JSON.stringify(record)).toBe('failed');
     expect(JSON.stringify(record)).toContain('is refused');
     expect(model.requests.length).toBe(seen);
