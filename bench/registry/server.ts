@@ -32,6 +32,7 @@ if (config.seed > 0 && !(await store.getPlugin(seededDefinition(0).slug))) {
     const body = new TextEncoder().encode(JSON.stringify(definition));
     const version = {
       version: '1.0.0',
+      kind: 'plugin' as const,
       published_at: at,
       checksum: `sha256:${createHash('sha256').update(body).digest('hex')}`,
       content_type: 'application/json',

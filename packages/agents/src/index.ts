@@ -8,6 +8,7 @@ export {
   type LoadedAgent,
 } from './definition/load.js';
 export { toolsOf, type ToolSpec } from './definition/tools.js';
+export { checkAgentDefinition, type AgentProblem } from './definition/publish-check.js';
 export { Budget, budgetError, type TurnUsage } from './run/budget.js';
 export type {
   ModelTurnEnd,
@@ -24,6 +25,10 @@ export { prepareTools, type ActionDescription, type ActionLookup } from './run/p
 export { AgentRunner, DEFAULT_MAX_RESPONSE_BYTES, type AgentRunnerOptions } from './run/runner.js';
 export { AiSdkBackend, type AiSdkBackendOptions } from './backends/ai-sdk/backend.js';
 export { providerModel, type ModelFactory } from './backends/ai-sdk/models.js';
-export { LangChainBackend, type LangChainBackendOptions } from './backends/langchain/backend.js';
+export {
+  langChainProviderModel,
+  LangChainBackend,
+  type LangChainBackendOptions,
+} from './backends/langchain/backend.js';
 export type { LangChainModel, LangChainModelFactory } from './backends/langchain/models.js';
 export { actionsOfConnectors } from './run/connector-actions.js';

@@ -1,11 +1,14 @@
 import { extname } from 'node:path';
 import {
+  agentDefinition,
+  isAgentSubmission,
   parseDefinitionBytes,
+  registryAgentCheck,
   validateDefinition,
   type DefinitionFormat,
   type DefinitionProblem,
 } from '@weft/server';
-import { ValidationError, type PluginDefinition } from '@weft/core';
+import { ValidationError, type PluginDefinition, type StoredDefinition } from '@weft/core';
 import type { Diagnostic } from '@weft/engine';
 import { LocalInvoker } from '@weft/sdk';
 import type { Io } from './io.js';
@@ -14,9 +17,23 @@ import { readInputFile } from './read-input.js';
 /** Largest plugin definition file: the registry's body limit, 1 MiB. */
 export const MAX_DEFINITION_BYTES = 1024 * 1024;
 
-/** A definition file read and checked locally. */
+/** A definition file read and checked locally: a plugin, or an agent (a top-level `agent`). */
 export type LoadedDefinition =
-  | { ok: true; bytes: Uint8Array; format: DefinitionFormat; definition: PluginDefinition }
+  | {
+      ok: true;
+      kind: 'plugin';
+      bytes: Uint8Array;
+      format: DefinitionFormat;
+      definition: PluginDefinition;
+    }
+  | {
+      ok: true;
+      kind: 'agent';
+      bytes: Uint8Array;
+      format: DefinitionFormat;
+      /** What the registry stores of it: slug `<namespace>-<name>`, the agent in `agent`. */
+      definition: StoredDefinition;
+    }
   | { ok: false; problems: DefinitionProblem[] };
 
 /** `.json` files are JSON; everything else is YAML. */
@@ -25,7 +42,7 @@ export function formatOf(file: string): DefinitionFormat {
 }
 
 /**
- * Reads, parses and validates a plugin definition file with the registry's own rules and, when it
+ * Reads, parses and validates a plugin or agent definition file with the registry's own rules and, when it
  * has a `connector` block, with the very check `--plugins` and `loadConnectors` run (templates
  * read `inputs` and `env`, the fields each kind needs, `${VAR}` set in this environment): what
  * passes here loads in a local run.
@@ -41,13 +58,19 @@ export async function loadDefinitionFile(file: string): Promise<LoadedDefinition
   const format = formatOf(file);
   const parsed = parseDefinitionBytes(read.bytes, format);
   if (!parsed.ok) return { ok: false, problems: parsed.problems };
+  if (isAgentSubmission(parsed.value)) {
+    // The registry's own check of agent definitions (the agents' schema, then the slug).
+    const agent = agentDefinition(registryAgentCheck, read.bytes, format, '');
+    if (!agent.ok) return { ok: false, problems: agent.problems };
+    return { ok: true, kind: 'agent', bytes: read.bytes, format, definition: agent.definition };
+  }
   const checked = validateDefinition(parsed.value);
   if (!checked.ok) return { ok: false, problems: checked.problems };
   if (checked.definition.connector !== undefined) {
     const problems = connectorProblems(read.bytes, file);
     if (problems.length > 0) return { ok: false, problems };
   }
-  return { ok: true, bytes: read.bytes, format, definition: checked.definition };
+  return { ok: true, kind: 'plugin', bytes: read.bytes, format, definition: checked.definition };
 }
 
 /** Prints problems as `file:line:column: error: field: message`. */
@@ -69,6 +92,12 @@ export function localLoadProblems(bytes: Uint8Array, file: string): DefinitionPr
   return typeof value === 'object' && value?.connector !== undefined
     ? connectorProblems(bytes, file)
     : [];
+}
+
+/** What keeps downloaded agent definition bytes from loading in a local run (`--agents`). */
+export function agentLoadProblems(bytes: Uint8Array): DefinitionProblem[] {
+  const checked = registryAgentCheck(bytes, 'yaml');
+  return checked.ok ? [] : checked.problems;
 }
 
 /** What loading the definition as a connector (the SDK's check) finds wrong; empty when none. */

@@ -1,11 +1,12 @@
 import {
   NotFoundError,
   ValidationError,
-  type PluginDefinition,
   type PluginDetail,
   type PluginState,
+  type StoredDefinition,
   type VersionRecord,
 } from '@weft/core';
+import { agentRefOf, type AgentSummary } from './agent-kind.js';
 import { versionProblem } from './rules/names.js';
 import { availableVersions, latestVersion } from './rules/versions.js';
 
@@ -46,13 +47,14 @@ export function pickVersion(
 export function buildDetail(
   state: PluginState,
   record: VersionRecord,
-  definition: PluginDefinition,
+  definition: StoredDefinition,
   baseUrl: string,
 ): PluginDetail {
   const { plugin } = state;
   const slug = plugin.slug;
   return {
     slug,
+    kind: plugin.kind,
     version: record.version,
     name: definition.name,
     description: definition.description,
@@ -89,10 +91,13 @@ export function buildDetail(
     signature_key_id: record.signature_key_id,
     owner: plugin.owner,
     ...optional(definition),
+    ...(plugin.kind === 'agent' && definition.agent
+      ? { agent: definition.agent, ref: agentRefOf(definition.agent as AgentSummary) }
+      : {}),
   };
 }
 
-function optional(definition: PluginDefinition) {
+function optional(definition: StoredDefinition) {
   const { changelog, dependencies, compatibility, security, support } = definition;
   return Object.fromEntries(
     Object.entries({ changelog, dependencies, compatibility, security, support }).filter(

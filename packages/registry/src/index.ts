@@ -28,3 +28,5 @@ export { slugKey, slugProblem, versionProblem } from './rules/names.js';
 export { latestVersion, availableVersions } from './rules/versions.js';
 export type { RegistryClock } from './rules/clock.js';
 export { SEARCH_LIMITS } from './search-query.js';
+export { agentDefinition, agentSlug, agentRefOf, isAgentSubmission } from './agent-kind.js';
+export type { AgentDefinitionCheck, AgentCheckResult, AgentSummary } from './agent-kind.js';

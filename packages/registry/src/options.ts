@@ -1,5 +1,6 @@
 import { noPluginUsage, type PluginUsage, type RegistryStore } from '@weft/core';
 import { Authenticator, type Authenticate } from '@weft/identity';
+import type { AgentDefinitionCheck } from './agent-kind.js';
 import type { RegistryClock } from './rules/clock.js';
 
 /** Options of the registry. */
@@ -38,6 +39,16 @@ export interface RegistryOptions {
   downloadFlushMs?: number;
   /** Most cached answers. Default 10,000. */
   cacheSize?: number;
+  /**
+   * Checks agent definitions (a body with a top-level `agent`), which are then stored with kind
+   * `agent`. Default: none, and agent definitions are refused (`VALIDATION`).
+   */
+  agents?: AgentDefinitionCheck;
+  /**
+   * Called after a change of this process to a slug is committed, before its answer is sent
+   * (the server refreshes the agents it resolves from the registry).
+   */
+  onChange?: (slug: string) => Promise<void> | void;
 }
 
 /** {@link RegistryOptions} with every default filled in. */
@@ -53,6 +64,8 @@ export interface CompiledRegistryOptions {
   cacheTtlMs: number;
   cacheSize: number;
   downloadFlushMs: number;
+  agents: AgentDefinitionCheck | undefined;
+  onChange: ((slug: string) => Promise<void> | void) | undefined;
 }
 
 /** Default body limit: 1 MiB. */
@@ -72,5 +85,7 @@ export function compileRegistryOptions(options: RegistryOptions): CompiledRegist
     cacheTtlMs: options.cacheTtlMs ?? 10_000,
     cacheSize: options.cacheSize ?? 10_000,
     downloadFlushMs: options.downloadFlushMs ?? 1000,
+    agents: options.agents,
+    onChange: options.onChange,
   };
 }

@@ -2,9 +2,10 @@ import { createHash } from 'node:crypto';
 import {
   ValidationError,
   type NewVersion,
-  type PluginDefinition,
   type RegistryStore,
+  type StoredDefinition,
 } from '@weft/core';
+import { agentDefinition, isAgentSubmission, type AgentDefinitionCheck } from './agent-kind.js';
 import {
   parseDefinitionBytes,
   type DefinitionFormat,
@@ -24,10 +25,14 @@ export function contentTypeOf(format: DefinitionFormat): string {
 }
 
 /** Throws the VALIDATION error of a list of problems: the first names field and constraint. */
-export function problemsError(problems: readonly DefinitionProblem[]): ValidationError {
+export function problemsError(
+  problems: readonly DefinitionProblem[],
+  what = 'plugin definition',
+): ValidationError {
   const first = problems[0] ?? { field: '', constraint: 'invalid', message: 'invalid definition' };
   const more = problems.length > 1 ? ` (and ${problems.length - 1} more problems)` : '';
-  return new ValidationError(`invalid plugin definition: ${first.message}${more}`, {
+  const at = first.line !== undefined ? ` (line ${first.line}, column ${first.column})` : '';
+  return new ValidationError(`invalid ${what}: ${first.message}${at}${more}`, {
     field: first.field,
     constraint: first.constraint,
     problems: problems.map((p) => ({ ...p })),
@@ -36,20 +41,38 @@ export function problemsError(problems: readonly DefinitionProblem[]): Validatio
 
 /**
  * Parses and checks a submitted definition and, when it is signed, verifies the signature
- * against the owner's keys. Nothing is stored.
+ * against the owner's keys. A definition with a top-level `agent` is an agent (kind `agent`),
+ * checked by `agents` (see {@link agentDefinition}). Nothing is stored.
  */
 export async function prepareVersion(
   store: RegistryStore,
   submission: { bytes: Uint8Array; format: DefinitionFormat; parsed?: unknown },
   owner: string,
   at: string,
-): Promise<{ definition: PluginDefinition; version: NewVersion }> {
+  agents?: AgentDefinitionCheck,
+): Promise<{ definition: StoredDefinition; version: NewVersion }> {
   const { bytes, format } = submission;
   let value = submission.parsed;
   if (value === undefined) {
     const parsed = parseDefinitionBytes(bytes, format);
     if (!parsed.ok) throw problemsError(parsed.problems);
     value = parsed.value;
+  }
+  if (isAgentSubmission(value)) {
+    const agent = agentDefinition(agents, bytes, format, owner);
+    if (!agent.ok) throw problemsError(agent.problems, 'agent definition');
+    const definition = agent.definition;
+    const version: NewVersion = {
+      kind: 'agent',
+      version: definition.version,
+      published_at: at,
+      checksum: checksumOf(bytes),
+      content_type: contentTypeOf(format),
+      body: bytes,
+      definition,
+      signature_key_id: null,
+    };
+    return { definition, version };
   }
   const checked = validateDefinition(value);
   if (!checked.ok) throw problemsError(checked.problems);
@@ -68,6 +91,7 @@ export async function prepareVersion(
   return {
     definition,
     version: {
+      kind: 'plugin',
       version: definition.version,
       published_at: at,
       checksum: checksumOf(bytes),

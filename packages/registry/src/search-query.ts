@@ -1,9 +1,18 @@
-import { exactKey, searchWords, ValidationError, type SearchQuery } from '@weft/core';
+import {
+  exactKey,
+  PLUGIN_KINDS,
+  searchWords,
+  ValidationError,
+  type PluginKind,
+  type SearchQuery,
+} from '@weft/core';
 
 /** Raw search parameters (already typed by the route schema). */
 export interface SearchParams {
   q?: string;
   tag?: string;
+  /** `plugin` or `agent`: only entries of this kind. */
+  kind?: string;
   limit?: number;
   offset?: number;
 }
@@ -44,7 +53,21 @@ export function toSearchQuery(params: SearchParams): SearchQuery | null {
       constraint: 'max_words',
     });
   }
+  const kind = params.kind === undefined || params.kind === '' ? undefined : params.kind;
+  if (kind !== undefined && !PLUGIN_KINDS.includes(kind as PluginKind)) {
+    throw new ValidationError(`kind must be one of ${PLUGIN_KINDS.join(', ')}`, {
+      field: 'kind',
+      constraint: 'enum',
+    });
+  }
   const tag = params.tag?.trim().toLowerCase();
   if (words.length === 0 && exact !== '') return null;
-  return { words, exact, tag: tag === '' ? undefined : tag, limit, offset };
+  return {
+    words,
+    exact,
+    tag: tag === '' ? undefined : tag,
+    ...(kind !== undefined ? { kind: kind as PluginKind } : {}),
+    limit,
+    offset,
+  };
 }

@@ -94,15 +94,16 @@ export class RegistryService {
   async search(params: SearchParams): Promise<string> {
     const query = toSearchQuery(params);
     if (query === null) return NO_RESULTS;
-    const key = `s\0${query.exact}\0${query.tag ?? ''}\0${query.limit}\0${query.offset}`;
+    const key = `s\0${query.exact}\0${query.tag ?? ''}\0${query.kind ?? ''}\0${query.limit}\0${query.offset}`;
     const cached = this.cache.search(key);
     if (cached !== undefined) return cached;
     return this.shared(`search\0${key}`, this.cache.searchStamp(), async (stamp) => {
       const { total, plugins } = await this.options.store.search(query);
       const answer: SearchResponse = {
         total,
-        results: plugins.map(({ slug, listing, downloads, created_at, updated_at }) => ({
+        results: plugins.map(({ slug, kind, listing, downloads, created_at, updated_at }) => ({
           slug,
+          kind,
           name: listing!.name,
           description: listing!.description,
           version: listing!.latest_version,
@@ -200,6 +201,7 @@ export class RegistryService {
       submission,
       principal.owner,
       at,
+      this.options.agents,
     );
     const slug = definition.slug;
     const key = slugKey(slug);
@@ -231,6 +233,7 @@ export class RegistryService {
       submission,
       principal.owner,
       at,
+      this.options.agents,
     );
     if (definition.slug !== slug) {
       throw new ValidationError(
@@ -301,14 +304,17 @@ export class RegistryService {
     decide: (state: PluginState | undefined, confusableWith: string | undefined) => Decision<T>,
   ): Promise<T> {
     let changed = !dryRun;
+    let result: T;
     try {
-      return await this.options.store.modifyPlugin<T>(slug, key, decide);
+      result = await this.options.store.modifyPlugin<T>(slug, key, decide);
     } catch (error) {
       if (error instanceof WeftError) changed = false;
       throw error;
     } finally {
       if (changed) this.cache.changed(slug);
     }
+    if (changed) await this.options.onChange?.(slug);
+    return result;
   }
 
   /** `GET /plugins/{slug}/analytics`: owner only. */

@@ -1,3 +1,4 @@
+import { registryAgentCheck, type PublishedAgents } from './published-agents.js';
 import { serverAgents } from './server-agents.js';
 import { readFileSync } from 'node:fs';
 import { LogController, type FastifyInstance, type FastifyServerOptions } from 'fastify';
@@ -173,10 +174,14 @@ export async function buildServer(
     throw error;
   }
   const authenticate = identity.authenticator.authenticate;
+  // Agents published to the registry, resolved by agent steps (set once the runtime is built).
+  const publishedAgents: { current?: PublishedAgents | undefined } = {};
   await app.register(
     registryPlugin({
       store,
       authenticate,
+      agents: registryAgentCheck,
+      onChange: (slug) => publishedAgents.current?.refresh(slug),
       private: compiled.private,
       ...(compiled.publicUrl ? { publicUrl: compiled.publicUrl } : {}),
       ...(compiled.bodyLimit !== undefined ? { bodyLimit: compiled.bodyLimit } : {}),
@@ -226,8 +231,21 @@ export async function buildServer(
   const brokered = await openServerBroker(compiled, dependencies.broker);
   const tracked = executions ? trackInFlight(executions) : undefined;
   const runtimeSecrets = { get: async (name: string) => compiled.runtimeSecrets[name] };
-  const agents = tracked
-    ? await serverAgents(compiled.agentsDir, store, runtimeSecrets, telemetry.tracing?.modelTurns)
+  const served = tracked
+    ? await serverAgents(compiled.agentsDir, store, runtimeSecrets, {
+        egressAllowlist: compiled.egressAllowlist,
+        turns: telemetry.tracing?.modelTurns,
+        onError: (error, slug) =>
+          app.log.error({ err: error, slug }, 'a published agent could not be read'),
+      })
+    : undefined;
+  const agents = served?.runner;
+  publishedAgents.current = served?.published;
+  // Another replica's publications (PostgreSQL): read again when announced, all when missed.
+  const unwatchAgents = served
+    ? await store.watchPluginChanges((slug) => {
+        void (slug === null ? served.published.load() : served.published.refresh(slug));
+      })
     : undefined;
   const runtime = tracked
     ? new Runtime({
@@ -294,6 +312,7 @@ export async function buildServer(
   await runtime?.start();
   const close = async () => {
     identity.close();
+    await unwatchAgents?.();
     await triggers?.close();
     await runtime?.close();
     await app.close();

@@ -18,6 +18,9 @@ export {
   signDefinition,
   verifyDefinitionSignature,
   renderOpenApi,
+  agentDefinition,
+  isAgentSubmission,
 } from '@weft/registry';
+export { registryAgentCheck } from './published-agents.js';
 export type { DefinitionFormat, DefinitionProblem } from '@weft/registry';
 export { renderServerOpenApi } from './openapi.js';

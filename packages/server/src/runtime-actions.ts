@@ -161,7 +161,8 @@ export class RouterAndRegistryActions implements ServerActions {
 
   private async published(slug: string, version?: string): Promise<boolean> {
     const state = await this.registry.getPlugin(slug);
-    if (!state) return false;
+    // A published agent (kind `agent`) has no actions to run.
+    if (!state || state.plugin.kind !== 'plugin') return false;
     return state.versions.some(
       (v) => v.status !== 'removed' && (version === undefined || v.version === version),
     );

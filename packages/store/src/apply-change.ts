@@ -28,6 +28,7 @@ export async function applyChange(
         .values({
           slug,
           slug_key: change.slug_key,
+          kind: change.version.kind,
           owner: change.owner,
           created_at: change.at,
           updated_at: change.at,

@@ -7,6 +7,8 @@ import type { AuditEntriesTable } from './audit-migration.js';
 export interface PluginsTable {
   slug: string;
   slug_key: string;
+  /** `plugin` or `agent` (migration 0015). */
+  kind: Generated<string>;
   owner: string;
   created_at: string;
   updated_at: string;

@@ -209,6 +209,16 @@ function migrations(dialect: Dialect): Record<string, Migration> {
         await db.schema.alterTable('executions').addColumn('trace_context', 'text').execute();
       },
     },
+    '0015_plugin_kind': {
+      // What a slug holds: `plugin`, or `agent` for a published agent definition; search
+      // filters by it. Slugs stored before are plugins.
+      async up(db: Kysely<unknown>) {
+        await db.schema
+          .alterTable('plugins')
+          .addColumn('kind', 'text', (c) => c.notNull().defaultTo('plugin'))
+          .execute();
+      },
+    },
   };
 }
 

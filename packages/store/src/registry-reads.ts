@@ -1,7 +1,7 @@
 import type BetterSqlite3 from 'better-sqlite3';
 import type pg from 'pg';
 import { CompiledQuery, type Kysely } from 'kysely';
-import type { PluginDefinition, PluginState } from '@weft/core';
+import type { PluginState, StoredDefinition } from '@weft/core';
 import type { Database, Dialect } from './database.js';
 import { toPluginRecord, toVersionRecord, VERSION_COLUMNS } from './rows.js';
 
@@ -87,7 +87,7 @@ function detailText(dialect: Dialect): string {
     dialect === 'postgres'
       ? `json_agg(json_build_object(${pairs}))`
       : `json_group_array(json_object(${pairs}))`;
-  return `SELECT p.slug, p.slug_key, p.owner, p.created_at, p.updated_at, p.downloads,
+  return `SELECT p.slug, p.slug_key, p.kind, p.owner, p.created_at, p.updated_at, p.downloads,
       p.latest_version, p.name, p.description, p.author, p.tags,
       (SELECT ${versions} FROM plugin_versions v WHERE v.slug = p.slug) AS versions,
       (SELECT v.definition FROM plugin_versions v
@@ -110,7 +110,7 @@ export async function readDetail(
   runner: SqlRunner,
   slug: string,
   version: string | undefined,
-): Promise<{ state: PluginState; definition: PluginDefinition | undefined } | undefined> {
+): Promise<{ state: PluginState; definition: StoredDefinition | undefined } | undefined> {
   const [row] = await runner.all(DETAIL_TEXTS[runner.dialect], [version ?? null, slug]);
   if (!row) return undefined;
   const versions = fromJson<Parameters<typeof toVersionRecord>[0][] | null>(row['versions']);
@@ -123,6 +123,6 @@ export async function readDetail(
     definition:
       definition === null || definition === undefined
         ? undefined
-        : fromJson<PluginDefinition>(definition),
+        : fromJson<StoredDefinition>(definition),
   };
 }

@@ -35,6 +35,7 @@ function definition(
 function newVersion(def: PluginDefinition, at = AT): NewVersion {
   const body = new TextEncoder().encode(JSON.stringify(def));
   return {
+    kind: 'plugin',
     version: def.version,
     published_at: at,
     checksum: `sha256:${def.version}`,

@@ -6,12 +6,12 @@ import {
   type Decision,
   type DownloadCount,
   type DownloadStats,
-  type PluginDefinition,
   type PluginRecord,
   type PluginState,
   type RegistryStore,
   type SearchQuery,
   type SigningKeyRecord,
+  type StoredDefinition,
 } from '@weft/core';
 import { applyChange } from './apply-change.js';
 import type { PgChangeFeed } from './pg-change-feed.js';
@@ -122,18 +122,18 @@ export class KyselyRegistryStore implements RegistryStore {
   getDetail(
     slug: string,
     version: string | undefined,
-  ): Promise<{ state: PluginState; definition: PluginDefinition | undefined } | undefined> {
+  ): Promise<{ state: PluginState; definition: StoredDefinition | undefined } | undefined> {
     return readDetail(this.runner, slug, version);
   }
 
-  async getDefinition(slug: string, version: string): Promise<PluginDefinition | undefined> {
+  async getDefinition(slug: string, version: string): Promise<StoredDefinition | undefined> {
     const row = await this.db
       .selectFrom('plugin_versions')
       .select('definition')
       .where('slug', '=', slug)
       .where('version', '=', version)
       .executeTakeFirst();
-    return row ? (JSON.parse(row.definition) as PluginDefinition) : undefined;
+    return row ? (JSON.parse(row.definition) as StoredDefinition) : undefined;
   }
 
   async getBody(slug: string, version: string): Promise<Uint8Array | undefined> {

@@ -1,5 +1,5 @@
 import type { Selectable } from 'kysely';
-import type { PluginRecord, VersionRecord, VersionStatus } from '@weft/core';
+import type { PluginKind, PluginRecord, VersionRecord, VersionStatus } from '@weft/core';
 import type { PluginsTable, PluginVersionsTable } from './database.js';
 
 /** A `plugins` row as a {@link PluginRecord}. */
@@ -7,6 +7,7 @@ export function toPluginRecord(row: Omit<Selectable<PluginsTable>, 'name_key'>):
   return {
     slug: row.slug,
     slug_key: row.slug_key,
+    kind: row.kind === 'agent' ? 'agent' : ('plugin' satisfies PluginKind),
     owner: row.owner,
     created_at: row.created_at,
     updated_at: row.updated_at,
@@ -28,6 +29,7 @@ export function toPluginRecord(row: Omit<Selectable<PluginsTable>, 'name_key'>):
 export const PLUGIN_COLUMNS = [
   'slug',
   'slug_key',
+  'kind',
   'owner',
   'created_at',
   'updated_at',

@@ -3,9 +3,20 @@ import type { Dialect } from './database.js';
 import type { Row, SqlRunner } from './registry-reads.js';
 import { toPluginRecord } from './rows.js';
 
-const COLUMNS = `p.slug, p.slug_key, p.owner, p.created_at, p.updated_at, p.downloads,
+const COLUMNS = `p.slug, p.slug_key, p.kind, p.owner, p.created_at, p.updated_at, p.downloads,
   p.latest_version, p.name, p.description, p.author, p.tags`;
 const TAG_FILTER = 'AND EXISTS (SELECT 1 FROM plugin_tags t WHERE t.slug = p.slug AND t.tag = ?)';
+const KIND_FILTER = 'AND p.kind = ?';
+
+/** Which filters a query has: the tag's, then the kind's. */
+interface Filters {
+  tag: boolean;
+  kind: boolean;
+}
+
+function filterText(filters: Filters): string {
+  return `${filters.tag ? TAG_FILTER : ''} ${filters.kind ? KIND_FILTER : ''}`;
+}
 
 /**
  * The matching plugins with their rank, from the database's own full-text index: every word
@@ -14,8 +25,8 @@ const TAG_FILTER = 'AND EXISTS (SELECT 1 FROM plugin_tags t WHERE t.slug = p.slu
  * (description). Only narrow columns are ranked and sorted; the page's rows are read
  * afterwards. Placeholders are filled by {@link matchParams}.
  */
-function matchesText(dialect: Dialect, tag: boolean): string {
-  const filter = tag ? TAG_FILTER : '';
+function matchesText(dialect: Dialect, filters: Filters): string {
+  const filter = filterText(filters);
   if (dialect === 'postgres') {
     return `SELECT p.slug, p.downloads, CASE WHEN p.slug = ? OR p.name_key = ? THEN 0
         WHEN p.search_name @@ q.query THEN 1 WHEN p.search_tags @@ q.query THEN 2 ELSE 3 END AS rank
@@ -36,9 +47,9 @@ function matchesText(dialect: Dialect, tag: boolean): string {
 }
 
 /** Every listed plugin (no words), rank 0. */
-function browseText(tag: boolean): string {
+function browseText(filters: Filters): string {
   return `SELECT p.slug, p.downloads, 0 AS rank FROM plugins p
-    WHERE p.latest_version IS NOT NULL ${tag ? TAG_FILTER : ''}`;
+    WHERE p.latest_version IS NOT NULL ${filterText(filters)}`;
 }
 
 /** One page of ranked matches with the count of all of them, in one statement. */
@@ -53,11 +64,11 @@ function pageText(dialect: Dialect, matches: string): string {
 
 const texts = new Map<string, { page: string; count: string }>();
 
-function textsOf(dialect: Dialect, words: boolean, tag: boolean) {
-  const key = `${dialect}/${words}/${tag}`;
+function textsOf(dialect: Dialect, words: boolean, filters: Filters) {
+  const key = `${dialect}/${words}/${filters.tag}/${filters.kind}`;
   let found = texts.get(key);
   if (!found) {
-    const matches = words ? matchesText(dialect, tag) : browseText(tag);
+    const matches = words ? matchesText(dialect, filters) : browseText(filters);
     found = { page: pageText(dialect, matches), count: `SELECT count(*) AS n FROM (${matches}) m` };
     texts.set(key, found);
   }
@@ -66,7 +77,10 @@ function textsOf(dialect: Dialect, words: boolean, tag: boolean) {
 
 /** Parameters of the matches query, in placeholder order. */
 function matchParams(dialect: Dialect, query: SearchQuery): unknown[] {
-  const tag = query.tag === undefined ? [] : [query.tag];
+  const tag = [
+    ...(query.tag === undefined ? [] : [query.tag]),
+    ...(query.kind === undefined ? [] : [query.kind]),
+  ];
   if (query.words.length === 0) return tag;
   if (dialect === 'postgres') {
     const tsquery = query.words.map((w) => `${w}:*`).join(' & ');
@@ -95,7 +109,10 @@ export async function searchPlugins(
   runner: SqlRunner,
   query: SearchQuery,
 ): Promise<{ total: number; plugins: PluginRecord[] }> {
-  const { page, count } = textsOf(runner.dialect, query.words.length > 0, query.tag !== undefined);
+  const { page, count } = textsOf(runner.dialect, query.words.length > 0, {
+    tag: query.tag !== undefined,
+    kind: query.kind !== undefined,
+  });
   const params = matchParams(runner.dialect, query);
   const rows = await runner.all(page, [...params, query.limit, query.offset]);
   let total = rows.length > 0 ? Number(rows[0]!['total']) : 0;

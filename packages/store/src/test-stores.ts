@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
-import type { PluginDefinition, RegistryStore } from '@weft/core';
+import type { PluginDefinition, PluginKind, RegistryStore } from '@weft/core';
 import { openStore } from './open.js';
 
 /** A throwaway store for tests, and how to get rid of it. */
@@ -44,7 +44,11 @@ export async function openTestStore(
 }
 
 /** Publishes `slug` at 1.0.0 through `store`, as the registry does (for store tests). */
-export async function createTestPlugin(store: RegistryStore, slug: string): Promise<void> {
+export async function createTestPlugin(
+  store: RegistryStore,
+  slug: string,
+  kind: PluginKind = 'plugin',
+): Promise<void> {
   const definition = {
     slug,
     version: '1.0.0',
@@ -63,6 +67,7 @@ export async function createTestPlugin(store: RegistryStore, slug: string): Prom
       slug_key: slugKey,
       at,
       version: {
+        kind,
         version: '1.0.0',
         published_at: at,
         checksum: 'sha256:x',

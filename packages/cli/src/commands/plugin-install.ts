@@ -13,7 +13,7 @@ import {
   type RegistryFlags,
 } from '../registry-client.js';
 import { fetchVerified } from '../fetch-definition.js';
-import { localLoadProblems, printProblems } from '../plugin-file.js';
+import { agentLoadProblems, localLoadProblems, printProblems } from '../plugin-file.js';
 
 /** `weft plugin install <slug>[@<version>] [--registry URL] [--save]`. */
 export function registerPluginInstall(
@@ -24,15 +24,19 @@ export function registerPluginInstall(
   parent
     .command('install')
     .description(
-      'download a plugin definition, verify its SHA-256, and with --save write ./plugins/<slug>.yaml',
+      'download a plugin definition, verify its SHA-256, and with --save write ./plugins/<slug>.yaml (an agent: ./agents/<slug>.yaml)',
     )
     .argument('<plugin>', 'slug, or slug@version (default: the latest version)')
     .addOption(registryOption())
     .addOption(apiKeyOption())
     .option('--save', 'write ./plugins/<slug>.yaml (otherwise the definition is printed)')
-    .option('--plugins-dir <dir>', 'where --save writes', './plugins')
+    .option('--plugins-dir <dir>', 'where --save writes a plugin', './plugins')
+    .option('--agents-dir <dir>', 'where --save writes an agent (kind agent)', './agents')
     .action(
-      async (specifier: string, flags: RegistryFlags & { save?: boolean; pluginsDir: string }) =>
+      async (
+        specifier: string,
+        flags: RegistryFlags & { save?: boolean; pluginsDir: string; agentsDir: string },
+      ) =>
         guard(io, setExit, async () => {
           const { slug, version } = parseSpecifier(specifier);
           const client = new RegistryClient(flags);
@@ -47,23 +51,25 @@ export function registerPluginInstall(
               field: 'slug',
               constraint: 'matches',
             });
+          const agent = detail.kind === 'agent';
+          const dir = agent ? flags.agentsDir : flags.pluginsDir;
           if (!flags.save) {
             io.out(new TextDecoder().decode(bytes));
             io.err(
-              `verified ${slug}@${detail.version} (${detail.checksum}); add --save to write ${flags.pluginsDir}/${slug}.yaml\n`,
+              `verified ${slug}@${detail.version} (${detail.checksum}); add --save to write ${dir}/${slug}.yaml\n`,
             );
             return EXIT.ok;
           }
-          const where = `${flags.pluginsDir}/${slug}.yaml`;
-          const problems = localLoadProblems(bytes, where);
+          const where = `${dir}/${slug}.yaml`;
+          const problems = agent ? agentLoadProblems(bytes) : localLoadProblems(bytes, where);
           if (problems.length > 0) {
             printProblems(io, `${slug}@${detail.version}`, problems);
             io.err(
-              `error: ${slug}@${detail.version} would not load in local runs (--plugins), so it was not saved; report it to its author\n`,
+              `error: ${slug}@${detail.version} would not load in local runs (${agent ? '--agents' : '--plugins'}), so it was not saved; report it to its author\n`,
             );
             return EXIT.invalid;
           }
-          const target = await saveInstalled(pluginsDir(flags.pluginsDir), slug, bytes, {
+          const target = await saveInstalled(pluginsDir(dir), slug, bytes, {
             version: detail.version,
             registry: client.baseUrl,
             checksum: checksumOf(bytes),

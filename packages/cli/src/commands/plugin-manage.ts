@@ -24,6 +24,7 @@ export function registerPluginManage(
     .description('search the registry (name, tags, description; words match as prefixes)')
     .argument('[query]', 'words to look for', '')
     .option('--tag <tag>', 'only plugins with this tag')
+    .option('--kind <kind>', 'only entries of this kind: plugin, or agent')
     .option('--limit <n>', 'results per page (1 to 100)', '20')
     .addOption(registryOption())
     .addOption(apiKeyOption())
@@ -31,13 +32,14 @@ export function registerPluginManage(
     .action(
       async (
         query: string,
-        flags: RegistryFlags & { tag?: string; limit: string; output: string },
+        flags: RegistryFlags & { tag?: string; kind?: string; limit: string; output: string },
       ) =>
         guard(io, setExit, async () => {
           const params = new URLSearchParams({
             q: query,
             limit: flags.limit,
             ...(flags.tag ? { tag: flags.tag } : {}),
+            ...(flags.kind ? { kind: flags.kind } : {}),
           });
           const answer = (
             await new RegistryClient(flags).expectOk('GET', `/plugins/search?${params}`)

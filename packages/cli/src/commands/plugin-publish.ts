@@ -23,12 +23,17 @@ export function registerPluginPublish(
 ): void {
   parent
     .command('publish')
-    .description('publish a plugin definition (POST), or a new version of it with --update (PUT)')
-    .argument('<file>', 'plugin definition file (YAML, or JSON by its .json extension)')
+    .description(
+      'publish a plugin or agent definition (POST), or a new version of it with --update (PUT)',
+    )
+    .argument(
+      '<file>',
+      'plugin or agent definition file (YAML, or JSON by its .json extension); an agent (top-level agent) is published as <namespace>-<name>, kind agent',
+    )
     .addOption(registryOption())
     .addOption(apiKeyOption())
     .option('--dry-run', 'let the registry check everything, store nothing')
-    .option('--update', 'publish a new version of an existing plugin')
+    .option('--update', 'publish a new version of an existing plugin or agent')
     .action(async (file: string, flags: PublishFlags) =>
       guard(io, setExit, async () => {
         const loaded = await loadDefinitionFile(file);

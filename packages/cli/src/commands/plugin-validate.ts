@@ -11,8 +11,10 @@ export function registerPluginValidate(
 ): void {
   parent
     .command('validate')
-    .description('check a plugin definition (YAML or JSON) with the rules the registry applies')
-    .argument('<file>', 'plugin definition file')
+    .description(
+      'check a plugin or agent definition (YAML or JSON) with the rules the registry applies',
+    )
+    .argument('<file>', 'plugin or agent definition file')
     .action(async (file: string) => {
       const loaded = await loadDefinitionFile(file);
       if (!loaded.ok) {
@@ -21,6 +23,12 @@ export function registerPluginValidate(
           `${file}: ${loaded.problems.length} error${loaded.problems.length === 1 ? '' : 's'}\n`,
         );
         setExit(EXIT.invalid);
+        return;
+      }
+      if (loaded.kind === 'agent') {
+        const { slug, version, name } = loaded.definition;
+        io.out(`ok ${file}: agent agent:${name}@${version}, published as ${slug}\n`);
+        setExit(EXIT.ok);
         return;
       }
       const { slug, version, actions, signature } = loaded.definition;

@@ -1,12 +1,18 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { PluginAction, PluginEnvironmentVariable } from './definition.js';
 
+/** `plugin`, or `agent` for a published agent definition (docs/agents.md#publishing). */
+export const PluginKindSchema = Type.Union([Type.Literal('plugin'), Type.Literal('agent')], {
+  description: 'plugin, or agent for a published agent definition',
+});
+
 const Timestamp = (description: string) =>
   Type.String({ format: 'date-time', description: `${description} (ISO 8601 UTC)` });
 
 /** Plugin summary, one element of search results (docs/registry.md#plugin-summary). */
 export const PluginSummary = Type.Object({
   slug: Type.String(),
+  kind: PluginKindSchema,
   name: Type.String(),
   description: Type.String(),
   version: Type.String({ description: 'Latest version' }),
@@ -36,6 +42,7 @@ export type Deprecation = Static<typeof Deprecation>;
 /** Plugin detail (docs/registry.md#plugin-detail) plus the verification data (docs/registry.md#checksums-and-signatures). */
 export const PluginDetail = Type.Object({
   slug: Type.String(),
+  kind: PluginKindSchema,
   version: Type.String({ description: 'The version returned' }),
   name: Type.String(),
   description: Type.String(),
@@ -71,6 +78,15 @@ export const PluginDetail = Type.Object({
   ),
   security: Type.Optional(Type.String()),
   support: Type.Optional(Type.String()),
+  agent: Type.Optional(
+    Type.Record(Type.String(), Type.Unknown(), {
+      description:
+        'kind agent: the agent definition of this version (docs/agents.md#publishing); actions is empty',
+    }),
+  ),
+  ref: Type.Optional(
+    Type.String({ description: 'kind agent: how a workflow names it, agent:<namespace>/<name>' }),
+  ),
 });
 export type PluginDetail = Static<typeof PluginDetail>;
 

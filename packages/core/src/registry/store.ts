@@ -1,6 +1,15 @@
 import type { ApiKeyRecord, SigningKeyRecord } from './keys.js';
 import type { PluginDefinition } from './plugin-definition.js';
 
+/**
+ * What a registry entry holds: a plugin definition, or an agent definition (a file with a
+ * top-level `agent`, docs/agents.md#publishing). A slug keeps the kind of its first version.
+ */
+export type PluginKind = 'plugin' | 'agent';
+
+/** Every {@link PluginKind}. */
+export const PLUGIN_KINDS: readonly PluginKind[] = ['plugin', 'agent'];
+
 /** State of one version of a plugin (docs/registry.md#version-states). */
 export type VersionStatus = 'published' | 'deprecated' | 'removed';
 
@@ -34,6 +43,8 @@ export interface PluginRecord {
   slug: string;
   /** The slug without `-`, `_` and `.`: two slugs with the same key are confusable. */
   slug_key: string;
+  /** `plugin`, or `agent` for a published agent definition. */
+  kind: PluginKind;
   owner: string;
   created_at: string;
   updated_at: string;
@@ -48,14 +59,23 @@ export interface PluginState {
   versions: VersionRecord[];
 }
 
+/**
+ * What the registry stores of a version: a plugin definition, or, for a version of kind `agent`,
+ * the plugin-shaped summary of the agent (name, description, no actions) with the agent
+ * definition itself in `agent`.
+ */
+export type StoredDefinition = PluginDefinition & { agent?: Record<string, unknown> };
+
 /** A version to store, with its exact bytes and parsed definition. */
 export interface NewVersion {
+  /** The kind of the definition (the slug's kind when it is created). */
+  kind: PluginKind;
   version: string;
   published_at: string;
   checksum: string;
   content_type: string;
   body: Uint8Array;
-  definition: PluginDefinition;
+  definition: StoredDefinition;
   signature_key_id: string | null;
 }
 
@@ -89,6 +109,8 @@ export interface SearchQuery {
   /** The whole query folded by `exactKey`, for exact slug or name matches. */
   exact: string;
   tag: string | undefined;
+  /** Only entries of this kind; undefined: every kind. */
+  kind?: PluginKind | undefined;
   limit: number;
   offset: number;
 }
@@ -140,9 +162,9 @@ export interface RegistryStore {
   getDetail(
     slug: string,
     version: string | undefined,
-  ): Promise<{ state: PluginState; definition: PluginDefinition | undefined } | undefined>;
+  ): Promise<{ state: PluginState; definition: StoredDefinition | undefined } | undefined>;
   /** The stored definition of one version (removed ones included). */
-  getDefinition(slug: string, version: string): Promise<PluginDefinition | undefined>;
+  getDefinition(slug: string, version: string): Promise<StoredDefinition | undefined>;
   /** The exact bytes of one version. */
   getBody(slug: string, version: string): Promise<Uint8Array | undefined>;
   /** Adds counted downloads (per plugin, version and UTC day), all in one transaction. */

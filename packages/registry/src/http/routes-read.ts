@@ -25,6 +25,12 @@ const SearchQuery = Type.Object({
     }),
   ),
   tag: Type.Optional(Type.String({ maxLength: 64, description: 'Only plugins with this tag' })),
+  kind: Type.Optional(
+    Type.String({
+      maxLength: 16,
+      description: 'Only entries of this kind: plugin, or agent (published agent definitions)',
+    }),
+  ),
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 20 })),
   offset: Type.Optional(Type.Integer({ minimum: 0, maximum: 100_000, default: 0 })),
 });
@@ -50,13 +56,15 @@ async function plainPaging(request: FastifyRequest): Promise<void> {
 export function registerReadRoutes(app: FastifyInstance, service: RegistryService): void {
   const auth = requirePrincipal(service.authenticate);
   const read = readAccess(service);
-  app.get<{ Querystring: { q?: string; tag?: string; limit?: number; offset?: number } }>(
+  app.get<{
+    Querystring: { q?: string; tag?: string; kind?: string; limit?: number; offset?: number };
+  }>(
     '/plugins/search',
     {
       onRequest: read,
       preValidation: plainPaging,
       schema: {
-        summary: 'Search plugins',
+        summary: 'Search plugins and agent definitions (?kind=)',
         tags: ['registry'],
         querystring: SearchQuery,
         response: { 200: SearchResponse, ...errorResponses(400, 401) },

@@ -1,3 +1,4 @@
+import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import {
   DeprecateRequest,
@@ -15,10 +16,19 @@ import { bearer, DryRunQuery, errorResponses, SlugParams, SlugVersionParams } fr
 
 /** Definitions are checked by the registry (all problems at once), not by Fastify. */
 const skipValidation = () => () => true;
+/** An agent definition (docs/agents.md#publishing), checked by the agents' own schema. */
+const AgentSubmission = Type.Object(
+  { agent: Type.Record(Type.String(), Type.Unknown()) },
+  {
+    description:
+      'An agent definition (a top-level agent): published with kind agent as <namespace>-<name>',
+  },
+);
+const Submitted = Type.Union([PluginDefinition, AgentSubmission]);
 const definitionBody = {
   content: {
-    'application/json': { schema: PluginDefinition },
-    'application/yaml': { schema: PluginDefinition },
+    'application/json': { schema: Submitted },
+    'application/yaml': { schema: Submitted },
   },
 };
 
@@ -31,7 +41,7 @@ export function registerWriteRoutes(app: FastifyInstance, service: RegistryServi
       onRequest: auth,
       validatorCompiler: skipValidation,
       schema: {
-        summary: 'Publish a new plugin',
+        summary: 'Publish a new plugin or agent definition',
         tags: ['registry'],
         security: bearer,
         querystring: DryRunQuery,
@@ -62,7 +72,7 @@ export function registerWriteRoutes(app: FastifyInstance, service: RegistryServi
       onRequest: auth,
       validatorCompiler: skipValidation,
       schema: {
-        summary: 'Publish a new version of a plugin',
+        summary: 'Publish a new version of a plugin or agent definition',
         tags: ['registry'],
         security: bearer,
         params: SlugParams,

@@ -69,6 +69,12 @@ export function decideUpdate(
   context: WriteContext,
 ): Decision<{ previous: string }> {
   const plugin = requireOwned(state, slug, context.principal.owner);
+  if (plugin.plugin.kind !== version.kind) {
+    throw new ConflictError(
+      `${slug} holds ${plugin.plugin.kind === 'agent' ? 'an agent' : 'a plugin'} definition; a version of it must be one too`,
+      { field: 'kind', constraint: 'same_kind', kind: plugin.plugin.kind },
+    );
+  }
   const previous = highestVersion(plugin.versions) ?? '0.0.0';
   const existing = plugin.versions.find((v) => v.version === version.version);
   if (existing?.status === 'removed') {

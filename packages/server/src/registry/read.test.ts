@@ -21,6 +21,7 @@ for (const store of TEST_STORES) {
       const at = new Date(h().clock.ms).toISOString();
       expect(response.json()).toEqual({
         slug: 'slack',
+        kind: 'plugin',
         version: '1.0.0',
         name: 'Slack',
         description: 'Talks to slack.',
@@ -147,6 +148,7 @@ for (const store of TEST_STORES) {
         'created_at',
         'description',
         'downloads',
+        'kind',
         'name',
         'slug',
         'tags',

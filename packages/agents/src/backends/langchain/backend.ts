@@ -14,8 +14,11 @@ export interface LangChainBackendOptions {
 
 let models: Promise<typeof import('./models.js')> | undefined;
 
-/** The default models: LangChain's provider packages, loaded at the first langchain step. */
-const providerModels: LangChainModelFactory = async (agent, apiKey, fetch) =>
+/**
+ * The default models: LangChain's provider packages, loaded at the first langchain step (wrap it
+ * to change the `fetch` a model calls with, as the server does for published agents).
+ */
+export const langChainProviderModel: LangChainModelFactory = async (agent, apiKey, fetch) =>
   (await (models ??= import('./models.js'))).langChainModel(agent, apiKey, fetch);
 
 /**
@@ -31,7 +34,7 @@ export class LangChainBackend implements AgentBackend {
   private loop: Promise<typeof import('./loop.js')> | undefined;
 
   constructor(options: LangChainBackendOptions = {}) {
-    this.model = options.model ?? providerModels;
+    this.model = options.model ?? langChainProviderModel;
     this.retry = {
       maxRetries: options.maxRetries ?? 2,
       initialDelayMs: options.retryDelayMs ?? 2000,
