@@ -1,5 +1,5 @@
 export * from './detector.js';
-export { defaultDetectors } from './defaults.js';
+export { configuredDetectors, defaultDetectors, type DetectorSettings } from './defaults.js';
 export { guardrailsInterceptor, type GuardrailsOptions } from './interceptor.js';
 export { needsGuardrails } from './needs.js';
 export { checkOutputSchema } from './output-schema.js';

@@ -1,3 +1,4 @@
+import { LEXICAL_DETECTORS } from '@weft/core';
 import type { MatchPayload } from 'obscenity';
 import type { Detection, SyncDetector } from './detector.js';
 import { englishProfanityMatcher, type ProfanityMatcher } from './profanity-matcher.js';
@@ -21,7 +22,7 @@ export function toxicityScore(matches: number): number {
 export function toxicityDetector(): SyncDetector {
   let matcher: ProfanityMatcher | undefined;
   return {
-    name: 'obscenity',
+    name: LEXICAL_DETECTORS.toxicity,
     check: 'toxicity',
     detect({ text }): Detection {
       matcher ??= englishProfanityMatcher();

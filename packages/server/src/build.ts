@@ -1,3 +1,5 @@
+import { configuredDetectors } from '@weft/guardrails';
+import { moderationDetectorOptions } from './moderation-config.js';
 import { serverAgents } from './server-agents.js';
 import { readFileSync } from 'node:fs';
 import { LogController, type FastifyInstance, type FastifyServerOptions } from 'fastify';
@@ -217,9 +219,20 @@ export async function buildServer(
   const agents = tracked
     ? await serverAgents(compiled.agentsDir, store, runtimeSecrets)
     : undefined;
+  const detectors = configuredDetectors(
+    compiled.moderation
+      ? {
+          moderation: moderationDetectorOptions(
+            compiled.moderation,
+            (name) => compiled.runtimeSecrets[name],
+          ),
+        }
+      : {},
+  );
   const runtime = tracked
     ? new Runtime({
-        ...(agents ? { agents, guardrails: agents.guardrailsOptions() } : {}),
+        ...(agents ? { agents } : {}),
+        guardrails: { ...agents?.guardrailsOptions(), detectors },
         store: tracked.store,
         authenticate,
         actions: new RouterAndRegistryActions(

@@ -82,6 +82,7 @@ export function buildTriggers(parts: TriggerParts): Triggers {
       };
     },
     deployAudit: runtime.options.audit,
+    detectors: runtime.options.detectorNames,
     unavailablePlugins: async (workflow, library) =>
       (await runtime.options.actions.unavailable?.(actionTargets(workflow, library))) ?? [],
     ...(grants
