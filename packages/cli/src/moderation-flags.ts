@@ -1,6 +1,5 @@
 import type { Command } from 'commander';
-import { configuredDetectors, type DetectorRegistry } from '@weft/guardrails';
-import { moderationDetectorOptions, moderationSettingsFromEnv } from '@weft/server';
+import { configuredDetectorsOf, moderationSettingsFromEnv } from '@weft/server';
 
 /** The flags of the moderation endpoint (`weft workflow run|test|validate`). */
 export interface ModerationFlags {
@@ -28,7 +27,7 @@ export function addModerationOptions<T extends Command>(command: T): T {
 export function cliDetectors(
   flags: ModerationFlags,
   env: Readonly<Record<string, string | undefined>>,
-): DetectorRegistry {
+): ReturnType<typeof configuredDetectorsOf> {
   const settings = moderationSettingsFromEnv({
     ...env,
     ...(flags.moderationUrl !== undefined ? { WEFT_MODERATION_URL: flags.moderationUrl } : {}),
@@ -36,8 +35,5 @@ export function cliDetectors(
       ? { WEFT_MODERATION_MODEL: flags.moderationModel }
       : {}),
   });
-  if (!settings) return configuredDetectors();
-  return configuredDetectors({
-    moderation: moderationDetectorOptions(settings, (name) => env[`WEFT_SECRET_${name}`]),
-  });
+  return configuredDetectorsOf(settings, (name) => env[`WEFT_SECRET_${name}`]);
 }

@@ -1,5 +1,4 @@
-import { configuredDetectors } from '@weft/guardrails';
-import { moderationDetectorOptions } from './moderation-config.js';
+import { configuredDetectorsOf } from './moderation-config.js';
 import { serverAgents } from './server-agents.js';
 import { readFileSync } from 'node:fs';
 import { LogController, type FastifyInstance, type FastifyServerOptions } from 'fastify';
@@ -219,15 +218,9 @@ export async function buildServer(
   const agents = tracked
     ? await serverAgents(compiled.agentsDir, store, runtimeSecrets)
     : undefined;
-  const detectors = configuredDetectors(
-    compiled.moderation
-      ? {
-          moderation: moderationDetectorOptions(
-            compiled.moderation,
-            (name) => compiled.runtimeSecrets[name],
-          ),
-        }
-      : {},
+  const detectors = configuredDetectorsOf(
+    compiled.moderation,
+    (name) => compiled.runtimeSecrets[name],
   );
   const runtime = tracked
     ? new Runtime({

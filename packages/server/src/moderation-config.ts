@@ -1,5 +1,9 @@
 import { ValidationError } from '@weft/core';
-import type { ModerationDetectorOptions } from '@weft/guardrails';
+import {
+  configuredDetectors,
+  type DetectorRegistry,
+  type ModerationDetectorOptions,
+} from '@weft/guardrails';
 
 /**
  * The moderation endpoint of `weft server` and `weft workflow run` (`WEFT_MODERATION_*`): an
@@ -94,4 +98,17 @@ export function moderationDetectorOptions(
     ...(settings.model !== undefined ? { model: settings.model } : {}),
     ...(settings.timeoutMs !== undefined ? { timeoutMs: settings.timeoutMs } : {}),
   };
+}
+
+/**
+ * The guardrail detectors of runs in this process: the lexical ones, and the moderation
+ * endpoint of `settings` offered as `moderation` (its key from `secret` when named).
+ */
+export function configuredDetectorsOf(
+  settings: ModerationSettings | undefined,
+  secret: (name: string) => string | undefined,
+): DetectorRegistry {
+  return configuredDetectors(
+    settings ? { moderation: moderationDetectorOptions(settings, secret) } : {},
+  );
 }
