@@ -216,7 +216,7 @@ export async function buildServer(
   const tracked = executions ? trackInFlight(executions) : undefined;
   const runtimeSecrets = { get: async (name: string) => compiled.runtimeSecrets[name] };
   const agents = tracked
-    ? await serverAgents(compiled.agentsDir, store, runtimeSecrets)
+    ? await serverAgents(compiled.agentsDir, store, runtimeSecrets, tracked.store)
     : undefined;
   const detectors = configuredDetectorsOf(
     compiled.moderation,

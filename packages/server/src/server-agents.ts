@@ -1,17 +1,26 @@
-import { AgentRunner, AiSdkBackend, loadAgentDir, type ActionLookup } from '@weft/agents';
-import type { RegistryStore, SecretsProvider } from '@weft/core';
+import {
+  AgentRunner,
+  AiSdkBackend,
+  CostLedger,
+  loadAgentDir,
+  type ActionLookup,
+} from '@weft/agents';
+import type { ExecutionsStore, RegistryStore, SecretsProvider } from '@weft/core';
+import { journaledCostUsd } from '@weft/runtime';
 import { pluginOf } from './runtime-actions.js';
 
 /**
  * The runner of server-side agent steps: the agent definitions of `agentsDir` (default
  * `./agents`, which may be missing: then none), the ai-sdk backend, tool schemas from the
- * registry's published plugin definitions, keys from the runtime's secrets (`WEFT_SECRET_<NAME>`).
- * Undefined when there are no agents.
+ * registry's published plugin definitions, keys from the runtime's secrets (`WEFT_SECRET_<NAME>`),
+ * and `maxCost` spending that starts, for an execution taken over from another replica, from
+ * what its journaled steps cost (`executions`). Undefined when there are no agents.
  */
 export async function serverAgents(
   agentsDir: string | undefined,
   registry: RegistryStore,
   secrets: SecretsProvider,
+  executions?: Pick<ExecutionsStore, 'steps'>,
 ): Promise<AgentRunner | undefined> {
   const agents = await loadAgentDir(agentsDir ?? 'agents', { missingOk: agentsDir === undefined });
   if (agents.length === 0) return undefined;
@@ -20,6 +29,9 @@ export async function serverAgents(
     actions: registryActions(registry),
     secrets,
     backends: [new AiSdkBackend()],
+    ...(executions
+      ? { costs: new CostLedger({ spent: (id) => journaledCostUsd(executions, id) }) }
+      : {}),
   });
 }
 
