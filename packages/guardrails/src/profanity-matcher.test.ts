@@ -83,7 +83,7 @@ const NOISE = [
 function corpus(): string[] {
   const next = random(17);
   const take = () => next() < 0.5;
-  const { blacklistedTerms, whitelistedTerms } = englishDataset.build();
+  const { blacklistedTerms, whitelistedTerms = [] } = englishDataset.build();
   const words = blacklistedTerms.map(({ pattern }) => sample(pattern.nodes, take));
   const texts = [
     ...words,

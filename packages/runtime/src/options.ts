@@ -11,11 +11,7 @@ import {
   type StoredExecution,
 } from '@weft/core';
 import type { AgentInvoker, RunInterceptor } from '@weft/engine';
-import {
-  defaultDetectors,
-  guardrailsInterceptor,
-  type GuardrailsOptions,
-} from '@weft/guardrails';
+import { defaultDetectors, guardrailsInterceptor, type GuardrailsOptions } from '@weft/guardrails';
 import type { WeftMetrics, WorkflowTracing } from '@weft/telemetry';
 import { AuditLog, type AuditOptions } from './audit/audit-log.js';
 

@@ -1,10 +1,4 @@
-import type {
-  Clock,
-  DeploymentStore,
-  DetectorNames,
-  Principal,
-  SecretsProvider,
-} from '@weft/core';
+import type { Clock, DeploymentStore, DetectorNames, Principal, SecretsProvider } from '@weft/core';
 import type { WorkflowDefinition } from '@weft/engine';
 import type { AuditLog } from '../audit/audit-log.js';
 import type { EventRouter } from '../triggers/events/event-router.js';
