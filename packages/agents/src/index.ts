@@ -20,7 +20,7 @@ export type {
   PreparedTool,
   TurnReport,
 } from './run/contract.js';
-export { CostLedger } from './run/cost-ledger.js';
+export { CostLedger, type CostLedgerOptions, type SpentLoader } from './run/cost-ledger.js';
 export { prepareTools, type ActionDescription, type ActionLookup } from './run/prepare-tools.js';
 export { AgentRunner, DEFAULT_MAX_RESPONSE_BYTES, type AgentRunnerOptions } from './run/runner.js';
 export { AiSdkBackend, type AiSdkBackendOptions } from './backends/ai-sdk/backend.js';

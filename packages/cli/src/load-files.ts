@@ -1,3 +1,4 @@
+import type { DetectorNames } from '@weft/core';
 import { loadWorkflowSource, type Diagnostic, type WorkflowDefinition } from '@weft/engine';
 import { readInputFile } from './read-input.js';
 
@@ -5,6 +6,11 @@ import { readInputFile } from './read-input.js';
 export interface LoadFlags {
   workflow?: string;
   maxFileSize: number;
+  /**
+   * The guardrail detectors the runs may choose by name (`any`: not checked here, a server
+   * runs them). Default: the lexical ones.
+   */
+  detectors?: DetectorNames | 'any';
 }
 
 /** One loaded file. */
@@ -23,6 +29,7 @@ export async function loadFile(file: string, flags: LoadFlags): Promise<LoadedFi
     file,
     maxFileSize: flags.maxFileSize,
     ...(flags.workflow !== undefined ? { workflow: flags.workflow } : {}),
+    ...(flags.detectors !== undefined ? { detectors: flags.detectors } : {}),
   });
   return { file, ...result };
 }

@@ -1,7 +1,6 @@
-import type { PiiKind } from '@weft/core';
+import type { ContentCheck, DetectorNames, PiiKind } from '@weft/core';
 
-/** The content guardrails a detector can serve. */
-export type ContentCheck = 'pii' | 'toxicity' | 'topics';
+export type { ContentCheck } from '@weft/core';
 
 /** What a detector is asked: the text of one step output, and what the step's guardrails ask. */
 export interface DetectionRequest {
@@ -45,29 +44,53 @@ export interface SyncDetector extends Detector {
 }
 
 /**
- * The detectors guardrails run, one per check, as the secrets provider is one per process:
- * start from `defaultDetectors()` and `register` a detector to replace the one of its check.
+ * The detectors guardrails run. Per check, one serves by default, as the secrets provider is
+ * one per process: start from `defaultDetectors()` and `register` a detector to replace the one
+ * of its check. Others can be `offer`ed: a workflow chooses them by name
+ * (`guardrails.detectors`, docs/workflow-language.md#choosing-detectors), and so can the
+ * lexical defaults once replaced.
  */
 export class DetectorRegistry {
-  private readonly detectors = new Map<ContentCheck, Detector>();
+  private readonly serving = new Map<ContentCheck, Detector>();
+  private readonly named = new Map<string, Detector>();
 
   constructor(detectors: Iterable<Detector> = []) {
     for (const detector of detectors) this.register(detector);
   }
 
-  /** Puts `detector` in place of the one serving its check; gives the registry. */
+  /** Puts `detector` in place of the one serving its check by default; gives the registry. */
   register(detector: Detector): this {
-    this.detectors.set(detector.check, detector);
+    this.serving.set(detector.check, detector);
+    return this.offer(detector);
+  }
+
+  /** Makes `detector` available to workflows that choose it by name; gives the registry. */
+  offer(detector: Detector): this {
+    if (detector.name === 'default') {
+      throw new Error('a detector cannot be named "default": that name means the one serving');
+    }
+    this.named.set(`${detector.check}/${detector.name}`, detector);
     return this;
   }
 
-  /** The detector serving `check`; undefined when there is none. */
-  get(check: ContentCheck): Detector | undefined {
-    return this.detectors.get(check);
+  /**
+   * The detector serving `check`: the one named `name`, or the default one when `name` is
+   * undefined or `default`. Undefined when there is none.
+   */
+  get(check: ContentCheck, name?: string): Detector | undefined {
+    if (name === undefined || name === 'default') return this.serving.get(check);
+    return this.named.get(`${check}/${name}`);
   }
 
-  /** Every detector, one per check. */
+  /** Every detector serving a check by default, one per check. */
   list(): Detector[] {
-    return [...this.detectors.values()];
+    return [...this.serving.values()];
+  }
+
+  /** The names a workflow may choose per check (besides `default`), for the workflow loader. */
+  names(): DetectorNames {
+    const names: Partial<Record<ContentCheck, string[]>> = {};
+    for (const detector of this.named.values()) (names[detector.check] ??= []).push(detector.name);
+    return names;
   }
 }

@@ -6,6 +6,7 @@ import {
   type Guardrails,
   type PiiKind,
   type StepType,
+  type WorkflowGuardrails,
 } from '@weft/core';
 import type { RunInterceptor, StepCall, StepInfo, StepOutcome } from '@weft/engine';
 import type { ContentCheck, Detection, DetectionRequest, DetectorRegistry } from './detector.js';
@@ -31,6 +32,9 @@ export interface GuardrailsOptions {
   maxTextChars?: number;
 }
 
+/** A workflow's choice of detectors (`guardrails.detectors`). */
+type WorkflowDetectors = NonNullable<WorkflowGuardrails['detectors']> | undefined;
+
 /** The step kinds whose output guardrails are checked. */
 const CHECKED_KINDS: ReadonlySet<StepType> = new Set(['action', 'transform', 'agent']);
 
@@ -39,7 +43,9 @@ const CHECKED_KINDS: ReadonlySet<StepType> = new Set(['action', 'transform', 'ag
  * (docs/workflow-language.md#guardrails): `timeLimit` over the whole step (`TIMEOUT`), then on
  * its output `outputSchema`, `piiDetection`, `blockedTopics` and `toxicityThreshold`, each
  * tripped one failing the step with `VALIDATION` (`details.field: "guardrails.<name>"`,
- * `details.constraint`, `details.found` by kind, never the matched text). `continue_on_error`
+ * `details.constraint`, `details.found` by kind, never the matched text). Each check runs the
+ * detector the workflow chose (`guardrails.detectors`) or the registry's default; a chosen one
+ * this process lacks fails the step with `UNAVAILABLE` (fail closed). `continue_on_error`
  * applies as to any failure. Steps without guardrails pass at the cost of a property read.
  * Install it only when {@link needsGuardrails} says a run needs it.
  */
@@ -49,13 +55,26 @@ export function guardrailsInterceptor(options: GuardrailsOptions = {}): RunInter
   const timeLimitOn = new Set(options.timeLimitOn ?? CHECKED_KINDS);
   const maxChars = options.maxTextChars ?? DEFAULT_MAX_TEXT_CHARS;
 
-  const detect = async (check: ContentCheck, request: DetectionRequest): Promise<Detection> => {
-    const detector = detectors.get(check);
+  const detect = async (
+    check: ContentCheck,
+    request: DetectionRequest,
+    chosen: WorkflowDetectors,
+  ): Promise<Detection> => {
+    const name = chosen?.[check];
+    const detector = detectors.get(check, name);
     if (!detector) {
-      throw new UnavailableError(`no ${check} detector is registered to enforce the guardrail`, {
-        backend: `guardrails.${check}`,
-        suggestion: `register a ${check} detector (DetectorRegistry.register)`,
-      });
+      const which = name === undefined || name === 'default' ? '' : ` "${name}"`;
+      throw new UnavailableError(
+        `no ${check} detector${which} is configured in this process to enforce the guardrail; the output is blocked`,
+        {
+          backend: `guardrails.${check}`,
+          ...(which ? { detector: name } : {}),
+          suggestion:
+            which && name === 'moderation'
+              ? 'set WEFT_MODERATION_URL (weft server, weft workflow run) or offer a moderation detector (DetectorRegistry.offer)'
+              : `register a ${check} detector (DetectorRegistry.register or offer)`,
+        },
+      );
     }
     return detector.detect(request);
   };
@@ -65,6 +84,7 @@ export function guardrailsInterceptor(options: GuardrailsOptions = {}): RunInter
     rails: Guardrails,
     output: unknown,
     signal: AbortSignal | undefined,
+    chosen: WorkflowDetectors,
   ): Promise<void> => {
     if (rails.outputSchema) checkOutputSchema(step, rails.outputSchema, output);
     const kinds = piiKinds(rails.piiDetection);
@@ -75,19 +95,19 @@ export function guardrailsInterceptor(options: GuardrailsOptions = {}): RunInter
     const text = outputText(output, field, maxChars);
     const request: DetectionRequest = { text, kinds, topics, signal };
     if (kinds.length > 0) {
-      const { found } = await detect('pii', request);
+      const { found } = await detect('pii', request, chosen);
       if (Object.keys(found).length > 0) {
         throw tripped(step, 'piiDetection', 'no_pii', 'contains personal data', found);
       }
     }
     if (topics.length > 0) {
-      const { found } = await detect('topics', request);
+      const { found } = await detect('topics', request, chosen);
       if (Object.keys(found).length > 0) {
         throw tripped(step, 'blockedTopics', 'blocked_topic', 'touches a blocked topic', found);
       }
     }
     if (threshold !== undefined) {
-      const { found, score = 0 } = await detect('toxicity', request);
+      const { found, score = 0 } = await detect('toxicity', request, chosen);
       if (score > threshold) {
         throw tripped(step, 'toxicityThreshold', 'max_toxicity', 'is too toxic', found, {
           score: Math.round(score * 1000) / 1000,
@@ -106,7 +126,8 @@ export function guardrailsInterceptor(options: GuardrailsOptions = {}): RunInter
       const limit = timeLimitOn.has(call.step.kind) ? rails.timeLimit : undefined;
       const work = async (signal?: AbortSignal): Promise<StepOutcome> => {
         const outcome = await next();
-        await checkOutput(call.step.path, rails, outcome.output, signal);
+        const chosen = call.run.workflow.guardrails?.detectors;
+        await checkOutput(call.step.path, rails, outcome.output, signal, chosen);
         return outcome;
       };
       return limit === undefined ? work() : withTimeLimit(call, limit, work);

@@ -5,7 +5,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Weft } from '@weft/sdk';
-import { defaultDetectors } from './defaults.js';
+import { configuredDetectors, defaultDetectors } from './defaults.js';
 import { moderationDetector } from './moderation.js';
 
 /** What the scripted server answers next, and what it was asked. */
@@ -128,6 +128,70 @@ describe('moderationDetector', () => {
     expect(result.steps['answer']!.error).toMatchObject({
       code: 'VALIDATION',
       details: { field: 'guardrails.toxicityThreshold', score: 0.8, found: { harassment: 1 } },
+    });
+  });
+
+  it('judges only the workflows that choose it (guardrails.detectors.toxicity: moderation)', async () => {
+    answer = {
+      status: 200,
+      body: JSON.stringify({
+        results: [{ flagged: true, categories: { hate: true }, category_scores: { hate: 0.9 } }],
+      }),
+    };
+    asked.length = 0;
+    const step =
+      "      - { name: answer, type: transform, input: { text: 'you people again' }, guardrails: { toxicityThreshold: 0.5 } }\n";
+    const file = join(mkdtempSync(join(tmpdir(), 'weft-moderation-')), 'flows.yaml');
+    writeFileSync(
+      file,
+      `workflows:\n  - name: judged\n    guardrails: { detectors: { toxicity: moderation } }\n    steps:\n${step}` +
+        `  - name: lexical\n    steps:\n${step}`,
+    );
+    const detectors = configuredDetectors({ moderation: { baseUrl } });
+    const weft = new Weft({
+      logLevel: 'silent',
+      inheritEnvironment: false,
+      guardrails: { detectors },
+    });
+    await weft.loadWorkflows(file);
+    const judged = await weft.execute('judged', {});
+    expect(judged.steps['answer']!.error).toMatchObject({
+      code: 'VALIDATION',
+      details: { field: 'guardrails.toxicityThreshold', score: 0.9, found: { hate: 1 } },
+    });
+    expect(asked).toHaveLength(1);
+    const lexical = await weft.execute('lexical', {});
+    expect(lexical.status).toBe('completed');
+    expect(asked).toHaveLength(1);
+  });
+
+  it('refuses at load a workflow choosing a detector this process lacks, and fails closed at run', async () => {
+    const file = join(mkdtempSync(join(tmpdir(), 'weft-moderation-')), 'flow.yaml');
+    writeFileSync(
+      file,
+      "workflows:\n  - name: judged\n    guardrails: { detectors: { toxicity: moderation } }\n    steps:\n      - { name: answer, type: transform, input: { text: 'hi' }, guardrails: { toxicityThreshold: 0.5 } }\n",
+    );
+    const bare = new Weft({ logLevel: 'silent', inheritEnvironment: false });
+    await expect(bare.loadWorkflows(file)).rejects.toMatchObject({ code: 'VALIDATION' });
+    const unreachable = new Weft({
+      logLevel: 'silent',
+      inheritEnvironment: false,
+      guardrails: {
+        detectors: configuredDetectors({ moderation: { baseUrl: 'http://127.0.0.1:1/v1' } }),
+      },
+    });
+    const [workflow] = await unreachable.loadWorkflows(file);
+    const down = await unreachable.execute('judged', {});
+    expect(down.steps['answer']!.error).toMatchObject({
+      code: 'BACKEND_ERROR',
+      message: expect.stringContaining('toxicity detector "moderation"'),
+      details: { detector: 'moderation' },
+    });
+    bare.addWorkflows([workflow!]); // loaded elsewhere: the run refuses what it cannot check
+    const missing = await bare.execute('judged', {});
+    expect(missing.steps['answer']!.error).toMatchObject({
+      code: 'UNAVAILABLE',
+      details: { backend: 'guardrails.toxicity', detector: 'moderation' },
     });
   });
 });

@@ -11,6 +11,8 @@ export interface ModerationDetectorOptions {
   model?: string;
   /** Longest wait for an answer; default 10 s. */
   timeoutMs?: number;
+  /** The name workflows choose it by (`guardrails.detectors.toxicity`); default `moderation`. */
+  name?: string;
 }
 
 interface ModerationResult {
@@ -29,13 +31,14 @@ interface ModerationResult {
 export function moderationDetector(options: ModerationDetectorOptions): Detector {
   const url = `${options.baseUrl.replace(/\/+$/, '')}/moderations`;
   const timeoutMs = options.timeoutMs ?? 10_000;
+  const name = options.name ?? 'moderation';
   const fail = (why: string): BackendError =>
-    new BackendError(`the moderation endpoint ${url} could not judge the output: ${why}`, {
-      backend: 'moderation',
-      original_error: why,
-    });
+    new BackendError(
+      `the toxicity detector "${name}" (${url}) could not judge the output, so it is blocked: ${why}`,
+      { backend: 'moderation', detector: name, url, original_error: why },
+    );
   return {
-    name: 'moderation',
+    name,
     check: 'toxicity',
     async detect({ text, signal }: DetectionRequest): Promise<Detection> {
       const timeout = AbortSignal.timeout(timeoutMs);

@@ -2,8 +2,8 @@ import { ValidationError } from '@weft/core';
 
 /**
  * Characters of text the content guardrails read from one output by default (1 MiB): room for
- * any model answer, and a bound on the time the lexical detectors take (about 0.5 s for this
- * much, most of it the profanity matcher).
+ * any model answer, and a bound on the time the lexical detectors take (some 0.1 to 0.3 s for
+ * this much on a busy machine, most of it splitting the text into words for blocked topics).
  */
 export const DEFAULT_MAX_TEXT_CHARS = 1024 * 1024;
 

@@ -1,3 +1,4 @@
+import { LEXICAL_DETECTORS } from '@weft/core';
 import { stemmer } from 'stemmer';
 import type { Detection, DetectionRequest, SyncDetector } from './detector.js';
 
@@ -37,7 +38,7 @@ export function topicDetector(): SyncDetector {
     return entry;
   };
   return {
-    name: 'topics',
+    name: LEXICAL_DETECTORS.topics,
     check: 'topics',
     detect({ text, topics }: DetectionRequest): Detection {
       const wanted = topics.map(compile).filter((topic) => topic.stems.length > 0);

@@ -1,10 +1,7 @@
-import {
-  RegExpMatcher,
-  englishDataset,
-  englishRecommendedTransformers,
-  type MatchPayload,
-} from 'obscenity';
+import { LEXICAL_DETECTORS } from '@weft/core';
+import type { MatchPayload } from 'obscenity';
 import type { Detection, SyncDetector } from './detector.js';
+import { englishProfanityMatcher, type ProfanityMatcher } from './profanity-matcher.js';
 
 /**
  * The score of `matches` profane terms: 1 − 0.5^n (none 0, one 0.5, two 0.75, three 0.875…).
@@ -17,19 +14,18 @@ export function toxicityScore(matches: number): number {
 /**
  * The default toxicity detector: `obscenity`'s English profanity dataset with its recommended
  * transformers (leet speak, look-alike characters, repeated letters, and its whitelist of
- * innocent words such as "Scunthorpe"). `found.profanity` counts the terms matched (several
- * dataset entries matching the same words count once), and `score` is {@link toxicityScore}.
+ * innocent words such as "Scunthorpe"), matched by {@link ProfanityMatcher} (obscenity's
+ * matches, about ten times faster on clean text). `found.profanity` counts the terms matched
+ * (several dataset entries matching the same words count once), and `score` is
+ * {@link toxicityScore}.
  */
 export function toxicityDetector(): SyncDetector {
-  let matcher: RegExpMatcher | undefined;
+  let matcher: ProfanityMatcher | undefined;
   return {
-    name: 'obscenity',
+    name: LEXICAL_DETECTORS.toxicity,
     check: 'toxicity',
     detect({ text }): Detection {
-      matcher ??= new RegExpMatcher({
-        ...englishDataset.build(),
-        ...englishRecommendedTransformers,
-      });
+      matcher ??= englishProfanityMatcher();
       const matches = distinctSpans(matcher.getAllMatches(text));
       return { found: matches > 0 ? { profanity: matches } : {}, score: toxicityScore(matches) };
     },

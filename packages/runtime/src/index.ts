@@ -23,6 +23,7 @@ export { runtimeRoutes } from './http/plugin.js';
 export { loadRequestedWorkflow, type ExecutableWorkflow } from './executions/definition.js';
 export { toExecutionRecord, pollUrl } from './executions/record.js';
 export { actionTargets } from './executions/targets.js';
+export { journaledCostUsd } from './executions/journal-cost.js';
 export { CallbackEgress } from './callbacks/egress.js';
 export { signWebhook, generateSigningSecret } from './callbacks/sign.js';
 export * from './triggers/index.js';

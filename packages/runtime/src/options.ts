@@ -5,12 +5,13 @@ import {
   type ActionInvoker,
   type Clock,
   type ExecutionsStore,
+  type DetectorNames,
   type Principal,
   type SecretsProvider,
   type StoredExecution,
 } from '@weft/core';
 import type { AgentInvoker, RunInterceptor } from '@weft/engine';
-import { guardrailsInterceptor, type GuardrailsOptions } from '@weft/guardrails';
+import { defaultDetectors, guardrailsInterceptor, type GuardrailsOptions } from '@weft/guardrails';
 import type { WeftMetrics, WorkflowTracing } from '@weft/telemetry';
 import { AuditLog, type AuditOptions } from './audit/audit-log.js';
 
@@ -132,6 +133,8 @@ export interface CompiledRuntimeOptions extends Required<
   audit: AuditLog;
   /** The guardrails interceptor, built once; runs install it when their workflows need it. */
   guardrails: RunInterceptor;
+  /** The detector names workflows may choose (`guardrails.detectors`), checked at deploy. */
+  detectorNames: DetectorNames;
   tracing: WorkflowTracing | undefined;
   metrics: WeftMetrics | undefined;
 }
@@ -139,6 +142,7 @@ export interface CompiledRuntimeOptions extends Required<
 /** Fills the defaults of {@link RuntimeOptions} once. */
 export function compileRuntimeOptions(options: RuntimeOptions): CompiledRuntimeOptions {
   const clock = options.clock ?? systemClock;
+  const detectors = options.guardrails?.detectors ?? defaultDetectors();
   return {
     store: options.store,
     authenticate: options.authenticate,
@@ -165,7 +169,8 @@ export function compileRuntimeOptions(options: RuntimeOptions): CompiledRuntimeO
     audit: new AuditLog(options.audit ?? { store: new MemoryAuditStore() }, clock),
     allowSelfApproval: options.allowSelfApproval ?? false,
     onEnded: options.onEnded,
-    guardrails: guardrailsInterceptor(options.guardrails),
+    guardrails: guardrailsInterceptor({ ...options.guardrails, detectors }),
+    detectorNames: detectors.names(),
     tracing: options.tracing,
     metrics: options.metrics,
   };

@@ -1,4 +1,5 @@
 import { registryAgentCheck, type PublishedAgents } from './published-agents.js';
+import { configuredDetectorsOf } from './moderation-config.js';
 import { serverAgents } from './server-agents.js';
 import { readFileSync } from 'node:fs';
 import { LogController, type FastifyInstance, type FastifyServerOptions } from 'fastify';
@@ -235,6 +236,7 @@ export async function buildServer(
     ? await serverAgents(compiled.agentsDir, store, runtimeSecrets, {
         egressAllowlist: compiled.egressAllowlist,
         turns: telemetry.tracing?.modelTurns,
+        executions: tracked.store,
         onError: (error, slug) =>
           app.log.error({ err: error, slug }, 'a published agent could not be read'),
       })
@@ -247,9 +249,14 @@ export async function buildServer(
         void (slug === null ? served.published.load() : served.published.refresh(slug));
       })
     : undefined;
+  const detectors = configuredDetectorsOf(
+    compiled.moderation,
+    (name) => compiled.runtimeSecrets[name],
+  );
   const runtime = tracked
     ? new Runtime({
-        ...(agents ? { agents, guardrails: agents.guardrailsOptions() } : {}),
+        ...(agents ? { agents } : {}),
+        guardrails: { ...agents?.guardrailsOptions(), detectors },
         store: tracked.store,
         authenticate,
         actions: new RouterAndRegistryActions(

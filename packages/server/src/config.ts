@@ -8,6 +8,7 @@ import {
   type CompiledIdentityOptions,
   type IdentityServerOptions,
 } from './identity-config.js';
+import { moderationSettingsFromEnv, type ModerationSettings } from './moderation-config.js';
 import {
   compileTriggerOptions,
   triggerOptionsFromEnv,
@@ -91,6 +92,12 @@ export interface ServerOptions {
    */
   agentsDir?: string;
   /**
+   * An OpenAI-compatible moderation endpoint (`WEFT_MODERATION_URL`, `_API_KEY` or
+   * `_API_KEY_SECRET`, `_MODEL`, `_TIMEOUT_MS`), offered to workflows as the toxicity detector
+   * `moderation`. Default none: a workflow choosing it is refused at deploy.
+   */
+  moderation?: ModerationSettings;
+  /**
    * Traces and metrics (`OTEL_*` variables, docs/observability.md). Default: no tracing, metrics
    * on `GET /metrics` only.
    */
@@ -126,6 +133,7 @@ export interface CompiledServerOptions {
   allowSelfApproval: boolean;
   identity: CompiledIdentityOptions;
   agentsDir: string | undefined;
+  moderation: ModerationSettings | undefined;
   telemetry: TelemetryOptions;
 }
 
@@ -158,6 +166,7 @@ export function compileServerOptions(options: ServerOptions = {}): CompiledServe
     allowSelfApproval: options.allowSelfApproval ?? false,
     identity: compileIdentityOptions(options.identity),
     agentsDir: options.agentsDir,
+    moderation: options.moderation,
     telemetry: options.telemetry ?? { serviceName: 'weft-server' },
     tls: options.tls
       ? {
@@ -201,6 +210,7 @@ export function serverOptionsFromEnv(env: NodeJS.ProcessEnv): ServerOptions {
       ? { allowSelfApproval: envFlag(env['WEFT_APPROVAL_ALLOW_SELF']) }
       : {}),
     ...(env['WEFT_AGENTS_DIR'] ? { agentsDir: env['WEFT_AGENTS_DIR'] } : {}),
+    ...moderationFromEnv(env),
     runtimeSecrets: runtimeSecretsFromEnv(env),
     triggers: triggerOptionsFromEnv(env, envFlag),
     identity: identityOptionsFromEnv(env),
@@ -244,4 +254,9 @@ function logFormatFromEnv(value: string | undefined): { logFormat?: 'json' | 'te
       constraint: 'enum',
     },
   );
+}
+
+function moderationFromEnv(env: NodeJS.ProcessEnv): { moderation?: ModerationSettings } {
+  const moderation = moderationSettingsFromEnv(env);
+  return moderation ? { moderation } : {};
 }

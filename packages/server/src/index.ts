@@ -5,6 +5,12 @@ export type { RunningServer } from './start.js';
 export { compileServerOptions, serverOptionsFromEnv, envFlag } from './config.js';
 export type { ServerOptions, CompiledServerOptions } from './config.js';
 export { createLocalKey, revokeLocalKey } from './local-keys.js';
+export {
+  configuredDetectorsOf,
+  moderationDetectorOptions,
+  moderationSettingsFromEnv,
+} from './moderation-config.js';
+export type { ModerationSettings } from './moderation-config.js';
 export { compileIdentityOptions, identityOptionsFromEnv } from './identity-config.js';
 export type { IdentityServerOptions, CompiledIdentityOptions } from './identity-config.js';
 export { AccessFileWatcher } from './access-file-watcher.js';

@@ -3,6 +3,7 @@ import {
   AgentCatalog,
   AgentRunner,
   AiSdkBackend,
+  CostLedger,
   langChainProviderModel,
   LangChainBackend,
   loadAgentDir,
@@ -11,7 +12,8 @@ import {
   type AgentDefinition,
   type ModelTurnObserver,
 } from '@weft/agents';
-import type { RegistryStore, SecretsProvider } from '@weft/core';
+import type { ExecutionsStore, RegistryStore, SecretsProvider } from '@weft/core';
+import { journaledCostUsd } from '@weft/runtime';
 import { egressCheckedFetch } from './agent-egress.js';
 import { PublishedAgents } from './published-agents.js';
 import { pluginEgress, pluginOf, type PluginEgress } from './runtime-actions.js';
@@ -24,6 +26,8 @@ import { pluginEgress, pluginOf, type PluginEgress } from './runtime-actions.js'
  * runtime's secrets (`WEFT_SECRET_<NAME>`). The models of published agents are called under the
  * egress policy of published plugins (`egressAllowlist`), on either backend; those of the local
  * directory are the operator's own. `turns` (the tracing's GenAI spans) sees each model turn.
+ * `maxCost` spending starts, for an execution taken over from another replica, from what its
+ * journaled steps cost (`executions`).
  */
 export async function serverAgents(
   agentsDir: string | undefined,
@@ -34,6 +38,7 @@ export async function serverAgents(
     egress?: Pick<PluginEgress, 'refusal'>;
     onError?: (error: unknown, slug: string) => void;
     turns?: ModelTurnObserver | undefined;
+    executions?: Pick<ExecutionsStore, 'steps'>;
   },
 ): Promise<{ runner: AgentRunner; published: PublishedAgents }> {
   const local = await loadAgentDir(agentsDir ?? 'agents', { missingOk: agentsDir === undefined });
@@ -57,6 +62,9 @@ export async function serverAgents(
       }),
     ],
     ...(options.turns ? { turns: options.turns } : {}),
+    ...(options.executions
+      ? { costs: new CostLedger({ spent: (id) => journaledCostUsd(options.executions!, id) }) }
+      : {}),
   });
   return { runner, published };
 }

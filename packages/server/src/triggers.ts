@@ -85,6 +85,7 @@ export function buildTriggers(parts: TriggerParts): Triggers {
     ...(runtime.options.metrics
       ? { onWebhook: runtime.options.metrics.webhookRequest.bind(runtime.options.metrics) }
       : {}),
+    detectors: runtime.options.detectorNames,
     unavailablePlugins: async (workflow, library) =>
       (await runtime.options.actions.unavailable?.(actionTargets(workflow, library))) ?? [],
     ...(grants

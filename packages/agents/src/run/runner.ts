@@ -136,6 +136,7 @@ export class AgentRunner implements AgentInvoker {
     // Budgets hold over the step: a retry starts from what the failed attempts spent.
     const stepKey = call.context.idempotencyKey;
     const carried = this.carried.get(stepKey);
+    await this.costs.ensure(executionId); // a run taken over elsewhere: what was spent before
     const budget = new Budget(
       guardrails,
       agent.pricing,

@@ -76,7 +76,7 @@ export function registerWorkflowDeploy(
           io.err('error: deploying needs an API key: set WORKFLOW_REGISTRY_API_KEY or --api-key\n');
           return EXIT.invalid;
         }
-        const loaded = await loadFile(file, flags);
+        const loaded = await loadFile(file, { ...flags, detectors: 'any' });
         printDiagnostics(io, loaded.diagnostics);
         if (!loaded.ok) {
           io.err(`${file}: ${countLine(loaded.diagnostics)}\n`);

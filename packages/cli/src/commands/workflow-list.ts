@@ -29,7 +29,7 @@ export function registerWorkflowList(
       const summaries: (WorkflowSummary & { file?: string })[] = [];
       let ok = true;
       for (const file of files) {
-        const loaded = await loadFile(file, flags);
+        const loaded = await loadFile(file, { ...flags, detectors: 'any' });
         printDiagnostics(io, loaded.diagnostics);
         if (!loaded.ok) {
           io.err(`${file}: ${countLine(loaded.diagnostics)}\n`);

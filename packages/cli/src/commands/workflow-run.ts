@@ -7,6 +7,7 @@ import { EXIT } from '../exit-codes.js';
 import type { Io } from '../io.js';
 import { loadAgentsFlag, localAgentRunner } from '../agents-dir.js';
 import { loadFile } from '../load-files.js';
+import { addModerationOptions, cliDetectors, type ModerationFlags } from '../moderation-flags.js';
 import { maxFileSizeOption, outputOption, workflowOption } from '../options.js';
 import { countLine, printDiagnostics } from '../report.js';
 import {
@@ -33,7 +34,7 @@ import {
 } from './run-identity.js';
 import { approverFor, preflight, refusalMessage, startFailureExit } from './run-authorization.js';
 
-interface RunFlags extends ModeFlags, IdentityFlags {
+interface RunFlags extends ModeFlags, IdentityFlags, ModerationFlags {
   input: Record<string, unknown>;
   workflow?: string;
   all?: boolean;
@@ -133,7 +134,7 @@ export function registerWorkflowRun(
         .default('text'),
     )
     .addOption(maxFileSizeOption());
-  addIdentityOptions(command)
+  addIdentityOptions(addModerationOptions(command))
     .addHelpText(
       'after',
       '\nA workflow with authorization enabled runs as --identity, or as the --role and --permission' +
@@ -149,7 +150,18 @@ export function registerWorkflowRun(
 async function runCommand(io: Io, file: string, flags: RunFlags): Promise<number> {
   if (flags.all && flags.workflow !== undefined)
     return usage(io, '--all and --workflow exclude each other');
-  const loaded = await loadFile(file, { maxFileSize: flags.maxFileSize });
+  const mode = resolveMode(flags);
+  if (!isMode(mode)) return usage(io, mode);
+  let detectors;
+  try {
+    detectors = mode === 'cloud' ? undefined : cliDetectors(flags, process.env);
+  } catch (error) {
+    return usage(io, (error as Error).message);
+  }
+  const loaded = await loadFile(file, {
+    maxFileSize: flags.maxFileSize,
+    detectors: detectors?.names() ?? 'any',
+  });
   printDiagnostics(io, loaded.diagnostics);
   if (!loaded.ok) {
     io.err(`${file}: ${countLine(loaded.diagnostics)}\n`);
@@ -157,8 +169,6 @@ async function runCommand(io: Io, file: string, flags: RunFlags): Promise<number
   }
   const selected = select(loaded.workflows, flags);
   if (typeof selected === 'string') return usage(io, selected);
-  const mode = resolveMode(flags);
-  if (!isMode(mode)) return usage(io, mode);
   if (flags.routerToken !== undefined && flags.router === undefined)
     return usage(io, '--router-token is the credential of --router: add --router URL');
   if ((flags.routerCert === undefined) !== (flags.routerKey === undefined))
@@ -184,7 +194,8 @@ async function runCommand(io: Io, file: string, flags: RunFlags): Promise<number
     const agents = mode === 'cloud' ? [] : await loadAgentsFlag(flags.agents);
     const runner = agents.length > 0 ? localAgentRunner(agents, () => weft) : undefined;
     weft = new Weft({
-      ...(runner ? { agents: runner, guardrails: runner.guardrailsOptions() } : {}),
+      ...(runner ? { agents: runner } : {}),
+      ...(detectors ? { guardrails: { ...runner?.guardrailsOptions(), detectors } } : {}),
       logLevel: flags.logLevel as 'warn',
       logFormat: flags.logFormat,
       ...(tracingConfigured(process.env) ? { observability: { enabled: true } } : {}),

@@ -6,6 +6,7 @@ import { EXIT } from '../exit-codes.js';
 import type { Io } from '../io.js';
 import { loadAgentsFlag, localAgentRunner } from '../agents-dir.js';
 import { loadFile } from '../load-files.js';
+import { addModerationOptions, cliDetectors } from '../moderation-flags.js';
 import { maxFileSizeOption, workflowOption } from '../options.js';
 import { countLine, printDiagnostics } from '../report.js';
 import { paint } from '../style.js';
@@ -30,6 +31,8 @@ interface TestFlags extends IdentityFlags {
   agents?: string;
   require: string[];
   maxFileSize: number;
+  moderationUrl?: string;
+  moderationModel?: string;
 }
 
 /** `weft workflow test FILE --fixture NAME`: runs fixtures and compares their expected outputs. */
@@ -50,7 +53,7 @@ export function registerWorkflowTest(
     .option('--agents <dir>', 'directory of agent definitions (default ./agents)')
     .option('--require <module>', 'ES module registering handlers; repeatable', collectList, [])
     .addOption(maxFileSizeOption());
-  addIdentityOptions(command)
+  addIdentityOptions(addModerationOptions(command))
     .addHelpText(
       'after',
       '\nFixtures of a workflow with authorization enabled run as --identity or the --role and' +
@@ -66,7 +69,17 @@ async function testCommand(io: Io, file: string, flags: TestFlags): Promise<numb
     io.err('weft: name a fixture with --fixture NAME, or use --all-fixtures\n');
     return EXIT.invalid;
   }
-  const loaded = await loadFile(file, { maxFileSize: flags.maxFileSize });
+  let detectors;
+  try {
+    detectors = cliDetectors(flags, process.env);
+  } catch (error) {
+    io.err(`weft: ${(error as Error).message}\n`);
+    return EXIT.invalid;
+  }
+  const loaded = await loadFile(file, {
+    maxFileSize: flags.maxFileSize,
+    detectors: detectors.names(),
+  });
   printDiagnostics(io, loaded.diagnostics);
   if (!loaded.ok) {
     io.err(`${file}: ${countLine(loaded.diagnostics)}\n`);
@@ -115,9 +128,11 @@ async function testCommand(io: Io, file: string, flags: TestFlags): Promise<numb
     io.err(`weft: ${(error as Error).message}\n`);
     return EXIT.invalid;
   }
+  const runner = agents.length > 0 ? localAgentRunner(agents, () => weft) : undefined;
   const weft: Weft = new Weft({
     logLevel: 'silent',
-    ...(agents.length > 0 ? { agents: localAgentRunner(agents, () => weft) } : {}),
+    ...(runner ? { agents: runner } : {}),
+    guardrails: { ...runner?.guardrailsOptions(), detectors },
     ...(principal ? { identity: principal } : {}),
     ...(approve ? { approve } : {}),
   });

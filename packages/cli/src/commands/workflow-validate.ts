@@ -4,6 +4,7 @@ import { EXIT } from '../exit-codes.js';
 import type { Io } from '../io.js';
 import { loadAgentsFlag, unknownAgentDiagnostics } from '../agents-dir.js';
 import { loadFile, type LoadFlags } from '../load-files.js';
+import { addModerationOptions, cliDetectors, type ModerationFlags } from '../moderation-flags.js';
 import { maxFileSizeOption, outputOption, workflowOption } from '../options.js';
 import { countLine, printDiagnostics } from '../report.js';
 import { paint } from '../style.js';
@@ -14,7 +15,7 @@ export function registerWorkflowValidate(
   io: Io,
   setExit: (code: number) => void,
 ): void {
-  parent
+  const command = parent
     .command('validate')
     .description('check workflow files (YAML or JSON) and report every error with its place')
     .argument('<files...>', 'workflow files')
@@ -28,11 +29,16 @@ export function registerWorkflowValidate(
     .addHelpText(
       'after',
       '\nExit status: 0 when every file is valid (warnings allowed), 2 otherwise.',
-    )
-    .action(async (files: string[], flags: LoadFlags & { output: string; agents?: string }) => {
+    );
+  addModerationOptions(command).action(
+    async (
+      files: string[],
+      flags: LoadFlags & ModerationFlags & { output: string; agents?: string },
+    ) => {
       let agents;
       try {
         agents = await loadAgentsFlag(flags.agents);
+        flags.detectors = cliDetectors(flags, process.env).names();
       } catch (error) {
         io.err(`weft: ${(error as Error).message}\n`);
         setExit(EXIT.invalid);
@@ -71,7 +77,8 @@ export function registerWorkflowValidate(
         }
       }
       setExit(results.every((r) => r.ok) ? EXIT.ok : EXIT.invalid);
-    });
+    },
+  );
 }
 
 /** `name 1.0.0: 3 steps, 2 inputs, 1 output; triggers: schedule, webhook`. */

@@ -65,3 +65,57 @@ export const Guardrails = Type.Object(
   { additionalProperties: false, description: 'Guardrails for the step' },
 );
 export type Guardrails = Static<typeof Guardrails>;
+
+/** The content checks a detector serves: `piiDetection`, `toxicityThreshold`, `blockedTopics`. */
+export const CONTENT_CHECKS = ['pii', 'toxicity', 'topics'] as const;
+/** One of {@link CONTENT_CHECKS}. */
+export type ContentCheck = (typeof CONTENT_CHECKS)[number];
+
+/**
+ * The names of the built-in lexical detectors, present in every process: a workflow may always
+ * choose them (or `default`, whatever detector serves the check in the process running it).
+ */
+export const LEXICAL_DETECTORS: Readonly<Record<ContentCheck, string>> = {
+  pii: 'pii',
+  toxicity: 'obscenity',
+  topics: 'topics',
+};
+
+/** The detector names a process offers per check (`default` is always offered). */
+export type DetectorNames = Readonly<Partial<Record<ContentCheck, readonly string[]>>>;
+
+/** Pattern of detector names in `guardrails.detectors`: `default`, `obscenity`, `moderation`… */
+export const DETECTOR_NAME_PATTERN = '^[a-z][a-z0-9_.:-]{0,63}$';
+
+const DetectorName = (check: string) =>
+  Type.Optional(
+    Type.String({
+      pattern: DETECTOR_NAME_PATTERN,
+      description: `The detector of the ${check} check: default, ${LEXICAL_DETECTORS[check as ContentCheck]} (the lexical one) or one the server offers (moderation)`,
+      'x-expected': 'a detector name such as default or moderation',
+    }),
+  );
+
+/**
+ * Workflow-level guardrails settings (docs/workflow-language.md#choosing-detectors): which
+ * detector serves each content check for every step of the workflow.
+ */
+export const WorkflowGuardrails = Type.Object(
+  {
+    detectors: Type.Optional(
+      Type.Object(
+        {
+          pii: DetectorName('pii'),
+          toxicity: DetectorName('toxicity'),
+          topics: DetectorName('topics'),
+        },
+        {
+          additionalProperties: false,
+          description: 'The detector of each content check (pii, toxicity, topics); unset: default',
+        },
+      ),
+    ),
+  },
+  { additionalProperties: false, description: 'Guardrails settings of the whole workflow' },
+);
+export type WorkflowGuardrails = Static<typeof WorkflowGuardrails>;

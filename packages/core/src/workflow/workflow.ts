@@ -1,5 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { Authorization } from './authorization.js';
+import { WorkflowGuardrails } from './guardrails.js';
 import { IDENTIFIER_PATTERN, SemverString, Text } from './common.js';
 import { InputSpec, OutputSpec } from './inputs.js';
 import { ExecutionSettings } from './runtime.js';
@@ -37,6 +38,7 @@ export const Workflow = Type.Object(
       }),
     ),
     authorization: Type.Optional(Authorization),
+    guardrails: Type.Optional(WorkflowGuardrails),
     testing: Type.Optional(Testing),
     execution: Type.Optional(ExecutionSettings),
   },

@@ -20,6 +20,7 @@ import {
 import { checkTemplates } from '../validate/templates.js';
 import { checkTesting } from '../validate/testing.js';
 import { checkTriggers, type WebhookRoutes } from '../validate/triggers.js';
+import { checkWorkflowDetectors } from '../validate/guardrails.js';
 import { compileLoadOptions, type LoadOptions } from './options.js';
 import { parseWorkflowSource } from './parse-document.js';
 import { Reporter } from './reporter.js';
@@ -103,6 +104,7 @@ export function loadWorkflowSource(
       options,
     };
     checkInputs(workflow.inputs, path, reporter);
+    checkWorkflowDetectors(workflow, path, options, reporter);
     checkTriggers(triggersToCheck(workflow, raws[index]), path, routes, reporter);
     checkTemplates(ctx);
     calls.push(...checkSubworkflows(ctx));

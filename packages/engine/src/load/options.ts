@@ -1,3 +1,10 @@
+import {
+  CONTENT_CHECKS,
+  LEXICAL_DETECTORS,
+  type ContentCheck,
+  type DetectorNames,
+} from '@weft/core';
+
 /** Options of the workflow loader. */
 export interface LoadOptions {
   /** File name used in diagnostics (positions read `file:line:column`). */
@@ -15,6 +22,13 @@ export interface LoadOptions {
    * not reported as unknown.
    */
   knownWorkflows?: readonly string[];
+  /**
+   * The detector names the process that runs the workflows offers per content check, besides
+   * `default` and the lexical ones (`LEXICAL_DETECTORS`), e.g. `{toxicity: ['moderation']}`: a
+   * workflow's `guardrails.detectors` naming another is an error. Default: none besides those.
+   * `any`: not checked here, because another process runs them (a CLI deploying to a server).
+   */
+  detectors?: DetectorNames | 'any';
 }
 
 /** {@link LoadOptions} with every default filled in. */
@@ -25,6 +39,8 @@ export interface CompiledLoadOptions {
   maxAliasCount: number;
   workflow: string | undefined;
   knownWorkflows: ReadonlySet<string>;
+  /** Every detector name a workflow may choose per check, `default` included; undefined: any. */
+  detectors: ReadonlyMap<ContentCheck, ReadonlySet<string>> | undefined;
 }
 
 /** Default largest workflow file: 1 MiB. */
@@ -43,5 +59,18 @@ export function compileLoadOptions(options: LoadOptions = {}): CompiledLoadOptio
     maxAliasCount: options.maxAliasCount ?? DEFAULT_MAX_ALIAS_COUNT,
     workflow: options.workflow,
     knownWorkflows: new Set(options.knownWorkflows ?? []),
+    detectors: detectorNames(options.detectors),
   };
+}
+
+function detectorNames(
+  extra: DetectorNames | 'any' | undefined,
+): ReadonlyMap<ContentCheck, ReadonlySet<string>> | undefined {
+  if (extra === 'any') return undefined;
+  return new Map(
+    CONTENT_CHECKS.map((check) => [
+      check,
+      new Set(['default', LEXICAL_DETECTORS[check], ...(extra?.[check] ?? [])]),
+    ]),
+  );
 }

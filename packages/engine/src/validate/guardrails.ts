@@ -1,11 +1,18 @@
-import { AGENT_ONLY_GUARDRAILS, type Step } from '@weft/core';
+import {
+  AGENT_ONLY_GUARDRAILS,
+  CONTENT_CHECKS,
+  DETECTOR_NAME_PATTERN,
+  type Step,
+} from '@weft/core';
+import type { CompiledLoadOptions } from '../load/options.js';
 import { Ajv } from 'ajv';
 import type { Path } from '../diagnostics.js';
 import type { Reporter } from '../load/reporter.js';
-import { inferStepType } from '../model.js';
+import { inferStepType, type WorkflowDefinition } from '../model.js';
 
 const ajv = new Ajv({ strict: false, allErrors: false, validateSchema: true });
 const WORD = /[\p{L}\p{N}]/u;
+const DETECTOR_NAME = new RegExp(DETECTOR_NAME_PATTERN);
 
 /**
  * Checks what the schema cannot about a step's `guardrails` (docs/workflow-language.md#guardrails):
@@ -46,6 +53,33 @@ export function checkGuardrails(step: Step, at: Path, reporter: Reporter): void 
       `guardrails.${name} budgets an agent's model turns and means nothing on ${kind === 'action' ? 'an' : 'a'} ${kind} step: ` +
         'remove it, or use timeLimit to bound the step',
       { key: true },
+    );
+  }
+}
+
+/**
+ * Checks a workflow's `guardrails.detectors` (docs/workflow-language.md#choosing-detectors):
+ * each names `default`, the lexical detector of its check, or one the process offers
+ * (`LoadOptions.detectors`); another is an error, since the check could not be made as asked.
+ */
+export function checkWorkflowDetectors(
+  workflow: WorkflowDefinition,
+  at: Path,
+  options: CompiledLoadOptions,
+  reporter: Reporter,
+): void {
+  const chosen = workflow.guardrails?.detectors;
+  if (chosen === undefined || options.detectors === undefined) return;
+  for (const check of CONTENT_CHECKS) {
+    const name = chosen[check];
+    const offered = options.detectors.get(check);
+    if (name === undefined || !DETECTOR_NAME.test(name) || offered?.has(name) !== false) continue;
+    reporter.error(
+      [...at, 'guardrails', 'detectors', check],
+      'unknown_detector',
+      `no ${check} detector "${name}" is configured here; the ${check} detectors are: ` +
+        `${[...offered].join(', ')} (the server or CLI offers a moderation detector when ` +
+        'WEFT_MODERATION_URL is set)',
     );
   }
 }

@@ -1,4 +1,4 @@
-import type { PiiKind } from '@weft/core';
+import { LEXICAL_DETECTORS, type PiiKind } from '@weft/core';
 import type { CountryCode } from 'libphonenumber-js/max';
 import type { Detection, DetectionRequest, SyncDetector } from '../detector.js';
 import { countCards } from './card.js';
@@ -33,7 +33,7 @@ export function piiDetector(options: PiiDetectorOptions = {}): SyncDetector {
     us_ssn: countUsSsns,
   };
   return {
-    name: 'pii',
+    name: LEXICAL_DETECTORS.pii,
     check: 'pii',
     detect({ text, kinds }: DetectionRequest): Detection {
       const found: Record<string, number> = {};

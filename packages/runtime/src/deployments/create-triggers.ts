@@ -3,6 +3,7 @@ import {
   systemClock,
   type Clock,
   type DeploymentStore,
+  type DetectorNames,
   type Principal,
   type SecretsProvider,
   type TriggerStore,
@@ -84,6 +85,8 @@ export interface TriggersOptions {
     workflow: WorkflowDefinition,
     library: readonly WorkflowDefinition[],
   ) => Promise<string[]>;
+  /** The guardrail detectors the runtime offers by name (checked at deploy). */
+  detectors?: DetectorNames;
 }
 
 /** The assembled triggers: register `plugin` on the server, then `start()`. */
@@ -146,6 +149,7 @@ export function createTriggers(options: TriggersOptions): Triggers {
     ...(options.directoryPrincipal ? { directoryPrincipal: options.directoryPrincipal } : {}),
     ...(options.deployAudit ? { audit: options.deployAudit } : {}),
     ...(options.unavailablePlugins ? { unavailablePlugins: options.unavailablePlugins } : {}),
+    ...(options.detectors ? { detectors: options.detectors } : {}),
   });
   let watched: WatchedDirectory | undefined;
   let pruneTimer: NodeJS.Timeout | undefined;

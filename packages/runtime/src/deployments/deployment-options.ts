@@ -1,4 +1,4 @@
-import type { Clock, DeploymentStore, Principal, SecretsProvider } from '@weft/core';
+import type { Clock, DeploymentStore, DetectorNames, Principal, SecretsProvider } from '@weft/core';
 import type { WorkflowDefinition } from '@weft/engine';
 import type { AuditLog } from '../audit/audit-log.js';
 import type { EventRouter } from '../triggers/events/event-router.js';
@@ -42,6 +42,11 @@ export interface DeploymentServiceOptions {
    * Of the plugins a workflow (and the workflows it may call) uses, those this server cannot
    * run: each becomes a deployment warning. Default: none checked.
    */
+  /**
+   * The guardrail detectors the runtime offers by name (`DetectorRegistry.names()`): a workflow
+   * whose `guardrails.detectors` names another is refused. Default: the lexical ones only.
+   */
+  detectors?: DetectorNames;
   unavailablePlugins?: (
     workflow: WorkflowDefinition,
     library: readonly WorkflowDefinition[],

@@ -147,7 +147,13 @@ export class DeploymentService {
    */
   reconcile(): Promise<Reconciled> {
     return this.serialised(() =>
-      reconcileDeployments(this.options.store, this.activations, this.logger, this.failed),
+      reconcileDeployments(
+        this.options.store,
+        this.activations,
+        this.logger,
+        this.failed,
+        this.options.detectors,
+      ),
     );
   }
 
@@ -251,7 +257,7 @@ export class DeploymentService {
     deployer: Deployer | null,
     expectedName: string | undefined,
   ): Promise<{ valid: ValidDefinition; previous: DeploymentRecord | undefined }> {
-    const valid = validateDefinition(raw, known);
+    const valid = validateDefinition(raw, known, this.options.detectors);
     const name = valid.workflow.name;
     if (expectedName !== undefined && name !== expectedName) {
       throw new ValidationError(

@@ -1,4 +1,4 @@
-import { ValidationError } from '@weft/core';
+import { ValidationError, type DetectorNames } from '@weft/core';
 import {
   compileLoadOptions,
   formatDiagnostic,
@@ -23,11 +23,14 @@ export interface ValidDefinition {
 /**
  * Validates one workflow definition (the object that sits inside `workflows`) with the engine's
  * loader, as if it were a file holding only it. `knownWorkflows` are deployed names a subworkflow
- * step may call. Throws `VALIDATION` with every diagnostic in `details.diagnostics`.
+ * step may call; `detectors` are the guardrail detectors this server offers by name (a workflow
+ * choosing another is refused). Throws `VALIDATION` with every diagnostic in
+ * `details.diagnostics`.
  */
 export function validateDefinition(
   raw: unknown,
   knownWorkflows: readonly string[],
+  detectors?: DetectorNames,
 ): ValidDefinition {
   if (!isPlainObject(raw)) {
     throw new ValidationError('send one workflow definition: an object with name and steps', {
@@ -42,7 +45,10 @@ export function validateDefinition(
       constraint: raw['steps'] === undefined ? 'required' : 'type',
     });
   }
-  const result = loadWorkflowSource(JSON.stringify({ workflows: [raw] }), { knownWorkflows });
+  const result = loadWorkflowSource(JSON.stringify({ workflows: [raw] }), {
+    knownWorkflows,
+    ...(detectors ? { detectors } : {}),
+  });
   const diagnostics = result.diagnostics.map(relative);
   if (!result.ok) {
     const first = diagnostics.find((d) => d.severity === 'error')!;

@@ -1,4 +1,4 @@
-import type { DeploymentStore } from '@weft/core';
+import type { DeploymentStore, DetectorNames } from '@weft/core';
 import type { TriggerLogger } from '../triggers/logger.js';
 import type { Activations } from './activations.js';
 import { validateDefinition } from './parse-definition.js';
@@ -23,6 +23,7 @@ export async function reconcileDeployments(
   activations: Activations,
   logger: TriggerLogger,
   failed: Map<string, number>,
+  detectors?: DetectorNames,
 ): Promise<Reconciled> {
   const stored = await store.revisions();
   const result: Reconciled = { loaded: [], removed: [] };
@@ -41,7 +42,7 @@ export async function reconcileDeployments(
     const record = await store.get(name);
     if (!record) continue;
     try {
-      const { workflow } = validateDefinition(record.definition, known);
+      const { workflow } = validateDefinition(record.definition, known, detectors);
       await activations.activate(await activations.compile(workflow), record);
       failed.delete(name);
       result.loaded.push(name);

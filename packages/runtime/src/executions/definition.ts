@@ -1,4 +1,4 @@
-import { ValidationError } from '@weft/core';
+import { ValidationError, type DetectorNames } from '@weft/core';
 import { formatDiagnostic, loadWorkflowSource, type WorkflowDefinition } from '@weft/engine';
 
 /** A workflow ready to run, with the workflows its subworkflow steps may call. */
@@ -21,9 +21,13 @@ const cache = new Map<string, ExecutableWorkflow[]>();
 /**
  * Loads and validates the workflow of a request: `workflow` (file text, a parsed file, or one
  * definition) or `workflow_file` (file text), then picks `workflow_name`. Throws `VALIDATION`
- * naming the field and listing every problem of the file. Parsed files are cached by text.
+ * naming the field and listing every problem of the file. `detectors` are the guardrail
+ * detectors the runtime offers by name. Parsed files are cached by text.
  */
-export function loadRequestedWorkflow(source: WorkflowSource): ExecutableWorkflow {
+export function loadRequestedWorkflow(
+  source: WorkflowSource,
+  detectors: DetectorNames = {},
+): ExecutableWorkflow {
   const { workflow, workflow_file: file, workflow_name: name } = source;
   if (workflow !== undefined && file !== undefined) {
     throw new ValidationError('send either workflow or workflow_file, not both', {
@@ -46,7 +50,7 @@ export function loadRequestedWorkflow(source: WorkflowSource): ExecutableWorkflo
             ? workflow
             : { workflows: [workflow] },
         );
-  const library = loadText(text, field);
+  const library = loadText(text, field, detectors);
   return pick(library, name);
 }
 
@@ -60,10 +64,11 @@ export function restoreWorkflow(stored: {
   return { workflow, library: library.length > 0 ? library : [workflow] };
 }
 
-function loadText(text: string, field: string): ExecutableWorkflow[] {
-  const cached = cache.get(text);
+function loadText(text: string, field: string, detectors: DetectorNames): ExecutableWorkflow[] {
+  const key = `${JSON.stringify(detectors)}\n${text}`;
+  const cached = cache.get(key);
   if (cached) return cached;
-  const result = loadWorkflowSource(text, { file: field });
+  const result = loadWorkflowSource(text, { file: field, detectors });
   if (!result.ok) {
     const errors = result.diagnostics.filter((d) => d.severity === 'error');
     const first = errors[0];
@@ -86,7 +91,7 @@ function loadText(text: string, field: string): ExecutableWorkflow[] {
     library: result.workflows,
   }));
   if (cache.size >= CACHE_SIZE) cache.delete(cache.keys().next().value!);
-  cache.set(text, library);
+  cache.set(key, library);
   return library;
 }
 

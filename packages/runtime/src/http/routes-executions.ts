@@ -47,7 +47,7 @@ export function registerExecutionRoutes(app: FastifyInstance, runtime: Runtime):
     async (request, reply) => {
       const principal = principalOf(request);
       const body = request.body as StartExecutionRequest;
-      const executable = loadRequestedWorkflow(body);
+      const executable = loadRequestedWorkflow(body, runtime.options.detectorNames);
       const wait = preferredWait(request.headers.prefer, runtime.options.maxWaitSeconds);
       const trace = runtime.options.tracing ? traceCarrierOf(request.headers) : undefined;
       const started = await runtime.startExecution({

@@ -39,6 +39,7 @@ import { runLocally } from './local-run.js';
 import { observedRun, startObservability } from './observability.js';
 import type { Telemetry } from '@weft/telemetry/setup';
 import { checkWeftOptions, cloudSettings, routerCredential, type WeftOptions } from './options.js';
+import { loadOptions } from './load-options.js';
 import { authorizeLocalRun, authorizeRun } from './local-authorization.js';
 
 /**
@@ -128,7 +129,7 @@ export class Weft extends ServerExecutions {
 
   /** Loads (and validates) the workflows of a file; throws `VALIDATION` listing every error. */
   async loadWorkflows(file: string): Promise<WorkflowDefinition[]> {
-    const workflows = await loadWorkflowFile(file, { knownWorkflows: [...this.loaded.keys()] });
+    const workflows = await loadWorkflowFile(file, loadOptions(this.options, this.loaded));
     for (const workflow of workflows) {
       const versions = (this.loaded.get(workflow.name) ?? []).filter(
         (w) => w.version !== workflow.version,
