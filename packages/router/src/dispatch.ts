@@ -91,8 +91,24 @@ export class Dispatcher {
     timeoutHeader?: string,
     signal?: AbortSignal,
   ): Promise<DispatchAnswer> {
-    const timeoutMs = this.timeoutOf(timeoutHeader);
     const body = JSON.stringify({ action: `${plugin}.${action}`, input });
+    return this.send(plugin, action, body, headers, timeoutHeader, signal);
+  }
+
+  /**
+   * {@link execute} with the request body already encoded (`{"action": "<plugin>.<action>",
+   * "input": {...}}`, checked by the caller): the router's `POST /execute` sends on the bytes it
+   * received.
+   */
+  async send(
+    plugin: string,
+    action: string,
+    body: string | Buffer,
+    headers: Record<string, string | string[] | undefined>,
+    timeoutHeader?: string,
+    signal?: AbortSignal,
+  ): Promise<DispatchAnswer> {
+    const timeoutMs = this.timeoutOf(timeoutHeader);
     const sent: Record<string, string> = { 'content-type': 'application/json' };
     for (const name of FORWARDED) {
       const value = headers[name];
