@@ -2,7 +2,6 @@ import type {} from '@fastify/swagger';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Ajv } from 'ajv';
 import {
-  CanceledError,
   DeregistrationResponse,
   ExecuteRequest,
   ExecuteSuccess,
@@ -13,6 +12,7 @@ import {
 } from '@weft/core';
 import type { Router } from '../router.js';
 import { executeHook, guardHook } from './auth.js';
+import { CallerGone } from './caller-gone.js';
 import { readExecuteBody } from './execute-body.js';
 import { sendError } from './errors.js';
 import {
@@ -148,7 +148,7 @@ export function routerRoutes(router: Router) {
           call.body,
           request.headers,
           headerOf(request.headers['x-weft-timeout-ms']),
-          callerGone(reply),
+          new CallerGone(reply.raw),
         );
         if (answer.instanceId !== undefined) reply.header('x-weft-instance-id', answer.instanceId);
         return reply.code(answer.statusCode).type('application/json').send(answer.body);
@@ -180,26 +180,6 @@ export function routerRoutes(router: Router) {
       );
     });
   };
-}
-
-/**
- * A signal that fires when the caller's connection closes before the answer was sent (the
- * caller gave up: a canceled run, a client timeout), so the call to the instance is abandoned,
- * its connection closed (the service's handler sees its `AbortSignal`) and `in_flight` drops.
- */
-function callerGone(reply: FastifyReply): AbortSignal {
-  const controller = new AbortController();
-  const raw = reply.raw;
-  raw.once('close', () => {
-    if (!raw.writableFinished) {
-      controller.abort(
-        new CanceledError('the caller closed the connection before the answer', {
-          canceled_at: new Date().toISOString(),
-        }),
-      );
-    }
-  });
-  return controller.signal;
 }
 
 /** The body's validator: {@link readExecuteBody} checks it in the handler. */
