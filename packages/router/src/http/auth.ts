@@ -77,7 +77,8 @@ export function executeHook(guard: ExecuteGuard) {
         ),
       );
     }
-    if (expected !== undefined && timingSafeEqual(digest(match[1]!.trim()), expected)) return done();
+    if (expected !== undefined && timingSafeEqual(digest(match[1]!.trim()), expected))
+      return done();
     if (authenticate === undefined) {
       return done(new UnauthorizedError('the router token is not valid', { scheme: 'bearer' }));
     }
