@@ -1,3 +1,4 @@
+import type { StreamEvent } from '@weft/core';
 import type { WeftClient } from '@weft/sdk/client';
 import type { Io } from './io.js';
 import { StepList } from './step-list.js';
@@ -37,25 +38,50 @@ export async function followExecution(
     }
     return ended ?? (await finalStatus(client, id, options));
   }
-  const list = new StepList();
-  let drawn = 0;
-  let frame = 0;
-  const draw = () => {
-    const lines = list.lines(Date.now(), frame++);
-    io.out(`${drawn > 0 ? `\x1b[${drawn}F\x1b[J` : ''}${lines.map((l) => `${l}\n`).join('')}`);
-    drawn = lines.length;
-  };
-  const timer = setInterval(draw, FRAME_MS);
+  const live = new LiveStepList(io);
   try {
-    for await (const event of stream) {
-      list.apply(event);
-      draw();
-    }
+    for await (const event of stream) live.apply(event);
   } finally {
-    clearInterval(timer);
+    live.stop();
   }
-  draw();
-  return list.end?.status ?? (await finalStatus(client, id, options));
+  return live.list.end?.status ?? (await finalStatus(client, id, options));
+}
+
+/**
+ * The live step list on a terminal: redrawn in place on stdout on every event and
+ * {@link FRAME_MS} apart (the spinner turns, running steps count their time) from the first
+ * event until {@link stop}. Shared by `weft execution events --follow` and `weft workflow run
+ * --cloud`.
+ */
+export class LiveStepList {
+  readonly list = new StepList();
+  private drawn = 0;
+  private frame = 0;
+  private timer: NodeJS.Timeout | undefined;
+
+  constructor(private readonly io: Io) {}
+
+  /** Applies one event of the execution and redraws. */
+  readonly apply = (event: StreamEvent): void => {
+    this.list.apply(event);
+    this.timer ??= setInterval(this.draw, FRAME_MS);
+    this.draw();
+  };
+
+  /** Stops the spinner and draws the list a last time (nothing when no event came). */
+  stop(): void {
+    if (this.timer === undefined) return;
+    clearInterval(this.timer);
+    this.timer = undefined;
+    this.draw();
+  }
+
+  private readonly draw = (): void => {
+    const lines = this.list.lines(Date.now(), this.frame++);
+    const back = this.drawn > 0 ? `\x1b[${this.drawn}F\x1b[J` : '';
+    this.io.out(`${back}${lines.map((l) => `${l}\n`).join('')}`);
+    this.drawn = lines.length;
+  };
 }
 
 /** The status of an ended execution whose stream had no `workflow.completed` (not recorded). */

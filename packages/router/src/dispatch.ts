@@ -12,7 +12,7 @@ import {
 } from '@weft/core';
 import type { CompiledRouterOptions } from './options.js';
 import type { LiveInstance, RoutingTable } from './table.js';
-import { sendUpstream } from './upstream.js';
+import { sendUpstream, type CallSignal } from './upstream.js';
 
 /** What dispatch answers: the status and the exact JSON bytes to send. */
 export interface DispatchAnswer {
@@ -89,10 +89,26 @@ export class Dispatcher {
     input: unknown,
     headers: Record<string, string | string[] | undefined>,
     timeoutHeader?: string,
-    signal?: AbortSignal,
+    signal?: CallSignal,
+  ): Promise<DispatchAnswer> {
+    const body = JSON.stringify({ action: `${plugin}.${action}`, input });
+    return this.send(plugin, action, body, headers, timeoutHeader, signal);
+  }
+
+  /**
+   * {@link execute} with the request body already encoded (`{"action": "<plugin>.<action>",
+   * "input": {...}}`, checked by the caller): the router's `POST /execute` sends on the bytes it
+   * received.
+   */
+  async send(
+    plugin: string,
+    action: string,
+    body: string | Buffer,
+    headers: Record<string, string | string[] | undefined>,
+    timeoutHeader?: string,
+    signal?: CallSignal,
   ): Promise<DispatchAnswer> {
     const timeoutMs = this.timeoutOf(timeoutHeader);
-    const body = JSON.stringify({ action: `${plugin}.${action}`, input });
     const sent: Record<string, string> = { 'content-type': 'application/json' };
     for (const name of FORWARDED) {
       const value = headers[name];
@@ -121,10 +137,9 @@ export class Dispatcher {
           },
           signal,
         );
-        return {
-          ...this.answer(statusCode, bytes, plugin, instance),
-          instanceId: instance.record.instance_id,
-        };
+        const answer = this.answer(statusCode, bytes, plugin, instance);
+        answer.instanceId = instance.record.instance_id;
+        return answer;
       } catch (error) {
         if (signal?.aborted) throw canceled(signal.reason);
         const code = (error as { code?: string }).code ?? '';

@@ -36,6 +36,8 @@ export class RoutingTable {
   private timer: NodeJS.Timeout | undefined;
   private refreshing: Promise<void> | undefined;
   private again = false;
+  /** The earliest `next_check_at` of the copy (0 until the first read: due). */
+  private nextCheckAt = 0;
 
   constructor(private readonly options: CompiledRouterOptions) {}
 
@@ -71,6 +73,15 @@ export class RoutingTable {
       }
     })();
     return this.refreshing;
+  }
+
+  /**
+   * Whether a health check may be due at `now` by this copy: false lets the health checker skip
+   * the store. A stale copy errs towards true, as checks only move later; a registration, which
+   * moves one earlier, refreshes the copy of its replica (others see it within `refreshMs`).
+   */
+  checkMayBeDue(now: number): boolean {
+    return this.nextCheckAt <= now;
   }
 
   /** Sets an instance's health at once (this replica just checked it). */
@@ -147,7 +158,9 @@ export class RoutingTable {
   private apply(records: RouteInstance[]): void {
     const seen = new Set<string>();
     const plugins = new Map<string, PluginRoutes>();
+    let nextCheckAt = Infinity;
     for (const record of records) {
+      nextCheckAt = Math.min(nextCheckAt, record.next_check_at);
       const key = keyOf(record.plugin_slug, record.instance_id);
       seen.add(key);
       const live = this.upsert(key, record);
@@ -165,6 +178,7 @@ export class RoutingTable {
       void live.pool.close().catch(() => undefined);
     }
     this.plugins = plugins;
+    this.nextCheckAt = nextCheckAt;
   }
 
   private upsert(key: string, record: RouteInstance): LiveInstance {

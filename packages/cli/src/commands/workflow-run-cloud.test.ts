@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLocalKey, startServer, type RunningServer } from '@weft/server';
+import { main } from '../main.js';
 import { run } from '../test-support.js';
 
 const examples = fileURLToPath(new URL('../../../../examples/', import.meta.url));
@@ -47,6 +48,26 @@ describe('weft workflow run --cloud', () => {
     expect(result.code).toBe(0);
     expect(result.out).toMatch(/^sum completed in \d+ ms/);
     expect(result.out).toContain('v: 3');
+  });
+
+  it('draws the live step list on a terminal, then the summary without repeating the steps', async () => {
+    let out = '';
+    let err = '';
+    const argv = ['workflow', 'run', flow, '-i', 'a=2', '--server', server.url, '--api-key', key];
+    const code = await main(['node', 'weft', ...argv, '--cloud'], {
+      out: (t) => void (out += t),
+      err: (t) => void (err += t),
+      color: false,
+      live: true,
+    });
+    expect(err).toBe('');
+    expect(code).toBe(0);
+    // Drawn as events came (the spinner while the step ran), redrawn in place, then the end.
+    expect(out).toMatch(/^[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏] add {3}\d+ms\n/);
+    expect(out).toContain('\x1b[1F\x1b[J');
+    const [list, summary] = out.split(/(?=^sum completed)/m) as [string, string];
+    expect(list.split('\x1b[J').at(-1)).toMatch(/^✓ add {3}\d+ms\ncompleted in [\d.]+m?s\n$/);
+    expect(summary).toMatch(/^sum completed in \d+ ms \(execution \S+\)\noutputs:\n {2}v: 3\n$/);
   });
 
   it('prints the JSON document with -o json, like a local run', async () => {

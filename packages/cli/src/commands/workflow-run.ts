@@ -6,6 +6,7 @@ import { Weft, type RunResult, type WeftOptions } from '@weft/sdk';
 import { EXIT } from '../exit-codes.js';
 import type { Io } from '../io.js';
 import { loadAgentsFlag, localAgentRunner } from '../agents-dir.js';
+import { LiveStepList } from '../follow-execution.js';
 import { loadFile } from '../load-files.js';
 import { addModerationOptions, cliDetectors, type ModerationFlags } from '../moderation-flags.js';
 import { maxFileSizeOption, outputOption, workflowOption } from '../options.js';
@@ -260,6 +261,8 @@ async function runEach(
     let result: RunResult;
     const text = flags.output === 'text' && !flags.stream;
     const progress = text && mode !== 'cloud' ? runProgress(io, workflow.name) : undefined;
+    // A cloud run on a terminal: the step list of `weft execution events --follow`, live.
+    const live = text && mode === 'cloud' && io.live ? new LiveStepList(io) : undefined;
     try {
       result = await weft.run(workflow, flags.input, {
         // The summary (and the progress) show the steps: no log lines repeating them.
@@ -272,7 +275,10 @@ async function runEach(
         },
         // Cloud runs are not canceled by Ctrl-C (they run on, see run-interrupt.ts).
         ...(mode === 'cloud'
-          ? { onStarted: interrupts.onStarted, ...(stream ? { onEvent: stream } : {}) }
+          ? {
+              onStarted: interrupts.onStarted,
+              ...(stream ? { onEvent: stream } : live ? { onEvent: live.apply } : {}),
+            }
           : {
               signal: interrupts.signal,
               onEvent: (event: StreamEvent) => {
@@ -283,6 +289,7 @@ async function runEach(
             }),
       });
     } catch (error) {
+      live?.stop();
       // The run did not start: the server refused it (cloud mode: bad key, unknown plugin,
       // unreachable), or its authorization did (a refusal, a rejected or timed-out approval).
       await weft.close();
@@ -293,8 +300,10 @@ async function runEach(
       );
       return interrupts.exitCode ?? startFailureExit(error);
     }
+    live?.stop();
     results.push(result);
-    if (flags.output === 'text') printRun(io, result, progress?.showedSteps() ?? false);
+    const shown = progress?.showedSteps() ?? (live !== undefined && live.list.steps.size > 0);
+    if (flags.output === 'text') printRun(io, result, shown);
   }
   await weft.close();
   if (flags.output === 'json') {

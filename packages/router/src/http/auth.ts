@@ -1,4 +1,4 @@
-import { timingSafeEqual, createHash } from 'node:crypto';
+import { hash, timingSafeEqual } from 'node:crypto';
 import type { TLSSocket } from 'node:tls';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { UnauthorizedError } from '@weft/core';
@@ -11,7 +11,9 @@ export interface Guard {
   clientCert: boolean;
 }
 
-const digest = (text: string) => createHash('sha256').update(text).digest();
+/** One-shot SHA-256 (no `Hash` object per call: the credential check runs on every execute). */
+const BEARER = /^Bearer\s+(.+)$/i;
+const digest = (text: string) => hash('sha256', text, 'buffer');
 
 /** An `onRequest` hook enforcing `guard`; refusals are `UNAUTHORIZED` (401) and change nothing. */
 export function guardHook(guard: Guard) {
@@ -32,7 +34,7 @@ export function guardHook(guard: Guard) {
     }
     if (expected !== undefined) {
       const header = request.headers.authorization ?? '';
-      const match = /^Bearer\s+(.+)$/i.exec(header);
+      const match = BEARER.exec(header);
       if (!match || !timingSafeEqual(digest(match[1]!.trim()), expected)) {
         throw new UnauthorizedError(
           match
@@ -62,19 +64,24 @@ export interface ExecuteGuard {
 export function executeHook(guard: ExecuteGuard) {
   const expected = guard.token === undefined ? undefined : digest(guard.token);
   const { authenticate } = guard;
-  return async (request: FastifyRequest, _reply: FastifyReply): Promise<void> => {
+  // A callback hook, not an async one: the router token's path (every connector call) makes no
+  // promise.
+  return (request: FastifyRequest, _reply: FastifyReply, done: (error?: Error) => void): void => {
     const header = request.headers.authorization;
-    const match = header === undefined ? null : /^Bearer\s+(.+)$/i.exec(header);
+    const match = header === undefined ? null : BEARER.exec(header);
     if (!match) {
-      throw new UnauthorizedError(
-        `running an action through the router needs a credential: send Authorization: Bearer <API key>${expected ? ' (or the router token)' : ''}`,
-        { scheme: 'bearer', reason: header === undefined ? 'missing' : 'malformed' },
+      return done(
+        new UnauthorizedError(
+          `running an action through the router needs a credential: send Authorization: Bearer <API key>${expected ? ' (or the router token)' : ''}`,
+          { scheme: 'bearer', reason: header === undefined ? 'missing' : 'malformed' },
+        ),
       );
     }
-    if (expected !== undefined && timingSafeEqual(digest(match[1]!.trim()), expected)) return;
+    if (expected !== undefined && timingSafeEqual(digest(match[1]!.trim()), expected))
+      return done();
     if (authenticate === undefined) {
-      throw new UnauthorizedError('the router token is not valid', { scheme: 'bearer' });
+      return done(new UnauthorizedError('the router token is not valid', { scheme: 'bearer' }));
     }
-    await authenticate(header);
+    authenticate(header).then(() => done(), done);
   };
 }

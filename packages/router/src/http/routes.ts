@@ -1,8 +1,7 @@
 import type {} from '@fastify/swagger';
-import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Ajv } from 'ajv';
 import {
-  CanceledError,
   DeregistrationResponse,
   ExecuteRequest,
   ExecuteSuccess,
@@ -11,9 +10,10 @@ import {
   RouterRegistration,
   RoutesResponse,
 } from '@weft/core';
-import { parseAction } from '../dispatch.js';
 import type { Router } from '../router.js';
 import { executeHook, guardHook } from './auth.js';
+import { CallerGone } from './caller-gone.js';
+import { readExecuteBody } from './execute-body.js';
 import { sendError } from './errors.js';
 import {
   ErrorBody,
@@ -117,88 +117,73 @@ export function routerRoutes(router: Router) {
       async () => router.routes(),
     );
 
-    const execute = {
-      ...caller,
-      bodyLimit,
-      schema: {
-        tags: ['router'],
-        security: routerSecurity,
-        description: EXECUTE_HEADERS,
-        body: ExecuteRequest,
-        response: { 200: ExecuteSuccess, ...errorResponses(400, 401, 409, 413, 502, 503, 504) },
-      },
-    };
-
-    app.post<{ Body: ExecuteRequest }>(
-      '/execute',
-      {
-        ...execute,
+    // The connector contract in its own context: the body is taken as bytes (no framework
+    // parse, schema pass or re-encoding), checked by readExecuteBody and sent on as received.
+    await app.register(async (calls) => {
+      calls.addContentTypeParser(
+        'application/json',
+        { parseAs: 'buffer', bodyLimit },
+        (_request, body, done) => done(null, body),
+      );
+      // The body schema documents the request (OpenAPI); readExecuteBody enforces it.
+      calls.setValidatorCompiler(({ schema, httpPart }) =>
+        httpPart === 'body' ? acceptAll : ajv.compile(schema),
+      );
+      const execute = {
+        ...caller,
+        bodyLimit,
         schema: {
-          ...execute.schema,
-          summary: 'Run an action on a healthy instance (docs/protocol.md#action-calls)',
+          tags: ['router'],
+          security: routerSecurity,
+          description: EXECUTE_HEADERS,
+          body: ExecuteRequest,
+          response: { 200: ExecuteSuccess, ...errorResponses(400, 401, 409, 413, 502, 503, 504) },
         },
-      },
-      async (request, reply) => {
-        const { plugin, name } = parseAction(request.body.action);
-        const answer = await router.dispatcher.execute(
-          plugin,
-          name,
-          request.body.input,
+      };
+      const run = async (request: FastifyRequest, reply: FastifyReply, pathSlug?: string) => {
+        const call = readExecuteBody(request.body, pathSlug);
+        const answer = await router.dispatcher.send(
+          call.plugin,
+          call.name,
+          call.body,
           request.headers,
           headerOf(request.headers['x-weft-timeout-ms']),
-          callerGone(reply),
+          new CallerGone(reply.raw),
         );
         if (answer.instanceId !== undefined) reply.header('x-weft-instance-id', answer.instanceId);
         return reply.code(answer.statusCode).type('application/json').send(answer.body);
-      },
-    );
+      };
 
-    app.post<{ Body: ExecuteRequest; Params: PluginParams }>(
-      '/:plugin_slug/execute',
-      {
-        ...execute,
-        schema: {
-          ...execute.schema,
-          summary: 'Run an action of one plugin; action is <action> or <plugin_slug>.<action>',
-          params: PluginParams,
+      calls.post(
+        '/execute',
+        {
+          ...execute,
+          schema: {
+            ...execute.schema,
+            summary: 'Run an action on a healthy instance (docs/protocol.md#action-calls)',
+          },
         },
-      },
-      async (request, reply) => {
-        const { plugin, name } = parseAction(request.body.action, request.params.plugin_slug);
-        const answer = await router.dispatcher.execute(
-          plugin,
-          name,
-          request.body.input,
-          request.headers,
-          headerOf(request.headers['x-weft-timeout-ms']),
-          callerGone(reply),
-        );
-        if (answer.instanceId !== undefined) reply.header('x-weft-instance-id', answer.instanceId);
-        return reply.code(answer.statusCode).type('application/json').send(answer.body);
-      },
-    );
+        (request, reply) => run(request, reply),
+      );
+
+      calls.post<{ Params: PluginParams }>(
+        '/:plugin_slug/execute',
+        {
+          ...execute,
+          schema: {
+            ...execute.schema,
+            summary: 'Run an action of one plugin; action is <action> or <plugin_slug>.<action>',
+            params: PluginParams,
+          },
+        },
+        (request, reply) => run(request, reply, request.params.plugin_slug),
+      );
+    });
   };
 }
 
-/**
- * A signal that fires when the caller's connection closes before the answer was sent (the
- * caller gave up: a canceled run, a client timeout), so the call to the instance is abandoned,
- * its connection closed (the service's handler sees its `AbortSignal`) and `in_flight` drops.
- */
-function callerGone(reply: FastifyReply): AbortSignal {
-  const controller = new AbortController();
-  const raw = reply.raw;
-  raw.once('close', () => {
-    if (!raw.writableFinished) {
-      controller.abort(
-        new CanceledError('the caller closed the connection before the answer', {
-          canceled_at: new Date().toISOString(),
-        }),
-      );
-    }
-  });
-  return controller.signal;
-}
+/** The body's validator: {@link readExecuteBody} checks it in the handler. */
+const acceptAll = () => true;
 
 function headerOf(value: string | string[] | undefined): string | undefined {
   return Array.isArray(value) ? value[0] : value;
