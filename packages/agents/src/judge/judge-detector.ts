@@ -134,7 +134,7 @@ export function checkJudgeOptions(
     );
   }
   if ((provider === 'openai' || provider === 'anthropic') && options.apiKey === undefined) {
-    throw new ValidationError(`an ${provider} judge model needs ${fields.apiKey}`, {
+    throw new ValidationError(`an ${provider} judge model needs ${fields.apiKey}: its API key`, {
       field: fields.apiKey,
       constraint: 'required',
     });
