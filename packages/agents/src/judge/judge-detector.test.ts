@@ -161,6 +161,33 @@ describe('the judge detector', () => {
     expect(big.error).toMatchObject({ code: 'BACKEND_ERROR', details: { limit_bytes: 1024 } });
   });
 
+  it('is refused at load, and UNAVAILABLE at run, where it is not configured', async () => {
+    const path = join(mkdtempSync(join(tmpdir(), 'weft-judge-')), 'flow.yaml');
+    writeFileSync(path, FLOW);
+    const bare = new Weft({ logLevel: 'silent', inheritEnvironment: false });
+    await expect(bare.loadWorkflows(path)).rejects.toMatchObject({ code: 'VALIDATION' });
+    const detectors = defaultDetectors();
+    for (const detector of judgeDetectors({ model: 'openai-compatible:j', baseUrl: server.url })) {
+      detectors.offer(detector);
+    }
+    const configured = new Weft({
+      logLevel: 'silent',
+      inheritEnvironment: false,
+      guardrails: { detectors },
+    });
+    const [workflow] = await configured.loadWorkflows(path);
+    bare.addWorkflows([workflow!]); // loaded elsewhere: the run refuses what it cannot check
+    const missing = await bare.execute('judged', { text: SECRET });
+    expect(missing.steps['say']!.error).toMatchObject({
+      code: 'UNAVAILABLE',
+      details: {
+        backend: 'guardrails.pii',
+        detector: 'judge',
+        suggestion: expect.stringContaining('WEFT_JUDGE_MODEL'),
+      },
+    });
+  });
+
   it('refuses settings it cannot use', () => {
     expect(() => checkJudgeOptions({ model: 'gpt-4o' })).toThrow(/<provider>:<model id>/);
     expect(() => checkJudgeOptions({ model: 'openai-compatible:llama3' })).toThrow(/baseUrl/);
