@@ -226,7 +226,8 @@ function failureOf(
         status: error.statusCode,
       });
     }
-    return new JudgeFailure(`the model could not be reached${codeOf(error.cause)}`);
+    // No HTTP answer: the network error (client-side words, no text of the request).
+    return new JudgeFailure(`the model could not be reached${networkReason(error.cause)}`);
   }
   // NoObjectGeneratedError, a JSON parse error, an unexpected shape: never its message (it
   // quotes the answer, which may echo the text).
@@ -234,13 +235,17 @@ function failureOf(
   return new JudgeFailure(`malformed verdict: the answer is not the JSON asked for (${kind})`);
 }
 
-/** ` (ECONNREFUSED)`: the network error code under a failed fetch, if any. */
-function codeOf(cause: unknown): string {
+/** `: connect ECONNREFUSED 127.0.0.1:1`: the deepest network error under a failed fetch. */
+function networkReason(cause: unknown): string {
+  let reason = '';
   for (let e = cause, depth = 0; e instanceof Error && depth < 5; e = e.cause, depth++) {
     const code = (e as { code?: unknown }).code;
-    if (typeof code === 'string' && /^[A-Z_]+$/.test(code)) return ` (${code})`;
+    if (e.message && e.message !== 'fetch failed') reason = e.message;
+    if (typeof code === 'string' && /^[A-Z_]+$/.test(code) && !reason.includes(code)) {
+      reason = reason ? `${code} ${reason}` : code;
+    }
   }
-  return '';
+  return reason ? `: ${reason.slice(0, 200)}` : '';
 }
 
 /** The server's `Retry-After` (seconds) or `retry-after-ms`, when within 5 s. */
