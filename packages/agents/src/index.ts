@@ -32,3 +32,9 @@ export {
 } from './backends/langchain/backend.js';
 export type { LangChainModel, LangChainModelFactory } from './backends/langchain/models.js';
 export { actionsOfConnectors } from './run/connector-actions.js';
+export {
+  checkJudgeOptions,
+  judgeDetectors,
+  type JudgeDetectorOptions,
+} from './judge/judge-detector.js';
+export { JUDGE_SYSTEM_PROMPT } from './judge/prompt.js';

@@ -69,10 +69,7 @@ export function guardrailsInterceptor(options: GuardrailsOptions = {}): RunInter
         {
           backend: `guardrails.${check}`,
           ...(which ? { detector: name } : {}),
-          suggestion:
-            which && name === 'moderation'
-              ? 'set WEFT_MODERATION_URL (weft server, weft workflow run) or offer a moderation detector (DetectorRegistry.offer)'
-              : `register a ${check} detector (DetectorRegistry.register or offer)`,
+          suggestion: suggestionFor(check, which ? name : undefined),
         },
       );
     }
@@ -133,6 +130,17 @@ export function guardrailsInterceptor(options: GuardrailsOptions = {}): RunInter
       return limit === undefined ? work() : withTimeLimit(call, limit, work);
     },
   };
+}
+
+/** What to do when the detector a workflow chose is not in this process. */
+function suggestionFor(check: ContentCheck, name: string | undefined): string {
+  if (name === 'moderation') {
+    return 'set WEFT_MODERATION_URL (weft server, weft workflow run) or offer a moderation detector (DetectorRegistry.offer)';
+  }
+  if (name === 'judge') {
+    return 'set WEFT_JUDGE_MODEL (weft server, weft workflow run) or offer the judge detectors of @weft/agents (judgeDetectors, DetectorRegistry.offer)';
+  }
+  return `register a ${check} detector (DetectorRegistry.register or offer)`;
 }
 
 /** The kinds `piiDetection` asks for: all for `true`, none for `false` or unset. */

@@ -252,6 +252,7 @@ export async function buildServer(
   const detectors = configuredDetectorsOf(
     compiled.moderation,
     (name) => compiled.runtimeSecrets[name],
+    compiled.judge,
   );
   const runtime = tracked
     ? new Runtime({

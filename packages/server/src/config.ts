@@ -8,6 +8,7 @@ import {
   type CompiledIdentityOptions,
   type IdentityServerOptions,
 } from './identity-config.js';
+import { judgeSettingsFromEnv, type JudgeSettings } from './judge-config.js';
 import { moderationSettingsFromEnv, type ModerationSettings } from './moderation-config.js';
 import {
   compileTriggerOptions,
@@ -98,6 +99,12 @@ export interface ServerOptions {
    */
   moderation?: ModerationSettings;
   /**
+   * A judge model (`WEFT_JUDGE_MODEL`, `_BASE_URL`, `_API_KEY` or `_API_KEY_SECRET`,
+   * `_TIMEOUT_MS`), offered to workflows as the detector `judge` of every content check.
+   * Default none: a workflow choosing it is refused at deploy.
+   */
+  judge?: JudgeSettings;
+  /**
    * Traces and metrics (`OTEL_*` variables, docs/observability.md). Default: no tracing, metrics
    * on `GET /metrics` only.
    */
@@ -134,6 +141,7 @@ export interface CompiledServerOptions {
   identity: CompiledIdentityOptions;
   agentsDir: string | undefined;
   moderation: ModerationSettings | undefined;
+  judge: JudgeSettings | undefined;
   telemetry: TelemetryOptions;
 }
 
@@ -167,6 +175,7 @@ export function compileServerOptions(options: ServerOptions = {}): CompiledServe
     identity: compileIdentityOptions(options.identity),
     agentsDir: options.agentsDir,
     moderation: options.moderation,
+    judge: options.judge,
     telemetry: options.telemetry ?? { serviceName: 'weft-server' },
     tls: options.tls
       ? {
@@ -211,6 +220,7 @@ export function serverOptionsFromEnv(env: NodeJS.ProcessEnv): ServerOptions {
       : {}),
     ...(env['WEFT_AGENTS_DIR'] ? { agentsDir: env['WEFT_AGENTS_DIR'] } : {}),
     ...moderationFromEnv(env),
+    ...judgeFromEnv(env),
     runtimeSecrets: runtimeSecretsFromEnv(env),
     triggers: triggerOptionsFromEnv(env, envFlag),
     identity: identityOptionsFromEnv(env),
@@ -259,4 +269,9 @@ function logFormatFromEnv(value: string | undefined): { logFormat?: 'json' | 'te
 function moderationFromEnv(env: NodeJS.ProcessEnv): { moderation?: ModerationSettings } {
   const moderation = moderationSettingsFromEnv(env);
   return moderation ? { moderation } : {};
+}
+
+function judgeFromEnv(env: NodeJS.ProcessEnv): { judge?: JudgeSettings } {
+  const judge = judgeSettingsFromEnv(env);
+  return judge ? { judge } : {};
 }

@@ -11,6 +11,8 @@ export {
   moderationSettingsFromEnv,
 } from './moderation-config.js';
 export type { ModerationSettings } from './moderation-config.js';
+export { judgeDetectorOptions, judgeSettingsFromEnv } from './judge-config.js';
+export type { JudgeSettings } from './judge-config.js';
 export { compileIdentityOptions, identityOptionsFromEnv } from './identity-config.js';
 export type { IdentityServerOptions, CompiledIdentityOptions } from './identity-config.js';
 export { AccessFileWatcher } from './access-file-watcher.js';

@@ -4,6 +4,8 @@ import {
   type DetectorRegistry,
   type ModerationDetectorOptions,
 } from '@weft/guardrails';
+import { judgeDetectors } from '@weft/agents';
+import { judgeDetectorOptions, type JudgeSettings } from './judge-config.js';
 
 /**
  * The moderation endpoint of `weft server` and `weft workflow run` (`WEFT_MODERATION_*`): an
@@ -101,14 +103,22 @@ export function moderationDetectorOptions(
 }
 
 /**
- * The guardrail detectors of runs in this process: the lexical ones, and the moderation
- * endpoint of `settings` offered as `moderation` (its key from `secret` when named).
+ * The guardrail detectors of runs in this process: the lexical ones, the moderation endpoint of
+ * `settings` offered as `moderation`, and the judge model of `judge` offered as `judge` for
+ * every check (their keys from `secret` when named).
  */
 export function configuredDetectorsOf(
   settings: ModerationSettings | undefined,
   secret: (name: string) => string | undefined,
+  judge?: JudgeSettings,
 ): DetectorRegistry {
-  return configuredDetectors(
+  const registry = configuredDetectors(
     settings ? { moderation: moderationDetectorOptions(settings, secret) } : {},
   );
+  if (judge) {
+    for (const detector of judgeDetectors(judgeDetectorOptions(judge, secret))) {
+      registry.offer(detector);
+    }
+  }
+  return registry;
 }

@@ -6,7 +6,7 @@ import { EXIT } from '../exit-codes.js';
 import type { Io } from '../io.js';
 import { loadAgentsFlag, localAgentRunner } from '../agents-dir.js';
 import { loadFile } from '../load-files.js';
-import { addModerationOptions, cliDetectors } from '../moderation-flags.js';
+import { addModerationOptions, cliDetectors, type ModerationFlags } from '../moderation-flags.js';
 import { maxFileSizeOption, workflowOption } from '../options.js';
 import { countLine, printDiagnostics } from '../report.js';
 import { paint } from '../style.js';
@@ -22,7 +22,7 @@ import { approverFor, preflight } from './run-authorization.js';
 /** One fixture of a workflow's `testing.fixtures`. */
 type Fixture = NonNullable<NonNullable<WorkflowDefinition['testing']>['fixtures']>[number];
 
-interface TestFlags extends IdentityFlags {
+interface TestFlags extends IdentityFlags, ModerationFlags {
   fixture: string[];
   allFixtures?: boolean;
   workflow?: string;
@@ -31,8 +31,6 @@ interface TestFlags extends IdentityFlags {
   agents?: string;
   require: string[];
   maxFileSize: number;
-  moderationUrl?: string;
-  moderationModel?: string;
 }
 
 /** `weft workflow test FILE --fixture NAME`: runs fixtures and compares their expected outputs. */

@@ -84,15 +84,15 @@ export const LEXICAL_DETECTORS: Readonly<Record<ContentCheck, string>> = {
 /** The detector names a process offers per check (`default` is always offered). */
 export type DetectorNames = Readonly<Partial<Record<ContentCheck, readonly string[]>>>;
 
-/** Pattern of detector names in `guardrails.detectors`: `default`, `obscenity`, `moderation`… */
+/** Pattern of detector names in `guardrails.detectors`: `default`, `obscenity`, `judge`… */
 export const DETECTOR_NAME_PATTERN = '^[a-z][a-z0-9_.:-]{0,63}$';
 
 const DetectorName = (check: string) =>
   Type.Optional(
     Type.String({
       pattern: DETECTOR_NAME_PATTERN,
-      description: `The detector of the ${check} check: default, ${LEXICAL_DETECTORS[check as ContentCheck]} (the lexical one) or one the server offers (moderation)`,
-      'x-expected': 'a detector name such as default or moderation',
+      description: `The detector of the ${check} check: default, ${LEXICAL_DETECTORS[check as ContentCheck]} (the lexical one) or one the server offers (${check === 'toxicity' ? 'judge, moderation' : 'judge'})`,
+      'x-expected': 'a detector name such as default, judge or moderation',
     }),
   );
 

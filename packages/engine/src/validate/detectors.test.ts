@@ -17,7 +17,7 @@ describe('guardrails.detectors of a workflow', () => {
 
   it('refuses a detector the process does not offer, naming those it does', () => {
     expect(errors(load(choosing('{ toxicity: moderation }')))).toEqual([
-      'workflows[0].guardrails.detectors.toxicity: no toxicity detector "moderation" is configured here; the toxicity detectors are: default, obscenity (the server or CLI offers a moderation detector when WEFT_MODERATION_URL is set)',
+      'workflows[0].guardrails.detectors.toxicity: no toxicity detector "moderation" is configured here; the toxicity detectors are: default, obscenity (the server or CLI offers the toxicity detector moderation when WEFT_MODERATION_URL is set, and judge for every check when WEFT_JUDGE_MODEL is set)',
     ]);
     expect(
       errors(load(choosing('{ pii: moderation }'), { detectors: { toxicity: ['moderation'] } })),

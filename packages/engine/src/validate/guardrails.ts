@@ -78,8 +78,8 @@ export function checkWorkflowDetectors(
       [...at, 'guardrails', 'detectors', check],
       'unknown_detector',
       `no ${check} detector "${name}" is configured here; the ${check} detectors are: ` +
-        `${[...offered].join(', ')} (the server or CLI offers a moderation detector when ` +
-        'WEFT_MODERATION_URL is set)',
+        `${[...offered].join(', ')} (the server or CLI offers the toxicity detector moderation ` +
+        'when WEFT_MODERATION_URL is set, and judge for every check when WEFT_JUDGE_MODEL is set)',
     );
   }
 }
