@@ -8,7 +8,7 @@ import type { Io } from '../io.js';
 import { loadAgentsFlag, localAgentRunner } from '../agents-dir.js';
 import { LiveStepList } from '../follow-execution.js';
 import { loadFile } from '../load-files.js';
-import { addModerationOptions, cliDetectors, type ModerationFlags } from '../moderation-flags.js';
+import { addDetectorOptions, cliDetectors, type DetectorFlags } from '../detector-flags.js';
 import { maxFileSizeOption, outputOption, workflowOption } from '../options.js';
 import { countLine, printDiagnostics } from '../report.js';
 import {
@@ -35,7 +35,7 @@ import {
 } from './run-identity.js';
 import { approverFor, preflight, refusalMessage, startFailureExit } from './run-authorization.js';
 
-interface RunFlags extends ModeFlags, IdentityFlags, ModerationFlags {
+interface RunFlags extends ModeFlags, IdentityFlags, DetectorFlags {
   input: Record<string, unknown>;
   workflow?: string;
   all?: boolean;
@@ -135,7 +135,7 @@ export function registerWorkflowRun(
         .default('text'),
     )
     .addOption(maxFileSizeOption());
-  addIdentityOptions(addModerationOptions(command))
+  addIdentityOptions(addDetectorOptions(command))
     .addHelpText(
       'after',
       '\nA workflow with authorization enabled runs as --identity, or as the --role and --permission' +

@@ -6,7 +6,7 @@ import { EXIT } from '../exit-codes.js';
 import type { Io } from '../io.js';
 import { loadAgentsFlag, localAgentRunner } from '../agents-dir.js';
 import { loadFile } from '../load-files.js';
-import { addModerationOptions, cliDetectors, type ModerationFlags } from '../moderation-flags.js';
+import { addDetectorOptions, cliDetectors, type DetectorFlags } from '../detector-flags.js';
 import { maxFileSizeOption, workflowOption } from '../options.js';
 import { countLine, printDiagnostics } from '../report.js';
 import { paint } from '../style.js';
@@ -22,7 +22,7 @@ import { approverFor, preflight } from './run-authorization.js';
 /** One fixture of a workflow's `testing.fixtures`. */
 type Fixture = NonNullable<NonNullable<WorkflowDefinition['testing']>['fixtures']>[number];
 
-interface TestFlags extends IdentityFlags, ModerationFlags {
+interface TestFlags extends IdentityFlags, DetectorFlags {
   fixture: string[];
   allFixtures?: boolean;
   workflow?: string;
@@ -51,7 +51,7 @@ export function registerWorkflowTest(
     .option('--agents <dir>', 'directory of agent definitions (default ./agents)')
     .option('--require <module>', 'ES module registering handlers; repeatable', collectList, [])
     .addOption(maxFileSizeOption());
-  addIdentityOptions(addModerationOptions(command))
+  addIdentityOptions(addDetectorOptions(command))
     .addHelpText(
       'after',
       '\nFixtures of a workflow with authorization enabled run as --identity or the --role and' +

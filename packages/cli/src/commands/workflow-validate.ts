@@ -4,7 +4,7 @@ import { EXIT } from '../exit-codes.js';
 import type { Io } from '../io.js';
 import { loadAgentsFlag, unknownAgentDiagnostics } from '../agents-dir.js';
 import { loadFile, type LoadFlags } from '../load-files.js';
-import { addModerationOptions, cliDetectors, type ModerationFlags } from '../moderation-flags.js';
+import { addDetectorOptions, cliDetectors, type DetectorFlags } from '../detector-flags.js';
 import { maxFileSizeOption, outputOption, workflowOption } from '../options.js';
 import { countLine, printDiagnostics } from '../report.js';
 import { paint } from '../style.js';
@@ -30,10 +30,10 @@ export function registerWorkflowValidate(
       'after',
       '\nExit status: 0 when every file is valid (warnings allowed), 2 otherwise.',
     );
-  addModerationOptions(command).action(
+  addDetectorOptions(command).action(
     async (
       files: string[],
-      flags: LoadFlags & ModerationFlags & { output: string; agents?: string },
+      flags: LoadFlags & DetectorFlags & { output: string; agents?: string },
     ) => {
       let agents;
       try {

@@ -6,7 +6,7 @@ import {
 } from '@weft/server';
 
 /** The flags of the model-judged detectors (`weft workflow run|test|validate`). */
-export interface ModerationFlags {
+export interface DetectorFlags {
   moderationUrl?: string;
   moderationModel?: string;
   judgeModel?: string;
@@ -17,7 +17,7 @@ export interface ModerationFlags {
  * Adds `--moderation-url` and `--moderation-model` (the moderation endpoint), `--judge-model` and
  * `--judge-base-url` (the judge model) to `command`.
  */
-export function addModerationOptions<T extends Command>(command: T): T {
+export function addDetectorOptions<T extends Command>(command: T): T {
   command
     .option(
       '--moderation-url <url>',
@@ -42,7 +42,7 @@ export function addModerationOptions<T extends Command>(command: T): T {
  * names). Throws `VALIDATION` on a setting that cannot be used.
  */
 export function cliDetectors(
-  flags: ModerationFlags,
+  flags: DetectorFlags,
   env: Readonly<Record<string, string | undefined>>,
 ): ReturnType<typeof configuredDetectorsOf> {
   const settings = moderationSettingsFromEnv({
