@@ -58,17 +58,21 @@ export async function prepareVersion(
     if (!parsed.ok) throw problemsError(parsed.problems);
     value = parsed.value;
   }
+  // What every stored version has: the bytes as sent, their checksum and content type.
+  const stored = {
+    published_at: at,
+    checksum: checksumOf(bytes),
+    content_type: contentTypeOf(format),
+    body: bytes,
+  };
   if (isAgentSubmission(value)) {
     const agent = agentDefinition(agents, bytes, format, owner);
     if (!agent.ok) throw problemsError(agent.problems, 'agent definition');
     const definition = agent.definition;
     const version: NewVersion = {
+      ...stored,
       kind: 'agent',
       version: definition.version,
-      published_at: at,
-      checksum: checksumOf(bytes),
-      content_type: contentTypeOf(format),
-      body: bytes,
       definition,
       signature_key_id: null,
     };
@@ -91,12 +95,9 @@ export async function prepareVersion(
   return {
     definition,
     version: {
+      ...stored,
       kind: 'plugin',
       version: definition.version,
-      published_at: at,
-      checksum: checksumOf(bytes),
-      content_type: contentTypeOf(format),
-      body: bytes,
       definition,
       signature_key_id: signatureKeyId,
     },
