@@ -136,7 +136,9 @@ class RawReply implements ErrorReply<RawReply> {
   }
 
   type(contentType: string): this {
-    this.headers['content-type'] = contentType;
+    // As Fastify's error path sends it.
+    this.headers['content-type'] =
+      contentType === 'application/json' ? 'application/json; charset=utf-8' : contentType;
     return this;
   }
 
