@@ -7,7 +7,11 @@ import type {
 import { Dispatcher } from './dispatch.js';
 import { HealthChecker } from './health-checker.js';
 import type { Server } from 'node:http';
-import { installExecuteFastPath, type ErrorLog, type ExecuteFastPath } from './http/fast-execute.js';
+import {
+  installExecuteFastPath,
+  type ErrorLog,
+  type ExecuteFastPath,
+} from './http/fast-execute.js';
 import { routerRoutes } from './http/routes.js';
 import { compileRouterOptions, type CompiledRouterOptions, type RouterOptions } from './options.js';
 import { checkRegistration } from './registration.js';

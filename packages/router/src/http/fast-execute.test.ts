@@ -67,7 +67,11 @@ afterEach(async () => {
 
 describe('POST /execute fast path', () => {
   it('answers every case as the Fastify route does: success, credentials, bad bodies', async () => {
-    const { base, app, instance } = await served({ openExecute: false, token: TOKEN, authenticate });
+    const { base, app, instance } = await served({
+      openExecute: false,
+      token: TOKEN,
+      authenticate,
+    });
     const calls: Call[] = [
       { headers: { authorization: `Bearer ${TOKEN}` } },
       { headers: { authorization: `Bearer ${KEY}` } },
