@@ -6,6 +6,12 @@ import type {
 } from '@weft/core';
 import { Dispatcher } from './dispatch.js';
 import { HealthChecker } from './health-checker.js';
+import type { Server } from 'node:http';
+import {
+  installExecuteFastPath,
+  type ErrorLog,
+  type ExecuteFastPath,
+} from './http/fast-execute.js';
 import { routerRoutes } from './http/routes.js';
 import { compileRouterOptions, type CompiledRouterOptions, type RouterOptions } from './options.js';
 import { checkRegistration } from './registration.js';
@@ -34,6 +40,15 @@ export class Router {
   /** The Fastify plugin with the router's routes. */
   plugin() {
     return routerRoutes(this);
+  }
+
+  /**
+   * Answers plain `POST /execute` calls on `server` before the Fastify app mounted on it sees
+   * them (see {@link installExecuteFastPath}); the plugin's routes stay for every other case and
+   * for the OpenAPI document. `disable()` it when the app starts closing.
+   */
+  fastPath(server: Server, log: ErrorLog): ExecuteFastPath {
+    return installExecuteFastPath(server, this, log);
   }
 
   /** Loads the table and starts the health checker (unless `healthChecks: false`). */

@@ -62,12 +62,21 @@ export interface ExecuteGuard {
  * so connector-to-router calls with it never touch the key store.
  */
 export function executeHook(guard: ExecuteGuard) {
+  const check = executeCheck(guard);
+  return (request: FastifyRequest, _reply: FastifyReply, done: (error?: Error) => void): void =>
+    check(request.headers.authorization, done);
+}
+
+/**
+ * The credential check of {@link executeHook} on the `Authorization` header alone (the router's
+ * `POST /execute` fast path uses it too). It calls `done` with no argument when the credential is
+ * accepted, with the `UNAUTHORIZED` error otherwise: synchronously for the router token (every
+ * connector call makes no promise), after `authenticate` for anything else.
+ */
+export function executeCheck(guard: ExecuteGuard) {
   const expected = guard.token === undefined ? undefined : digest(guard.token);
   const { authenticate } = guard;
-  // A callback hook, not an async one: the router token's path (every connector call) makes no
-  // promise.
-  return (request: FastifyRequest, _reply: FastifyReply, done: (error?: Error) => void): void => {
-    const header = request.headers.authorization;
+  return (header: string | undefined, done: (error?: Error) => void): void => {
     const match = header === undefined ? null : BEARER.exec(header);
     if (!match) {
       return done(
