@@ -245,9 +245,10 @@ export async function migrate(
       : migrator.migrateTo(target));
     if (!error) return;
     // Kysely looks for its own tables by introspecting every schema of the database; a schema
-    // that another process drops at that moment fails the lookup. Nothing was migrated then, so
-    // looking again is safe.
-    if (attempt < 5 && isVanishedSchema(error)) {
+    // that another process drops or migrates at that moment fails the lookup. When no migration
+    // ran (none failed), looking again is safe.
+    const ran = results?.some((r) => r.status === 'Error') ?? false;
+    if (attempt < 5 && !ran && isVanishedSchema(error)) {
       await new Promise((resolve) => setTimeout(resolve, 50 * attempt));
       continue;
     }
@@ -260,8 +261,11 @@ export async function migrate(
   }
 }
 
-/** PostgreSQL's "schema does not exist" / "relation does not exist" during introspection. */
+/**
+ * PostgreSQL's "schema does not exist", "relation does not exist" and "column does not exist"
+ * (another schema's table changing under its migration) during introspection.
+ */
 function isVanishedSchema(error: unknown): boolean {
   const code = (error as { code?: unknown } | null)?.code;
-  return code === '3F000' || code === '42P01';
+  return code === '3F000' || code === '42P01' || code === '42703';
 }
