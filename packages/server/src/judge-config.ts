@@ -1,5 +1,5 @@
-import { ValidationError } from '@weft/core';
 import { checkJudgeOptions, type JudgeDetectorOptions } from '@weft/agents';
+import { detectorEnv, detectorKey } from './detector-env.js';
 
 /**
  * The judge model of `weft server` and `weft workflow run` (`WEFT_JUDGE_*`): a model asked by a
@@ -23,31 +23,21 @@ export interface JudgeSettings {
 export function judgeSettingsFromEnv(
   env: Readonly<Record<string, string | undefined>>,
 ): JudgeSettings | undefined {
-  const model = env['WEFT_JUDGE_MODEL']?.trim();
-  const others = ['BASE_URL', 'API_KEY', 'API_KEY_SECRET', 'TIMEOUT_MS'].filter((name) =>
-    env[`WEFT_JUDGE_${name}`]?.trim(),
+  const read = detectorEnv(
+    env,
+    'WEFT_JUDGE',
+    'MODEL',
+    ['BASE_URL', 'API_KEY', 'API_KEY_SECRET', 'TIMEOUT_MS'],
+    'set the model too',
   );
-  if (!model) {
-    if (others.length === 0) return undefined;
-    throw new ValidationError(
-      `WEFT_JUDGE_${others[0]} is set without WEFT_JUDGE_MODEL: set the model too`,
-      { field: 'WEFT_JUDGE_MODEL', constraint: 'required' },
-    );
-  }
-  const timeout = env['WEFT_JUDGE_TIMEOUT_MS']?.trim();
-  if (timeout && !/^[1-9][0-9]{0,6}$/.test(timeout)) {
-    throw new ValidationError(
-      `WEFT_JUDGE_TIMEOUT_MS must be a positive integer of milliseconds, not ${JSON.stringify(timeout)}`,
-      { field: 'WEFT_JUDGE_TIMEOUT_MS', constraint: 'integer' },
-    );
-  }
-  const value = (name: string) => env[`WEFT_JUDGE_${name}`]?.trim() || undefined;
+  if (!read) return undefined;
+  const { value } = read;
   return {
-    model,
+    model: read.main,
     ...(value('BASE_URL') ? { baseUrl: value('BASE_URL')! } : {}),
     ...(value('API_KEY') ? { apiKey: value('API_KEY')! } : {}),
     ...(value('API_KEY_SECRET') ? { apiKeySecret: value('API_KEY_SECRET')! } : {}),
-    ...(timeout ? { timeoutMs: Number(timeout) } : {}),
+    ...(read.timeoutMs !== undefined ? { timeoutMs: read.timeoutMs } : {}),
   };
 }
 
@@ -61,22 +51,7 @@ export function judgeDetectorOptions(
   settings: JudgeSettings,
   secret: (name: string) => string | undefined,
 ): JudgeDetectorOptions {
-  if (settings.apiKey !== undefined && settings.apiKeySecret !== undefined) {
-    throw new ValidationError('set WEFT_JUDGE_API_KEY or WEFT_JUDGE_API_KEY_SECRET, not both', {
-      field: 'WEFT_JUDGE_API_KEY_SECRET',
-      constraint: 'exclusive',
-    });
-  }
-  let apiKey = settings.apiKey;
-  if (settings.apiKeySecret !== undefined) {
-    apiKey = secret(settings.apiKeySecret);
-    if (apiKey === undefined) {
-      throw new ValidationError(
-        `WEFT_JUDGE_API_KEY_SECRET names the secret "${settings.apiKeySecret}", which is not set (WEFT_SECRET_${settings.apiKeySecret})`,
-        { field: 'WEFT_JUDGE_API_KEY_SECRET', constraint: 'secret_missing' },
-      );
-    }
-  }
+  const apiKey = detectorKey('WEFT_JUDGE', settings, secret);
   const options: JudgeDetectorOptions = {
     model: settings.model,
     ...(settings.baseUrl !== undefined ? { baseUrl: settings.baseUrl } : {}),

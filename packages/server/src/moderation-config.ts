@@ -5,6 +5,7 @@ import {
   type ModerationDetectorOptions,
 } from '@weft/guardrails';
 import { judgeDetectors } from '@weft/agents';
+import { detectorKey, detectorEnv } from './detector-env.js';
 import { judgeDetectorOptions, type JudgeSettings } from './judge-config.js';
 
 /**
@@ -29,31 +30,21 @@ export interface ModerationSettings {
 export function moderationSettingsFromEnv(
   env: Readonly<Record<string, string | undefined>>,
 ): ModerationSettings | undefined {
-  const url = env['WEFT_MODERATION_URL']?.trim();
-  const others = ['API_KEY', 'API_KEY_SECRET', 'MODEL', 'TIMEOUT_MS'].filter((name) =>
-    env[`WEFT_MODERATION_${name}`]?.trim(),
+  const read = detectorEnv(
+    env,
+    'WEFT_MODERATION',
+    'URL',
+    ['API_KEY', 'API_KEY_SECRET', 'MODEL', 'TIMEOUT_MS'],
+    'set the endpoint too',
   );
-  if (!url) {
-    if (others.length === 0) return undefined;
-    throw new ValidationError(
-      `WEFT_MODERATION_${others[0]} is set without WEFT_MODERATION_URL: set the endpoint too`,
-      { field: 'WEFT_MODERATION_URL', constraint: 'required' },
-    );
-  }
-  const timeout = env['WEFT_MODERATION_TIMEOUT_MS']?.trim();
-  if (timeout && !/^[1-9][0-9]{0,6}$/.test(timeout)) {
-    throw new ValidationError(
-      `WEFT_MODERATION_TIMEOUT_MS must be a positive integer of milliseconds, not ${JSON.stringify(timeout)}`,
-      { field: 'WEFT_MODERATION_TIMEOUT_MS', constraint: 'integer' },
-    );
-  }
-  const value = (name: string) => env[`WEFT_MODERATION_${name}`]?.trim() || undefined;
+  if (!read) return undefined;
+  const { value } = read;
   return {
-    url,
+    url: read.main,
     ...(value('API_KEY') ? { apiKey: value('API_KEY')! } : {}),
     ...(value('API_KEY_SECRET') ? { apiKeySecret: value('API_KEY_SECRET')! } : {}),
     ...(value('MODEL') ? { model: value('MODEL')! } : {}),
-    ...(timeout ? { timeoutMs: Number(timeout) } : {}),
+    ...(read.timeoutMs !== undefined ? { timeoutMs: read.timeoutMs } : {}),
   };
 }
 
@@ -78,22 +69,7 @@ export function moderationDetectorOptions(
       { field: 'WEFT_MODERATION_URL', constraint: 'url' },
     );
   }
-  if (settings.apiKey !== undefined && settings.apiKeySecret !== undefined) {
-    throw new ValidationError(
-      'set WEFT_MODERATION_API_KEY or WEFT_MODERATION_API_KEY_SECRET, not both',
-      { field: 'WEFT_MODERATION_API_KEY_SECRET', constraint: 'exclusive' },
-    );
-  }
-  let apiKey = settings.apiKey;
-  if (settings.apiKeySecret !== undefined) {
-    apiKey = secret(settings.apiKeySecret);
-    if (apiKey === undefined) {
-      throw new ValidationError(
-        `WEFT_MODERATION_API_KEY_SECRET names the secret "${settings.apiKeySecret}", which is not set (WEFT_SECRET_${settings.apiKeySecret})`,
-        { field: 'WEFT_MODERATION_API_KEY_SECRET', constraint: 'secret_missing' },
-      );
-    }
-  }
+  const apiKey = detectorKey('WEFT_MODERATION', settings, secret);
   return {
     baseUrl: settings.url,
     ...(apiKey !== undefined ? { apiKey } : {}),
