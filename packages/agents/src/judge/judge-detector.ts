@@ -6,6 +6,7 @@ import { APICallError, generateText, jsonSchema, Output, type LanguageModel } fr
 import type { AgentDefinition } from '../definition/schema.js';
 import { MODEL_PATTERN } from '../definition/schema.js';
 import { providerModel } from '../backends/ai-sdk/models.js';
+import { retryAfterMs } from '../backends/common.js';
 import { findLimitError, limitedFetch } from '../backends/limited-fetch.js';
 import { DEFAULT_MAX_RESPONSE_BYTES } from '../run/runner.js';
 import { JUDGE_SYSTEM_PROMPT, judgeMessage } from './prompt.js';
@@ -191,7 +192,7 @@ async function judge(
       const retryable = typeof status === 'number' && (status === 429 || status >= 500);
       if (!retryable || attempt > 1) return failure;
       try {
-        await sleep(retryAfterMs(error) ?? retryDelayMs, undefined, { signal });
+        await sleep(retryAfterOf(error) ?? retryDelayMs, undefined, { signal });
       } catch {
         return failureOf(error, timeout.aborted, timeoutMs, true);
       }
@@ -248,12 +249,9 @@ function networkReason(cause: unknown): string {
   return reason ? `: ${reason.slice(0, 200)}` : '';
 }
 
-/** The server's `Retry-After` (seconds) or `retry-after-ms`, when within 5 s. */
-function retryAfterMs(error: unknown): number | undefined {
+/** The server's `retry-after-ms` or `Retry-After`, when within 5 s. */
+function retryAfterOf(error: unknown): number | undefined {
   if (!APICallError.isInstance(error)) return undefined;
   const headers = error.responseHeaders ?? {};
-  const ms = Number(headers['retry-after-ms'] ?? NaN);
-  const seconds = Number(headers['retry-after'] ?? NaN);
-  const wait = Number.isFinite(ms) ? ms : seconds * 1000;
-  return Number.isFinite(wait) && wait >= 0 && wait <= 5000 ? wait : undefined;
+  return retryAfterMs((name) => headers[name], 5000);
 }

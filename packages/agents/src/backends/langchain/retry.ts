@@ -1,3 +1,4 @@
+import { retryAfterMs } from '../common.js';
 import { findLimitError } from '../limited-fetch.js';
 
 /** How a model call is retried: attempts after the first, and the first backoff. */
@@ -51,19 +52,15 @@ function retryable(error: unknown): boolean {
 
 function retryAfter(error: unknown): number | undefined {
   const headers = (error as { headers?: unknown }).headers;
-  const get = (name: string): string | null | undefined =>
-    headers instanceof Headers
-      ? headers.get(name)
-      : typeof headers === 'object' && headers !== null
-        ? (headers as Record<string, string | undefined>)[name]
-        : undefined;
-  const ms = Number(get('retry-after-ms') ?? NaN);
-  if (Number.isFinite(ms) && ms >= 0 && ms <= MAX_RETRY_AFTER_MS) return ms;
-  const raw = get('retry-after');
-  if (raw == null) return undefined;
-  const seconds = Number(raw);
-  const wait = Number.isFinite(seconds) ? seconds * 1000 : Date.parse(raw) - Date.now();
-  return Number.isFinite(wait) && wait >= 0 && wait <= MAX_RETRY_AFTER_MS ? wait : undefined;
+  return retryAfterMs(
+    (name) =>
+      headers instanceof Headers
+        ? headers.get(name)
+        : typeof headers === 'object' && headers !== null
+          ? (headers as Record<string, string | undefined>)[name]
+          : undefined,
+    MAX_RETRY_AFTER_MS,
+  );
 }
 
 function sleep(ms: number, signal: AbortSignal): Promise<void> {
