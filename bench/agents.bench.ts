@@ -1,13 +1,30 @@
 /**
  * Agent steps (issue 17): weft's overhead per model turn and per tool call over the bare Vercel
- * AI SDK (backend `ai-sdk`) and over a bare LangChain.js tool loop (`bindTools`, `invoke`, tool
- * messages; backend `langchain`), all calling the same scripted OpenAI-compatible server on
- * loopback in the same run, interleaved. Scenarios (the model id picks one): `s1` one turn answering text; `s2` a turn
- * with one tool call, then the answer; `s10` a turn with ten tool calls, then the answer. Per
- * tool call = (Δs10 − Δs2) / 9, per turn = Δs2 − Δs1 − per tool call, where Δ is weft minus the
- * bare library. The limit is a bare `fetch` round trip to the same server. Both wall time (median)
+ * AI SDK (backend `ai-sdk`) and over a bare LangChain.js tool loop (backend `langchain`), all
+ * calling the same scripted OpenAI-compatible server on loopback in the same run, interleaved.
+ * Scenarios (the model id picks one): `s1` one turn answering text; `s2` a turn with one tool
+ * call, then the answer; `s10` a turn with ten tool calls, then the answer. Per tool call =
+ * (Δs10 − Δs2) / 9, per turn = Δs2 − Δs1 − per tool call, where Δ is weft minus the bare
+ * library. The limit is a bare `fetch` round trip to the same server. Both wall time (median)
  * and CPU time of the process (mean; server and client share it, alike for both) are shown: on
  * a loaded machine CPU time is the steadier measure of the overhead.
+ *
+ * What each side does, the same request for the same work (system prompt, user prompt, one tool
+ * `crm_lookup` with the same description and JSON schema, at most 5 turns, not streamed):
+ * - bare AI SDK: `generateText` with `system`, `prompt`, the tool (`tool` + `jsonSchema`, no
+ *   validator: the SDK checks nothing, weft's check counts as weft's overhead) and
+ *   `stopWhen: stepCountIs(5)`; the provider (`createOpenAICompatible`, `includeUsage`) and its
+ *   chat model made once per scenario, as a program would (making the model per call builds the
+ *   provider's response schemas each time, about 0.25 ms, which made weft look faster than the
+ *   bare SDK). Plain `fetch`.
+ * - weft, ai-sdk: a one-step workflow run by the engine (`runWorkflow`) whose agent step runs
+ *   the same `generateText` loop, plus weft's work: the step, the agent's budgets, argument
+ *   checks, `step.progress` per turn and per tool call, tools run through the engine's chain,
+ *   and the 10 MiB answer limit on `fetch` (the server answers chunked, so it is counted).
+ * - bare LangChain: `ChatOpenAICompletions` with `bindTools`, made once per scenario, and the
+ *   usual loop: `invoke`, run each tool call, append `ToolMessage`s, until an answer.
+ * - weft, langchain: the same workflow on the `langchain` backend (weft's own loop over
+ *   `ChatOpenAICompletions`, one model per step since the output cap is set per turn).
  */
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import {
@@ -24,6 +41,7 @@ import { loadWorkflowSource, runWorkflow, type WorkflowDefinition } from '@weft/
 import { generateText, jsonSchema, stepCountIs, tool } from 'ai';
 import { printTable, writeResults, type BenchResult } from './harness.js';
 
+const SYSTEM = 'You answer support questions.';
 const ROUNDS = Number(process.env['WEFT_BENCH_ROUNDS'] ?? 300);
 const schema = {
   type: 'object',
@@ -55,6 +73,7 @@ function agent(url: string, model: string): AgentDefinition {
     version: '1.0.0',
     model: `openai-compatible:${model}`,
     base_url: url,
+    instructions: SYSTEM,
     tools: ['crm.lookup'],
     max_steps: 5,
   };
@@ -105,14 +124,17 @@ export async function run(): Promise<void> {
         ).output,
     }),
   };
-  const bare = (model: string) => () =>
-    generateText({
-      model: provider.chatModel(model),
-      system: 'You answer support questions.',
-      prompt: 'Who is 42?',
-      tools: bareTools,
-      stopWhen: stepCountIs(5),
-    });
+  const bare = (model: string) => {
+    const chatModel = provider.chatModel(model);
+    return () =>
+      generateText({
+        model: chatModel,
+        system: SYSTEM,
+        prompt: 'Who is 42?',
+        tools: bareTools,
+        stopWhen: stepCountIs(5),
+      });
+  };
   const lcTools = [
     {
       type: 'function' as const,
@@ -120,32 +142,33 @@ export async function run(): Promise<void> {
     },
   ];
   // A bare LangChain tool loop, as a LangChain user writes it: bindTools, invoke, tool messages.
-  const lcBare = (model: string) => async () => {
+  const lcBare = (model: string) => {
     const chat = new ChatOpenAICompletions({
       model,
       apiKey: 'none',
       maxRetries: 0,
       configuration: { baseURL: server.url },
     }).bindTools(lcTools);
-    const messages: BaseMessage[] = [
-      new SystemMessage('You answer support questions.'),
-      new HumanMessage('Who is 42?'),
-    ];
-    for (let turn = 0; turn < 5; turn++) {
-      const message = await chat.invoke(messages);
-      if (!message.tool_calls?.length) return message.text;
-      messages.push(message);
-      for (const call of message.tool_calls) {
-        const { output } = await invoker.invoke({
-          target: { kind: 'plugin', slug: 'crm' },
-          action: 'lookup',
-          input: call.args,
-          context: undefined as never,
-        });
-        messages.push(new ToolMessage({ content: JSON.stringify(output), tool_call_id: call.id! }));
+    return async () => {
+      const messages: BaseMessage[] = [new SystemMessage(SYSTEM), new HumanMessage('Who is 42?')];
+      for (let turn = 0; turn < 5; turn++) {
+        const message = await chat.invoke(messages);
+        if (!message.tool_calls?.length) return message.text;
+        messages.push(message);
+        for (const call of message.tool_calls) {
+          const { output } = await invoker.invoke({
+            target: { kind: 'plugin', slug: 'crm' },
+            action: 'lookup',
+            input: call.args,
+            context: undefined as never,
+          });
+          messages.push(
+            new ToolMessage({ content: JSON.stringify(output), tool_call_id: call.id! }),
+          );
+        }
       }
-    }
-    throw new Error('no answer');
+      throw new Error('no answer');
+    };
   };
   const workflows = Object.fromEntries(
     Object.keys(TOOLS_PER_SCENARIO).map((m) => [m, workflow(m)]),
