@@ -29,7 +29,8 @@ const NO_KEY = 'weft-no-key';
  * The chat model of `agent.model` through LangChain's provider packages: `openai` and
  * `openai-compatible` (`base_url`) on the Chat Completions API (`ChatOpenAICompletions`, what
  * `ChatOpenAI` uses for it; OpenAI-compatible servers have no Responses API), `anthropic` with
- * `ChatAnthropic`. One instance per step (the output-token cap changes between turns).
+ * `ChatAnthropic`. One step at a time uses an instance (the cap on output tokens changes
+ * between turns); the backend reuses it for later steps.
  * Every setting LangChain would otherwise read from the environment (key, base URL) is given,
  * so a key meant for OpenAI never reaches another server; retries are weft's (the clients' own
  * are off). The key comes only from `api_key_secret`: `openai` and `anthropic` need one.
@@ -95,9 +96,17 @@ export function langChainModel(
   }
 }
 
-/** A fetch that sends no `Authorization` header (the OpenAI client insists on some key). */
+/**
+ * A fetch that sends no `Authorization` header (the OpenAI client insists on some key). The
+ * client builds a new `Headers` for each request: that one loses the header in place (copying
+ * it cost more than the rest of this wrapper); other shapes are copied.
+ */
 function withoutKey(fetch: typeof globalThis.fetch): typeof globalThis.fetch {
   return (input, init) => {
+    if (init?.headers instanceof Headers) {
+      init.headers.delete('authorization');
+      return fetch(input, init);
+    }
     const headers = new Headers(init?.headers);
     headers.delete('authorization');
     return fetch(input, { ...init, headers });
