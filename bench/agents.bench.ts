@@ -6,8 +6,10 @@
  * call, then the answer; `s10` a turn with ten tool calls, then the answer. Per tool call =
  * (Δs10 − Δs2) / 9, per turn = Δs2 − Δs1 − per tool call, where Δ is weft minus the bare
  * library. The limit is a bare `fetch` round trip to the same server. Both wall time (median)
- * and CPU time of the process (mean; server and client share it, alike for both) are shown: on
- * a loaded machine CPU time is the steadier measure of the overhead.
+ * and CPU time of the process (server and client share it, alike for both) are shown. CPU
+ * time as a mean counts garbage collection (and the GC threads), which lands on whichever case
+ * runs when it comes, so it is noisy; its median leaves most of that out. On a loaded machine
+ * the CPU median is the steadier measure of the overhead.
  *
  * What each side does, the same request for the same work (system prompt, user prompt, one tool
  * `crm_lookup` with the same description and JSON schema, at most 5 turns, not streamed):
@@ -25,7 +27,8 @@
  * - bare LangChain: `ChatOpenAICompletions` with `bindTools`, made once per scenario, and the
  *   usual loop: `invoke`, run each tool call, append `ToolMessage`s, until an answer.
  * - weft, langchain: the same workflow on the `langchain` backend (weft's own loop over
- *   `ChatOpenAICompletions`, one model per step since the output cap is set per turn).
+ *   `ChatOpenAICompletions`, the model reused across steps, the output cap set per turn, the
+ *   tools bound per step, and the same budgets, checks, progress and answer limit).
  */
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import {
@@ -208,7 +211,11 @@ export async function run(): Promise<void> {
     Object.keys(cases).map((k) => [k, []]),
   );
   const cpu: Record<string, number> = Object.fromEntries(Object.keys(cases).map((k) => [k, 0]));
+  const cpuSamples: Record<string, number[]> = Object.fromEntries(
+    Object.keys(cases).map((k) => [k, []]),
+  );
   for (let i = 0; i < 30; i++) for (const fn of Object.values(cases)) await fn();
+  server.requests.length = 0;
   // Each round runs the cases in a new random order (seeded, so runs compare). A fixed cyclic
   // order, even rotated, has each case always follow the same one; measured, it gave a whole-s1
   // delta (weft − bare) of 8–32 µs against 87–131 µs shuffled, which inflated the per-turn figure.
@@ -226,13 +233,18 @@ export async function run(): Promise<void> {
       samples[name]!.push(Number(process.hrtime.bigint() - began));
       const used = process.cpuUsage(cpuStart);
       cpu[name]! += (used.user + used.system) * 1000;
+      cpuSamples[name]!.push((used.user + used.system) * 1000);
     }
+    // The server records every request: let go of them, or the heap grows by every round and
+    // its ever longer garbage collections land on whichever case runs.
+    server.requests.length = 0;
   }
   await server.close();
   const median = (values: number[]) =>
     [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
   const wall = (name: string) => median(samples[name]!);
   const cpuOf = (name: string) => cpu[name]! / ROUNDS;
+  const cpuMedian = (name: string) => median(cpuSamples[name]!);
   const limitNs = wall('fetch');
   const overheads = (m: (name: string) => number, prefix = '') => {
     const delta = (scenario: string) =>
@@ -244,6 +256,8 @@ export async function run(): Promise<void> {
   const byCpu = overheads(cpuOf);
   const lcWall = overheads(wall, 'lc ');
   const lcCpu = overheads(cpuOf, 'lc ');
+  const byCpuMedian = overheads(cpuMedian);
+  const lcCpuMedian = overheads(cpuMedian, 'lc ');
   const m = wall;
   const row = (name: string, nsPerOp: number, targetNs?: number, limit = true): BenchResult => ({
     name,
@@ -271,6 +285,8 @@ export async function run(): Promise<void> {
     row('CPU: weft over bare, whole s1 step (run + step + turn)', byCpu.step, undefined, false),
     row('CPU: weft over bare, per model turn', byCpu.perTurn, 300_000, false),
     row('CPU: weft over bare, per tool call', byCpu.perTool, 200_000, false),
+    row('CPU median: weft over bare, per model turn', byCpuMedian.perTurn, 300_000, false),
+    row('CPU median: weft over bare, per tool call', byCpuMedian.perTool, 200_000, false),
     row('bare LangChain loop, s1', m('lc bare s1')),
     row('weft agent step (langchain), s1', m('lc weft s1')),
     row('bare LangChain loop, s2', m('lc bare s2')),
@@ -283,6 +299,8 @@ export async function run(): Promise<void> {
     row('CPU: langchain over bare LangChain, whole s1 step', lcCpu.step, undefined, false),
     row('CPU: langchain over bare LangChain, per model turn', lcCpu.perTurn, 300_000, false),
     row('CPU: langchain over bare LangChain, per tool call', lcCpu.perTool, 200_000, false),
+    row('CPU median: langchain over bare, per model turn', lcCpuMedian.perTurn, 300_000, false),
+    row('CPU median: langchain over bare, per tool call', lcCpuMedian.perTool, 200_000, false),
   ];
   printTable(
     `agents (issue 17): weft vs the bare AI SDK and bare LangChain, median of ${ROUNDS} runs`,
