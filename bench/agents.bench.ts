@@ -6,10 +6,10 @@
  * call, then the answer; `s10` a turn with ten tool calls, then the answer. Per tool call =
  * (Δs10 − Δs2) / 9, per turn = Δs2 − Δs1 − per tool call, where Δ is weft minus the bare
  * library. The limit is a bare `fetch` round trip to the same server. Both wall time (median)
- * and CPU time of the process (server and client share it, alike for both) are shown. CPU
- * time as a mean counts garbage collection (and the GC threads), which lands on whichever case
- * runs when it comes, so it is noisy; its median leaves most of that out. On a loaded machine
- * the CPU median is the steadier measure of the overhead.
+ * and CPU time of the process (server and client share it, alike for both) are shown. The young
+ * generation is collected before each case, so its scavenges collect its own garbage; still,
+ * an old-generation collection lands on whichever case runs when it comes, so the CPU mean
+ * (which counts it) is noisier than the CPU median (which mostly leaves it out).
  *
  * What each side does, the same request for the same work (system prompt, user prompt, one tool
  * `crm_lookup` with the same description and JSON schema, at most 5 turns, not streamed):
@@ -46,6 +46,8 @@ import { generateText, jsonSchema, stepCountIs, tool } from 'ai';
 import { printTable, writeResults, type BenchResult } from './harness.js';
 
 const SYSTEM = 'You answer support questions.';
+/** `--expose-gc`'s collector (the bench runs with it), if there. */
+const gc = (globalThis as { gc?: (options?: { type: 'minor' | 'major' }) => void }).gc;
 const ROUNDS = Number(process.env['WEFT_BENCH_ROUNDS'] ?? 300);
 const schema = {
   type: 'object',
@@ -227,6 +229,8 @@ export async function run(): Promise<void> {
       [entries[j], entries[k]] = [entries[k]!, entries[j]!];
     }
     for (const [name, fn] of entries) {
+      // The young generation emptied first, so the case's scavenges collect its own garbage.
+      gc?.({ type: 'minor' });
       const cpuStart = process.cpuUsage();
       const began = process.hrtime.bigint();
       await fn();
