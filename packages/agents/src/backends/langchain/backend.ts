@@ -5,7 +5,11 @@ import type { RetryPolicy } from './retry.js';
 
 /** Options of {@link LangChainBackend}. */
 export interface LangChainBackendOptions {
-  /** Makes the chat model of an agent step (default: `@langchain/openai`, `@langchain/anthropic`). */
+  /**
+   * Makes the chat model of an agent (default: `@langchain/openai`, `@langchain/anthropic`);
+   * called again only for a step that runs while the agent's other models are busy, or for
+   * another key or answer limit. The model must keep no state between steps.
+   */
   model?: LangChainModelFactory;
   /** Retries of a model call on 429, 5xx and lost connections. Default 2. */
   maxRetries?: number;

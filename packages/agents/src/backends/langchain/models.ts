@@ -13,7 +13,7 @@ export interface LangChainModel {
   setMaxTokens(cap: number | undefined): void;
 }
 
-/** Makes the chat model of an agent step; tests may give their own. */
+/** Makes a chat model of an agent (reused by its later steps); tests may give their own. */
 export type LangChainModelFactory = (
   agent: AgentDefinition,
   apiKey: string | undefined,
