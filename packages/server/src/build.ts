@@ -4,7 +4,7 @@ import {
   type PublishedAgents,
 } from './published-agents.js';
 import { configuredDetectorsOf } from './moderation-config.js';
-import { serverAgents } from './server-agents.js';
+import { servedVersionOf, serverAgents } from './server-agents.js';
 import { readFileSync } from 'node:fs';
 import type { Server } from 'node:http';
 import { LogController, type FastifyInstance, type FastifyServerOptions } from 'fastify';
@@ -254,6 +254,7 @@ export async function buildServer(
         egressAllowlist: compiled.egressAllowlist,
         turns: telemetry.tracing?.modelTurns,
         executions: tracked.store,
+        served: servedVersionOf(router),
         onError: (error, slug) =>
           app.log.error({ err: error, slug }, 'a published agent could not be read'),
       })
