@@ -89,22 +89,26 @@ export function remoteActions(server: RemoteServer): ActionLookup {
 
 /**
  * The first of `lookups` that knows the action. A lookup that throws does not stop the next
- * ones; when none knows it, the first error is thrown (undefined when none threw).
+ * ones; when none knows it, the first error is thrown, with what the others said after its
+ * message (undefined when none threw).
  */
 export function firstKnown(lookups: readonly ActionLookup[]): ActionLookup {
   return async (target, action) => {
-    let failure: unknown;
+    const failures: WeftError[] = [];
     for (const lookup of lookups) {
       try {
         const found = await lookup(target, action);
         if (found) return found;
       } catch (error) {
         if (!(error instanceof WeftError)) throw error;
-        failure ??= error;
+        failures.push(error);
       }
     }
-    if (failure !== undefined) throw failure;
-    return undefined;
+    const [first, ...others] = failures;
+    if (!first) return undefined;
+    if (others.length === 0) throw first;
+    const message = [first, ...others].map((e) => e.message).join('; and ');
+    throw new WeftError(first.code, message, first.details, { cause: first });
   };
 }
 
