@@ -228,3 +228,82 @@ describe('weft workflow run --router with an agent step', () => {
     expect(model.requests.length).toBe(before);
   });
 });
+
+describe('weft workflow run --router on a router with WEFT_ROUTER_TOKEN', () => {
+  const token = 'router-token-0123456789';
+  let guarded: RunningServer;
+  let guardedKey: string;
+  let service: ConnectorService;
+
+  beforeAll(async () => {
+    const data = join(dir, 'guarded');
+    guarded = await startServer({
+      port: 0,
+      host: '127.0.0.1',
+      dataDir: data,
+      logLevel: 'error',
+      routerToken: token,
+    });
+    guardedKey = (await createLocalKey({ dataDir: data }, { name: 'cli' })).key;
+    for (const [method, path, version, schema] of [
+      ['POST', '/plugins', '1.0.0', schemaV1],
+      ['PUT', '/plugins/crm', '2.0.0', schemaV2],
+    ] as const) {
+      const response = await fetch(`${guarded.url}${path}`, {
+        method,
+        headers: { authorization: `Bearer ${guardedKey}`, 'content-type': 'application/json' },
+        body: JSON.stringify(published('crm', version, schema)),
+      });
+      expect(response.status).toBeLessThan(300);
+    }
+    service = await createConnectorService({
+      connector: {
+        connector: { kind: 'function', name: 'crm', namespace: 't', version: '1.0.0' },
+        actions: [{ name: 'lookup', input_schema: schemaV1 }],
+      },
+      handlers: { lookup: (input: { id: string }) => ({ name: `Ada #${input.id}` }) },
+      routerUrl: guarded.url,
+      routerToken: token,
+      instanceId: 'crm-guarded',
+      handleSignals: false,
+      logger: pino({ level: 'silent' }),
+    });
+  }, 30_000);
+
+  afterAll(async () => {
+    await service?.close();
+    await guarded?.close();
+  });
+
+  /** The parameters the model was given for its tool, running with `credential`. */
+  async function parametersWith(credential: string) {
+    const before = model.requests.length;
+    const result = await run(
+      'workflow',
+      'run',
+      flow,
+      '--router',
+      guarded.url,
+      '--router-token',
+      credential,
+      '--agents',
+      agentDir('crm'),
+      '-o',
+      'json',
+    );
+    expect(result.code, result.out).toBe(0);
+    const tools = model.requests[before]!.body['tools'] as {
+      function: { parameters: Record<string, unknown> };
+    }[];
+    return tools[0]!.function.parameters;
+  }
+
+  it('reads the served version with the router token, the latest published with an API key', async () => {
+    // The router token reads GET /routes: 1.0.0, what the instance registered.
+    expect(await parametersWith(token)).toMatchObject({ required: ['id'] });
+    // An API key runs actions but cannot read the table: the latest published version, 2.0.0.
+    expect(await parametersWith(guardedKey)).toMatchObject({
+      properties: { customer: { type: 'string' } },
+    });
+  });
+});
