@@ -65,7 +65,7 @@ describe('the langchain backend with an anthropic model', () => {
     const invoker = new CrmInvoker();
     const { result } = await runAgents(
       agentWorkflow('        guardrails: { maxTokens: 1000 }\n'),
-      [agentAt(s.url, { model: 'anthropic:claude-test', backend: 'langchain' })],
+      [agentAt(`${s.url}/v1`, { model: 'anthropic:claude-test', backend: 'langchain' })],
       { invoker },
     );
     expect(result.status).toBe('completed');
@@ -106,7 +106,7 @@ describe('the langchain backend with an anthropic model', () => {
     const invoker = new CrmInvoker();
     const { result } = await runAgents(
       agentWorkflow(),
-      [agentAt(s.url, { model: 'anthropic:claude-test', backend: 'langchain' })],
+      [agentAt(`${s.url}/v1`, { model: 'anthropic:claude-test', backend: 'langchain' })],
       { invoker },
     );
     expect(result.status).toBe('completed');
