@@ -179,5 +179,34 @@ describe.each(['ai-sdk', 'langchain'] as const)(
         expect(text).toContain('VALIDATION: invalid arguments for crm_lookup: /id must be string');
       });
     }
+
+    it('sends streamed tool arguments that are not JSON back to the model, never running them', async () => {
+      const s = await scripted([
+        { toolCalls: [{ name: 'crm_lookup', arguments: '{"id": "4' }] },
+        { text: 'Sorry.' },
+      ]);
+      const invoker = new CrmInvoker();
+      const { result } = await runAgents(agentWorkflow(), [anthropic(s.url)], { invoker });
+      expect(result.status, JSON.stringify(result.steps['ask']?.error)).toBe('completed');
+      expect(invoker.calls).toHaveLength(0);
+      const [refused] = toolResults(s.requests[1]!.body);
+      expect(refused).toMatchObject({ tool_use_id: 'toolu_1_0', is_error: true });
+      expect(result.steps['ask']!.output).toMatchObject({
+        text: 'Sorry.',
+        tool_calls: [{ name: 'crm_lookup', error: { code: 'VALIDATION' } }],
+      });
+    });
+
+    it('retries a 529 and a 429 of the Messages API, then streams the answer', async () => {
+      const s = await scripted([
+        { status: 529, headers: { 'retry-after-ms': '1' } },
+        { status: 429, headers: { 'retry-after-ms': '1' } },
+        finalAnswer,
+      ]);
+      const { result } = await runAgents(agentWorkflow(), [anthropic(s.url, { tools: [] })]);
+      expect(result.status, JSON.stringify(result.steps['ask']?.error)).toBe('completed');
+      expect(s.requests).toHaveLength(3);
+      expect(result.steps['ask']!.output).toMatchObject({ text: 'Customer 42 is Ada Lovelace.' });
+    });
   },
 );

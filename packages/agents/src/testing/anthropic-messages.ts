@@ -10,7 +10,8 @@ type Block =
  * Answers one Anthropic Messages API request (`POST .../messages`) from a scripted reply: the
  * text as a `text` block, each tool call as a `tool_use` block (`arguments` is the raw JSON of
  * its input), `usage` as `input_tokens` / `output_tokens`, `finishReason` as `stop_reason`
- * (default `tool_use` with tool calls, else `end_turn`). With `stream: true`, as server-sent
+ * (default `tool_use` with tool calls, else `end_turn`); not streamed, `arguments` must be JSON.
+ * With `stream: true`, as server-sent
  * events: `message_start` (the input tokens, and 1 output token, as the API does), `ping`, each
  * block's `content_block_start`, `_delta` (`text_delta`, `input_json_delta`) and `_stop`, then
  * `message_delta` with `stop_reason` and the cumulative output tokens, and `message_stop`.
@@ -40,15 +41,24 @@ export async function answerAnthropic(
     stop_sequence: null,
   };
   if (body['stream'] !== true) {
+    let content: unknown[];
+    try {
+      content = blocks.map((b) =>
+        b.type === 'text'
+          ? b
+          : { type: 'tool_use', id: b.id, name: b.name, input: JSON.parse(b.arguments) as unknown },
+      );
+    } catch {
+      // Only a streamed answer (input_json_delta) can carry arguments that are not JSON.
+      res.writeHead(500, { 'content-type': 'application/json' });
+      res.end(anthropicError(500, 'scripted tool arguments must be JSON when not streamed'));
+      return;
+    }
     res.writeHead(200, { 'content-type': 'application/json' });
     res.end(
       JSON.stringify({
         ...message,
-        content: blocks.map((b) =>
-          b.type === 'text'
-            ? b
-            : { type: 'tool_use', id: b.id, name: b.name, input: JSON.parse(b.arguments) },
-        ),
+        content,
         stop_reason: stopReason,
         usage: { input_tokens: usage.prompt_tokens, output_tokens: usage.completion_tokens },
       }),
@@ -112,10 +122,10 @@ export async function answerAnthropic(
 }
 
 /** The error body of the Messages API for a scripted failure status. */
-export function anthropicError(status: number): string {
+export function anthropicError(status: number, message = `scripted ${status}`): string {
   const type =
     status === 429 ? 'rate_limit_error' : status >= 500 ? 'api_error' : 'invalid_request_error';
-  return JSON.stringify({ type: 'error', error: { type, message: `scripted ${status}` } });
+  return JSON.stringify({ type: 'error', error: { type, message } });
 }
 
 /** A text in streamed pieces: 16 characters each, 64 KiB each for a long text. */

@@ -172,11 +172,21 @@ function toolReplies(provider: LangChainModel['provider'], results: ToolMessage[
 
 /** The tool calls of a turn, in the order asked; calls whose arguments are not JSON refused. */
 function callsOf(message: AIMessage): AskedCall[] {
-  const calls: AskedCall[] = (message.tool_calls ?? []).map((c, i) => ({
-    id: c.id ?? `call_${i}`,
-    name: c.name,
-    args: c.args,
-  }));
+  // A streamed turn's arguments arrive as text that LangChain parses leniently (`{"id": "4`
+  // becomes {id: "4"}): they are held to strict JSON here, as a whole answer's are.
+  const streamed = new Map(
+    ((message as unknown as AIMessageChunk).tool_call_chunks ?? []).map((c) => [c.id, c.args]),
+  );
+  const calls: AskedCall[] = (message.tool_calls ?? []).map((c, i) => {
+    const raw = streamed.get(c.id);
+    const call = { id: c.id ?? `call_${i}`, name: c.name, args: c.args };
+    if (raw === undefined || raw.trim() === '' || isJson(raw)) return call;
+    return {
+      ...call,
+      args: raw,
+      refused: `VALIDATION: the arguments of ${c.name} are not valid JSON`,
+    };
+  });
   for (const [i, c] of (message.invalid_tool_calls ?? []).entries()) {
     const name = c.name ?? '(no name)';
     calls.push({
@@ -187,6 +197,15 @@ function callsOf(message: AIMessage): AskedCall[] {
     });
   }
   return calls;
+}
+
+function isJson(text: string): boolean {
+  try {
+    JSON.parse(text);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** Checks a tool call and runs it; its result, or its error, as the tool message. */
