@@ -252,6 +252,7 @@ export async function buildServer(
   const served = tracked
     ? await serverAgents(compiled.agentsDir, store, runtimeSecrets, {
         egressAllowlist: compiled.egressAllowlist,
+        publishedAgentSecrets: compiled.publishedAgentSecrets,
         turns: telemetry.tracing?.modelTurns,
         executions: tracked.store,
         served: servedVersionOf(router),

@@ -22,6 +22,7 @@ import {
 import type { Router } from '@weft/router';
 import { journaledCostUsd } from '@weft/runtime';
 import { egressCheckedFetch } from './agent-egress.js';
+import { publishedSecretRefusal } from './published-agent-secrets.js';
 import { PublishedAgents } from './published-agents.js';
 import { pluginEgress, pluginOf, type PluginEgress } from './runtime-actions.js';
 
@@ -33,7 +34,9 @@ import { pluginEgress, pluginOf, type PluginEgress } from './runtime-actions.js'
  * router's instances serve, when `served` knows one), keys from the
  * runtime's secrets (`WEFT_SECRET_<NAME>`). The models of published agents are called under the
  * egress policy of published plugins (`egressAllowlist`), on either backend; those of the local
- * directory are the operator's own. `turns` (the tracing's GenAI spans) sees each model turn.
+ * directory are the operator's own. A published agent's `api_key_secret` must be one of
+ * `publishedAgentSecrets` (names, or prefixes ending in `*`; default none), else its step fails
+ * with `VALIDATION` before the secret is read; local agents read any secret. `turns` (the tracing's GenAI spans) sees each model turn.
  * `maxCost` spending starts, for an execution taken over from another replica, from what its
  * journaled steps cost (`executions`).
  */
@@ -43,6 +46,7 @@ export async function serverAgents(
   secrets: SecretsProvider,
   options: {
     egressAllowlist: readonly string[];
+    publishedAgentSecrets?: readonly string[];
     egress?: Pick<PluginEgress, 'refusal'>;
     onError?: (error: unknown, slug: string) => void;
     turns?: ModelTurnObserver | undefined;
@@ -71,6 +75,9 @@ export async function serverAgents(
           langChainProviderModel(agent, apiKey, checked(agent, fetch)),
       }),
     ],
+    secretRefusal: publishedSecretRefusal(options.publishedAgentSecrets ?? [], (agent) =>
+      published.has(agent),
+    ),
     ...(options.turns ? { turns: options.turns } : {}),
     ...(options.executions
       ? { costs: new CostLedger({ spent: (id) => journaledCostUsd(options.executions!, id) }) }
