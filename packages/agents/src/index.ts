@@ -1,5 +1,5 @@
 export * from './definition/schema.js';
-export { agentRef, AgentCatalog } from './definition/catalog.js';
+export { agentRef, AgentCatalog, resolveAgentVersion } from './definition/catalog.js';
 export { effectiveGuardrails } from './definition/guardrails.js';
 export {
   loadAgentDir,

@@ -1,6 +1,10 @@
-import { registryAgentCheck, type PublishedAgents } from './published-agents.js';
+import {
+  publishedAgentVersions,
+  registryAgentCheck,
+  type PublishedAgents,
+} from './published-agents.js';
 import { configuredDetectorsOf } from './moderation-config.js';
-import { serverAgents } from './server-agents.js';
+import { servedVersionOf, serverAgents } from './server-agents.js';
 import { readFileSync } from 'node:fs';
 import type { Server } from 'node:http';
 import { LogController, type FastifyInstance, type FastifyServerOptions } from 'fastify';
@@ -194,9 +198,12 @@ export async function buildServer(
       ...(dependencies.clock ? { clock: dependencies.clock } : {}),
       ...(dependencies.usage ? { usage: dependencies.usage } : {}),
       // A version a deployed workflow pins, or the latest one when it references the plugin
-      // bare, is "in use" (unpublish is refused).
+      // bare, or an agent version an agent step's range resolves to, is "in use" (unpublish is
+      // refused).
       ...(!dependencies.usage && deployments
-        ? { usage: pluginUsage(deployments, latestVersionOf(store)) }
+        ? {
+            usage: pluginUsage(deployments, latestVersionOf(store), publishedAgentVersions(store)),
+          }
         : {}),
     }),
   );
@@ -245,8 +252,10 @@ export async function buildServer(
   const served = tracked
     ? await serverAgents(compiled.agentsDir, store, runtimeSecrets, {
         egressAllowlist: compiled.egressAllowlist,
+        publishedAgentSecrets: compiled.publishedAgentSecrets,
         turns: telemetry.tracing?.modelTurns,
         executions: tracked.store,
+        served: servedVersionOf(router),
         onError: (error, slug) =>
           app.log.error({ err: error, slug }, 'a published agent could not be read'),
       })

@@ -11,6 +11,10 @@ import {
 import { judgeSettingsFromEnv, type JudgeSettings } from './judge-config.js';
 import { moderationSettingsFromEnv, type ModerationSettings } from './moderation-config.js';
 import {
+  checkPublishedAgentSecrets,
+  publishedAgentSecretsFromEnv,
+} from './published-agent-secrets.js';
+import {
   compileTriggerOptions,
   triggerOptionsFromEnv,
   type CompiledTriggerOptions,
@@ -93,6 +97,12 @@ export interface ServerOptions {
    */
   agentsDir?: string;
   /**
+   * The secrets agents published to the registry may read through `api_key_secret`
+   * (`WEFT_PUBLISHED_AGENT_SECRETS`): names, or prefixes ending in `*`. Default none: a
+   * published agent naming a secret fails its step. The `--agents` directory's may read any.
+   */
+  publishedAgentSecrets?: string[];
+  /**
    * An OpenAI-compatible moderation endpoint (`WEFT_MODERATION_URL`, `_API_KEY` or
    * `_API_KEY_SECRET`, `_MODEL`, `_TIMEOUT_MS`), offered to workflows as the toxicity detector
    * `moderation`. Default none: a workflow choosing it is refused at deploy.
@@ -140,6 +150,7 @@ export interface CompiledServerOptions {
   allowSelfApproval: boolean;
   identity: CompiledIdentityOptions;
   agentsDir: string | undefined;
+  publishedAgentSecrets: string[];
   moderation: ModerationSettings | undefined;
   judge: JudgeSettings | undefined;
   telemetry: TelemetryOptions;
@@ -174,6 +185,7 @@ export function compileServerOptions(options: ServerOptions = {}): CompiledServe
     allowSelfApproval: options.allowSelfApproval ?? false,
     identity: compileIdentityOptions(options.identity),
     agentsDir: options.agentsDir,
+    publishedAgentSecrets: checkPublishedAgentSecrets(options.publishedAgentSecrets ?? []),
     moderation: options.moderation,
     judge: options.judge,
     telemetry: options.telemetry ?? { serviceName: 'weft-server' },
@@ -219,6 +231,7 @@ export function serverOptionsFromEnv(env: NodeJS.ProcessEnv): ServerOptions {
       ? { allowSelfApproval: envFlag(env['WEFT_APPROVAL_ALLOW_SELF']) }
       : {}),
     ...(env['WEFT_AGENTS_DIR'] ? { agentsDir: env['WEFT_AGENTS_DIR'] } : {}),
+    ...publishedAgentSecretsFromEnv(env),
     ...moderationFromEnv(env),
     ...judgeFromEnv(env),
     runtimeSecrets: runtimeSecretsFromEnv(env),

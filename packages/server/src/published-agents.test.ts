@@ -50,6 +50,7 @@ describe.skipIf(!url)(
           egressAllowlist: ['127.0.0.0/8'],
           agentsDir: mkdtempSync(join(tmpdir(), 'weft-no-agents-')),
           runtimeSecrets: { MODEL_KEY: 'sk-replica' },
+          publishedAgentSecrets: ['MODEL_KEY'],
         },
         { store: store.registry, executionsStore: store.executions, logger: false },
       );

@@ -1,9 +1,30 @@
-import { checkAgentDefinition, type AgentCatalog, type AgentDefinition } from '@weft/agents';
+import {
+  checkAgentDefinition,
+  resolveAgentVersion,
+  type AgentCatalog,
+  type AgentDefinition,
+} from '@weft/agents';
 import type { RegistryStore } from '@weft/core';
 import type { AgentDefinitionCheck } from '@weft/registry';
+import type { AgentResolver } from '@weft/runtime';
 
 /** The registry's check of agent definitions: `@weft/agents`' own (the server composes both). */
 export const registryAgentCheck: AgentDefinitionCheck = (bytes) => checkAgentDefinition(bytes);
+
+/**
+ * How the unpublish check resolves agent references: for a slug of kind `agent`, a range picks
+ * among its versions that are not removed (deprecated ones included) as the runner does
+ * (`resolveAgentVersion`). Agents of the server's local directory are not counted: a version a
+ * local file shadows is still held as in use, which only ever refuses more.
+ */
+export function publishedAgentVersions(store: RegistryStore): AgentResolver {
+  return async (slug) => {
+    const state = await store.getPlugin(slug);
+    if (state?.plugin.kind !== 'agent') return undefined;
+    const versions = state.versions.filter((v) => v.status !== 'removed').map((v) => v.version);
+    return (range) => resolveAgentVersion(versions, range);
+  };
+}
 
 /** Most agents read per page when all are loaded. */
 const PAGE = 100;

@@ -12,9 +12,17 @@ import {
   type AgentDefinition,
   type ModelTurnObserver,
 } from '@weft/agents';
-import type { ExecutionsStore, RegistryStore, SecretsProvider } from '@weft/core';
+import semver from 'semver';
+import {
+  ValidationError,
+  type ExecutionsStore,
+  type RegistryStore,
+  type SecretsProvider,
+} from '@weft/core';
+import type { Router } from '@weft/router';
 import { journaledCostUsd } from '@weft/runtime';
 import { egressCheckedFetch } from './agent-egress.js';
+import { publishedSecretRefusal } from './published-agent-secrets.js';
 import { PublishedAgents } from './published-agents.js';
 import { pluginEgress, pluginOf, type PluginEgress } from './runtime-actions.js';
 
@@ -22,10 +30,13 @@ import { pluginEgress, pluginOf, type PluginEgress } from './runtime-actions.js'
  * The runner of server-side agent steps: the agent definitions of `agentsDir` (default
  * `./agents`, which may be missing: then none) and those published to the registry (kind
  * `agent`, kept current by the returned {@link PublishedAgents}), the ai-sdk and langchain
- * backends, tool schemas from the registry's published plugin definitions, keys from the
+ * backends, tool schemas from the registry's published plugin definitions (of the version the
+ * router's instances serve, when `served` knows one), keys from the
  * runtime's secrets (`WEFT_SECRET_<NAME>`). The models of published agents are called under the
  * egress policy of published plugins (`egressAllowlist`), on either backend; those of the local
- * directory are the operator's own. `turns` (the tracing's GenAI spans) sees each model turn.
+ * directory are the operator's own. A published agent's `api_key_secret` must be one of
+ * `publishedAgentSecrets` (names, or prefixes ending in `*`; default none), else its step fails
+ * with `VALIDATION` before the secret is read; local agents read any secret. `turns` (the tracing's GenAI spans) sees each model turn.
  * `maxCost` spending starts, for an execution taken over from another replica, from what its
  * journaled steps cost (`executions`).
  */
@@ -35,10 +46,13 @@ export async function serverAgents(
   secrets: SecretsProvider,
   options: {
     egressAllowlist: readonly string[];
+    publishedAgentSecrets?: readonly string[];
     egress?: Pick<PluginEgress, 'refusal'>;
     onError?: (error: unknown, slug: string) => void;
     turns?: ModelTurnObserver | undefined;
     executions?: Pick<ExecutionsStore, 'steps'>;
+    /** The version the router's instances of a plugin serve ({@link servedVersionOf}). */
+    served?: (slug: string, action: string) => string | undefined;
   },
 ): Promise<{ runner: AgentRunner; published: PublishedAgents }> {
   const local = await loadAgentDir(agentsDir ?? 'agents', { missingOk: agentsDir === undefined });
@@ -50,7 +64,7 @@ export async function serverAgents(
     published.has(agent) ? egressCheckedFetch(fetch, egress, agentRef(agent)) : fetch;
   const runner = new AgentRunner({
     agents: catalog,
-    actions: registryActions(registry),
+    actions: registryActions(registry, options.served),
     secrets,
     backends: [
       new AiSdkBackend({
@@ -61,6 +75,9 @@ export async function serverAgents(
           langChainProviderModel(agent, apiKey, checked(agent, fetch)),
       }),
     ],
+    secretRefusal: publishedSecretRefusal(options.publishedAgentSecrets ?? [], (agent) =>
+      published.has(agent),
+    ),
     ...(options.turns ? { turns: options.turns } : {}),
     ...(options.executions
       ? { costs: new CostLedger({ spent: (id) => journaledCostUsd(options.executions!, id) }) }
@@ -69,19 +86,64 @@ export async function serverAgents(
   return { runner, published };
 }
 
-/** Input schemas of actions from the published definition (the version named, else latest). */
-function registryActions(registry: RegistryStore): ActionLookup {
+/**
+ * The version of `slug` whose instances serve `action` in the router's table (the highest when
+ * they differ): the one a call of that action reaches, so the one its tool's schema is read for.
+ */
+export function servedVersionOf(
+  router: Pick<Router, 'table'>,
+): (slug: string, action: string) => string | undefined {
+  return (slug, action) =>
+    router.table
+      .instancesOf(slug)
+      .filter((i) => i.actions.has(action) && semver.valid(i.record.version) !== null)
+      .map((i) => i.record.version)
+      .sort(semver.rcompare)[0];
+}
+
+/**
+ * Input schemas of actions from the registry's published definitions: of the version a
+ * connector reference names, else the version the router's instances serve (`served`), else the
+ * latest. Fails closed, saying why: a plugin or version that is not published, an action it does
+ * not have or that declares no `input_schema` (`VALIDATION`).
+ */
+function registryActions(
+  registry: RegistryStore,
+  served?: (slug: string, action: string) => string | undefined,
+): ActionLookup {
   return async (target, action) => {
-    const { slug, version } = pluginOf(target);
-    const state = version === undefined ? await registry.getPlugin(slug) : undefined;
-    const chosen = version ?? state?.plugin.listing?.latest_version;
-    if (!chosen) return undefined;
-    const definition = await registry.getDefinition(slug, chosen);
-    const found = definition?.actions.find((a) => a.name === action);
-    if (!found?.input_schema) return undefined;
+    const { slug, version: pinned } = pluginOf(target);
+    let version = pinned;
+    let source = 'the version the tool names';
+    if (version === undefined && (version = served?.(slug, action)) !== undefined)
+      source = "the version the router's instances serve";
+    if (version === undefined) {
+      version = (await registry.getPlugin(slug))?.plugin.listing?.latest_version;
+      source = 'the latest published version';
+    }
+    const definition = version ? await registry.getDefinition(slug, version) : undefined;
+    if (!version || !definition) {
+      const what = version ? `${slug}@${version} (${source})` : `plugin "${slug}"`;
+      throw invalid(
+        `${what} is not published to this server's registry, so the input_schema of "${action}" is unknown: publish its definition (weft plugin publish FILE)`,
+        'published',
+      );
+    }
+    const found = definition.actions.find((a) => a.name === action);
+    if (!found) throw invalid(`${slug}@${version} (${source}) has no action "${action}"`, 'action');
+    if (!found.input_schema) {
+      throw invalid(
+        `${slug}@${version} declares no input_schema for "${action}": its arguments cannot be checked`,
+        'input_schema',
+      );
+    }
     return {
       inputSchema: found.input_schema as Record<string, unknown>,
       description: found.description,
     };
   };
+}
+
+function invalid(message: string, reason: string): ValidationError {
+  return new ValidationError(message, { field: 'agent.tools', constraint: 'input_schema', reason });
 }

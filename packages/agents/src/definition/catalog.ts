@@ -10,6 +10,18 @@ export function agentRef(agent: AgentDefinition): string {
 }
 
 /**
+ * The version a reference's `range` picks among `versions`: the one written exactly, else the
+ * highest that satisfies it (prereleases only when the range names one); undefined when none.
+ */
+export function resolveAgentVersion(
+  versions: readonly string[],
+  range: string,
+): string | undefined {
+  if (versions.includes(range)) return range;
+  return semver.maxSatisfying([...versions], range) ?? undefined;
+}
+
+/**
  * The agent definitions a run may use, by `<namespace>/<name>` and version: local ones (`add`,
  * from `--agents <dir>`) and those published to a registry (`setPublished`, replaced as the
  * registry changes). A reference's version may be a range: the highest version that satisfies
@@ -74,14 +86,11 @@ export class AgentCatalog {
     if (!match) return undefined;
     const versions = this.versionsOf(`${match[1]}/${match[2]}`);
     if (!versions) return undefined;
-    const range = match[3]!;
-    const exact = versions.find((a) => a.version === range);
-    if (exact) return exact;
-    const best = semver.maxSatisfying(
+    const best = resolveAgentVersion(
       versions.map((a) => a.version),
-      range,
+      match[3]!,
     );
-    return best === null ? undefined : versions.find((a) => a.version === best);
+    return best === undefined ? undefined : versions.find((a) => a.version === best);
   }
 
   /** The definition a reference picks; throws `VALIDATION` naming what is there. */

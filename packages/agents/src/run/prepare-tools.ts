@@ -1,4 +1,4 @@
-import { ValidationError, type ActionCall } from '@weft/core';
+import { ValidationError, WeftError, type ActionCall } from '@weft/core';
 import { Ajv, type ValidateFunction } from 'ajv';
 import type { ToolSpec } from '../definition/tools.js';
 import type { PreparedTool } from './contract.js';
@@ -10,7 +10,11 @@ export interface ActionDescription {
   readonly description?: string | undefined;
 }
 
-/** Finds the input schema (and description) of an action; undefined when it is not known. */
+/**
+ * Finds the input schema (and description) of an action; undefined when it is not known. A
+ * lookup that knows why (a remote source that cannot be read, a plugin that is not published)
+ * throws a {@link WeftError} saying so: the step fails with that code, the tool named.
+ */
 export type ActionLookup = (
   target: ActionCall['target'],
   action: string,
@@ -30,7 +34,18 @@ export async function prepareTools(
 ): Promise<PreparedTool[]> {
   const prepared: PreparedTool[] = [];
   for (const spec of specs) {
-    const described = await lookup(spec.target, spec.action);
+    let described: ActionDescription | undefined;
+    try {
+      described = await lookup(spec.target, spec.action);
+    } catch (error) {
+      if (!(error instanceof WeftError)) throw error;
+      throw new WeftError(
+        error.code,
+        `tool ${spec.name}: ${error.message}`,
+        { ...error.details, tool: spec.name } as typeof error.details,
+        { cause: error },
+      );
+    }
     if (!described) {
       const owner = spec.target.kind === 'plugin' ? spec.target.slug : spec.target.ref;
       throw new ValidationError(

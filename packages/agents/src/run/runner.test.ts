@@ -1,6 +1,7 @@
 import type { LanguageModelV3GenerateResult } from '@ai-sdk/provider';
 import { MockLanguageModelV3 } from 'ai/test';
 import { describe, expect, it } from 'vitest';
+import { ValidationError } from '@weft/core';
 import { AiSdkBackend } from '../backends/ai-sdk/backend.js';
 import { agentAt, agentWorkflow, CrmInvoker, runAgents } from '../test-support/harness.js';
 
@@ -157,5 +158,33 @@ describe('the agent runner with the AI SDK mock model', () => {
     });
     expect(result.steps['ask']!.output).toMatchObject({ text: 'mocked' });
     expect(model.doGenerateCalls).toHaveLength(0);
+  });
+
+  it('asks secretRefusal before the run and again at the step, and never reads a refused secret', async () => {
+    const model = new MockLanguageModelV3({ doGenerate: [] });
+    const asked: string[] = [];
+    const read: string[] = [];
+    const refusal = new ValidationError('refused', {
+      field: 'agent.api_key_secret',
+      constraint: 'policy',
+    });
+    // Allowed before the run, refused at the step: the step's own check holds.
+    const { result } = await runAgents(agentWorkflow(), [agentAt('http://127.0.0.1:9/v1')], {
+      runner: {
+        backends: [new AiSdkBackend({ model: () => model })],
+        secrets: { get: async (name) => void read.push(name) },
+        secretRefusal: (agent, secret) => {
+          asked.push(`${agent.name}:${secret}`);
+          return asked.length > 1 ? refusal : undefined;
+        },
+      },
+    });
+    expect(asked).toEqual(['support:MODEL_KEY', 'support:MODEL_KEY']);
+    expect(read).toEqual([]);
+    expect(model.doGenerateCalls).toHaveLength(0);
+    expect(result.steps['ask']!.error).toMatchObject({
+      code: 'VALIDATION',
+      details: { field: 'agent.api_key_secret', constraint: 'policy' },
+    });
   });
 });

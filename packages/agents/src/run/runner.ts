@@ -47,6 +47,12 @@ export interface AgentRunnerOptions {
    * Also settable later ({@link AgentRunner.turns}), once tracing is set up.
    */
   turns?: ModelTurnObserver;
+  /**
+   * Refuses an agent's `api_key_secret` before the secret is read (the server's policy for
+   * published agents): the error the step fails with, or undefined to read it. Asked before the
+   * run (`check`) and again at each step. Default: every agent may read its secret.
+   */
+  secretRefusal?: (agent: AgentDefinition, secret: string) => Error | undefined;
 }
 
 /** One entry of the step output's `tool_calls`. */
@@ -112,7 +118,9 @@ export class AgentRunner implements AgentInvoker {
 
   /** Before the run: the agent a step references exists. */
   check(target: ActionCall['target']): void {
-    if (target.kind === 'connector') this.catalog.resolve(target.ref);
+    if (target.kind !== 'connector') return;
+    const agent = this.catalog.resolve(target.ref);
+    this.refuseSecret(agent);
   }
 
   async invoke(call: AgentCall): Promise<InvocationResult> {
@@ -273,8 +281,16 @@ export class AgentRunner implements AgentInvoker {
     return specs;
   }
 
-  private async apiKey(agent: AgentDefinition): Promise<string | undefined> {
+  /** The agent's `api_key_secret`; throws when the policy refuses it (nothing read). */
+  private refuseSecret(agent: AgentDefinition): string | undefined {
     const name = agent.api_key_secret;
+    const refusal = name === undefined ? undefined : this.options.secretRefusal?.(agent, name);
+    if (refusal) throw refusal;
+    return name;
+  }
+
+  private async apiKey(agent: AgentDefinition): Promise<string | undefined> {
+    const name = this.refuseSecret(agent);
     if (name === undefined) return undefined;
     const value = await this.options.secrets.get(name);
     if (value === undefined || value === '') {

@@ -1,7 +1,8 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { anthropicError, answerAnthropic } from './anthropic-messages.js';
 
-/** One answer of the scripted server to one chat completions request. */
+/** One answer of the scripted server to one chat completions (or Anthropic messages) request. */
 export interface ScriptedReply {
   status?: number;
   headers?: Record<string, string>;
@@ -18,8 +19,10 @@ export interface ScriptedReply {
   bytes?: number;
 }
 
-/** A chat completions request as the server saw it. */
+/** A request as the server saw it. */
 export interface SeenRequest {
+  /** The path (`/v1/chat/completions`, `/v1/messages`). */
+  url: string;
   body: Record<string, unknown>;
   headers: IncomingMessage['headers'];
 }
@@ -28,7 +31,9 @@ export interface SeenRequest {
  * An OpenAI-compatible `POST /chat/completions` server on loopback that answers from a script
  * (for tests and benchmarks of agents, without a model):
  * `next(body)` gives each reply (streamed as server-sent events when the request says
- * `stream: true`, with a usage chunk when it asks for one). Records every request.
+ * `stream: true`, with a usage chunk when it asks for one). Requests to a path ending in
+ * `/messages` get the same replies in the Anthropic Messages API's format, streamed or not
+ * (see {@link answerAnthropic}). Records every request.
  */
 export class ScriptedModelServer {
   readonly requests: SeenRequest[] = [];
@@ -55,7 +60,8 @@ export class ScriptedModelServer {
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
     const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as Record<string, unknown>;
-    this.requests.push({ body, headers: req.headers });
+    this.requests.push({ url: req.url ?? '', body, headers: req.headers });
+    const anthropic = (req.url ?? '').split('?')[0]!.endsWith('/messages');
     const reply = this.next(body, this.requests.length - 1);
     if (reply.delayMs) await new Promise((resolve) => setTimeout(resolve, reply.delayMs));
     if (res.destroyed) return;
@@ -63,9 +69,13 @@ export class ScriptedModelServer {
     if (reply.bytes !== undefined) return sendFiller(res, reply.bytes);
     if (reply.body !== undefined || status !== 200) {
       res.writeHead(status, { 'content-type': 'application/json', ...reply.headers });
-      res.end(reply.body ?? JSON.stringify({ error: { message: `scripted ${status}` } }));
+      const error = anthropic
+        ? anthropicError(status)
+        : JSON.stringify({ error: { message: `scripted ${status}` } });
+      res.end(reply.body ?? error);
       return;
     }
+    if (anthropic) return answerAnthropic(res, body, reply, this.requests.length);
     const usage = reply.usage ?? { prompt_tokens: 10, completion_tokens: 5 };
     const usageBody = { ...usage, total_tokens: usage.prompt_tokens + usage.completion_tokens };
     const toolCalls = (reply.toolCalls ?? []).map((call, i) => ({

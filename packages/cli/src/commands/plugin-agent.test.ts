@@ -52,6 +52,8 @@ beforeAll(async () => {
     logLevel: 'silent',
     agentsDir,
     runtimeSecrets: { MODEL_KEY },
+    // Published agents read only the secrets the operator allows them.
+    publishedAgentSecrets: ['MODEL_KEY'],
     // Published agents call their models under the egress policy of published plugins.
     egressAllowlist: ['127.0.0.1/32'],
   });

@@ -26,6 +26,7 @@ import {
 import { printRun, runDocument } from './run-output.js';
 import { RunInterrupts } from './run-interrupt.js';
 import { runProgress } from './run-progress.js';
+import { remoteToolSchemas } from './run-tool-schemas.js';
 import {
   addIdentityOptions,
   hasIdentityFlags,
@@ -193,7 +194,8 @@ async function runCommand(io: Io, file: string, flags: RunFlags): Promise<number
   let weft: Weft;
   try {
     const agents = mode === 'cloud' ? [] : await loadAgentsFlag(flags.agents);
-    const runner = agents.length > 0 ? localAgentRunner(agents, () => weft) : undefined;
+    const remote = remoteToolSchemas(mode, flags, () => weft);
+    const runner = agents.length > 0 ? localAgentRunner(agents, () => weft, remote) : undefined;
     weft = new Weft({
       ...(runner ? { agents: runner } : {}),
       ...(detectors ? { guardrails: { ...runner?.guardrailsOptions(), detectors } } : {}),

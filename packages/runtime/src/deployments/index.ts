@@ -8,6 +8,7 @@ export { watchWorkflowDirectory } from './directory-watcher.js';
 export type { DirectoryWatchOptions, WatchedDirectory } from './directory-watcher.js';
 export { validateDefinition, parseDefinitionBody, RESERVED_NAMES } from './parse-definition.js';
 export { pluginReferences, pluginUsage } from './plugin-refs.js';
+export type { AgentResolver } from './plugin-refs.js';
 export { reconcileDeployments, timerRepeat } from './reconcile.js';
 export type { Reconciled, Repeat } from './reconcile.js';
 export { createTriggers } from './create-triggers.js';

@@ -93,7 +93,7 @@ export class RouterInvoker implements ActionInvoker {
         signal: context.signal,
       });
       status = response.statusCode;
-      text = await this.read(response.body as AsyncIterable<Buffer>, plugin);
+      text = (await this.read(response.body as AsyncIterable<Buffer>, plugin)).toString('utf8');
     } catch (error) {
       throw this.failure(error, plugin, call);
     }
@@ -125,12 +125,52 @@ export class RouterInvoker implements ActionInvoker {
     );
   }
 
+  /**
+   * `GET {routerUrl}{path}` with the router's credential and TLS: a read of the router's server
+   * (its routing table `GET /routes`, its registry `GET /plugins/...`). Answers the status, the
+   * content type and the body (at most `maxResponseBytes`, else `BACKEND_ERROR`); an unreachable
+   * router is `UNAVAILABLE`.
+   */
+  async get(
+    path: string,
+    signal?: AbortSignal,
+  ): Promise<{ status: number; contentType: string; body: Buffer }> {
+    const headers: Record<string, string> = { accept: 'application/json, */*' };
+    if (this.authorization !== undefined) headers['authorization'] = this.authorization;
+    try {
+      const response = await request(`${this.routerUrl}${path}`, {
+        method: 'GET',
+        dispatcher: this.agent,
+        headers,
+        ...(signal ? { signal } : {}),
+      });
+      const type = response.headers['content-type'];
+      const body = await this.read(response.body as AsyncIterable<Buffer>, `GET ${path}`);
+      return {
+        status: response.statusCode,
+        contentType: (Array.isArray(type) ? type[0] : type) ?? '',
+        body,
+      };
+    } catch (error) {
+      if (error instanceof BackendError) throw error;
+      const code = (error as { code?: string }).code ?? '';
+      const message = `${error instanceof Error ? error.message : String(error)}${code ? ` (${code})` : ''}`;
+      throw new UnavailableError(
+        `GET ${path}: cannot read the router at ${this.url.host}: ${message}`,
+        {
+          backend: 'router',
+          suggestion: `start weft server at ${this.routerUrl}, or pass the right routerUrl`,
+        },
+      );
+    }
+  }
+
   /** Closes the connections to the router. */
   async close(): Promise<void> {
     await this.agent.close();
   }
 
-  private async read(body: AsyncIterable<Buffer>, plugin: string): Promise<string> {
+  private async read(body: AsyncIterable<Buffer>, plugin: string): Promise<Buffer> {
     const chunks: Buffer[] = [];
     let size = 0;
     for await (const chunk of body) {
@@ -143,7 +183,7 @@ export class RouterInvoker implements ActionInvoker {
       }
       chunks.push(chunk);
     }
-    return Buffer.concat(chunks).toString('utf8');
+    return Buffer.concat(chunks);
   }
 
   private failure(error: unknown, plugin: string, call: ActionCall): WeftError {

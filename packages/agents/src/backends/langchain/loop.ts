@@ -92,7 +92,7 @@ export async function runToolLoop(
       if (budget.tripped) throw budget.tripped;
       if (asked.length === 0) return answerOf(message.text, agent.output_schema);
       if (turn >= request.maxSteps) throw maxStepsError(request.maxSteps);
-      messages.push(historyOf(message, asked), ...results);
+      messages.push(historyOf(message, asked), ...toolReplies(made.provider, results));
     }
   } catch (error) {
     if (signal.aborted && signal.reason instanceof Error) throw signal.reason;
@@ -130,20 +130,63 @@ async function streamTurn(
   options: Record<string, unknown>,
 ): Promise<AIMessage> {
   let joined: AIMessageChunk | undefined;
+  let input = 0;
+  let output = 0;
   for await (const chunk of await model.stream(messages, options)) {
     joined = joined === undefined ? chunk : joined.concat(chunk);
+    input = Math.max(input, chunk.usage_metadata?.input_tokens ?? 0);
+    output = Math.max(output, chunk.usage_metadata?.output_tokens ?? 0);
   }
   if (joined === undefined) throw new Error('the model answered an empty stream');
+  // Chunks report usage once (OpenAI) or cumulatively (Anthropic: message_delta's output tokens
+  // include those of message_start), and LangChain adds them up: the turn used the largest.
+  if (joined.usage_metadata) {
+    joined.usage_metadata = {
+      ...joined.usage_metadata,
+      input_tokens: input,
+      output_tokens: output,
+      total_tokens: input + output,
+    };
+  }
   return joined as unknown as AIMessage;
+}
+
+/**
+ * The tool messages of a turn as the provider gets them. `@langchain/anthropic` sends a
+ * ToolMessage as a `tool_result` without `is_error` whatever its status, so for Anthropic the
+ * results go as one user message of `tool_result` blocks, the failed ones with `is_error: true`.
+ */
+function toolReplies(provider: LangChainModel['provider'], results: ToolMessage[]): BaseMessage[] {
+  if (provider !== 'anthropic') return results;
+  return [
+    new HumanMessage({
+      content: results.map((r) => ({
+        type: 'tool_result',
+        tool_use_id: r.tool_call_id,
+        content: r.text,
+        ...(r.status === 'error' ? { is_error: true } : {}),
+      })),
+    }),
+  ];
 }
 
 /** The tool calls of a turn, in the order asked; calls whose arguments are not JSON refused. */
 function callsOf(message: AIMessage): AskedCall[] {
-  const calls: AskedCall[] = (message.tool_calls ?? []).map((c, i) => ({
-    id: c.id ?? `call_${i}`,
-    name: c.name,
-    args: c.args,
-  }));
+  // A streamed turn's arguments arrive as text that LangChain parses leniently (`{"id": "4`
+  // becomes {id: "4"}): they are held to strict JSON here, as a whole answer's are.
+  const streamed = new Map(
+    ((message as unknown as AIMessageChunk).tool_call_chunks ?? []).map((c) => [c.id, c.args]),
+  );
+  const calls: AskedCall[] = (message.tool_calls ?? []).map((c, i) => {
+    const raw = streamed.get(c.id);
+    const call = { id: c.id ?? `call_${i}`, name: c.name, args: c.args };
+    if (raw === undefined || raw.trim() === '' || isJson(raw)) return call;
+    return {
+      ...call,
+      args: raw,
+      refused: `VALIDATION: the arguments of ${c.name} are not valid JSON`,
+    };
+  });
   for (const [i, c] of (message.invalid_tool_calls ?? []).entries()) {
     const name = c.name ?? '(no name)';
     calls.push({
@@ -154,6 +197,15 @@ function callsOf(message: AIMessage): AskedCall[] {
     });
   }
   return calls;
+}
+
+function isJson(text: string): boolean {
+  try {
+    JSON.parse(text);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** Checks a tool call and runs it; its result, or its error, as the tool message. */

@@ -79,7 +79,10 @@ export function langChainModel(
         maxRetries: 0,
         streamUsage: true,
         ...temperature,
-        clientOptions: { fetch, maxRetries: 0 },
+        clientOptions: {
+          fetch: agent.base_url === undefined ? fetch : messagesAt(agent.base_url, fetch),
+          maxRetries: 0,
+        },
       });
       const byDefault = model.maxTokens;
       return {
@@ -94,6 +97,21 @@ export function langChainModel(
         constraint: 'provider',
       });
   }
+}
+
+/**
+ * A fetch that sends the Anthropic client's requests to `<base_url>/messages`, as the AI SDK
+ * does (`base_url` includes the version, as for OpenAI: `https://api.anthropic.com/v1`), where
+ * the client itself would add `/v1` again: one `base_url` means the same on both backends.
+ */
+function messagesAt(baseUrl: string, fetch: typeof globalThis.fetch): typeof globalThis.fetch {
+  const base = baseUrl.replace(/\/+$/, '');
+  return (input, init) => {
+    const url = input instanceof Request ? input.url : String(input);
+    if (!url.startsWith(`${base}/v1/`)) return fetch(input, init);
+    const moved = `${base}/${url.slice(base.length + 4)}`;
+    return fetch(input instanceof Request ? new Request(moved, input) : moved, init);
+  };
 }
 
 /**
