@@ -48,7 +48,7 @@ import { printTable, writeResults, type BenchResult } from './harness.js';
 const SYSTEM = 'You answer support questions.';
 /** `--expose-gc`'s collector (the bench runs with it), if there. */
 const gc = (globalThis as { gc?: (options?: { type: 'minor' | 'major' }) => void }).gc;
-const ROUNDS = Number(process.env['WEFT_BENCH_ROUNDS'] ?? 300);
+const ROUNDS = Number(process.env['WEFT_BENCH_ROUNDS'] ?? 1000);
 const schema = {
   type: 'object',
   properties: { id: { type: 'string' } },
