@@ -52,7 +52,7 @@ export async function serverAgents(
     turns?: ModelTurnObserver | undefined;
     executions?: Pick<ExecutionsStore, 'steps'>;
     /** The version the router's instances of a plugin serve ({@link servedVersionOf}). */
-    served?: (slug: string, action: string) => string | undefined;
+    served?: (slug: string, action: string) => Promise<string | undefined>;
   },
 ): Promise<{ runner: AgentRunner; published: PublishedAgents }> {
   const local = await loadAgentDir(agentsDir ?? 'agents', { missingOk: agentsDir === undefined });
@@ -92,13 +92,21 @@ export async function serverAgents(
  */
 export function servedVersionOf(
   router: Pick<Router, 'table'>,
-): (slug: string, action: string) => string | undefined {
-  return (slug, action) =>
+): (slug: string, action: string) => Promise<string | undefined> {
+  const highest = (slug: string, action: string) =>
     router.table
       .instancesOf(slug)
       .filter((i) => i.actions.has(action) && semver.valid(i.record.version) !== null)
       .map((i) => i.record.version)
       .sort(semver.rcompare)[0];
+  // This replica's copy of the table may not hold an instance registered on another replica a
+  // moment ago: on a miss, the store is read before falling back to the latest published.
+  return async (slug, action) => {
+    const found = highest(slug, action);
+    if (found !== undefined) return found;
+    await router.table.refresh();
+    return highest(slug, action);
+  };
 }
 
 /**
@@ -109,13 +117,13 @@ export function servedVersionOf(
  */
 function registryActions(
   registry: RegistryStore,
-  served?: (slug: string, action: string) => string | undefined,
+  served?: (slug: string, action: string) => Promise<string | undefined>,
 ): ActionLookup {
   return async (target, action) => {
     const { slug, version: pinned } = pluginOf(target);
     let version = pinned;
     let source = 'the version the tool names';
-    if (version === undefined && (version = served?.(slug, action)) !== undefined)
+    if (version === undefined && (version = await served?.(slug, action)) !== undefined)
       source = "the version the router's instances serve";
     if (version === undefined) {
       version = (await registry.getPlugin(slug))?.plugin.listing?.latest_version;
