@@ -195,6 +195,8 @@ async function concurrentRounds(targets: Target[]) {
 }
 
 async function measure(cases: (Target & { name: string; child: Child })[]): Promise<Row[]> {
+  // Startup work (the first health checks, compilation) settles first.
+  await new Promise((resolve) => setTimeout(resolve, 2000));
   const idleBefore = await Promise.all(cases.map((c) => cpuOf(c.child)));
   await new Promise((resolve) => setTimeout(resolve, IDLE_SECONDS * 1000));
   const idleAfter = await Promise.all(cases.map((c) => cpuOf(c.child)));
