@@ -23,6 +23,8 @@ import { Client } from 'undici';
 const SECONDS = Number(process.env['WEFT_BENCH_SECONDS'] ?? 5);
 const SEQUENTIAL = Number(process.env['WEFT_BENCH_SEQUENTIAL'] ?? 5000);
 const ROUNDS = Number(process.env['WEFT_BENCH_ROUNDS'] ?? 3);
+/** `WEFT_BENCH_FIXED_ORDER=1`: the cases always in the table's order (to compare with shuffled). */
+const FIXED_ORDER = process.env['WEFT_BENCH_FIXED_ORDER'] === '1';
 /** Seconds every server sits idle while its CPU time is read (timers, polling). */
 const IDLE_SECONDS = Number(process.env['WEFT_BENCH_IDLE_SECONDS'] ?? 5);
 const BODY = JSON.stringify({ action: 'bench.echo', input: { n: 1 } });
@@ -127,6 +129,7 @@ function orders(n: number, count: number): number[][] {
   const random = () => (seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31;
   return Array.from({ length: count }, () => {
     const order = Array.from({ length: n }, (_, k) => k);
+    if (FIXED_ORDER) return order;
     for (let k = n - 1; k > 0; k--) {
       const j = Math.floor(random() * (k + 1));
       [order[k], order[j]] = [order[j]!, order[k]!];
@@ -329,6 +332,7 @@ export async function run(): Promise<void> {
             idleSeconds: IDLE_SECONDS,
             connections: 64,
             pinned,
+            order: FIXED_ORDER ? 'fixed' : 'shuffled',
           },
           results: rows,
           addedP50Us: added,
