@@ -5,7 +5,8 @@
  * call through weft's router (with health checks running every second). Each sequentially (one
  * keep-alive connection, latency percentiles) and under 64 concurrent connections (autocannon).
  * Every server runs in its own child process; the cases are interleaved (request by request
- * sequentially, round by round under load) so that a busy machine slows them alike. With
+ * sequentially, round by round under load, in a shuffled order) so that a busy machine slows them
+ * alike. Each server's CPU time while idle is read first (its timers share the core). With
  * `taskset` and two cores or more, the load generator (this process) is pinned to core 0 and
  * every server to core 1, so that the router (or proxy) and the connector service share one core
  * as they would in production, and the load generator does not steal from them. Targets (issue
@@ -22,6 +23,10 @@ import { Client } from 'undici';
 const SECONDS = Number(process.env['WEFT_BENCH_SECONDS'] ?? 5);
 const SEQUENTIAL = Number(process.env['WEFT_BENCH_SEQUENTIAL'] ?? 5000);
 const ROUNDS = Number(process.env['WEFT_BENCH_ROUNDS'] ?? 3);
+/** `WEFT_BENCH_FIXED_ORDER=1`: the cases always in the table's order (to compare with shuffled). */
+const FIXED_ORDER = process.env['WEFT_BENCH_FIXED_ORDER'] === '1';
+/** Seconds every server sits idle while its CPU time is read (timers, polling). */
+const IDLE_SECONDS = Number(process.env['WEFT_BENCH_IDLE_SECONDS'] ?? 5);
 const BODY = JSON.stringify({ action: 'bench.echo', input: { n: 1 } });
 const script = fileURLToPath(new URL('./router/server.ts', import.meta.url));
 
@@ -88,6 +93,8 @@ async function stopChild({ child }: Child): Promise<void> {
 
 interface Row {
   name: string;
+  /** CPU time the serving process spends with no request, in ms per second (its timers). */
+  idleCpuMsPerS: number;
   /** CPU time the serving process spent per sequential request (the proxy's or router's own work). */
   cpuUsPerRequest: number;
   seqP50Us: number;
@@ -112,17 +119,38 @@ async function once(client: Client, { path, headers }: Target): Promise<void> {
 }
 
 /**
+ * The indexes 0..n-1 in an order of their own for every iteration `i`: each case follows each
+ * other case (and comes first) equally often, so that none always pays for what the same
+ * predecessor left behind on the shared core (a GC, a socket still being closed) or always
+ * finds it idle. A fixed seed keeps runs comparable.
+ */
+function orders(n: number, count: number): number[][] {
+  let seed = 20;
+  const random = () => (seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31;
+  return Array.from({ length: count }, () => {
+    const order = Array.from({ length: n }, (_, k) => k);
+    if (FIXED_ORDER) return order;
+    for (let k = n - 1; k > 0; k--) {
+      const j = Math.floor(random() * (k + 1));
+      [order[k], order[j]] = [order[j]!, order[k]!];
+    }
+    return order;
+  });
+}
+
+/**
  * One keep-alive connection per case, one request at a time, the cases interleaved request by
- * request (A, B, C, D, A, ...) so that every case sees the same machine load: latency in µs.
+ * request (in a shuffled order each time: see {@link orders}) so that every case sees the same
+ * machine load: latency in µs.
  */
 async function sequential(targets: Target[]) {
   const clients = targets.map((t) => new Client(t.url, { pipelining: 1 }));
   for (let i = 0; i < 500; i++) for (const [k, t] of targets.entries()) await once(clients[k]!, t);
   const times = targets.map((): number[] => []);
-  for (let i = 0; i < SEQUENTIAL; i++) {
-    for (const [k, t] of targets.entries()) {
+  for (const order of orders(targets.length, SEQUENTIAL)) {
+    for (const k of order) {
       const start = process.hrtime.bigint();
-      await once(clients[k]!, t);
+      await once(clients[k]!, targets[k]!);
       times[k]!.push(Number(process.hrtime.bigint() - start) / 1000);
     }
   }
@@ -152,12 +180,15 @@ async function concurrent({ url, path, headers }: Target, seconds: number) {
   };
 }
 
-/** 64 connections, in ROUNDS rounds per case with the cases interleaved; the median round. */
+/**
+ * 64 connections, in ROUNDS rounds per case with the cases interleaved (each round in its own
+ * order: see {@link orders}); the median round.
+ */
 async function concurrentRounds(targets: Target[]) {
   const rounds = targets.map((): Awaited<ReturnType<typeof concurrent>>[] => []);
   const seconds = Math.max(1, Math.round(SECONDS / ROUNDS));
-  for (let r = 0; r < ROUNDS; r++) {
-    for (const [k, t] of targets.entries()) rounds[k]!.push(await concurrent(t, seconds));
+  for (const order of orders(targets.length, ROUNDS)) {
+    for (const k of order) rounds[k]!.push(await concurrent(targets[k]!, seconds));
   }
   return rounds.map((list) => {
     const sorted = [...list].sort((a, b) => a.rps - b.rps);
@@ -167,6 +198,11 @@ async function concurrentRounds(targets: Target[]) {
 }
 
 async function measure(cases: (Target & { name: string; child: Child })[]): Promise<Row[]> {
+  // Startup work (the first health checks, compilation) settles first.
+  await new Promise((resolve) => setTimeout(resolve, 2000));
+  const idleBefore = await Promise.all(cases.map((c) => cpuOf(c.child)));
+  await new Promise((resolve) => setTimeout(resolve, IDLE_SECONDS * 1000));
+  const idleAfter = await Promise.all(cases.map((c) => cpuOf(c.child)));
   const cpuBefore = await Promise.all(cases.map((c) => cpuOf(c.child)));
   const seq = await sequential(cases);
   const cpuAfter = await Promise.all(cases.map((c) => cpuOf(c.child)));
@@ -174,6 +210,7 @@ async function measure(cases: (Target & { name: string; child: Child })[]): Prom
   const c64 = await concurrentRounds(cases);
   return cases.map((c, i) => ({
     name: c.name,
+    idleCpuMsPerS: (idleAfter[i]! - idleBefore[i]!) / 1000 / IDLE_SECONDS,
     cpuUsPerRequest: (cpuAfter[i]! - cpuBefore[i]!) / requests,
     seqP50Us: seq[i]!.p50,
     seqP99Us: seq[i]!.p99,
@@ -188,6 +225,7 @@ async function measure(cases: (Target & { name: string; child: Child })[]): Prom
 function print(rows: Row[]): void {
   const header = [
     'case',
+    'idle cpu ms/s',
     'cpu µs/req',
     'seq p50 µs',
     'seq p99 µs',
@@ -199,6 +237,7 @@ function print(rows: Row[]): void {
   ];
   const cells = rows.map((r) => [
     r.name,
+    r.idleCpuMsPerS.toFixed(1),
     r.cpuUsPerRequest.toFixed(0),
     r.seqP50Us.toFixed(0),
     r.seqP99Us.toFixed(0),
@@ -290,8 +329,10 @@ export async function run(): Promise<void> {
             seconds: SECONDS,
             rounds: ROUNDS,
             sequential: SEQUENTIAL,
+            idleSeconds: IDLE_SECONDS,
             connections: 64,
             pinned,
+            order: FIXED_ORDER ? 'fixed' : 'shuffled',
           },
           results: rows,
           addedP50Us: added,

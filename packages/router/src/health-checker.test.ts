@@ -11,6 +11,12 @@ afterEach(async () => {
   for (const i of instances.splice(0)) await i.close();
 });
 
+/** Waits (up to 5 s) for `check` to hold. */
+async function until(check: () => Promise<boolean>): Promise<void> {
+  for (let i = 0; i < 200 && !(await check()); i++) await new Promise((x) => setTimeout(x, 25));
+  expect(await check()).toBe(true);
+}
+
 /** An instance whose health answer the test sets. */
 async function healthInstance(answer: { status?: number; body: string; delayMs?: number }) {
   const instance = await startInstance((_req, res) => {
@@ -117,6 +123,23 @@ describe('health checker', () => {
     await two.start();
     await one.register(record(instance.url, { metadata: { instance_id: 'a' } }) as never);
     await Promise.all([one.health.tick(), two.health.tick(), one.health.tick(), two.health.tick()]);
+    expect(checks).toBe(1);
+  });
+
+  it('sleeps while nothing is due and is woken by a registration, long before an interval', async () => {
+    let checks = 0;
+    const instance = await startInstance((_req, res) => {
+      checks++;
+      res.end(body('ok'));
+    });
+    instances.push(instance);
+    const store = new MemoryRoutesStore();
+    // The real clock and timers; an hour between checks, so only the wake-up can run one soon.
+    const r = new Router({ store, openExecute: true, healthIntervalMs: 3_600_000 });
+    routers.push(r);
+    await r.start();
+    await r.register(record(instance.url, { metadata: { instance_id: 'a' } }) as never);
+    await until(async () => (await store.list())[0]?.health === 'ok');
     expect(checks).toBe(1);
   });
 });

@@ -17,6 +17,8 @@ const MAX_HEALTH_BYTES = 64 * 1024;
 export class HealthChecker {
   private readonly agent: Agent;
   private timer: NodeJS.Timeout | undefined;
+  /** When the scheduled tick runs (by the options' clock). */
+  private wakeAt = 0;
   private running: Promise<void> | undefined;
   private stopped = false;
   private readonly tickMs: number;
@@ -33,16 +35,33 @@ export class HealthChecker {
     this.tickMs = Math.min(1000, Math.max(10, Math.round(options.healthIntervalMs / 10)));
   }
 
-  /** Starts checking until {@link stop}. */
+  /**
+   * Starts checking until {@link stop}. Between ticks it sleeps until the earliest check of the
+   * table is due (at least `tickMs`, at most one interval), and a table read that brings a check
+   * forward (a registration) wakes it: an idle router does not poll.
+   */
   start(): void {
-    const loop = () => {
-      if (this.stopped) return;
-      this.timer = setTimeout(() => {
-        this.running = this.tick().finally(loop);
-      }, this.tickMs);
-      this.timer.unref();
+    this.table.onEarlierCheck = (at) => {
+      // Asleep past `at` (not in a tick): wake up then instead.
+      if (this.timer !== undefined && at < this.wakeAt) this.sleep();
     };
-    this.running = this.tick().finally(loop);
+    this.running = this.tick().finally(() => this.sleep());
+  }
+
+  /** Schedules the next tick (replacing a scheduled one). */
+  private sleep(): void {
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    if (this.stopped) return;
+    const now = this.options.clock.now();
+    const wait = this.table.earliestCheckAt - now;
+    const ms = Math.max(this.tickMs, Math.min(this.options.healthIntervalMs, wait));
+    this.wakeAt = now + ms;
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      this.running = this.tick().finally(() => this.sleep());
+    }, ms);
+    this.timer.unref();
   }
 
   /** Runs the checks that are due now (exposed for tests). */
@@ -50,7 +69,7 @@ export class HealthChecker {
     const { store, clock, replicaId, healthTimeoutMs } = this.options;
     try {
       const now = clock.now();
-      // Ticks come 10 times per interval: most find nothing due, without a query.
+      // A stale copy may wake the checker early: it finds nothing due, without a query.
       if (!this.table.checkMayBeDue(now)) return;
       const due = await store.claimDue(replicaId, now, healthTimeoutMs + 5000, 100);
       if (due.length === 0) return;
@@ -75,6 +94,7 @@ export class HealthChecker {
   /** Stops checking and closes connections. */
   async stop(): Promise<void> {
     this.stopped = true;
+    this.table.onEarlierCheck = undefined;
     clearTimeout(this.timer);
     await this.running;
     await this.agent.close();

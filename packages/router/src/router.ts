@@ -7,15 +7,15 @@ import type {
 import { Dispatcher } from './dispatch.js';
 import { HealthChecker } from './health-checker.js';
 import type { Server } from 'node:http';
-import {
-  installExecuteFastPath,
-  type ErrorLog,
-  type ExecuteFastPath,
-} from './http/fast-execute.js';
+import type { FastifyInstance } from 'fastify';
+import { installExecuteFastPath, type ExecuteFastPath } from './http/fast-execute.js';
 import { routerRoutes } from './http/routes.js';
 import { compileRouterOptions, type CompiledRouterOptions, type RouterOptions } from './options.js';
 import { checkRegistration } from './registration.js';
 import { RoutingTable } from './table.js';
+
+/** The part of a Fastify app {@link Router.fastPath} uses. */
+type FastifyApp = Pick<FastifyInstance, 'server' | 'log' | 'findRoute'>;
 
 /**
  * The router (docs/router.md#registration, docs/router.md#health-checks, docs/router.md#endpoints, docs/design.md#router): the routing table kept in a
@@ -43,12 +43,17 @@ export class Router {
   }
 
   /**
-   * Answers plain `POST /execute` calls on `server` before the Fastify app mounted on it sees
-   * them (see {@link installExecuteFastPath}); the plugin's routes stay for every other case and
-   * for the OpenAPI document. `disable()` it when the app starts closing.
+   * Answers plain `POST /execute` and `POST /{plugin_slug}/execute` calls on the app's server
+   * before the app (with {@link plugin} registered) sees them (see
+   * {@link installExecuteFastPath}); the plugin's routes stay for every other case and for the
+   * OpenAPI document. A `/<slug>/execute` path the app routes elsewhere (`/actions/execute`)
+   * stays the app's. `disable()` it when the app starts closing.
    */
-  fastPath(server: Server, log: ErrorLog): ExecuteFastPath {
-    return installExecuteFastPath(server, this, log);
+  fastPath(app: FastifyApp): ExecuteFastPath {
+    return installExecuteFastPath(app.server as Server, this, app.log, (url) => {
+      const found = app.findRoute({ method: 'POST', url });
+      return found !== null && found.params['plugin_slug'] !== undefined;
+    });
   }
 
   /** Loads the table and starts the health checker (unless `healthChecks: false`). */

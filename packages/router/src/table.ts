@@ -38,6 +38,8 @@ export class RoutingTable {
   private again = false;
   /** The earliest `next_check_at` of the copy (0 until the first read: due). */
   private nextCheckAt = 0;
+  /** Told when a read brings the earliest check forward (the health checker sleeps until it). */
+  onEarlierCheck: ((at: number) => void) | undefined;
 
   constructor(private readonly options: CompiledRouterOptions) {}
 
@@ -82,6 +84,11 @@ export class RoutingTable {
    */
   checkMayBeDue(now: number): boolean {
     return this.nextCheckAt <= now;
+  }
+
+  /** When the earliest check of this copy is due (Infinity when there is no instance). */
+  get earliestCheckAt(): number {
+    return this.nextCheckAt;
   }
 
   /** Sets an instance's health at once (this replica just checked it). */
@@ -178,7 +185,9 @@ export class RoutingTable {
       void live.pool.close().catch(() => undefined);
     }
     this.plugins = plugins;
+    const earlier = nextCheckAt < this.nextCheckAt;
     this.nextCheckAt = nextCheckAt;
+    if (earlier) this.onEarlierCheck?.(nextCheckAt);
   }
 
   private upsert(key: string, record: RouteInstance): LiveInstance {

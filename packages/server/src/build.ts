@@ -6,7 +6,6 @@ import {
 import { configuredDetectorsOf } from './moderation-config.js';
 import { servedVersionOf, serverAgents } from './server-agents.js';
 import { readFileSync } from 'node:fs';
-import type { Server } from 'node:http';
 import { LogController, type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import {
   MemoryRoutesStore,
@@ -225,10 +224,10 @@ export async function buildServer(
     (error) => app.log.error({ err: error }, 'router health check failed'),
   );
   await app.register(router.plugin());
-  // Plain POST /execute calls skip Fastify (issue 20); not when every request is logged, so that
-  // debug logs keep their per-request lines.
+  // Plain POST /execute and /{plugin_slug}/execute calls skip Fastify (issue 20); not when every
+  // request is logged, so that debug logs keep their per-request lines.
   if (compiled.logLevel !== 'debug' && compiled.logLevel !== 'trace') {
-    const fast = router.fastPath(app.server as Server, app.log);
+    const fast = router.fastPath(app);
     app.addHook('preClose', (done) => {
       fast.disable();
       done();

@@ -4,8 +4,14 @@ import type BetterSqlite3 from 'better-sqlite3';
 
 /** SQLite's default `wal_autocheckpoint`, restored when the background thread is gone. */
 const AUTOCHECKPOINT_PAGES = 1000;
-/** How often the thread checkpoints. */
+/** How often the thread checkpoints while the WAL grows. */
 const INTERVAL_MS = 50;
+/**
+ * The longest wait between two checkpoints of a WAL that stopped growing: each idle check
+ * doubles the wait from INTERVAL_MS up to this, and the first new frame brings it back, so an
+ * idle server wakes the thread once a second instead of 20 times.
+ */
+const IDLE_INTERVAL_MS = 1000;
 /**
  * WAL frames (pages) past which the writer finishes a checkpoint itself: under a steady load the
  * thread never catches up with the last commit, and only a checkpoint that did lets the next
@@ -22,8 +28,8 @@ const JOURNAL_SIZE_LIMIT = 64 * 1024 * 1024;
 
 /**
  * The thread's code (a CommonJS eval worker): its own connection to the file, a PASSIVE
- * checkpoint every INTERVAL_MS (it never blocks the writer), and a message to the writer when
- * the WAL keeps growing.
+ * checkpoint every INTERVAL_MS while the WAL grows and up to IDLE_INTERVAL_MS apart while it
+ * does not (it never blocks the writer), and a message to the writer when the WAL keeps growing.
  */
 const WORKER_SOURCE = `
 const { parentPort, workerData } = require('node:worker_threads');
@@ -31,14 +37,20 @@ const Database = require(workerData.module);
 const db = new Database(workerData.file, { fileMustExist: true });
 db.pragma('busy_timeout = 1000');
 let timer;
+let delay = workerData.intervalMs;
+let last = -1;
 const tick = () => {
   try {
     const [state] = db.pragma('wal_checkpoint(PASSIVE)');
     if (state && state.log >= workerData.catchUpFrames) parentPort.postMessage({ log: state.log });
+    // Nothing written since the last look (the WAL is as long and all copied): wait longer.
+    const idle = state && state.log === last && state.checkpointed === state.log;
+    delay = idle ? Math.min(delay * 2, workerData.idleIntervalMs) : workerData.intervalMs;
+    last = state ? state.log : -1;
   } catch (error) {
     parentPort.postMessage({ error: String(error && error.message || error) });
   }
-  timer = setTimeout(tick, workerData.intervalMs);
+  timer = setTimeout(tick, delay);
 };
 parentPort.on('message', (message) => {
   if (message !== 'stop') return;
@@ -78,6 +90,7 @@ export class SqliteCheckpointer {
         module: createRequire(import.meta.url).resolve('better-sqlite3'),
         file: this.file,
         intervalMs: this.timing.intervalMs ?? INTERVAL_MS,
+        idleIntervalMs: Math.max(this.timing.intervalMs ?? INTERVAL_MS, IDLE_INTERVAL_MS),
         catchUpFrames: this.timing.catchUpFrames ?? CATCH_UP_FRAMES,
       },
     });

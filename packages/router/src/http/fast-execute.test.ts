@@ -15,17 +15,28 @@ async function authenticate(authorization: string | undefined) {
   return { owner: 'alice' };
 }
 
-/** A router served on a loopback port with the fast path, and the same app for `inject`. */
+/**
+ * A router served on a loopback port with the fast path, and the same app for `inject`. The app
+ * has a route of its own on `/static/execute` (as the server has `/actions/execute`) and counts
+ * the requests that reach it (`seen`).
+ */
 async function served(options: Parameters<typeof routerApp>[0]) {
-  const made = await routerApp(options);
+  const seen = { count: 0 };
+  const made = await routerApp(options, (app) => {
+    app.addHook('onRequest', (_request, _reply, done) => {
+      seen.count++;
+      done();
+    });
+    app.post('/static/execute', async () => ({ status: 'success', data: { by: 'static' } }));
+  });
   apps.push(made);
   const instance = await echoInstance('a');
   instances.push(instance);
   await made.router.register(record(instance.url, { metadata: { instance_id: 'a' } }) as never);
-  const fast = made.router.fastPath(made.app.server, made.app.log);
+  const fast = made.router.fastPath(made.app);
   await made.app.listen({ host: '127.0.0.1', port: 0 });
   const base = `http://127.0.0.1:${(made.app.server.address() as AddressInfo).port}`;
-  return { ...made, instance, base, fast };
+  return { ...made, instance, base, fast, seen };
 }
 
 interface Call {
@@ -134,5 +145,45 @@ describe('POST /execute fast path', () => {
     const { wire, framework } = await both(base, app, {});
     expect(wire).toEqual(framework);
     expect(wire.status).toBe(200);
+  });
+
+  it('answers POST /{plugin_slug}/execute as the Fastify route does, and leaves the app its own routes', async () => {
+    const { base, app, instance, seen } = await served({ openExecute: false, token: TOKEN });
+    const auth = { authorization: `Bearer ${TOKEN}` };
+    const calls: Call[] = [
+      { url: '/echo/execute', headers: auth, body: '{"action":"say","input":{"n":2}}' },
+      { url: '/echo/execute', headers: auth, body: '{"action":"echo.say","input":{"n":3}}' },
+      { url: '/echo/execute', headers: auth, body: '{"action":"other.say","input":{}}' },
+      { url: '/echo/execute', headers: auth, body: '{"action":"nope","input":{}}' },
+      { url: '/echo/execute', headers: auth, body: '{"action":"say"}' },
+      { url: '/echo/execute', body: '{"action":"say","input":{}}' },
+      { url: '/other/execute', headers: auth, body: '{"action":"say","input":{}}' },
+      { url: '/Echo/execute', headers: auth, body: '{"action":"say","input":{}}' },
+      { url: '/echo/execute?x=1', headers: auth, body: '{"action":"say","input":{}}' },
+      { url: '/static/execute', headers: auth, body: '{"action":"say","input":{}}' },
+    ];
+    for (const call of calls) {
+      const { wire, framework } = await both(base, app, call);
+      expect(wire, JSON.stringify(call)).toEqual(framework);
+    }
+    // A bare action reached the instance qualified with the path's plugin.
+    expect(instance.calls[0]!.body).toEqual({ action: 'echo.say', input: { n: 2 } });
+    // Three successes (the last through Fastify for its query string), each sent twice.
+    expect(instance.calls.length).toBe(6);
+    // Over the socket, /echo/execute skipped the app; /static/execute is the app's own route.
+    const post = (url: string) =>
+      fetch(`${base}${url}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...auth },
+        body: '{"action":"say","input":{}}',
+      });
+    const before = seen.count;
+    expect((await post('/echo/execute')).status).toBe(200);
+    expect(seen.count).toBe(before);
+    expect(await (await post('/static/execute')).json()).toEqual({
+      status: 'success',
+      data: { by: 'static' },
+    });
+    expect(seen.count).toBe(before + 1);
   });
 });

@@ -61,10 +61,11 @@ export class TestClock implements Clock {
 
 /**
  * A Fastify app with the router mounted on an in-memory table (health checks off by default;
- * `POST /execute` open unless `options` set `openExecute`).
+ * `POST /execute` open unless `options` set `openExecute`), and the app's own `routes`.
  */
 export async function routerApp(
   options: Partial<RouterOptions> = {},
+  routes?: (app: FastifyInstance) => void,
 ): Promise<{ app: FastifyInstance; router: Router; store: MemoryRoutesStore; clock: TestClock }> {
   const store = new MemoryRoutesStore();
   const clock = new TestClock();
@@ -73,6 +74,7 @@ export async function routerApp(
     ajv: { customOptions: { removeAdditional: false, coerceTypes: true, useDefaults: true } },
   });
   await app.register(router.plugin());
+  routes?.(app);
   await router.start();
   await app.ready();
   return { app, router, store, clock };
