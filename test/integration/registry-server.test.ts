@@ -81,9 +81,15 @@ describe('weft server over real HTTP, driven by the weft binary', () => {
   /**
    * Sends a raw `POST /plugins` with `headers` over a socket, then lets `send` write the body,
    * and resolves with the answer once its JSON body has arrived (even if the server closed the
-   * socket while the body was still being sent).
+   * socket while the body was still being sent). With `cutOk`, a connection the server cut
+   * before the answer could be read resolves to what was read ('').
    */
-  const rawPublish = (headers: string, send: (socket: Socket) => void, timeoutMs: number) => {
+  const rawPublish = (
+    headers: string,
+    send: (socket: Socket) => void,
+    timeoutMs: number,
+    cutOk = false,
+  ) => {
     const { hostname: host, port } = new URL(url);
     return new Promise<string>((resolve, reject) => {
       const socket = connect(Number(port), host, () => {
@@ -100,7 +106,11 @@ describe('weft server over real HTTP, driven by the weft binary', () => {
           resolve(text);
         }
       });
-      socket.on('error', (error) => (text.includes('413') ? resolve(text) : reject(error)));
+      socket.on('error', (error: NodeJS.ErrnoException) =>
+        text.includes('413') || (cutOk && ['EPIPE', 'ECONNRESET'].includes(error.code ?? ''))
+          ? resolve(text)
+          : reject(error),
+      );
       setTimeout(() => reject(new Error(`no answer; got ${text}`)), timeoutMs);
     });
   };
@@ -116,25 +126,32 @@ describe('weft server over real HTTP, driven by the weft binary', () => {
   });
 
   it('answers 413 to a chunked body once it passes the limit, before the sender is done', async () => {
-    let sent = 0;
     const chunk = 'x'.repeat(64 * 1024);
-    const answer = await rawPublish(
-      'Transfer-Encoding: chunked',
-      (socket) => {
-        const feed = () => {
-          // 64 MiB at most: far more than the limit, never sent whole once the answer comes.
-          if (socket.destroyed || sent >= 64 * 1024 * 1024) return;
-          sent += chunk.length;
-          if (socket.write(`${chunk.length.toString(16)}\r\n${chunk}\r\n`)) setImmediate(feed);
-          else socket.once('drain', feed);
-        };
-        feed();
-      },
-      10_000,
-    );
+    // The server answers and closes while the sender is still writing; the sender's next write
+    // may meet the reset before its socket has read the answer (TCP discards it then): the cut
+    // before the end always shows, the 413 in (nearly) every try, so up to 3 tries.
+    let answer = '';
+    for (let attempt = 0; attempt < 3 && !answer.startsWith('HTTP/1.1 413'); attempt++) {
+      let sent = 0;
+      answer = await rawPublish(
+        'Transfer-Encoding: chunked',
+        (socket) => {
+          const feed = () => {
+            // 64 MiB at most: far more than the limit, never sent whole once the answer comes.
+            if (socket.destroyed || sent >= 64 * 1024 * 1024) return;
+            sent += chunk.length;
+            if (socket.write(`${chunk.length.toString(16)}\r\n${chunk}\r\n`)) setImmediate(feed);
+            else socket.once('drain', feed);
+          };
+          feed();
+        },
+        10_000,
+        true,
+      );
+      expect(sent).toBeLessThan(64 * 1024 * 1024);
+    }
     expect(answer).toMatch(/^HTTP\/1\.1 413/);
     expect(answer).toContain('"limit":1048576');
-    expect(sent).toBeLessThan(64 * 1024 * 1024);
   });
 
   it('shuts down gracefully on SIGTERM', async () => {
