@@ -2,12 +2,12 @@ import type { Clock, DeploymentStore, DetectorNames, Principal, SecretsProvider 
 import type { WorkflowDefinition } from '@weft/engine';
 import type { AuditLog } from '../audit/audit-log.js';
 import type { EventRouter } from '../triggers/events/event-router.js';
-import type { AgentCheck } from './agent-refs.js';
-import type { AgentResolver } from './plugin-refs.js';
 import type { TriggerLogger } from '../triggers/logger.js';
 import type { Scheduler } from '../triggers/schedule/scheduler.js';
 import type { StartExecution } from '../triggers/start-execution.js';
 import type { WebhookTable } from '../triggers/webhook/webhook-table.js';
+import type { AgentCheck } from './agent-refs.js';
+import type { AgentResolver } from './plugin-refs.js';
 
 /** What a deployment service works with. */
 export interface DeploymentServiceOptions {
