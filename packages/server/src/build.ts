@@ -316,6 +316,7 @@ export async function buildServer(
           options: compiled,
           authenticate,
           accessPolicy: () => identity.authenticator.accessPolicy,
+          ...(served ? { refreshAgent: (slug) => served.published.refresh(slug) } : {}),
         })
       : undefined;
   if (triggers) await app.register(triggers.plugin);

@@ -14,17 +14,21 @@ import {
 } from '@weft/agents';
 import semver from 'semver';
 import {
+  AGENT_REF_PATTERN,
   ValidationError,
+  type ActionCall,
   type ExecutionsStore,
   type RegistryStore,
   type SecretsProvider,
 } from '@weft/core';
 import type { Router } from '@weft/router';
-import { journaledCostUsd } from '@weft/runtime';
+import { journaledCostUsd, type AgentCheck } from '@weft/runtime';
 import { egressCheckedFetch } from './agent-egress.js';
 import { publishedSecretRefusal } from './published-agent-secrets.js';
 import { PublishedAgents } from './published-agents.js';
 import { pluginEgress, pluginOf, type PluginEgress } from './runtime-actions.js';
+
+const AGENT_REF = new RegExp(AGENT_REF_PATTERN);
 
 /**
  * The runner of server-side agent steps: the agent definitions of `agentsDir` (default
@@ -84,6 +88,38 @@ export async function serverAgents(
       : {}),
   });
   return { runner, published };
+}
+
+/**
+ * The deployments' check of agent references (`checkAgent` of the triggers): what a run's check
+ * before its first step would refuse, by the runtime's own agent runner (`AgentRunner.check`: no
+ * agent of the `--agents` directory or of the registry resolves the reference, or the policy of
+ * `WEFT_PUBLISHED_AGENT_SECRETS` refuses the published one that does), as the refusal's
+ * message. A refused reference's slug is read again from the registry (`refresh`) and checked
+ * once more, so that an agent another replica published a moment ago, whose announcement has
+ * not arrived yet, counts. Without a runner every agent step is refused (its runs fail
+ * `UNAVAILABLE`).
+ */
+export function agentCheckOf(
+  agents: { check?(target: ActionCall['target'], action: string): void } | undefined,
+  refresh?: (slug: string) => Promise<void>,
+): AgentCheck {
+  const refusal = (ref: string): string | undefined => {
+    try {
+      agents?.check?.({ kind: 'connector', ref }, 'run');
+      return undefined;
+    } catch (error) {
+      return error instanceof Error ? error.message : String(error);
+    }
+  };
+  return async (ref) => {
+    if (!agents) return 'this server runs no agent steps';
+    const first = refusal(ref);
+    const match = AGENT_REF.exec(ref);
+    if (first === undefined || !refresh || !match) return first;
+    await refresh(`${match[1]}-${match[2]}`);
+    return refusal(ref);
+  };
 }
 
 /**

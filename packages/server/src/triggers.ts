@@ -28,6 +28,8 @@ import {
   type TriggerLogger,
 } from '@weft/runtime';
 import type { CompiledServerOptions } from './config.js';
+import { publishedAgentVersions } from './published-agents.js';
+import { agentCheckOf } from './server-agents.js';
 
 /** What {@link buildTriggers} connects. */
 export interface TriggerParts {
@@ -41,6 +43,8 @@ export interface TriggerParts {
   authenticate: Authenticate;
   /** The access policy in force (expands the roles declared for the workflows directory). */
   accessPolicy: () => AccessPolicy;
+  /** Reads a published agent's versions again (`PublishedAgents.refresh`). */
+  refreshAgent?: (slug: string) => Promise<void>;
 }
 
 /**
@@ -88,6 +92,10 @@ export function buildTriggers(parts: TriggerParts): Triggers {
     detectors: runtime.options.detectorNames,
     unavailablePlugins: async (workflow, library) =>
       (await runtime.options.actions.unavailable?.(actionTargets(workflow, library))) ?? [],
+    // Agent steps: the runtime's own runner resolves each reference (the directory's agents and
+    // the published ones) and applies the secrets policy of published agents.
+    checkAgent: agentCheckOf(runtime.options.agents, parts.refreshAgent),
+    resolveAgentVersions: publishedAgentVersions(registry),
     ...(grants
       ? {
           directoryPrincipal: () =>

@@ -30,9 +30,9 @@ interface DeployAnswer {
 /**
  * `weft workflow deploy FILE --server URL`: validates the file, then deploys each of its
  * workflows (or the one `--workflow` names) with `PUT /workflows/{name}`, as written in the file.
- * The server's warnings (a plugin it cannot run, validator warnings) are printed; with
- * `--strict` they refuse the deployment: every workflow of the file is first checked with a dry
- * run, and none is deployed when one has a warning.
+ * The server's warnings (a plugin or an agent step it cannot run, validator warnings) are
+ * printed; with `--strict` they refuse the deployment: every workflow of the file is first
+ * checked with a dry run, and none is deployed when one has a warning.
  */
 export function registerWorkflowDeploy(
   parent: Command,
@@ -54,7 +54,7 @@ export function registerWorkflowDeploy(
     .addOption(
       new Option(
         '--strict',
-        'refuse to deploy when the server warns (e.g. a plugin it cannot run): nothing is deployed',
+        'refuse to deploy when the server warns (e.g. a plugin or an agent it cannot run): nothing is deployed',
       ),
     )
     .addOption(maxFileSizeOption())

@@ -121,7 +121,7 @@ export const DeployResponse = Type.Object({
   webhooks: Type.Array(Type.String(), { description: 'Served webhooks as "METHOD /hooks/path"' }),
   warnings: Type.Array(Type.String(), {
     description:
-      'One line each: validator warnings, and each plugin this server cannot run (with ?strict=true these refuse the deployment)',
+      'One line each: validator warnings, each plugin this server cannot run, and each agent step whose agent it cannot run (with ?strict=true these refuse the deployment)',
   }),
 });
 export type DeployResponse = Static<typeof DeployResponse>;

@@ -25,11 +25,13 @@ import type {
 import type { WebhookAuditEntry } from '../triggers/webhook/refusal.js';
 import { webhookRoutes, type WebhookOutcome } from '../triggers/webhook/webhook-plugin.js';
 import { WebhookTable } from '../triggers/webhook/webhook-table.js';
+import type { AgentCheck } from './agent-refs.js';
 import { deploymentRoutes } from './deployment-routes.js';
 import { libraryOf } from './library.js';
 import { DeploymentService } from './deployment-service.js';
 import { watchWorkflowDirectory, type WatchedDirectory } from './directory-watcher.js';
 import { coalesced } from './coalesced.js';
+import type { AgentResolver } from './plugin-refs.js';
 import { timerRepeat, type Repeat } from './reconcile.js';
 
 /** Everything the trigger machinery needs from the composition root. */
@@ -87,6 +89,10 @@ export interface TriggersOptions {
   ) => Promise<string[]>;
   /** The guardrail detectors the runtime offers by name (checked at deploy). */
   detectors?: DetectorNames;
+  /** Why this server cannot run an agent step's agent (deployment warnings). */
+  checkAgent?: AgentCheck;
+  /** How agent references resolve (the unpublish check of agent versions). */
+  resolveAgentVersions?: AgentResolver;
 }
 
 /** The assembled triggers: register `plugin` on the server, then `start()`. */
@@ -150,6 +156,8 @@ export function createTriggers(options: TriggersOptions): Triggers {
     ...(options.deployAudit ? { audit: options.deployAudit } : {}),
     ...(options.unavailablePlugins ? { unavailablePlugins: options.unavailablePlugins } : {}),
     ...(options.detectors ? { detectors: options.detectors } : {}),
+    ...(options.checkAgent ? { checkAgent: options.checkAgent } : {}),
+    ...(options.resolveAgentVersions ? { resolveAgentVersions: options.resolveAgentVersions } : {}),
   });
   let watched: WatchedDirectory | undefined;
   let pruneTimer: NodeJS.Timeout | undefined;

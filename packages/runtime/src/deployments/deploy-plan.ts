@@ -5,6 +5,7 @@ import {
   type Principal,
 } from '@weft/core';
 import type { Activation } from './activations.js';
+import type { UnavailableAgent } from './agent-refs.js';
 import type { ValidDefinition } from './parse-definition.js';
 import { pluginReferences } from './plugin-refs.js';
 
@@ -33,7 +34,7 @@ export interface Deployed {
   record: DeploymentRecord;
   previousVersion: string | null;
   webhooks: string[];
-  /** Validator warnings, then each plugin this server cannot run. */
+  /** Validator warnings, then each plugin this server cannot run, then each agent step. */
   warnings: string[];
   /** True for a dry run (nothing stored or served). */
   dryRun: boolean;
@@ -47,22 +48,30 @@ export interface Prepared {
   warnings: string[];
 }
 
+/** What a definition's check found (each becomes a warning). */
+export interface DeployFindings {
+  /** The validator's warnings. */
+  validator: readonly string[];
+  /** The plugins this server cannot run. */
+  plugins: readonly string[];
+  /** The agent steps whose agent this server cannot run. */
+  agents: readonly UnavailableAgent[];
+}
+
 /**
- * The warnings of a deployment: the validator's, then one per plugin this server cannot run.
- * With `strict`, any warning refuses the deployment (`VALIDATION`, nothing deployed).
+ * The warnings of a deployment: the validator's, then one per plugin this server cannot run,
+ * then one per agent step whose agent it cannot run (none resolves, or its secrets policy
+ * refuses the one that does). With `strict`, any warning refuses the deployment (`VALIDATION`,
+ * nothing deployed).
  */
-export function deployWarnings(
-  name: string,
-  validatorWarnings: readonly string[],
-  unavailablePlugins: readonly string[],
-  strict: boolean,
-): string[] {
+export function deployWarnings(name: string, found: DeployFindings, strict: boolean): string[] {
   const warnings = [
-    ...validatorWarnings,
-    ...unavailablePlugins.map(
+    ...found.validator,
+    ...found.plugins.map(
       (plugin) =>
         `plugin "${plugin}" is neither published nor registered on this server: runs of "${name}" fail with VALIDATION until it is (publish it, or register a connector instance with the router)`,
     ),
+    ...found.agents.map((agent) => agentWarning(name, agent)),
   ];
   if (strict && warnings.length > 0) {
     throw new ValidationError(
@@ -71,6 +80,12 @@ export function deployWarnings(
     );
   }
   return warnings;
+}
+
+/** The warning of an agent step of `name` (or of a workflow it calls) that cannot run here. */
+function agentWarning(name: string, { workflow, step, agent, reason }: UnavailableAgent): string {
+  const where = workflow === name ? '' : ` of workflow "${workflow}" (which "${name}" calls)`;
+  return `agent step "${step}"${where} references ${agent}, which this server cannot run: runs of "${name}" fail with VALIDATION until it can (${reason})`;
 }
 
 /** What committing a prepared definition would answer at `now`, without storing or serving it. */

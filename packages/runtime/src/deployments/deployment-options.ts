@@ -6,6 +6,8 @@ import type { TriggerLogger } from '../triggers/logger.js';
 import type { Scheduler } from '../triggers/schedule/scheduler.js';
 import type { StartExecution } from '../triggers/start-execution.js';
 import type { WebhookTable } from '../triggers/webhook/webhook-table.js';
+import type { AgentCheck } from './agent-refs.js';
+import type { AgentResolver } from './plugin-refs.js';
 
 /** What a deployment service works with. */
 export interface DeploymentServiceOptions {
@@ -39,16 +41,29 @@ export interface DeploymentServiceOptions {
   /** Records the authorization decisions of deployments. Default: none recorded. */
   audit?: AuditLog;
   /**
-   * Of the plugins a workflow (and the workflows it may call) uses, those this server cannot
-   * run: each becomes a deployment warning. Default: none checked.
-   */
-  /**
    * The guardrail detectors the runtime offers by name (`DetectorRegistry.names()`): a workflow
    * whose `guardrails.detectors` names another is refused. Default: the lexical ones only.
    */
   detectors?: DetectorNames;
+  /**
+   * Of the plugins a workflow (and the workflows it may call) uses, those this server cannot
+   * run: each becomes a deployment warning. Default: none checked.
+   */
   unavailablePlugins?: (
     workflow: WorkflowDefinition,
     library: readonly WorkflowDefinition[],
   ) => Promise<string[]>;
+  /**
+   * Why this server cannot run the agent of an agent step's reference (the server: its
+   * `AgentRunner.check`, which resolves it and applies the secrets policy of published agents):
+   * each agent step of a workflow (and of the workflows it may call) it refuses becomes a
+   * deployment warning. Default: none checked.
+   */
+  checkAgent?: AgentCheck;
+  /**
+   * How agent references resolve, for the unpublish "in use" check (the server:
+   * `publishedAgentVersions`): a published agent's version is in use by the deployments with an
+   * agent step whose range resolves to it. Default: agents are not counted.
+   */
+  resolveAgentVersions?: AgentResolver;
 }

@@ -17,6 +17,7 @@ import { silentLogger, type TriggerLogger } from '../triggers/logger.js';
 import type { PendingRecord } from '../triggers/start-execution.js';
 import { Activations } from './activations.js';
 import type { DeploymentServiceOptions } from './deployment-options.js';
+import { unavailableAgents } from './agent-refs.js';
 import { authorizeDeploy } from './deploy-check.js';
 import {
   deployWarnings,
@@ -28,7 +29,6 @@ import {
 } from './deploy-plan.js';
 import { libraryOf } from './library.js';
 import { validateDefinition, type ValidDefinition } from './parse-definition.js';
-
 import { pluginReferences, pluginUsage } from './plugin-refs.js';
 import { reconcileDeployments, type Reconciled } from './reconcile.js';
 
@@ -57,12 +57,17 @@ export class DeploymentService {
       secrets: options.secrets,
       ...(options.maxPayloadSize !== undefined ? { maxPayloadSize: options.maxPayloadSize } : {}),
     });
-    this.usage = pluginUsage(options.store, options.resolvePluginVersion);
+    this.usage = pluginUsage(
+      options.store,
+      options.resolvePluginVersion,
+      options.resolveAgentVersions,
+    );
   }
 
   /**
-   * The registry's "in use" check for unpublish: the deployments pinning a version, and those
-   * referencing the plugin bare when it is the latest version at the time of the check.
+   * The registry's "in use" check for unpublish: the deployments pinning a version, those
+   * referencing the plugin bare when it is the latest version at the time of the check, and
+   * (with `resolveAgentVersions`) those with an agent step whose range resolves to it.
    */
   readonly usage: PluginUsage;
 
@@ -296,8 +301,13 @@ export class DeploymentService {
       source,
       audit: this.options.audit,
     });
-    const unavailable = (await this.options.unavailablePlugins?.(workflow, library)) ?? [];
-    const warnings = deployWarnings(workflow.name, valid.warnings, unavailable, strict);
+    const { unavailablePlugins, checkAgent } = this.options;
+    const found = {
+      validator: valid.warnings,
+      plugins: (await unavailablePlugins?.(workflow, library)) ?? [],
+      agents: checkAgent ? await unavailableAgents(workflow, library, checkAgent) : [],
+    };
+    const warnings = deployWarnings(workflow.name, found, strict);
     return { valid, previous, activation: await this.activations.compile(workflow), warnings };
   }
 

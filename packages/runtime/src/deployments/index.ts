@@ -9,6 +9,8 @@ export type { DirectoryWatchOptions, WatchedDirectory } from './directory-watche
 export { validateDefinition, parseDefinitionBody, RESERVED_NAMES } from './parse-definition.js';
 export { pluginReferences, pluginUsage } from './plugin-refs.js';
 export type { AgentResolver } from './plugin-refs.js';
+export { unavailableAgents } from './agent-refs.js';
+export type { AgentCheck, UnavailableAgent } from './agent-refs.js';
 export { reconcileDeployments, timerRepeat } from './reconcile.js';
 export type { Reconciled, Repeat } from './reconcile.js';
 export { createTriggers } from './create-triggers.js';
