@@ -9,7 +9,16 @@ import { RoutesPage } from './pages/routes.js';
 import { CallbackPage } from './pages/callback.js';
 import { SignInPage } from './pages/sign-in.js';
 import { BASE, Link, navigate, segmentsOf, useLocation } from './router.js';
-import { clientFor, forgetKey, storedKey, storeKey, storeToken } from './session.js';
+import { TokenRefresher } from './refresh.js';
+import {
+  clientFor,
+  forgetKey,
+  storedKey,
+  storedRefresh,
+  storeKey,
+  storeRefresh,
+  storeToken,
+} from './session.js';
 import type { WeftClient } from '@weft/sdk/client';
 import { Page } from './ui.js';
 
@@ -24,8 +33,25 @@ const SECTIONS = [
 /** The console: sign-in, then the navigation and the page the URL names. */
 export function App() {
   const [key, setKey] = useState(storedKey);
+  /** Why the tab was signed out without the user asking (a sign-in that could not be renewed). */
+  const [notice, setNotice] = useState<string>();
   const url = useLocation();
-  const client = useMemo(() => (key ? clientFor(key) : undefined), [key]);
+  const refresher = useMemo(
+    () =>
+      key && storedRefresh()
+        ? new TokenRefresher((message) => {
+            forgetKey();
+            setNotice(message);
+            setKey(null);
+          })
+        : undefined,
+    [key],
+  );
+  useEffect(() => {
+    refresher?.start();
+    return () => refresher?.stop();
+  }, [refresher]);
+  const client = useMemo(() => (key ? clientFor(key, refresher) : undefined), [key, refresher]);
   const segments = segmentsOf(url.pathname);
   useEffect(() => {
     if (segments.length === 0 || (client && segments[0] === 'callback')) {
@@ -41,9 +67,20 @@ export function App() {
     return (
       <main>
         <CallbackPage
-          onToken={(token) => {
-            storeToken(token);
-            setKey(token);
+          onToken={(signIn) => {
+            storeToken(signIn.accessToken);
+            storeRefresh(
+              signIn.refreshToken === undefined
+                ? undefined
+                : {
+                    refresh_token: signIn.refreshToken,
+                    token_endpoint: signIn.tokenEndpoint,
+                    client_id: signIn.clientId,
+                    ...(signIn.expiresAt !== undefined ? { expires_at: signIn.expiresAt } : {}),
+                  },
+            );
+            setNotice(undefined);
+            setKey(signIn.accessToken);
           }}
         />
       </main>
@@ -53,8 +90,10 @@ export function App() {
     return (
       <main>
         <SignInPage
+          notice={notice}
           onSignIn={(newKey) => {
             storeKey(newKey);
+            setNotice(undefined);
             setKey(newKey);
           }}
         />
@@ -63,6 +102,7 @@ export function App() {
   }
   const signOut = () => {
     forgetKey();
+    setNotice(undefined);
     setKey(null);
   };
   return (

@@ -1,4 +1,5 @@
 import type { AuthConfig } from '@weft/core';
+import { requestToken, type TokenGrant } from './token-endpoint.js';
 
 /** The identity provider's part of `GET /auth/config`. */
 export type OidcConfig = NonNullable<AuthConfig['oidc']>;
@@ -13,6 +14,12 @@ interface Pending {
 }
 
 const PENDING_KEY = 'weft.console.oidc';
+
+/** A sign-in with the provider: its tokens, and where and as whom to renew them. */
+export interface ProviderSignIn extends TokenGrant {
+  tokenEndpoint: string;
+  clientId: string;
+}
 
 /** A sign-in that failed: shown as `SIGN_IN_FAILED` with why. */
 export class SignInError extends Error {
@@ -69,9 +76,9 @@ export async function beginSignIn(config: OidcConfig): Promise<void> {
 /**
  * Ends a sign-in on the callback page: the state must be the one this tab sent, the code is
  * exchanged (once: the pending sign-in is forgotten first) at the token endpoint. Resolves to
- * the access token; anything else is a {@link SignInError} and signs nobody in.
+ * the tokens; anything else is a {@link SignInError} and signs nobody in.
  */
-export async function completeSignIn(url: URL): Promise<string> {
+export async function completeSignIn(url: URL): Promise<ProviderSignIn> {
   const raw = sessionStorage.getItem(PENDING_KEY);
   sessionStorage.removeItem(PENDING_KEY);
   const query = url.searchParams;
@@ -97,29 +104,16 @@ export async function completeSignIn(url: URL): Promise<string> {
       'the answer of the identity provider does not match the sign-in this tab started (state): start again',
     );
   }
-  let answer: Response;
   try {
-    answer = await fetch(pending.token_endpoint, {
-      method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({
-        grant_type: 'authorization_code',
-        code,
-        redirect_uri: pending.redirect_uri,
-        client_id: pending.client_id,
-        code_verifier: pending.verifier,
-      }),
+    const grant = await requestToken(pending.token_endpoint, {
+      grant_type: 'authorization_code',
+      code,
+      redirect_uri: pending.redirect_uri,
+      client_id: pending.client_id,
+      code_verifier: pending.verifier,
     });
+    return { ...grant, tokenEndpoint: pending.token_endpoint, clientId: pending.client_id };
   } catch (error) {
-    throw new SignInError(`cannot reach the token endpoint: ${(error as Error).message}`);
+    throw new SignInError((error as Error).message);
   }
-  const body = (await answer.json().catch(() => ({}))) as {
-    access_token?: unknown;
-    error?: unknown;
-  };
-  if (!answer.ok || typeof body.access_token !== 'string' || body.access_token === '') {
-    const why = typeof body.error === 'string' ? body.error : `HTTP ${answer.status}`;
-    throw new SignInError(`the identity provider did not give a token: ${why}`);
-  }
-  return body.access_token;
 }

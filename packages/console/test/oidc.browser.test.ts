@@ -121,6 +121,12 @@ describe.skipIf(skip)(
       expect(idp.tokenErrors).toEqual([]);
       const kept = await token(page);
       expect(kept).toMatch(/^ey/);
+      // Scope `openid` only: no refresh token, nothing to renew (a 401 means signing in again).
+      expect(
+        await page.evaluate(() =>
+          (globalThis as unknown as InPage).sessionStorage.getItem('weft.console.refresh'),
+        ),
+      ).toBeNull();
       // The code never stays in the history: going back leaves the console for the sign-in page.
       await page.goBack();
       expect(page.url()).not.toContain('code=');

@@ -1,14 +1,14 @@
 import { useEffect, useState } from 'preact/hooks';
-import { completeSignIn } from '../oidc.js';
+import { completeSignIn, type ProviderSignIn } from '../oidc.js';
 import { BASE, Link } from '../router.js';
 import { ErrorBox, Loading, Page } from '../ui.js';
 
 /**
  * Where the identity provider sends the browser back (`/console/callback?code&state`): the code
- * is exchanged for a token, and the callback address (with its code) is replaced in the history.
+ * is exchanged for tokens, and the callback address (with its code) is replaced in the history.
  * A failure is shown and signs nobody in.
  */
-export function CallbackPage({ onToken }: { onToken(token: string): void }) {
+export function CallbackPage({ onToken }: { onToken(signIn: ProviderSignIn): void }) {
   const [error, setError] = useState<unknown>();
   useEffect(() => {
     const url = new URL(location.href);

@@ -6,9 +6,9 @@ import { ErrorBox, Page } from '../ui.js';
 
 /**
  * Sign-in with an API key: checked against the server (one authenticated request) before it is
- * kept in session storage.
+ * kept in session storage. `notice` says why the tab was signed out, when it was not asked to.
  */
-export function SignInPage({ onSignIn }: { onSignIn(key: string): void }) {
+export function SignInPage({ onSignIn, notice }: { onSignIn(key: string): void; notice?: string }) {
   const [key, setKey] = useState('');
   const [error, setError] = useState<unknown>();
   const [busy, setBusy] = useState(false);
@@ -39,6 +39,11 @@ export function SignInPage({ onSignIn }: { onSignIn(key: string): void }) {
   };
   return (
     <Page title="Sign in to weft">
+      {notice !== undefined ? (
+        <div class="error" role="alert">
+          <strong>Signed out</strong>: {notice}
+        </div>
+      ) : null}
       {oidc ? (
         <div class="sign-in provider">
           <button type="button" disabled={busy} onClick={signInWithProvider}>

@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import {
@@ -9,6 +9,7 @@ import {
   type JWK,
   type JWTPayload,
 } from 'jose';
+import { TokenGrants, type PendingCode } from './token-grants.js';
 
 /** One signing key of the test provider. */
 interface SigningKey {
@@ -28,21 +29,15 @@ export interface SignOptions {
   noExpiry?: boolean;
 }
 
-/** An authorization code handed out by `/authorize`, waiting for its exchange at `/token`. */
-interface PendingCode {
-  clientId: string;
-  redirectUri: string;
-  challenge: string;
-  expiresMs: number;
-}
-
 /**
  * An OpenID Connect provider on loopback for tests: a discovery document and a JWKS served over
  * real HTTP, keys made by jose, rotation (add and remove keys), and an outage switch. It counts
  * the JWKS requests it answers. It also signs in a browser by the authorization code flow with
  * PKCE (S256 only): `/authorize` approves the test user ({@link signInClaims}) at once and
  * redirects back with a code, `/token` exchanges the code once, for the same client and
- * redirect address, against the verifier whose hash the authorization request carried.
+ * redirect address, against the verifier whose hash the authorization request carried. When the
+ * authorization request's `scope` holds `offline_access`, `/token` also issues a refresh token,
+ * renewed by `grant_type=refresh_token` once each (rotation; see {@link TokenGrants}).
  */
 export class TestIdentityProvider {
   private keys: SigningKey[] = [];
@@ -65,9 +60,19 @@ export class TestIdentityProvider {
   /** Token exchanges answered (any status), and the error codes of the refused ones. */
   tokenRequests = 0;
   tokenErrors: string[] = [];
-  /** `/token` refuses every exchange with this error (`invalid_grant`...), when set. */
+  /** `/token` refuses every exchange and renewal with this error (`invalid_grant`...), when set. */
   failTokens: string | undefined;
-  private codes = new Map<string, PendingCode>();
+  /** Lifetime of the access tokens `/token` issues, seconds (`expires_in` and `exp`). */
+  accessTokenLifetimeSeconds = 3600;
+  private readonly grants = new TokenGrants(this);
+  private get codes(): Map<string, PendingCode> {
+    return this.grants.codes;
+  }
+
+  /** Makes every refresh token handed out so far unusable (`invalid_grant`). */
+  revokeRefreshTokens(): void {
+    this.grants.revokeRefreshTokens();
+  }
 
   /** Starts listening on 127.0.0.1 with one RS256 key (`k1`). */
   async start(): Promise<this> {
@@ -98,7 +103,7 @@ export class TestIdentityProvider {
             token_endpoint: `${this.url}/token`,
             response_types_supported: ['code'],
             code_challenge_methods_supported: ['S256'],
-            grant_types_supported: ['authorization_code'],
+            grant_types_supported: ['authorization_code', 'refresh_token'],
           }),
         );
         return;
@@ -149,18 +154,9 @@ export class TestIdentityProvider {
       answer(400, { error: 'invalid_request' });
       return;
     }
-    const code = form.get('code') ?? '';
-    const pending = this.codes.get(code);
-    // A code is good for one exchange, even a refused one.
-    this.codes.delete(code);
-    const error = this.failTokens ?? exchangeError(form, pending);
-    if (error !== undefined) {
-      this.tokenErrors.push(error);
-      answer(400, { error });
-      return;
-    }
-    const accessToken = await this.sign(this.signInClaims);
-    answer(200, { access_token: accessToken, token_type: 'Bearer', expires_in: 3600 });
+    const { status, body } = await this.grants.answer(form);
+    if (typeof body['error'] === 'string') this.tokenErrors.push(body['error']);
+    answer(status, body);
   }
 
   /** Stops listening (open connections are dropped). */
@@ -247,25 +243,11 @@ function authorizeRequest(
     );
   } else {
     const code = randomBytes(24).toString('base64url');
-    codes.set(code, { clientId, redirectUri, challenge, expiresMs: Date.now() + 60_000 });
+    const scope = query.get('scope') ?? '';
+    codes.set(code, { clientId, redirectUri, challenge, scope, expiresMs: Date.now() + 60_000 });
     back.searchParams.set('code', code);
   }
   response.writeHead(302, { location: back.href, 'cache-control': 'no-store' }).end();
-}
-
-/** Why a token exchange is refused (an OAuth error code), or undefined when it is good. */
-function exchangeError(
-  form: URLSearchParams,
-  pending: PendingCode | undefined,
-): string | undefined {
-  if (form.get('grant_type') !== 'authorization_code') return 'unsupported_grant_type';
-  if (!pending || pending.expiresMs < Date.now()) return 'invalid_grant';
-  if (form.get('client_id') !== pending.clientId) return 'invalid_client';
-  if (form.get('redirect_uri') !== pending.redirectUri) return 'invalid_grant';
-  const verifier = form.get('code_verifier') ?? '';
-  if (!/^[A-Za-z0-9._~-]{43,128}$/.test(verifier)) return 'invalid_grant';
-  const hash = createHash('sha256').update(verifier).digest('base64url');
-  return hash === pending.challenge ? undefined : 'invalid_grant';
 }
 
 async function readForm(request: IncomingMessage): Promise<URLSearchParams> {
