@@ -125,8 +125,8 @@ describe.skipIf(skip)(
         })
       ).status;
 
-    it('renews a 2-second token before it expires: the user stays signed in and sees data', async () => {
-      idp.accessTokenLifetimeSeconds = 2;
+    it('renews a 4-second token before it expires: the user stays signed in and sees data', async () => {
+      idp.accessTokenLifetimeSeconds = 4;
       const page = await signedIn();
       const first = await stored(page, 'token');
       const firstRefresh = await refreshToken(page);
