@@ -1,20 +1,9 @@
-import { existsSync, mkdirSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { browserSuite, launchChromium, PageProblems, poll, SHOTS, skipBrowser } from './browser.js';
 import { FAILING, LIVE, PAYOUT, startConsoleServer, type ConsoleServer } from './server.js';
 
-/** Debian's Chromium (`apt-get install -y chromium`; `.ci/run` installs it). */
-const CHROMIUM = process.env['WEFT_CHROMIUM'] ?? '/usr/bin/chromium';
-const found = existsSync(CHROMIUM);
-/** Outside CI the browser tests skip, saying why; in CI a missing Chromium fails them. */
-const skip = !found && !process.env['CI'];
-const title = skip
-  ? `the console in Chromium (skipped: no Chromium at ${CHROMIUM}; apt-get install -y chromium, or set WEFT_CHROMIUM)`
-  : 'the console in Chromium';
-if (skip) console.warn(`console browser tests: ${title}`);
-/** Screenshots of the main pages, written for review (not compared). */
-const SHOTS = fileURLToPath(new URL('../screenshots/', import.meta.url));
+const title = browserSuite('the console in Chromium');
 
 /** What the tests read in the page (this file is type-checked without the DOM's types). */
 interface InPage {
@@ -22,9 +11,6 @@ interface InPage {
   marker?: string;
   document: { activeElement: { textContent: string | null } | null };
 }
-
-/** `expect.poll` with room for a loaded machine (its default gives up after 1 s). */
-const poll = <T>(read: () => Promise<T>) => expect.poll(read, { timeout: 15_000 });
 
 let weft: ConsoleServer;
 let browser: Browser;
@@ -41,41 +27,20 @@ const SIGNED = `workflows:
         action: echo
         input: { header: 'Bearer {{ secrets.API_TOKEN }}', city: '{{ inputs.city }}' }
 `;
-/** Console errors and uncaught exceptions of the current test's pages. */
-let problems: string[] = [];
-/** Console errors a test expects (a refused sign-in logs its 401). */
-let expected: RegExp[] = [];
+const problems = new PageProblems();
 
-describe.skipIf(skip)(title, { timeout: 60_000 }, () => {
+describe.skipIf(skipBrowser)(title, { timeout: 60_000 }, () => {
   beforeAll(async () => {
-    mkdirSync(SHOTS, { recursive: true });
     weft = await startConsoleServer({ runtimeSecrets: { API_TOKEN: TOKEN } });
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ['--no-sandbox', '--disable-background-networking', '--disable-component-update'],
-    });
+    browser = await launchChromium();
   }, 60_000);
   afterAll(async () => {
     await browser?.close();
     await weft?.close();
   });
-  afterEach(() => {
-    const unexpected = problems.filter((text) => !expected.some((pattern) => pattern.test(text)));
-    problems = [];
-    expected = [];
-    expect(unexpected).toEqual([]);
-  });
+  afterEach(() => expect(problems.unexpected()).toEqual([]));
 
-  /** A fresh tab (its own session storage) that records console errors. */
-  async function newPage(): Promise<Page> {
-    const context = await browser.newContext({ viewport: { width: 1200, height: 800 } });
-    const page = await context.newPage();
-    page.on('console', (message) => {
-      if (message.type() === 'error') problems.push(message.text());
-    });
-    page.on('pageerror', (error) => problems.push(`uncaught: ${error.message}`));
-    return page;
-  }
+  const newPage = () => problems.newPage(browser);
 
   async function signIn(page: Page, key: string): Promise<void> {
     await page.goto(`${weft.url}/`);
@@ -91,7 +56,7 @@ describe.skipIf(skip)(title, { timeout: 60_000 }, () => {
     expect(page.url()).toBe(`${weft.url}/console/executions`);
     await page.screenshot({ path: `${SHOTS}sign-in.png` });
 
-    expected = [/status of 401/];
+    problems.expected = [/status of 401/];
     await page.getByLabel('API key').fill('wk_not_a_key');
     await page.getByRole('button', { name: 'Sign in' }).click();
     await poll(() => page.getByRole('alert').textContent()).toMatch(/UNAUTHORIZED/);

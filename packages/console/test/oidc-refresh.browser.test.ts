@@ -1,14 +1,8 @@
-import { existsSync, mkdirSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { TestIdentityProvider } from '@weft/identity/testing';
+import { launchChromium, PageProblems, poll, SHOTS, skipBrowser } from './browser.js';
 import { startConsoleServer, type ConsoleServer } from './server.js';
-
-const CHROMIUM = process.env['WEFT_CHROMIUM'] ?? '/usr/bin/chromium';
-const skip = !existsSync(CHROMIUM) && !process.env['CI'];
-const SHOTS = fileURLToPath(new URL('../screenshots/', import.meta.url));
-const poll = <T>(read: () => Promise<T>) => expect.poll(read, { timeout: 15_000 });
 
 /** What the tests read and write in the page (no DOM types here). */
 interface InPage {
@@ -30,15 +24,13 @@ const SIGNED_OUT =
 let idp: TestIdentityProvider;
 let weft: ConsoleServer;
 let browser: Browser;
-let problems: string[] = [];
-let expected: RegExp[] = [];
+const problems = new PageProblems();
 
-describe.skipIf(skip)(
+describe.skipIf(skipBrowser)(
   'renewing the identity provider token in the console',
   { timeout: 60_000 },
   () => {
     beforeAll(async () => {
-      mkdirSync(SHOTS, { recursive: true });
       idp = await new TestIdentityProvider().start();
       idp.signInClaims = { sub: 'ada', preferred_username: 'ada' };
       idp.clientIds = ['weft-console'];
@@ -60,10 +52,7 @@ describe.skipIf(skip)(
         body: JSON.stringify({ workflow: HELLO }),
       });
       expect(own.status).toBeLessThan(300);
-      browser = await chromium.launch({
-        executablePath: CHROMIUM,
-        args: ['--no-sandbox', '--disable-background-networking', '--disable-component-update'],
-      });
+      browser = await launchChromium();
     }, 60_000);
     afterAll(async () => {
       await browser?.close();
@@ -71,21 +60,14 @@ describe.skipIf(skip)(
       await idp?.stop();
     });
     afterEach(() => {
-      const unexpected = problems.filter((text) => !expected.some((pattern) => pattern.test(text)));
-      problems = [];
-      expected = [];
+      const unexpected = problems.unexpected();
       idp.accessTokenLifetimeSeconds = 3600;
       expect(unexpected).toEqual([]);
     });
 
     /** A new tab signed in with the provider, on the executions page showing ada's run. */
     async function signedIn(): Promise<Page> {
-      const context = await browser.newContext({ viewport: { width: 1200, height: 800 } });
-      const page = await context.newPage();
-      page.on('console', (message) => {
-        if (message.type() === 'error') problems.push(message.text());
-      });
-      page.on('pageerror', (error) => problems.push(`uncaught: ${error.message}`));
+      const page = await problems.newPage(browser);
       await page.goto(`${weft.url}/`);
       await page.getByRole('button', { name: 'Sign in with Test IdP' }).click();
       await page.getByRole('heading', { name: 'Executions' }).waitFor();
@@ -145,7 +127,7 @@ describe.skipIf(skip)(
     });
 
     it('renews once on a 401 and sends the request again', async () => {
-      expected = [/status of 401/];
+      problems.expected = [/status of 401/];
       const page = await signedIn();
       await expire(page);
       const before = idp.tokenRequests;
@@ -161,7 +143,7 @@ describe.skipIf(skip)(
     });
 
     it('signs out with a message when the refresh token was used already, and stops', async () => {
-      expected = [/status of 401/, /status of 400/];
+      problems.expected = [/status of 401/, /status of 400/];
       const page = await signedIn();
       // Someone else renewed with this tab's refresh token first (rotation made it unusable).
       const renewed = await fetch(`${idp.url}/token`, {
@@ -195,7 +177,7 @@ describe.skipIf(skip)(
     });
 
     it('signs out with a message when a renewal before expiry is refused (revoked)', async () => {
-      expected = [/status of 400/];
+      problems.expected = [/status of 400/];
       idp.accessTokenLifetimeSeconds = 2;
       const page = await signedIn();
       idp.revokeRefreshTokens();

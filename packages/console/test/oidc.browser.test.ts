@@ -1,14 +1,8 @@
-import { existsSync, mkdirSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { TestIdentityProvider } from '@weft/identity/testing';
+import { launchChromium, PageProblems, poll, SHOTS, skipBrowser } from './browser.js';
 import { startConsoleServer, type ConsoleServer } from './server.js';
-
-const CHROMIUM = process.env['WEFT_CHROMIUM'] ?? '/usr/bin/chromium';
-const skip = !existsSync(CHROMIUM) && !process.env['CI'];
-const SHOTS = fileURLToPath(new URL('../screenshots/', import.meta.url));
-const poll = <T>(read: () => Promise<T>) => expect.poll(read, { timeout: 15_000 });
 
 /** What the tests read in the page (no DOM types here). */
 interface InPage {
@@ -25,15 +19,13 @@ const HELLO = `workflows:
 let idp: TestIdentityProvider;
 let weft: ConsoleServer;
 let browser: Browser;
-let problems: string[] = [];
-let expected: RegExp[] = [];
+const problems = new PageProblems();
 
-describe.skipIf(skip)(
+describe.skipIf(skipBrowser)(
   'signing in to the console with the identity provider',
   { timeout: 60_000 },
   () => {
     beforeAll(async () => {
-      mkdirSync(SHOTS, { recursive: true });
       idp = await new TestIdentityProvider().start();
       idp.signInClaims = { sub: 'ada', preferred_username: 'ada' };
       idp.clientIds = ['weft-console'];
@@ -44,10 +36,7 @@ describe.skipIf(skip)(
           oidcName: 'Test IdP',
         },
       });
-      browser = await chromium.launch({
-        executablePath: CHROMIUM,
-        args: ['--no-sandbox', '--disable-background-networking', '--disable-component-update'],
-      });
+      browser = await launchChromium();
     }, 60_000);
     afterAll(async () => {
       await browser?.close();
@@ -55,22 +44,12 @@ describe.skipIf(skip)(
       await idp?.stop();
     });
     afterEach(() => {
-      const unexpected = problems.filter((text) => !expected.some((pattern) => pattern.test(text)));
-      problems = [];
-      expected = [];
+      const unexpected = problems.unexpected();
       idp.failTokens = undefined;
       expect(unexpected).toEqual([]);
     });
 
-    async function newPage(): Promise<Page> {
-      const context = await browser.newContext({ viewport: { width: 1200, height: 800 } });
-      const page = await context.newPage();
-      page.on('console', (message) => {
-        if (message.type() === 'error') problems.push(message.text());
-      });
-      page.on('pageerror', (error) => problems.push(`uncaught: ${error.message}`));
-      return page;
-    }
+    const newPage = () => problems.newPage(browser);
 
     const token = (page: Page) =>
       page.evaluate(() =>
@@ -150,7 +129,7 @@ describe.skipIf(skip)(
 
     it('shows a failed exchange and signs nobody in', async () => {
       idp.failTokens = 'invalid_grant';
-      expected = [/status of 400/];
+      problems.expected = [/status of 400/];
       const page = await newPage();
       await page.goto(`${weft.url}/`);
       await page.getByRole('button', { name: 'Sign in with Test IdP' }).click();
