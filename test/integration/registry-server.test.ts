@@ -127,9 +127,9 @@ describe('weft server over real HTTP, driven by the weft binary', () => {
 
   it('answers 413 to a chunked body once it passes the limit, before the sender is done', async () => {
     const chunk = 'x'.repeat(64 * 1024);
-    // The server answers and closes while the sender is still writing; the sender's next write
-    // may meet the reset before its socket has read the answer (TCP discards it then): the cut
-    // before the end always shows, the 413 in (nearly) every try, so up to 3 tries.
+    // The server answers while the sender is still writing, lingers (2 s or 16 MiB) and closes;
+    // a write that meets the close can raise EPIPE before the socket has handed over the answer
+    // it read: the cut before the end always shows, the 413 in (nearly) every try, so 3 tries.
     let answer = '';
     for (let attempt = 0; attempt < 3 && !answer.startsWith('HTTP/1.1 413'); attempt++) {
       let sent = 0;

@@ -1,6 +1,7 @@
 import swagger from '@fastify/swagger';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import { sendError, sendNotFound } from './errors.js';
+import { lingerBeforeClose } from './lingering-close.js';
 import { ErrorBody } from './schemas.js';
 
 /** Version of the HTTP API documented in the OpenAPI document. */
@@ -8,7 +9,7 @@ export const API_VERSION = '0.1.0';
 
 /**
  * A Fastify instance ready for weft's HTTP parts: error bodies (docs/protocol.md#error-object) for every error and
- * unknown route, the shared `ErrorObject` schema, and @fastify/swagger collecting the route
+ * unknown route, a lingering close after an answer sent before the body was read, the shared `ErrorObject` schema, and @fastify/swagger collecting the route
  * schemas for `GET /openapi.json`. The server registers the registry, router and runtime on it.
  */
 export async function createHttpApp(options: FastifyServerOptions = {}): Promise<FastifyInstance> {
@@ -27,6 +28,7 @@ export async function createHttpApp(options: FastifyServerOptions = {}): Promise
   });
   app.setErrorHandler(sendError);
   app.setNotFoundHandler(sendNotFound);
+  lingerBeforeClose(app);
   app.addSchema(ErrorBody);
   await app.register(swagger, {
     refResolver: {
