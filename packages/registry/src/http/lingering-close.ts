@@ -16,10 +16,13 @@ export const LINGER_BYTES = 16 * 1024 * 1024;
  * or {@link LINGER_MS}, whichever comes first, and only then closes.
  */
 export function lingerBeforeClose(app: FastifyInstance): void {
-  app.addHook('onSend', async (request, reply, payload) => {
-    const closing = reply.getHeader('connection') === 'close';
-    if (closing && !request.raw.complete) linger(request.raw.socket);
-    return payload;
+  // An error hook: only answers sent as errors pass here (a body parser's refusal is one), so
+  // successful answers pay nothing.
+  app.addHook('onError', (request, reply, _error, done) => {
+    if (reply.getHeader('connection') === 'close' && !request.raw.complete) {
+      linger(request.raw.socket);
+    }
+    done();
   });
 }
 
