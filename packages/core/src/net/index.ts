@@ -1,1 +1,2 @@
 export * from './egress.js';
+export * from './lingering-close.js';

@@ -1,7 +1,7 @@
 import swagger from '@fastify/swagger';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import { lingerIfBodyUnread } from '@weft/core';
 import { sendError, sendNotFound } from './errors.js';
-import { lingerBeforeClose } from './lingering-close.js';
 import { ErrorBody } from './schemas.js';
 
 /** Version of the HTTP API documented in the OpenAPI document. */
@@ -28,7 +28,11 @@ export async function createHttpApp(options: FastifyServerOptions = {}): Promise
   });
   app.setErrorHandler(sendError);
   app.setNotFoundHandler(sendNotFound);
-  lingerBeforeClose(app);
+  // Only answers sent as errors pass here (a body parser's refusal is one): success pays nothing.
+  app.addHook('onError', (request, reply, _error, done) => {
+    lingerIfBodyUnread(request.raw, reply.getHeader('connection') === 'close');
+    done();
+  });
   app.addSchema(ErrorBody);
   await app.register(swagger, {
     refResolver: {

@@ -1,11 +1,17 @@
 import type { ServerResponse } from 'node:http';
 import type { FastifyInstance } from 'fastify';
+import { lingerIfBodyUnread } from '@weft/core';
 import { continueTrace } from '@weft/telemetry';
 import type { ConnectorHost, HostAnswer } from './host.js';
 
 /** `POST /execute` and `GET /healthz` of a connector service (docs/protocol.md#connector-services) as a Fastify plugin. */
 export function connectorServiceRoutes(host: ConnectorHost) {
   return async function routes(app: FastifyInstance): Promise<void> {
+    // A refused body's answer reaches a client that is still sending (a lingering close).
+    app.addHook('onError', (request, reply, _error, done) => {
+      lingerIfBodyUnread(request.raw, reply.getHeader('connection') === 'close');
+      done();
+    });
     app.setErrorHandler((error, _request, reply) => {
       const statusCode = (error as { statusCode?: number }).statusCode ?? 500;
       const code =
