@@ -40,8 +40,9 @@ function linger(socket: LingeringSocket): void {
   socket.destroySoon = () => {
     let read = 0;
     const close = () => socket.destroy();
+    // Not unref'd (core is also bundled for browsers): the socket holds the process anyway, and
+    // its close (at the latest after LINGER_MS) clears the timer.
     const timer = setTimeout(close, LINGER_MS);
-    timer.unref();
     socket.once('close', () => clearTimeout(timer));
     socket.once('end', close);
     socket.on('data', (chunk) => {
