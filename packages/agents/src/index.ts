@@ -33,6 +33,14 @@ export {
 export type { LangChainModel, LangChainModelFactory } from './backends/langchain/models.js';
 export { actionsOfConnectors } from './run/connector-actions.js';
 export {
+  highestServedVersion,
+  publishedActions,
+  toolSchemaError,
+  type PublishedAction,
+  type PublishedDefinitions,
+  type ServedInstance,
+} from './run/published-actions.js';
+export {
   checkJudgeOptions,
   judgeDetectors,
   type JudgeDetectorOptions,

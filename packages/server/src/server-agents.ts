@@ -4,18 +4,18 @@ import {
   AgentRunner,
   AiSdkBackend,
   CostLedger,
+  highestServedVersion,
   langChainProviderModel,
   LangChainBackend,
   loadAgentDir,
   providerModel,
+  publishedActions,
   type ActionLookup,
   type AgentDefinition,
   type ModelTurnObserver,
 } from '@weft/agents';
-import semver from 'semver';
 import {
   AGENT_REF_PATTERN,
-  ValidationError,
   type ActionCall,
   type ExecutionsStore,
   type RegistryStore,
@@ -26,7 +26,7 @@ import { journaledCostUsd, type AgentCheck } from '@weft/runtime';
 import { egressCheckedFetch } from './agent-egress.js';
 import { publishedSecretRefusal } from './published-agent-secrets.js';
 import { PublishedAgents } from './published-agents.js';
-import { pluginEgress, pluginOf, type PluginEgress } from './runtime-actions.js';
+import { pluginEgress, type PluginEgress } from './runtime-actions.js';
 
 const AGENT_REF = new RegExp(AGENT_REF_PATTERN);
 
@@ -130,11 +130,11 @@ export function servedVersionOf(
   router: Pick<Router, 'table'>,
 ): (slug: string, action: string) => Promise<string | undefined> {
   const highest = (slug: string, action: string) =>
-    router.table
-      .instancesOf(slug)
-      .filter((i) => i.actions.has(action) && semver.valid(i.record.version) !== null)
-      .map((i) => i.record.version)
-      .sort(semver.rcompare)[0];
+    highestServedVersion(
+      router.table.instancesOf(slug).map((i) => i.record),
+      slug,
+      action,
+    );
   // This replica's copy of the table may not hold an instance registered on another replica a
   // moment ago: on a miss, the store is read before falling back to the latest published.
   return async (slug, action) => {
@@ -146,48 +146,17 @@ export function servedVersionOf(
 }
 
 /**
- * Input schemas of actions from the registry's published definitions: of the version a
- * connector reference names, else the version the router's instances serve (`served`), else the
- * latest. Fails closed, saying why: a plugin or version that is not published, an action it does
- * not have or that declares no `input_schema` (`VALIDATION`).
+ * Input schemas of actions from the registry's published definitions ({@link publishedActions}:
+ * the pinned version, else the one the router's instances serve, else the latest).
  */
 function registryActions(
   registry: RegistryStore,
   served?: (slug: string, action: string) => Promise<string | undefined>,
 ): ActionLookup {
-  return async (target, action) => {
-    const { slug, version: pinned } = pluginOf(target);
-    let version = pinned;
-    let source = 'the version the tool names';
-    if (version === undefined && (version = await served?.(slug, action)) !== undefined)
-      source = "the version the router's instances serve";
-    if (version === undefined) {
-      version = (await registry.getPlugin(slug))?.plugin.listing?.latest_version;
-      source = 'the latest published version';
-    }
-    const definition = version ? await registry.getDefinition(slug, version) : undefined;
-    if (!version || !definition) {
-      const what = version ? `${slug}@${version} (${source})` : `plugin "${slug}"`;
-      throw invalid(
-        `${what} is not published to this server's registry, so the input_schema of "${action}" is unknown: publish its definition (weft plugin publish FILE)`,
-        'published',
-      );
-    }
-    const found = definition.actions.find((a) => a.name === action);
-    if (!found) throw invalid(`${slug}@${version} (${source}) has no action "${action}"`, 'action');
-    if (!found.input_schema) {
-      throw invalid(
-        `${slug}@${version} declares no input_schema for "${action}": its arguments cannot be checked`,
-        'input_schema',
-      );
-    }
-    return {
-      inputSchema: found.input_schema as Record<string, unknown>,
-      description: found.description,
-    };
-  };
-}
-
-function invalid(message: string, reason: string): ValidationError {
-  return new ValidationError(message, { field: 'agent.tools', constraint: 'input_schema', reason });
+  return publishedActions({
+    where: "this server's registry",
+    ...(served ? { served } : {}),
+    latest: async (slug) => (await registry.getPlugin(slug))?.plugin.listing?.latest_version,
+    actions: async (slug, version) => (await registry.getDefinition(slug, version))?.actions,
+  });
 }
