@@ -117,6 +117,40 @@ describe.each([
   );
 
   it.skipIf(skip)(
+    'refuses on one replica a signature another accepted within the window, then forgets it',
+    async () => {
+      const paid = {
+        name: 'paid',
+        triggers: [{ ...orders.triggers[0], path: '/paid', security: { replayWindow: 300 } }],
+        steps: orders.steps,
+      };
+      await a.triggers.service.deploy(paid, 'api', 'acme');
+      const body = '{"id":1}';
+      const send = (r: Replica) =>
+        r.app.inject({
+          method: 'POST',
+          url: '/hooks/paid',
+          payload: body,
+          headers: {
+            'content-type': 'application/json',
+            'x-signature': createHmac('sha256', 's3cret').update(body).digest('hex'),
+          },
+        });
+      expect((await send(a)).statusCode).toBe(202);
+      const replay = await send(b);
+      expect(replay.statusCode).toBe(409);
+      expect(replay.json().details).toMatchObject({
+        reason: 'replayed_delivery',
+        execution_id: 'exec-1',
+      });
+      // The window passes and the store is pruned: the signature is neither kept nor refused.
+      clock.ms += 300_000;
+      await opened[0]!.triggers.prune(clock.ms, clock.ms - 86_400_000);
+      expect((await send(b)).statusCode).toBe(202);
+    },
+  );
+
+  it.skipIf(skip)(
     'stops serving and never fires a workflow undeployed on another replica',
     async () => {
       await a.triggers.service.deploy(orders, 'api', 'acme');

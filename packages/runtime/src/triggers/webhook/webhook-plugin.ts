@@ -14,10 +14,11 @@ import {
   forbidden,
   rateLimited,
   replayed,
+  replayedSignature,
   unauthorized,
   type WebhookAuditEntry,
 } from './refusal.js';
-import { verifyBearer, verifyHmac } from './signature.js';
+import { isStandardForm, verifyBearer, verifyHmac } from './signature.js';
 import { checkTimestamp } from './timestamp.js';
 import type { WebhookTable } from './webhook-table.js';
 import { traceCarrierOf } from '@weft/telemetry';
@@ -206,20 +207,41 @@ export function webhookRoutes(options: WebhookRoutesOptions) {
     const body = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
     const now = clock.now();
     const header = (name: string) => single(request.headers[name]);
+    const auth = hook.auth;
     const standard = { id: header('webhook-id'), timestamp: header('webhook-timestamp') };
-    const usesStandard =
-      hook.auth.type === 'hmac' && /(^|\s)v1,/.test(header(hook.auth.header) ?? '');
-    const timestampHeader =
-      hook.timestampHeader ?? (usesStandard ? 'webhook-timestamp' : undefined);
-    if (timestampHeader !== undefined) {
-      const failure = checkTimestamp(header(timestampHeader), now, hook.replayWindowMs);
-      if (failure) throw unauthorized(failure, timestampHeader);
+    const standardOnly = auth.type === 'hmac' && auth.standard;
+    if (standardOnly) {
+      // A whsec_ secret means Standard Webhooks: its id and timestamp are signed, so both must
+      // be there before anything else is looked at.
+      for (const name of ['webhook-id', 'webhook-timestamp'] as const) {
+        if (!header(name)?.trim()) throw unauthorized('missing_standard_headers', name);
+      }
     }
-    if (hook.auth.type === 'hmac') {
-      const check = verifyHmac(hook.auth.key, body, header(hook.auth.header), standard);
-      if (!check.ok) throw unauthorized(check.reason, hook.auth.header);
-    } else if (hook.auth.type === 'bearer') {
-      const check = verifyBearer(hook.auth.token, request.headers.authorization);
+    const usesStandard =
+      auth.type === 'hmac' && (standardOnly || isStandardForm(header(auth.header)));
+    // The configured timestamp must be fresh; so must webhook-timestamp whenever the Standard
+    // form signs it, even if the webhook names another header.
+    const timestampHeaders = new Set<string>();
+    if (hook.timestampHeader !== undefined) timestampHeaders.add(hook.timestampHeader);
+    if (usesStandard) timestampHeaders.add('webhook-timestamp');
+    for (const name of timestampHeaders) {
+      const failure = checkTimestamp(header(name), now, hook.replayWindowMs);
+      if (failure) throw unauthorized(failure, name);
+    }
+    let digest: Buffer | undefined;
+    if (auth.type === 'hmac') {
+      const check = verifyHmac(auth.key, body, header(auth.header), {
+        ...standard,
+        signedTimestamp:
+          hook.timestampHeader === undefined ? undefined : header(hook.timestampHeader),
+        standardOnly,
+      });
+      if (!check.ok) throw unauthorized(check.reason, auth.header);
+      // The id of the Standard form is signed, so the id alone tells deliveries apart; any other
+      // id is not, so the signature is remembered too.
+      if (check.form !== 'standard') digest = check.digest;
+    } else if (auth.type === 'bearer') {
+      const check = verifyBearer(auth.token, request.headers.authorization);
       if (!check.ok) throw unauthorized(check.reason, 'authorization');
     }
     if (hook.bucket) {
@@ -231,21 +253,34 @@ export function webhookRoutes(options: WebhookRoutesOptions) {
       request.headers['content-type'],
       request.query as object as Record<string, unknown>,
     );
-    const deliveryId = hook.dedupe || usesStandard ? deliveryIdOf(request) : undefined;
+    const windowed = hook.dedupe || usesStandard;
+    const deliveryId = windowed ? deliveryIdOf(request) : undefined;
+    const signatureId = windowed && digest ? digest.toString('hex') : undefined;
+    const signatureScope = `signature:${hook.key}`;
+    const expires = now + hook.replayWindowMs;
     if (deliveryId !== undefined) {
-      const fresh = await options.store.rememberDelivery(
-        hook.key,
-        deliveryId,
-        now,
-        now + hook.replayWindowMs,
-      );
-      if (!fresh) {
+      if (!(await options.store.rememberDelivery(hook.key, deliveryId, now, expires))) {
         throw replayed(
           deliveryId,
           await options.store.deliveryExecution(hook.key, deliveryId, now),
         );
       }
     }
+    if (signatureId !== undefined) {
+      if (!(await options.store.rememberDelivery(signatureScope, signatureId, now, expires))) {
+        // A refused request leaves no trace: the id it brought may still arrive for real.
+        if (deliveryId !== undefined) await options.store.forgetDelivery(hook.key, deliveryId);
+        throw replayedSignature(
+          deliveryId,
+          await options.store.deliveryExecution(signatureScope, signatureId, now),
+        );
+      }
+    }
+    const forget = async () => {
+      if (deliveryId !== undefined) await options.store.forgetDelivery(hook.key, deliveryId);
+      if (signatureId !== undefined)
+        await options.store.forgetDelivery(signatureScope, signatureId);
+    };
     let pending;
     try {
       const trace = traceCarrierOf(request.headers);
@@ -256,11 +291,14 @@ export function webhookRoutes(options: WebhookRoutesOptions) {
         ...(trace ? { trace } : {}),
       });
     } catch (error) {
-      if (deliveryId !== undefined) await options.store.forgetDelivery(hook.key, deliveryId);
+      await forget();
       throw error;
     }
     if (deliveryId !== undefined) {
       await options.store.attachExecution(hook.key, deliveryId, pending.execution_id);
+    }
+    if (signatureId !== undefined) {
+      await options.store.attachExecution(signatureScope, signatureId, pending.execution_id);
     }
     return reply.code(202).header('location', pending.poll_url).send(pending);
   }
@@ -282,6 +320,7 @@ function eventHook(path: string): CompiledWebhook {
     dedupe: false,
     bucket: undefined,
     maxPayloadSize: DEFAULT_MAX_PAYLOAD_SIZE,
+    warnings: [],
   };
 }
 
