@@ -1,5 +1,12 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { NotFoundError, systemClock, WeftError, type Clock, type TriggerStore } from '@weft/core';
+import {
+  NotFoundError,
+  systemClock,
+  UnavailableError,
+  WeftError,
+  type Clock,
+  type TriggerStore,
+} from '@weft/core';
 import { sendTriggerError } from '../http-errors.js';
 import type { Authenticate, StartExecution } from '../start-execution.js';
 import { payloadOf, readLimitedBody, tooLarge } from './body.js';
@@ -78,10 +85,13 @@ const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
 
 /**
  * Serves deployed webhooks at `/hooks/*`. In order, a request is refused when: no webhook has
- * this method and path (404); the caller is outside `ipAllowlist` (403); `Content-Length` or the
- * streamed body passes `maxPayloadSize` (413, before the body is buffered whole); the timestamp
- * is missing or outside `replayWindow` (401); the signature or token does not verify (401); the
- * rate limit is spent (429 with Retry-After); the delivery id was seen within the window (409).
+ * this method and path (404; 503 when one is deployed but its secret is missing here); the caller
+ * is outside `ipAllowlist` (403); `Content-Length` or the streamed body passes `maxPayloadSize`
+ * (413, before the body is buffered whole); a `whsec_` webhook's `webhook-id` or
+ * `webhook-timestamp` is missing, or a timestamp is missing or outside `replayWindow` (401); the
+ * signature or token does not verify (401; with a timestamp header the signature covers
+ * `<timestamp>.<body>`); the rate limit is spent (429 with Retry-After); the delivery id or the
+ * signature was seen within the window (409).
  * Every refusal is logged for audit and starts nothing. An accepted request answers 202 with the
  * pending record of the execution it started, its body as `trigger.payload`.
  */
@@ -154,6 +164,17 @@ export function webhookRoutes(options: WebhookRoutesOptions) {
           await options.events.authenticate(request.headers.authorization);
           matched.set(request, { hook: eventHook(path) });
           return;
+        }
+        if (!hook && options.table.unavailable(request.method, path) !== undefined) {
+          throw new UnavailableError(
+            `the webhook ${request.method} /hooks${path} is deployed but this server cannot verify its requests: its secret is not set here`,
+            {
+              backend: 'secrets',
+              reason: 'secret_unavailable',
+              suggestion:
+                "the server's operator must set the webhook's secret on every replica; retry later",
+            },
+          );
         }
         if (!hook) {
           throw new NotFoundError(`no webhook answers ${request.method} /hooks${path}`, {
