@@ -166,6 +166,7 @@ export function webhookRoutes(options: WebhookRoutesOptions) {
           return;
         }
         if (!hook && options.table.unavailable(request.method, path) !== undefined) {
+          reasons.set(request, 'secret_unavailable');
           throw new UnavailableError(
             `the webhook ${request.method} /hooks${path} is deployed but this server cannot verify its requests: its secret is not set here`,
             {
