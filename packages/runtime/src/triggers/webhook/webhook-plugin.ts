@@ -17,16 +17,9 @@ import {
 } from './compile-webhook.js';
 import type { EventRouter } from '../events/event-router.js';
 import { clientAddress, compileAddressList, type AddressList } from './ip-allowlist.js';
-import {
-  forbidden,
-  rateLimited,
-  replayed,
-  replayedSignature,
-  unauthorized,
-  type WebhookAuditEntry,
-} from './refusal.js';
-import { isStandardForm, verifyBearer, verifyHmac } from './signature.js';
-import { checkTimestamp } from './timestamp.js';
+import { forbidden, rateLimited, type WebhookAuditEntry } from './refusal.js';
+import { claimDelivery } from './replay-guard.js';
+import { authenticate } from './authenticate.js';
 import type { WebhookTable } from './webhook-table.js';
 import { traceCarrierOf } from '@weft/telemetry';
 
@@ -229,43 +222,7 @@ export function webhookRoutes(options: WebhookRoutesOptions) {
     const body = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
     const now = clock.now();
     const header = (name: string) => single(request.headers[name]);
-    const auth = hook.auth;
-    const standard = { id: header('webhook-id'), timestamp: header('webhook-timestamp') };
-    const standardOnly = auth.type === 'hmac' && auth.standard;
-    if (standardOnly) {
-      // A whsec_ secret means Standard Webhooks: its id and timestamp are signed, so both must
-      // be there before anything else is looked at.
-      for (const name of ['webhook-id', 'webhook-timestamp'] as const) {
-        if (!header(name)?.trim()) throw unauthorized('missing_standard_headers', name);
-      }
-    }
-    const usesStandard =
-      auth.type === 'hmac' && (standardOnly || isStandardForm(header(auth.header)));
-    // The configured timestamp must be fresh; so must webhook-timestamp whenever the Standard
-    // form signs it, even if the webhook names another header.
-    const timestampHeaders = new Set<string>();
-    if (hook.timestampHeader !== undefined) timestampHeaders.add(hook.timestampHeader);
-    if (usesStandard) timestampHeaders.add('webhook-timestamp');
-    for (const name of timestampHeaders) {
-      const failure = checkTimestamp(header(name), now, hook.replayWindowMs);
-      if (failure) throw unauthorized(failure, name);
-    }
-    let digest: Buffer | undefined;
-    if (auth.type === 'hmac') {
-      const check = verifyHmac(auth.key, body, header(auth.header), {
-        ...standard,
-        signedTimestamp:
-          hook.timestampHeader === undefined ? undefined : header(hook.timestampHeader),
-        standardOnly,
-      });
-      if (!check.ok) throw unauthorized(check.reason, auth.header);
-      // The id of the Standard form is signed, so the id alone tells deliveries apart; any other
-      // id is not, so the signature is remembered too.
-      if (check.form !== 'standard') digest = check.digest;
-    } else if (auth.type === 'bearer') {
-      const check = verifyBearer(auth.token, request.headers.authorization);
-      if (!check.ok) throw unauthorized(check.reason, 'authorization');
-    }
+    const { usesStandard, digest } = authenticate(hook, header, body, now);
     if (hook.bucket) {
       const token = await options.store.takeToken(`webhook:${hook.key}`, hook.bucket, now);
       if (!token.allowed) throw rateLimited(token.retryAfterMs);
@@ -276,33 +233,15 @@ export function webhookRoutes(options: WebhookRoutesOptions) {
       request.query as object as Record<string, unknown>,
     );
     const windowed = hook.dedupe || usesStandard;
-    const deliveryId = windowed ? deliveryIdOf(request) : undefined;
-    const signatureId = windowed && digest ? digest.toString('hex') : undefined;
-    const signatureScope = `signature:${hook.key}`;
-    const expires = now + hook.replayWindowMs;
-    if (deliveryId !== undefined) {
-      if (!(await options.store.rememberDelivery(hook.key, deliveryId, now, expires))) {
-        throw replayed(
-          deliveryId,
-          await options.store.deliveryExecution(hook.key, deliveryId, now),
-        );
-      }
-    }
-    if (signatureId !== undefined) {
-      if (!(await options.store.rememberDelivery(signatureScope, signatureId, now, expires))) {
-        // A refused request leaves no trace: the id it brought may still arrive for real.
-        if (deliveryId !== undefined) await options.store.forgetDelivery(hook.key, deliveryId);
-        throw replayedSignature(
-          deliveryId,
-          await options.store.deliveryExecution(signatureScope, signatureId, now),
-        );
-      }
-    }
-    const forget = async () => {
-      if (deliveryId !== undefined) await options.store.forgetDelivery(hook.key, deliveryId);
-      if (signatureId !== undefined)
-        await options.store.forgetDelivery(signatureScope, signatureId);
-    };
+    const claim = windowed
+      ? await claimDelivery(
+          options.store,
+          hook.key,
+          { deliveryId: deliveryIdOf(request), digest },
+          now,
+          now + hook.replayWindowMs,
+        )
+      : undefined;
     let pending;
     try {
       const trace = traceCarrierOf(request.headers);
@@ -313,15 +252,10 @@ export function webhookRoutes(options: WebhookRoutesOptions) {
         ...(trace ? { trace } : {}),
       });
     } catch (error) {
-      await forget();
+      await claim?.release();
       throw error;
     }
-    if (deliveryId !== undefined) {
-      await options.store.attachExecution(hook.key, deliveryId, pending.execution_id);
-    }
-    if (signatureId !== undefined) {
-      await options.store.attachExecution(signatureScope, signatureId, pending.execution_id);
-    }
+    await claim?.attach(pending.execution_id);
     return reply.code(202).header('location', pending.poll_url).send(pending);
   }
 }
