@@ -25,11 +25,18 @@ const SCHEDULES = 1000;
 const serverScript = fileURLToPath(new URL('./webhook/server.ts', import.meta.url));
 
 async function measure(url: string, signed: boolean) {
-  const body = JSON.stringify({
-    ref: 'refs/heads/main',
-    commits: [{ id: 'abc', message: 'bench' }],
-  });
-  const signature = `sha256=${createHmac('sha256', 'bench-secret').update(body).digest('hex')}`;
+  // Each request is a new delivery: its own body, signed over `<timestamp>.<body>` (an accepted
+  // signature is refused again within the replay window).
+  const delivery = () => {
+    const id = randomUUID();
+    const timestamp = String(Math.floor(Date.now() / 1000));
+    const body = JSON.stringify({
+      ref: 'refs/heads/main',
+      commits: [{ id, message: 'bench' }],
+    });
+    const mac = createHmac('sha256', 'bench-secret').update(`${timestamp}.${body}`).digest('hex');
+    return { id, timestamp, body, signature: `sha256=${mac}` };
+  };
   const result = await autocannon({
     url,
     connections: 64,
@@ -39,16 +46,19 @@ async function measure(url: string, signed: boolean) {
         ? {
             method: 'POST',
             path: '/hooks/bench',
-            setupRequest: (request) => ({
-              ...request,
-              body,
-              headers: {
-                'content-type': 'application/json',
-                'x-hub-signature-256': signature,
-                'x-timestamp': String(Math.floor(Date.now() / 1000)),
-                'x-github-delivery': randomUUID(),
-              },
-            }),
+            setupRequest: (request) => {
+              const { id, timestamp, body, signature } = delivery();
+              return {
+                ...request,
+                body,
+                headers: {
+                  'content-type': 'application/json',
+                  'x-hub-signature-256': signature,
+                  'x-timestamp': timestamp,
+                  'x-github-delivery': id,
+                },
+              };
+            },
           }
         : { method: 'GET', path: '/bare' },
     ],

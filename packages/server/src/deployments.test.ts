@@ -28,6 +28,21 @@ const PAYOUT = {
   outputs: { paid: { value: '{{ steps.pay.output.paid }}' } },
 };
 
+const PAYOUT_TOKEN = 'payout-token-of-24-bytes';
+
+/** A webhook signed with the secret `secret`. */
+const hooked = (name: string, secret: string) => ({
+  name,
+  triggers: [
+    {
+      type: 'webhook',
+      path: `/${name}`,
+      auth: { type: 'hmac-sha256', secret_name: secret, header: 'X-Signature' },
+    },
+  ],
+  steps: [{ name: 'noop', type: 'transform', input: { ok: true } }],
+});
+
 /** Calls a plugin nobody published or registered. */
 const HELLO = {
   name: 'hello',
@@ -53,7 +68,13 @@ describe.each([
       port: 0,
       dataDir,
       logLevel: 'silent',
-      triggers: { secretsEnvironment: { PAYOUT_TOKEN: 'tok' } },
+      triggers: {
+        secretsEnvironment: {
+          PAYOUT_TOKEN: PAYOUT_TOKEN,
+          BLANK_SECRET: ' \t ',
+          SHORT_SECRET: 'short',
+        },
+      },
       ...(kind === 'postgres' ? { databaseUrl, databaseSchema: schema } : {}),
     };
     server = await startServer(options, { logger: false });
@@ -156,7 +177,7 @@ describe.each([
 
       const hook = await fetch(`${server.url}/hooks/payout`, {
         method: 'POST',
-        headers: { authorization: 'Bearer tok', 'content-type': 'application/json' },
+        headers: { authorization: `Bearer ${PAYOUT_TOKEN}`, 'content-type': 'application/json' },
         body: JSON.stringify({ amount: 12 }),
       });
       expect(hook.status).toBe(202);
@@ -228,6 +249,45 @@ describe.each([
       const deployed = await call('PUT', '/workflows/hello', keys['clerk'], HELLO);
       expect(deployed.status).toBe(201);
       expect(deployed.json.warnings).toEqual(checked.json.warnings);
+    },
+  );
+
+  it.skipIf(skip)(
+    'refuses a blank webhook secret, storing and serving nothing; warns of a short one',
+    async () => {
+      const blank = await call(
+        'PUT',
+        '/workflows/blank',
+        keys['clerk'],
+        hooked('blank', 'BLANK_SECRET'),
+      );
+      expect(blank.status).toBe(400);
+      expect(blank.json).toMatchObject({
+        status: 'error',
+        code: 'VALIDATION',
+        details: { field: 'triggers[0].auth.secret_name', constraint: 'secret_exists' },
+      });
+      expect(blank.json.message).toMatch(/BLANK_SECRET.*blank/);
+      expect((await call('GET', '/workflows/blank', keys['clerk'])).status).toBe(404);
+      expect((await call('POST', '/hooks/blank', undefined, {})).status).toBe(404);
+      const short = await call(
+        'PUT',
+        '/workflows/short',
+        keys['clerk'],
+        hooked('short', 'SHORT_SECRET'),
+      );
+      expect(short.status).toBe(201);
+      expect(short.json.warnings).toEqual([
+        expect.stringMatching(
+          /^triggers\[0\]\.auth\.secret_name: the secret "SHORT_SECRET" .* is 5 bytes, under 16/,
+        ),
+      ]);
+      const strict = await call('PUT', '/workflows/short?strict=true', keys['clerk'], {
+        ...hooked('short', 'SHORT_SECRET'),
+        version: '2.0.0',
+      });
+      expect(strict.status).toBe(400);
+      expect(strict.json.details).toMatchObject({ constraint: 'strict' });
     },
   );
 });

@@ -36,7 +36,7 @@ beforeAll(async () => {
       port: 0,
       dataDir: join(dir, 'data'),
       logLevel: 'silent',
-      triggers: { secretsEnvironment: { NIGHTLY_TOKEN: 'tok' } },
+      triggers: { secretsEnvironment: { NIGHTLY_TOKEN: 'nightly-token-of-24-bytes' } },
     },
     { logger: false },
   );

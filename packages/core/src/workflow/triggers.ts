@@ -45,7 +45,8 @@ export const ScheduleTrigger = Type.Object(
 export const WebhookAuth = Type.Object(
   {
     type: Type.Union([Type.Literal('hmac-sha256'), Type.Literal('bearer')], {
-      description: 'hmac-sha256: signature over the body; bearer: token in Authorization',
+      description:
+        'hmac-sha256: signature over the body (over <timestamp>.<body> with timestampHeader); bearer: token in Authorization',
     }),
     secret_name: Type.String({
       pattern: '^[A-Za-z_][A-Za-z0-9_]{0,127}$',
@@ -82,7 +83,8 @@ export const WebhookSecurity = Type.Object(
     timestampHeader: Type.Optional(
       Type.String({
         pattern: "^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,128}$",
-        description: 'Header carrying the request timestamp',
+        description:
+          'Header carrying the request timestamp; hmac-sha256 signatures then cover <timestamp>.<body>',
         'x-expected': 'an HTTP header name',
       }),
     ),

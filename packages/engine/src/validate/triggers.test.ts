@@ -70,6 +70,16 @@ describe('trigger checks', () => {
     expect(warnings(result)).toHaveLength(1);
   });
 
+  it('does not warn of a replay window on an hmac-sha256 webhook, which also compares signatures', () => {
+    const result = load(
+      file(
+        '      - { type: webhook, path: /gh, auth: { type: hmac-sha256, secret_name: GH, header: X-Hub-Signature-256 }, security: { replayWindow: 300 } }\n',
+      ),
+    );
+    expect(errors(result)).toEqual([]);
+    expect(warnings(result)).toEqual([]);
+  });
+
   it('checks event sources', () => {
     const result = load(file('      - { type: event, source: kafak, topic: orders }\n'));
     expect(errors(result)[0]).toContain('(did you mean "kafka"?)');

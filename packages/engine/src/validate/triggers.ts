@@ -140,11 +140,17 @@ function checkWebhook(
     }
   });
   const security = trigger.security;
-  if (security?.replayWindow !== undefined && security.timestampHeader === undefined) {
+  // With hmac-sha256 the window also refuses a signature seen twice, which is all a sender that
+  // signs no timestamp (GitHub) allows; without it, only unsigned delivery ids are compared.
+  if (
+    security?.replayWindow !== undefined &&
+    security.timestampHeader === undefined &&
+    auth?.type !== 'hmac-sha256'
+  ) {
     reporter.warning(
       [...at, 'security', 'replayWindow'],
       'unused',
-      'replayWindow without timestampHeader only deduplicates delivery ids; set timestampHeader to refuse old requests',
+      'replayWindow without timestampHeader or hmac-sha256 only deduplicates delivery ids, which anyone can change; sign requests with hmac-sha256 (and set timestampHeader) to refuse replays',
     );
   }
 }

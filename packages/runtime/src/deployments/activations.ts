@@ -123,6 +123,22 @@ export class Activations {
     return activation;
   }
 
+  /**
+   * Notes a stored revision of `workflow` this process cannot serve (a webhook secret missing
+   * here): unless an earlier revision is served, its webhook routes answer 503, not 404.
+   * `null` forgets what was noted (the workflow was undeployed).
+   */
+  unservable(name: string, workflow: WorkflowDefinition | null): void {
+    if (workflow === null || this.active.has(name)) {
+      this.options.webhooks.forgetUnservable(name);
+      return;
+    }
+    const keys = (workflow.triggers ?? []).flatMap((t) =>
+      t.type === 'webhook' ? [`${t.method ?? 'POST'} ${t.path}`] : [],
+    );
+    this.options.webhooks.markUnservable(name, keys);
+  }
+
   /** Serves the compiled triggers of the stored deployment `record`, replacing earlier ones. */
   async activate(activation: Activation, record: DeploymentRecord): Promise<void> {
     const name = activation.workflow.name;

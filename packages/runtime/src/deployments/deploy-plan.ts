@@ -34,7 +34,10 @@ export interface Deployed {
   record: DeploymentRecord;
   previousVersion: string | null;
   webhooks: string[];
-  /** Validator warnings, then each plugin this server cannot run, then each agent step. */
+  /**
+   * Validator warnings, then each plugin this server cannot run, then each agent step, then the
+   * triggers' own.
+   */
   warnings: string[];
   /** True for a dry run (nothing stored or served). */
   dryRun: boolean;
@@ -56,12 +59,14 @@ export interface DeployFindings {
   plugins: readonly string[];
   /** The agent steps whose agent this server cannot run. */
   agents: readonly UnavailableAgent[];
+  /** What compiling the triggers found (a short webhook secret), each naming its field. */
+  triggers?: readonly string[];
 }
 
 /**
  * The warnings of a deployment: the validator's, then one per plugin this server cannot run,
  * then one per agent step whose agent it cannot run (none resolves, or its secrets policy
- * refuses the one that does). With `strict`, any warning refuses the deployment (`VALIDATION`,
+ * refuses the one that does), then the triggers' own (a short webhook secret). With `strict`, any warning refuses the deployment (`VALIDATION`,
  * nothing deployed).
  */
 export function deployWarnings(name: string, found: DeployFindings, strict: boolean): string[] {
@@ -72,6 +77,7 @@ export function deployWarnings(name: string, found: DeployFindings, strict: bool
         `plugin "${plugin}" is neither published nor registered on this server: runs of "${name}" fail with VALIDATION until it is (publish it, or register a connector instance with the router)`,
     ),
     ...found.agents.map((agent) => agentWarning(name, agent)),
+    ...(found.triggers ?? []),
   ];
   if (strict && warnings.length > 0) {
     throw new ValidationError(

@@ -302,13 +302,17 @@ export class DeploymentService {
       audit: this.options.audit,
     });
     const { unavailablePlugins, checkAgent } = this.options;
+    // Triggers compile first: a refused secret or route wins over the warnings, and a short
+    // secret is itself a warning (refused with `strict`).
+    const activation = await this.activations.compile(workflow);
     const found = {
       validator: valid.warnings,
       plugins: (await unavailablePlugins?.(workflow, library)) ?? [],
       agents: checkAgent ? await unavailableAgents(workflow, library, checkAgent) : [],
+      triggers: activation.hooks.flatMap((hook) => hook.warnings),
     };
     const warnings = deployWarnings(workflow.name, found, strict);
-    return { valid, previous, activation: await this.activations.compile(workflow), warnings };
+    return { valid, previous, activation, warnings };
   }
 
   /** The principal a deployment acts as: the caller's, or the workflows directory's. */

@@ -16,6 +16,7 @@ import { createTriggers, type Triggers } from './create-triggers.js';
 import { watchWorkflowDirectory } from './directory-watcher.js';
 
 const KEY = 'Bearer weft_test_key';
+const HOOK_SECRET = 's3cret-of-at-least-16-bytes';
 const definition = (name: string, extra: Record<string, unknown> = {}) => ({
   name,
   version: '1.0.0',
@@ -51,7 +52,7 @@ beforeEach(async () => {
     },
     triggerStore: new MemoryTriggerStore(),
     deploymentStore: store,
-    secrets: new EnvironmentSecretsProvider({ HOOK_SECRET: 's3cret' }),
+    secrets: new EnvironmentSecretsProvider({ HOOK_SECRET }),
     resolvePluginVersion: async (slug) => (slug === 'slack' ? '1.4.0' : undefined),
   });
   // The server's ajv settings: unknown body fields are refused, not dropped.
@@ -97,7 +98,7 @@ describe('PUT /workflows/{name}', () => {
       payload: body,
       headers: {
         'content-type': 'application/json',
-        'x-signature': createHmac('sha256', 's3cret').update(body).digest('hex'),
+        'x-signature': createHmac('sha256', HOOK_SECRET).update(body).digest('hex'),
       },
     });
     expect(hook.statusCode).toBe(202);
@@ -318,7 +319,7 @@ describe('reading, undeploying and running deployed workflows', () => {
       authenticate: async () => keyPrincipal({ keyId: 'k', owner: 'o' }),
       triggerStore: new MemoryTriggerStore(),
       deploymentStore: store,
-      secrets: new EnvironmentSecretsProvider({ HOOK_SECRET: 's3cret' }),
+      secrets: new EnvironmentSecretsProvider({ HOOK_SECRET }),
     });
     await again.start();
     expect(again.webhooks.routesOf('orders')).toEqual(['POST /hooks/orders']);

@@ -1,4 +1,5 @@
-import type { DeploymentStore, DetectorNames } from '@weft/core';
+import { WeftError, type DeploymentStore, type DetectorNames } from '@weft/core';
+import type { WorkflowDefinition } from '@weft/engine';
 import type { TriggerLogger } from '../triggers/logger.js';
 import type { Activations } from './activations.js';
 import { validateDefinition } from './parse-definition.js';
@@ -35,19 +36,26 @@ export async function reconcileDeployments(
     result.removed.push(name);
     logger.info({ workflow: name }, 'workflow undeployed (seen in the store)');
   }
-  for (const name of failed.keys()) if (!stored.has(name)) failed.delete(name);
+  for (const name of failed.keys()) {
+    if (stored.has(name)) continue;
+    failed.delete(name);
+    activations.unservable(name, null);
+  }
   const known = [...stored.keys()];
   for (const [name, revision] of stored) {
     if (activations.revision(name) === revision || failed.get(name) === revision) continue;
     const record = await store.get(name);
     if (!record) continue;
+    let workflow: WorkflowDefinition | undefined;
     try {
-      const { workflow } = validateDefinition(record.definition, known, detectors);
+      ({ workflow } = validateDefinition(record.definition, known, detectors));
       await activations.activate(await activations.compile(workflow), record);
       failed.delete(name);
       result.loaded.push(name);
     } catch (error) {
       failed.set(name, record.revision);
+      // Fail closed, and say so: its webhooks answer 503 here rather than 404.
+      if (workflow && isMissingSecret(error)) activations.unservable(name, workflow);
       logger.error(
         { workflow: name, revision: record.revision, err: error },
         'could not serve the triggers of a deployed workflow',
@@ -55,6 +63,15 @@ export async function reconcileDeployments(
     }
   }
   return result;
+}
+
+/** True for the refusal of a webhook secret missing, empty or blank in this process. */
+function isMissingSecret(error: unknown): boolean {
+  return (
+    error instanceof WeftError &&
+    error.code === 'VALIDATION' &&
+    error.details['constraint'] === 'secret_exists'
+  );
 }
 
 /**

@@ -42,6 +42,7 @@ interface Replica {
 async function replica(
   stores: { deployments: DeploymentStore; triggers: TriggerStore },
   clock: FakeClock,
+  secret = 's3cret',
 ): Promise<Replica> {
   const starter = new RecordingStarter();
   let task: (() => Promise<void>) | undefined;
@@ -50,7 +51,7 @@ async function replica(
     authenticate: async () => keyPrincipal({ keyId: 'k', owner: 'acme' }),
     triggerStore: stores.triggers,
     deploymentStore: stores.deployments,
-    secrets: new EnvironmentSecretsProvider({ HOOK_SECRET: 's3cret' }),
+    secrets: new EnvironmentSecretsProvider({ HOOK_SECRET: secret }),
     clock,
     repeat: (_ms, run) => {
       task = run;
@@ -113,6 +114,66 @@ describe.each([
       expect((await signed(b)).statusCode).toBe(202);
       expect(b.starter.requests.map((r) => r.trigger.type)).toEqual(['webhook']);
       expect(b.triggers.scheduler.nextFires('orders')).toEqual([NINE_BERLIN]);
+    },
+  );
+
+  it.skipIf(skip)(
+    'refuses on one replica a signature another accepted within the window, then forgets it',
+    async () => {
+      const paid = {
+        name: 'paid',
+        triggers: [{ ...orders.triggers[0], path: '/paid', security: { replayWindow: 300 } }],
+        steps: orders.steps,
+      };
+      await a.triggers.service.deploy(paid, 'api', 'acme');
+      const body = '{"id":1}';
+      const send = (r: Replica) =>
+        r.app.inject({
+          method: 'POST',
+          url: '/hooks/paid',
+          payload: body,
+          headers: {
+            'content-type': 'application/json',
+            'x-signature': createHmac('sha256', 's3cret').update(body).digest('hex'),
+          },
+        });
+      expect((await send(a)).statusCode).toBe(202);
+      const replay = await send(b);
+      expect(replay.statusCode).toBe(409);
+      expect(replay.json().details).toMatchObject({
+        reason: 'replayed_delivery',
+        execution_id: 'exec-1',
+      });
+      // The window passes and the store is pruned: the signature is neither kept nor refused.
+      clock.ms += 300_000;
+      await opened[0]!.triggers.prune(clock.ms, clock.ms - 86_400_000);
+      expect((await send(b)).statusCode).toBe(202);
+    },
+  );
+
+  it.skipIf(skip)(
+    'answers 503 on a replica whose secret is blank, never verifying with it, until undeployed',
+    async () => {
+      const c = await replica(opened[1]!, clock, ' \t ');
+      try {
+        await a.triggers.service.deploy(orders, 'api', 'acme');
+        const refused = await signed(c);
+        expect(refused.statusCode).toBe(503);
+        expect(refused.json()).toMatchObject({
+          status: 'error',
+          code: 'UNAVAILABLE',
+          details: { reason: 'secret_unavailable', backend: 'secrets' },
+        });
+        expect(refused.json().message).not.toContain('HOOK_SECRET');
+        expect(c.starter.requests).toEqual([]);
+        expect((await signed(a)).statusCode).toBe(202);
+        await a.triggers.service.undeploy('orders');
+        await c.tick();
+        expect((await signed(c)).statusCode).toBe(404);
+      } finally {
+        await c.triggers.close();
+        await c.app.close();
+      }
     },
   );
 

@@ -15,9 +15,18 @@ export const DEFAULT_MAX_PAYLOAD_SIZE = 1024 * 1024;
 /** Headers whose value identifies one delivery, checked in this order. */
 export const DELIVERY_ID_HEADERS = ['webhook-id', 'x-github-delivery', 'x-delivery-id'] as const;
 
+/** Below this many bytes a webhook secret deploys with a warning (HMAC-SHA256 wants 32). */
+export const MIN_SECRET_BYTES = 16;
+
 /** How a webhook authenticates its callers. */
 export type CompiledAuth =
-  | { type: 'hmac'; header: string; key: Buffer }
+  | {
+      type: 'hmac';
+      header: string;
+      key: Buffer;
+      /** A `whsec_` secret: only the Standard Webhooks form, with its id and timestamp headers. */
+      standard: boolean;
+    }
   | { type: 'bearer'; token: Buffer }
   | { type: 'none' };
 
@@ -38,6 +47,8 @@ export interface CompiledWebhook {
   dedupe: boolean;
   bucket: BucketSpec | undefined;
   maxPayloadSize: number;
+  /** Deployment warnings of this trigger (a short secret), each naming the trigger's field. */
+  warnings: string[];
 }
 
 /** Settings that apply to every webhook. */
@@ -48,9 +59,10 @@ export interface WebhookDefaults {
 }
 
 /**
- * Compiles the webhook trigger at `triggers[index]` of a workflow. A secret that is missing or
- * empty, or an allowlist entry that is not an address, is a deployment error (`VALIDATION` naming
- * the field): a webhook never verifies with an empty key.
+ * Compiles the webhook trigger at `triggers[index]` of a workflow. A secret that is missing,
+ * empty or only whitespace, or an allowlist entry that is not an address, is a deployment error
+ * (`VALIDATION` naming the field): a webhook never verifies with an empty or guessable key. A
+ * secret under {@link MIN_SECRET_BYTES} bytes deploys with a warning.
  */
 export async function compileWebhook(
   workflow: WorkflowDefinition,
@@ -74,12 +86,21 @@ export async function compileWebhook(
   }
   const replay = security.replayWindow !== undefined || security.timestampHeader !== undefined;
   const rpm = security.rateLimit?.rpm;
+  const auth = await compileAuth(trigger, at, defaults.secrets);
+  const warnings: string[] = [];
+  const secretBytes =
+    auth.type === 'hmac' ? auth.key.length : auth.type === 'bearer' ? auth.token.length : 0;
+  if (auth.type !== 'none' && secretBytes < MIN_SECRET_BYTES) {
+    warnings.push(
+      `${at}.auth.secret_name: the secret "${trigger.auth!.secret_name}" of the webhook ${trigger.path} is ${secretBytes} byte${secretBytes === 1 ? '' : 's'}${auth.type === 'hmac' && auth.standard ? ' (decoded)' : ''}, under ${MIN_SECRET_BYTES}: a short secret can be guessed offline from one signed request; use 32 random bytes (openssl rand -hex 32)`,
+    );
+  }
   return {
     workflow,
     key: `${method} ${trigger.path}`,
     method,
     path: trigger.path,
-    auth: await compileAuth(trigger, at, defaults.secrets),
+    auth,
     allowlist,
     timestampHeader: security.timestampHeader?.toLowerCase(),
     replayWindowMs: (security.replayWindow ?? DEFAULT_REPLAY_WINDOW_S) * 1000,
@@ -89,6 +110,7 @@ export async function compileWebhook(
         ? undefined
         : { capacity: 1 + (security.rateLimit?.burst ?? 0), refillPerMs: rpm / 60_000 },
     maxPayloadSize: security.maxPayloadSize ?? defaults.maxPayloadSize ?? DEFAULT_MAX_PAYLOAD_SIZE,
+    warnings,
   };
 }
 
@@ -100,9 +122,11 @@ async function compileAuth(
   const auth = trigger.auth;
   if (!auth) return { type: 'none' };
   const secret = await secrets.get(auth.secret_name);
-  if (secret === undefined || secret === '') {
+  if (secret === undefined || secret.trim() === '') {
+    const state =
+      secret === undefined ? 'not set' : secret === '' ? 'empty' : 'blank (only whitespace)';
     throw new ValidationError(
-      `the secret "${auth.secret_name}" of the webhook ${trigger.path} is ${secret === undefined ? 'not set' : 'empty'}: the weft server reads it, not the shell that deploys: set it in the server's secrets provider (by default the server process's environment variable ${auth.secret_name}, or WEFT_SECRET_${auth.secret_name}), restart the server, then deploy again`,
+      `the secret "${auth.secret_name}" of the webhook ${trigger.path} is ${state}: the weft server reads it, not the shell that deploys: set it in the server's secrets provider (by default the server process's environment variable ${auth.secret_name}, or WEFT_SECRET_${auth.secret_name}), restart the server, then deploy again`,
       { field: `${at}.auth.secret_name`, constraint: 'secret_exists', secret: auth.secret_name },
     );
   }
@@ -118,9 +142,14 @@ async function compileAuth(
     key = hmacKey(secret);
   } catch {
     throw new ValidationError(
-      `the secret "${auth.secret_name}" decodes to an empty key (a whsec_ secret needs base64 after the prefix)`,
+      `the secret "${auth.secret_name}" of the webhook ${trigger.path} decodes to an empty key (a whsec_ secret needs base64 after the prefix)`,
       { field: `${at}.auth.secret_name`, constraint: 'secret_exists', secret: auth.secret_name },
     );
   }
-  return { type: 'hmac', header: auth.header.toLowerCase(), key };
+  return {
+    type: 'hmac',
+    header: auth.header.toLowerCase(),
+    key,
+    standard: secret.startsWith('whsec_'),
+  };
 }

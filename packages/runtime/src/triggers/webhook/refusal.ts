@@ -26,8 +26,12 @@ const MESSAGES: Record<string, string> = {
   malformed_signature:
     'the signature is not in a supported form (sha256=<hex>, hex, base64 or v1,<base64>)',
   bad_signature: 'the signature does not match the body',
+  body_only_signature:
+    'the signature covers the body alone; with a timestamp header it must cover <timestamp>.<body>',
+  standard_signature_required:
+    'a whsec_ (Standard Webhooks) secret accepts only v1,<base64> signatures over <webhook-id>.<webhook-timestamp>.<body>',
   missing_standard_headers:
-    'a v1,<base64> signature needs the webhook-id and webhook-timestamp headers',
+    'a Standard Webhooks signature needs the webhook-id and webhook-timestamp headers',
   missing_token: 'send Authorization: Bearer <token>',
   bad_token: 'the bearer token is not valid',
   missing_timestamp: 'the request carries no timestamp header',
@@ -37,7 +41,10 @@ const MESSAGES: Record<string, string> = {
 
 /** The 401 of a failed signature, token or timestamp check. */
 export function unauthorized(reason: string, header?: string): WeftError {
-  return new UnauthorizedError(`webhook refused: ${MESSAGES[reason] ?? reason}`, {
+  const message = MESSAGES[reason] ?? reason;
+  const missing =
+    reason === 'missing_standard_headers' && header ? `the ${header} header is missing: ` : '';
+  return new UnauthorizedError(`webhook refused: ${missing}${message}`, {
     reason,
     ...(header ? { header } : {}),
   });
@@ -56,6 +63,25 @@ export function replayed(deliveryId: string, executionId: string | undefined): W
   return new ConflictError(
     `webhook refused: delivery ${deliveryId} was already received within the replay window`,
     { reason: 'replayed_delivery', delivery_id: deliveryId, execution_id: executionId ?? null },
+  );
+}
+
+/**
+ * The 409 of a signature accepted within the replay window: a sender's delivery id is not signed
+ * (except in the Standard Webhooks form), so a captured request replayed with another id, or
+ * none, is recognised by the signature it carries.
+ */
+export function replayedSignature(
+  deliveryId: string | undefined,
+  executionId: string | undefined,
+): WeftError {
+  return new ConflictError(
+    'webhook refused: this signature was already accepted within the replay window',
+    {
+      reason: 'replayed_delivery',
+      delivery_id: deliveryId ?? null,
+      execution_id: executionId ?? null,
+    },
   );
 }
 

@@ -12,16 +12,22 @@ describe('hmac-sha256 verification', () => {
   const key = hmacKey(GITHUB_SECRET);
 
   it("verifies GitHub's published test vector", () => {
-    expect(verifyHmac(key, GITHUB_BODY, GITHUB_SIGNATURE)).toEqual({ ok: true, form: 'github' });
+    expect(verifyHmac(key, GITHUB_BODY, GITHUB_SIGNATURE)).toMatchObject({
+      ok: true,
+      form: 'github',
+    });
   });
 
   it('accepts the same digest as plain hex (any case) and as base64', () => {
     const hex = GITHUB_SIGNATURE.slice(7);
-    expect(verifyHmac(key, GITHUB_BODY, hex)).toEqual({ ok: true, form: 'hex' });
-    expect(verifyHmac(key, GITHUB_BODY, hex.toUpperCase())).toEqual({ ok: true, form: 'hex' });
+    expect(verifyHmac(key, GITHUB_BODY, hex)).toMatchObject({ ok: true, form: 'hex' });
+    expect(verifyHmac(key, GITHUB_BODY, hex.toUpperCase())).toMatchObject({
+      ok: true,
+      form: 'hex',
+    });
     const b64 = Buffer.from(hex, 'hex').toString('base64');
-    expect(verifyHmac(key, GITHUB_BODY, b64)).toEqual({ ok: true, form: 'base64' });
-    expect(verifyHmac(key, GITHUB_BODY, b64.replace(/=$/, ''))).toEqual({
+    expect(verifyHmac(key, GITHUB_BODY, b64)).toMatchObject({ ok: true, form: 'base64' });
+    expect(verifyHmac(key, GITHUB_BODY, b64.replace(/=$/, ''))).toMatchObject({
       ok: true,
       form: 'base64',
     });
@@ -83,6 +89,54 @@ describe('hmac-sha256 verification', () => {
   });
 });
 
+describe('signatures bound to a timestamp', () => {
+  const key = hmacKey(GITHUB_SECRET);
+  const timestamp = '1780315200';
+  const bound = createHmac('sha256', key).update(`${timestamp}.`).update(GITHUB_BODY).digest();
+
+  it('verifies <timestamp>.<body> in every non-Standard form and returns the digest', () => {
+    for (const form of [
+      `sha256=${bound.toString('hex')}`,
+      bound.toString('hex'),
+      bound.toString('base64'),
+    ]) {
+      const check = verifyHmac(key, GITHUB_BODY, form, {
+        id: undefined,
+        timestamp: undefined,
+        signedTimestamp: timestamp,
+      });
+      expect(check).toMatchObject({ ok: true, digest: bound });
+    }
+  });
+
+  it('names a body-only signature when a timestamp must be signed', () => {
+    const parts = { id: undefined, timestamp: undefined, signedTimestamp: timestamp };
+    expect(verifyHmac(key, GITHUB_BODY, GITHUB_SIGNATURE, parts)).toEqual({
+      ok: false,
+      reason: 'body_only_signature',
+    });
+    const other = { ...parts, signedTimestamp: '1780315201' };
+    expect(verifyHmac(key, GITHUB_BODY, bound.toString('hex'), other)).toEqual({
+      ok: false,
+      reason: 'bad_signature',
+    });
+  });
+
+  it('accepts only the v1 form when the secret is a Standard Webhooks one', () => {
+    const parts = { id: 'msg_1', timestamp, standardOnly: true };
+    expect(verifyHmac(key, GITHUB_BODY, GITHUB_SIGNATURE, parts)).toEqual({
+      ok: false,
+      reason: 'standard_signature_required',
+    });
+    const v1 = createHmac('sha256', key).update(`msg_1.${timestamp}.`).update(GITHUB_BODY);
+    expect(verifyHmac(key, GITHUB_BODY, `v1,${v1.digest('base64')}`, parts).ok).toBe(true);
+  });
+
+  it('refuses a blank secret', () => {
+    expect(() => hmacKey(' \t\n ')).toThrow(/blank/);
+  });
+});
+
 describe('Standard Webhooks form', () => {
   // The example of the Standard Webhooks reference libraries.
   const secret = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw';
@@ -93,7 +147,7 @@ describe('Standard Webhooks form', () => {
   const key = hmacKey(secret);
 
   it('verifies the reference example, with the whsec_ secret base64-decoded', () => {
-    expect(verifyHmac(key, body, signature, { id, timestamp })).toEqual({
+    expect(verifyHmac(key, body, signature, { id, timestamp })).toMatchObject({
       ok: true,
       form: 'standard',
     });

@@ -53,12 +53,19 @@ const hmacHook: WebhookTrigger = {
   auth: { type: 'hmac-sha256', secret_name: 'GH', header: 'X-Hub-Signature-256' },
 };
 
+/** Posts `body`, signed over `<x-timestamp>.<body>` when an X-Timestamp is sent, else alone. */
 function post(body: string, headers: Record<string, string> = {}, remoteAddress?: string) {
+  const timestamp = headers['x-timestamp'];
+  const signed = timestamp === undefined ? body : `${timestamp}.${body}`;
   return app.inject({
     method: 'POST',
     url: '/hooks/github',
     payload: body,
-    headers: { 'content-type': 'application/json', 'x-hub-signature-256': sign(body), ...headers },
+    headers: {
+      'content-type': 'application/json',
+      'x-hub-signature-256': sign(signed),
+      ...headers,
+    },
     ...(remoteAddress ? { remoteAddress } : {}),
   });
 }
@@ -391,5 +398,36 @@ describe('webhook deployment errors', () => {
     await expect(
       compileWebhook(workflow, hmacHook, 0, { secrets: secretsOf({ GH: '' }) }),
     ).rejects.toThrow(/empty/);
+  });
+
+  it('refuses a blank secret, a whsec_ one too, naming the field', async () => {
+    const workflow = workflowWith('w', [hmacHook]);
+    for (const blank of [' ', '\t\n  ', 'whsec_   ']) {
+      await expect(
+        compileWebhook(workflow, hmacHook, 0, { secrets: secretsOf({ GH: blank }) }),
+      ).rejects.toMatchObject({
+        code: 'VALIDATION',
+        details: { field: 'triggers[0].auth.secret_name', constraint: 'secret_exists' },
+      });
+    }
+  });
+
+  it('warns of a secret under 16 bytes, bearer tokens and decoded whsec_ keys too', async () => {
+    const bearer: WebhookTrigger = {
+      type: 'webhook',
+      path: '/b',
+      auth: { type: 'bearer', secret_name: 'GH' },
+    };
+    const compile = (trigger: WebhookTrigger, secret: string) =>
+      compileWebhook(workflowWith('w', [trigger]), trigger, 0, {
+        secrets: secretsOf({ GH: secret }),
+      });
+    expect((await compile(hmacHook, 'fifteen-bytes!!')).warnings).toEqual([
+      expect.stringContaining('triggers[0].auth.secret_name: the secret "GH"'),
+    ]);
+    expect((await compile(bearer, 'short')).warnings).toHaveLength(1);
+    const shortKey = `whsec_${Buffer.alloc(8, 7).toString('base64')}`;
+    expect((await compile(hmacHook, shortKey)).warnings[0]).toMatch(/8 bytes \(decoded\)/);
+    expect((await compile(hmacHook, 'sixteen-bytes!!!')).warnings).toEqual([]);
   });
 });

@@ -1,5 +1,12 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { NotFoundError, systemClock, WeftError, type Clock, type TriggerStore } from '@weft/core';
+import {
+  NotFoundError,
+  systemClock,
+  UnavailableError,
+  WeftError,
+  type Clock,
+  type TriggerStore,
+} from '@weft/core';
 import { sendTriggerError } from '../http-errors.js';
 import type { Authenticate, StartExecution } from '../start-execution.js';
 import { payloadOf, readLimitedBody, tooLarge } from './body.js';
@@ -10,15 +17,9 @@ import {
 } from './compile-webhook.js';
 import type { EventRouter } from '../events/event-router.js';
 import { clientAddress, compileAddressList, type AddressList } from './ip-allowlist.js';
-import {
-  forbidden,
-  rateLimited,
-  replayed,
-  unauthorized,
-  type WebhookAuditEntry,
-} from './refusal.js';
-import { verifyBearer, verifyHmac } from './signature.js';
-import { checkTimestamp } from './timestamp.js';
+import { forbidden, rateLimited, type WebhookAuditEntry } from './refusal.js';
+import { claimDelivery } from './replay-guard.js';
+import { authenticate } from './authenticate.js';
 import type { WebhookTable } from './webhook-table.js';
 import { traceCarrierOf } from '@weft/telemetry';
 
@@ -77,10 +78,13 @@ const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
 
 /**
  * Serves deployed webhooks at `/hooks/*`. In order, a request is refused when: no webhook has
- * this method and path (404); the caller is outside `ipAllowlist` (403); `Content-Length` or the
- * streamed body passes `maxPayloadSize` (413, before the body is buffered whole); the timestamp
- * is missing or outside `replayWindow` (401); the signature or token does not verify (401); the
- * rate limit is spent (429 with Retry-After); the delivery id was seen within the window (409).
+ * this method and path (404; 503 when one is deployed but its secret is missing here); the caller
+ * is outside `ipAllowlist` (403); `Content-Length` or the streamed body passes `maxPayloadSize`
+ * (413, before the body is buffered whole); a `whsec_` webhook's `webhook-id` or
+ * `webhook-timestamp` is missing, or a timestamp is missing or outside `replayWindow` (401); the
+ * signature or token does not verify (401; with a timestamp header the signature covers
+ * `<timestamp>.<body>`); the rate limit is spent (429 with Retry-After); the delivery id or the
+ * signature was seen within the window (409).
  * Every refusal is logged for audit and starts nothing. An accepted request answers 202 with the
  * pending record of the execution it started, its body as `trigger.payload`.
  */
@@ -154,6 +158,18 @@ export function webhookRoutes(options: WebhookRoutesOptions) {
           matched.set(request, { hook: eventHook(path) });
           return;
         }
+        if (!hook && options.table.unavailable(request.method, path) !== undefined) {
+          reasons.set(request, 'secret_unavailable');
+          throw new UnavailableError(
+            `the webhook ${request.method} /hooks${path} is deployed but this server cannot verify its requests: its secret is not set here`,
+            {
+              backend: 'secrets',
+              reason: 'secret_unavailable',
+              suggestion:
+                "the server's operator must set the webhook's secret on every replica; retry later",
+            },
+          );
+        }
         if (!hook) {
           throw new NotFoundError(`no webhook answers ${request.method} /hooks${path}`, {
             method: request.method,
@@ -206,22 +222,7 @@ export function webhookRoutes(options: WebhookRoutesOptions) {
     const body = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
     const now = clock.now();
     const header = (name: string) => single(request.headers[name]);
-    const standard = { id: header('webhook-id'), timestamp: header('webhook-timestamp') };
-    const usesStandard =
-      hook.auth.type === 'hmac' && /(^|\s)v1,/.test(header(hook.auth.header) ?? '');
-    const timestampHeader =
-      hook.timestampHeader ?? (usesStandard ? 'webhook-timestamp' : undefined);
-    if (timestampHeader !== undefined) {
-      const failure = checkTimestamp(header(timestampHeader), now, hook.replayWindowMs);
-      if (failure) throw unauthorized(failure, timestampHeader);
-    }
-    if (hook.auth.type === 'hmac') {
-      const check = verifyHmac(hook.auth.key, body, header(hook.auth.header), standard);
-      if (!check.ok) throw unauthorized(check.reason, hook.auth.header);
-    } else if (hook.auth.type === 'bearer') {
-      const check = verifyBearer(hook.auth.token, request.headers.authorization);
-      if (!check.ok) throw unauthorized(check.reason, 'authorization');
-    }
+    const { usesStandard, digest } = authenticate(hook, header, body, now);
     if (hook.bucket) {
       const token = await options.store.takeToken(`webhook:${hook.key}`, hook.bucket, now);
       if (!token.allowed) throw rateLimited(token.retryAfterMs);
@@ -231,21 +232,16 @@ export function webhookRoutes(options: WebhookRoutesOptions) {
       request.headers['content-type'],
       request.query as object as Record<string, unknown>,
     );
-    const deliveryId = hook.dedupe || usesStandard ? deliveryIdOf(request) : undefined;
-    if (deliveryId !== undefined) {
-      const fresh = await options.store.rememberDelivery(
-        hook.key,
-        deliveryId,
-        now,
-        now + hook.replayWindowMs,
-      );
-      if (!fresh) {
-        throw replayed(
-          deliveryId,
-          await options.store.deliveryExecution(hook.key, deliveryId, now),
-        );
-      }
-    }
+    const windowed = hook.dedupe || usesStandard;
+    const claim = windowed
+      ? await claimDelivery(
+          options.store,
+          hook.key,
+          { deliveryId: deliveryIdOf(request), digest },
+          now,
+          now + hook.replayWindowMs,
+        )
+      : undefined;
     let pending;
     try {
       const trace = traceCarrierOf(request.headers);
@@ -256,12 +252,10 @@ export function webhookRoutes(options: WebhookRoutesOptions) {
         ...(trace ? { trace } : {}),
       });
     } catch (error) {
-      if (deliveryId !== undefined) await options.store.forgetDelivery(hook.key, deliveryId);
+      await claim?.release();
       throw error;
     }
-    if (deliveryId !== undefined) {
-      await options.store.attachExecution(hook.key, deliveryId, pending.execution_id);
-    }
+    await claim?.attach(pending.execution_id);
     return reply.code(202).header('location', pending.poll_url).send(pending);
   }
 }
@@ -282,6 +276,7 @@ function eventHook(path: string): CompiledWebhook {
     dedupe: false,
     bucket: undefined,
     maxPayloadSize: DEFAULT_MAX_PAYLOAD_SIZE,
+    warnings: [],
   };
 }
 

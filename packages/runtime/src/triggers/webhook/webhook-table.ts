@@ -7,10 +7,34 @@ import type { CompiledWebhook } from './compile-webhook.js';
 export class WebhookTable {
   private readonly routes = new Map<string, CompiledWebhook>();
   private readonly byWorkflow = new Map<string, string[]>();
+  /** Routes of workflows deployed but not servable here (their secret is missing), by key. */
+  private readonly unservable = new Map<string, string>();
 
   /** The webhook answering `method path`, if any. */
   find(method: string, path: string): CompiledWebhook | undefined {
     return this.routes.get(`${method} ${path}`);
+  }
+
+  /**
+   * The workflow whose webhook would answer `method path` but cannot be served by this process
+   * (a stored deployment whose secret this process lacks), if any.
+   */
+  unavailable(method: string, path: string): string | undefined {
+    return this.unservable.get(`${method} ${path}`);
+  }
+
+  /**
+   * Notes that `workflow` is deployed with webhooks at `keys` this process cannot serve, so that
+   * they answer 503 instead of 404; a route served by a workflow is left alone.
+   */
+  markUnservable(workflow: string, keys: readonly string[]): void {
+    this.forgetUnservable(workflow);
+    for (const key of keys) if (!this.routes.has(key)) this.unservable.set(key, workflow);
+  }
+
+  /** Forgets the routes {@link markUnservable} noted for `workflow`. */
+  forgetUnservable(workflow: string): void {
+    for (const [key, owner] of this.unservable) if (owner === workflow) this.unservable.delete(key);
   }
 
   /** Routes of `hooks` already served by a workflow other than `workflow`, with their owner. */
@@ -26,7 +50,10 @@ export class WebhookTable {
   /** Serves `hooks` for `workflow`, replacing the webhooks it had. */
   replace(workflow: string, hooks: readonly CompiledWebhook[]): void {
     this.remove(workflow);
-    for (const hook of hooks) this.routes.set(hook.key, hook);
+    for (const hook of hooks) {
+      this.routes.set(hook.key, hook);
+      this.unservable.delete(hook.key);
+    }
     this.byWorkflow.set(
       workflow,
       hooks.map((h) => h.key),
@@ -35,6 +62,7 @@ export class WebhookTable {
 
   /** Stops serving the webhooks of `workflow`. */
   remove(workflow: string): void {
+    this.forgetUnservable(workflow);
     for (const key of this.byWorkflow.get(workflow) ?? []) {
       if (this.routes.get(key)?.workflow.name === workflow) this.routes.delete(key);
     }
