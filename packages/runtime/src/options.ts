@@ -73,6 +73,12 @@ export interface RuntimeOptions {
    * database (embedded SQLite). Default false.
    */
   takeOverOnStart?: boolean;
+  /**
+   * This replica's name (`WEFT_REPLICA_ID`): the worker holds leases as `<replica>#<uuid>` and,
+   * at start, takes back at once the leases an earlier process of the same replica held. Give
+   * each running replica its own name. Default: none (a random worker id, nothing taken back).
+   */
+  replica?: string;
   /** Executions running at once in this process. Default 256. */
   maxConcurrent?: number;
   /** Longest `Prefer: wait`. Default 60 s. */
@@ -120,8 +126,10 @@ export interface CompiledRuntimeOptions extends Required<
     | 'agents'
     | 'tracing'
     | 'metrics'
+    | 'replica'
   >
 > {
+  replica: string | undefined;
   agents: AgentInvoker | undefined;
   secrets: SecretsProvider | undefined;
   lookup: RuntimeOptions['lookup'];
@@ -161,6 +169,7 @@ export function compileRuntimeOptions(options: RuntimeOptions): CompiledRuntimeO
     leaseMs: options.leaseMs ?? 30_000,
     sweepMs: options.sweepMs ?? 5_000,
     takeOverOnStart: options.takeOverOnStart ?? false,
+    replica: options.replica,
     maxConcurrent: options.maxConcurrent ?? 256,
     maxWaitSeconds: options.maxWaitSeconds ?? 60,
     defaultTimeoutMs: options.defaultTimeoutMs,

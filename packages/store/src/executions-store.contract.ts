@@ -1,5 +1,10 @@
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
-import type { ExecutionOutcome, ExecutionsStore, StoredExecution } from '@weft/core';
+import {
+  replicaWorkerId,
+  type ExecutionOutcome,
+  type ExecutionsStore,
+  type StoredExecution,
+} from '@weft/core';
 import type { TestExecutionsStore } from './executions-test-store.js';
 
 let counter = 0;
@@ -160,6 +165,35 @@ export function executionsStoreContract(open: () => Promise<TestExecutionsStore>
       expect(await store.claimable(8001, 10)).toEqual([record.id]);
       const taken = await store.claim(record.id, 'w2', 8001, 9000, 'x');
       expect(taken?.started_at).toBe(record.started_at);
+    });
+
+    it("releases at once the leases of a replica's earlier processes, and no one else's", async () => {
+      const uuid = (n: number) => `00000000-0000-4000-8000-${String(n).padStart(12, '0')}`;
+      const old = replicaWorkerId('replica-a', uuid(1));
+      const current = replicaWorkerId('replica-a', uuid(2));
+      const far = 1e15;
+      const held = execution({ status: 'running' });
+      const mine = execution({ status: 'running' });
+      const other = execution({ status: 'running' });
+      const nested = execution({ status: 'running' });
+      await store.create(held, undefined, { worker: old, until: far });
+      await store.create(mine, undefined, { worker: current, until: far });
+      await store.create(other, undefined, {
+        worker: replicaWorkerId('replica-b', uuid(1)),
+        until: far,
+      });
+      // A replica whose name begins with the first one's and its separator.
+      await store.create(nested, undefined, {
+        worker: replicaWorkerId('replica-a#x', uuid(1)),
+        until: far,
+      });
+      expect(await store.claimable(1000, 10)).toEqual([]);
+
+      expect(await store.releaseReplicaLeases('replica-a', current)).toBe(1);
+      expect(await store.claimable(1000, 10)).toEqual([held.id]);
+      expect((await store.claim(held.id, current, 1000, 9000, 'x'))?.status).toBe('running');
+      expect(await store.renew(old, [held.id], far)).toEqual([held.id]);
+      expect(await store.releaseReplicaLeases('replica-a', current)).toBe(0);
     });
 
     it('never claims or renews a finished execution', async () => {

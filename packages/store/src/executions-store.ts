@@ -3,6 +3,7 @@ import { sql, type Kysely } from 'kysely';
 import type pg from 'pg';
 import {
   CLAIMABLE_STATUSES,
+  WORKER_INCARNATION_LENGTH,
   type CallbackAttempt,
   type CallbackState,
   type CreateOutcome,
@@ -178,6 +179,23 @@ export class KyselyExecutionsStore implements ExecutionsStore {
       .limit(limit)
       .execute();
     return rows.map((r) => r.id);
+  }
+
+  async releaseReplicaLeases(replica: string, current: string): Promise<number> {
+    const prefix = `${replica}#`;
+    // Characters, as substr and length count them on both databases.
+    const chars = [...prefix].length;
+    const released = await this.db
+      .updateTable('executions')
+      .set({ lease_until: 0 })
+      .where('status', '=', 'running')
+      .where('lease_owner', '!=', current)
+      .where(sql<string>`substr(lease_owner, 1, ${chars})`, '=', prefix)
+      // Exactly one incarnation after the prefix: replica `a` never takes the leases of `a#b`.
+      .where(sql<number>`length(lease_owner)`, '=', chars + WORKER_INCARNATION_LENGTH)
+      .returning('id')
+      .execute();
+    return released.length;
   }
 
   async renew(worker: string, ids: readonly string[], leaseUntil: number): Promise<string[]> {

@@ -58,6 +58,13 @@ export interface ExecutionsStore {
    * never waiting ones), oldest first.
    */
   claimable(now: number, limit: number): Promise<string[]>;
+  /**
+   * Expires at once the leases of running executions held by an earlier worker of `replica`
+   * (a holder {@link replicaWorkerId} made for it) other than `current`: a replica started again
+   * under its id knows its old process is gone, so the runs it held need not wait out their
+   * leases. Returns how many it released.
+   */
+  releaseReplicaLeases(replica: string, current: string): Promise<number>;
   /** Extends the leases `worker` holds; returns the ids it no longer holds (finished or lost). */
   renew(worker: string, ids: readonly string[], leaseUntil: number): Promise<string[]>;
   /** Appends finished steps and events atomically. */
@@ -117,4 +124,19 @@ export interface ExecutionsStore {
   signingSecret(keyId: string, generate: () => string): Promise<string>;
   /** Closes what this store opened. */
   close(): Promise<void>;
+}
+
+/** Length of the per-process part of a {@link replicaWorkerId} (a UUID). */
+export const WORKER_INCARNATION_LENGTH = 36;
+
+/**
+ * The lease holder of one process of replica `replica`: `<replica>#<incarnation>`, where the
+ * incarnation is a UUID new in every process ({@link WORKER_INCARNATION_LENGTH} characters), so
+ * that {@link ExecutionsStore.releaseReplicaLeases} finds the holders of earlier processes.
+ */
+export function replicaWorkerId(replica: string, incarnation: string): string {
+  if (incarnation.length !== WORKER_INCARNATION_LENGTH) {
+    throw new Error(`a worker incarnation is ${WORKER_INCARNATION_LENGTH} characters (a UUID)`);
+  }
+  return `${replica}#${incarnation}`;
 }
