@@ -20,6 +20,7 @@ export {
   type CallbackPolicy,
 } from './options.js';
 export { runtimeRoutes } from './http/plugin.js';
+export type { RunLog } from './options.js';
 export { loadRequestedWorkflow, type ExecutableWorkflow } from './executions/definition.js';
 export { toExecutionRecord, pollUrl } from './executions/record.js';
 export { actionTargets } from './executions/targets.js';

@@ -47,6 +47,14 @@ export interface CallbackPolicy {
   timeoutMs?: number;
 }
 
+/** See {@link RuntimeOptions.runLog}. */
+export interface RunLog {
+  /** A run starts here: a new execution, or one resumed from its journal (`resumed`). */
+  started(execution: StoredExecution, resumed: boolean): void;
+  /** It ended, `durationMs` after the execution first started. */
+  ended(execution: StoredExecution, durationMs: number): void;
+}
+
 /** Options of the runtime. */
 export interface RuntimeOptions {
   store: ExecutionsStore;
@@ -95,6 +103,12 @@ export interface RuntimeOptions {
    * Default false: separation of duties.
    */
   allowSelfApproval?: boolean;
+  /**
+   * Learns of every run that starts in this process and of its end, inside the run's trace
+   * context (a log line written there carries its trace and span ids). The server writes a log
+   * line for each.
+   */
+  runLog?: RunLog;
   /** Learns of every execution that ended in this process (the server logs triggered runs). */
   onEnded?: (execution: StoredExecution) => void;
   /**
@@ -127,8 +141,10 @@ export interface CompiledRuntimeOptions extends Required<
     | 'tracing'
     | 'metrics'
     | 'replica'
+    | 'runLog'
   >
 > {
+  runLog: RunLog | undefined;
   replica: string | undefined;
   agents: AgentInvoker | undefined;
   secrets: SecretsProvider | undefined;
@@ -178,6 +194,7 @@ export function compileRuntimeOptions(options: RuntimeOptions): CompiledRuntimeO
     audit: new AuditLog(options.audit ?? { store: new MemoryAuditStore() }, clock),
     allowSelfApproval: options.allowSelfApproval ?? false,
     onEnded: options.onEnded,
+    runLog: options.runLog,
     guardrails: guardrailsInterceptor({ ...options.guardrails, detectors }),
     detectorNames: detectors.names(),
     tracing: options.tracing,

@@ -38,6 +38,7 @@ import { openIdentity, type ServerIdentity } from './identity.js';
 import { RouterAndRegistryActions } from './runtime-actions.js';
 import { buildTriggers, latestVersionOf, logTriggeredEnd } from './triggers.js';
 import { trackInFlight } from './in-flight.js';
+import { executionLog } from './run-log.js';
 import { countRegistryRequests, observedSources, registerMetrics } from './metrics.js';
 import { openServerBroker, type ServerBroker } from './server-broker.js';
 
@@ -51,6 +52,8 @@ export interface ServerDependencies {
   usage?: PluginUsage;
   /** `false`: no logging (default: pino at the configured level). */
   logger?: boolean;
+  /** Where the log lines go as JSON instead of stdout (tests read them). */
+  logStream?: { write(line: string): void };
   /** Executions store (default: the opened store's; no runtime when `store` is given alone). */
   executionsStore?: ExecutionsStore;
   /** Deployed workflows and trigger state (default: the opened store's; none with `store` alone). */
@@ -139,7 +142,8 @@ export async function buildServer(
             level: compiled.logLevel,
             // Log lines written inside a traced run carry its trace_id and span_id.
             ...(telemetry.tracing ? { mixin: traceFields } : {}),
-            ...(compiled.logFormat === 'text'
+            ...(dependencies.logStream ? { stream: dependencies.logStream } : {}),
+            ...(compiled.logFormat === 'text' && !dependencies.logStream
               ? {
                   transport: {
                     target: 'pino-pretty',
@@ -292,6 +296,7 @@ export async function buildServer(
         allowSelfApproval: compiled.allowSelfApproval,
         onError: (error, context) => app.log.error({ err: error }, context),
         onEnded: (execution) => logTriggeredEnd(app.log, execution),
+        runLog: executionLog(app.log),
         ...(telemetry.tracing ? { tracing: telemetry.tracing } : {}),
         metrics: telemetry.metrics,
         ...auditOptions(
@@ -325,7 +330,12 @@ export async function buildServer(
     observedSources({
       replica: compiled.replicaId,
       routes: router.options.store,
-      ...(tracked ? { inFlight: tracked.inFlight } : {}),
+      ...(tracked
+        ? {
+            inFlight: tracked.inFlight,
+            claimable: () => tracked.store.claimableCount(Date.now()),
+          }
+        : {}),
       ...(brokered ? { broker: brokered.broker, resultsGroup: brokered.resultsGroup } : {}),
     }),
   );

@@ -167,6 +167,20 @@ export function executionsStoreContract(open: () => Promise<TestExecutionsStore>
       expect(taken?.started_at).toBe(record.started_at);
     });
 
+    it('counts the executions waiting to be claimed', async () => {
+      const pending = execution();
+      const leased = execution();
+      const expired = execution();
+      const ended = execution();
+      for (const record of [pending, leased, expired, ended]) await store.create(record);
+      await store.claim(leased.id, 'w1', 0, 5000, 'x');
+      await store.claim(expired.id, 'w1', 0, 500, 'x');
+      await store.claim(ended.id, 'w1', 0, 5000, 'x');
+      await store.finish(ended.id, DONE, { events: [] });
+      expect(await store.claimableCount(1000)).toBe(2);
+      expect(await store.claimableCount(6000)).toBe(3);
+    });
+
     it("releases at once the leases of a replica's earlier processes, and no one else's", async () => {
       const uuid = (n: number) => `00000000-0000-4000-8000-${String(n).padStart(12, '0')}`;
       const old = replicaWorkerId('replica-a', uuid(1));

@@ -181,6 +181,16 @@ export class KyselyExecutionsStore implements ExecutionsStore {
     return rows.map((r) => r.id);
   }
 
+  async claimableCount(now: number): Promise<number> {
+    const row = await this.db
+      .selectFrom('executions')
+      .select((eb) => eb.fn.countAll().as('n'))
+      .where('status', 'in', [...CLAIMABLE_STATUSES])
+      .where('lease_until', '<', now)
+      .executeTakeFirst();
+    return Number(row?.n ?? 0);
+  }
+
   async releaseReplicaLeases(replica: string, current: string): Promise<number> {
     const prefix = `${replica}#`;
     // Characters, as substr and length count them on both databases.

@@ -65,6 +65,11 @@ export interface ExecutionsStore {
    * leases. Returns how many it released.
    */
   releaseReplicaLeases(replica: string, current: string): Promise<number>;
+  /**
+   * How many executions wait to be claimed at `now` (what {@link claimable} would list without a
+   * limit): the runtime's queue depth.
+   */
+  claimableCount(now: number): Promise<number>;
   /** Extends the leases `worker` holds; returns the ids it no longer holds (finished or lost). */
   renew(worker: string, ids: readonly string[], leaseUntil: number): Promise<string[]>;
   /** Appends finished steps and events atomically. */
