@@ -112,11 +112,19 @@ export interface ErrorReply<R> {
  */
 export function replyWithError<R>(
   error: unknown,
-  request: { log: { error(details: object, message: string): void } },
+  request: {
+    log: { error(details: object, message: string): void };
+    /** The route's own options (Fastify's): a 413 names its body limit when `options` does not. */
+    routeOptions?: { bodyLimit?: number | undefined };
+  },
   reply: ErrorReply<R>,
   options: RequestErrorOptions = {},
 ): R {
-  const weft = errorFromRequest(error, options);
+  const bodyLimit = options.bodyLimit ?? request.routeOptions?.bodyLimit;
+  const weft = errorFromRequest(
+    error,
+    bodyLimit === undefined ? options : { ...options, bodyLimit },
+  );
   if (weft.httpStatus >= 500 && weft.code === 'INTERNAL_ERROR') {
     request.log.error({ err: error }, 'request failed');
   }
