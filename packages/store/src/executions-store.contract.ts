@@ -221,6 +221,56 @@ export function executionsStoreContract(open: () => Promise<TestExecutionsStore>
     });
   });
 
+  describe('retention', () => {
+    const endAt = async (record: StoredExecution, finished: string) => {
+      await store.create(record, undefined, undefined, [event(1)]);
+      await store.journal(record.id, [{ path: 'a', json: '{}' }], [event(2)]);
+      await store.finish(record.id, { ...DONE, finished_at: finished }, { events: [] });
+    };
+
+    it('deletes ended executions older than the cutoff with their journal and events, in batches', async () => {
+      const old1 = execution();
+      const old2 = execution();
+      const recent = execution();
+      const running = execution({ status: 'running' });
+      await endAt(old1, '2026-01-01T00:00:00.000Z');
+      await endAt(old2, '2026-01-02T00:00:00.000Z');
+      await endAt(recent, '2026-02-01T00:00:00.000Z');
+      await store.create(running, undefined, { worker: 'w1', until: 1e15 }, [event(1)]);
+      const before = '2026-01-15T00:00:00.000Z';
+
+      expect(await store.deleteEnded({ before, limit: 1 })).toEqual({
+        executions: 1,
+        steps: 1,
+        events: 2,
+      });
+      expect(await store.get(old1.id)).toBeUndefined();
+      expect(await store.steps(old1.id)).toEqual([]);
+      expect(await store.events(old1.id, 0, 10)).toEqual([]);
+      expect(await store.get(old2.id)).toBeDefined();
+      expect((await store.deleteEnded({ before, limit: 10 })).executions).toBe(1);
+      expect((await store.deleteEnded({ before, limit: 10 })).executions).toBe(0);
+      for (const kept of [recent, running]) {
+        expect(await store.get(kept.id)).toBeDefined();
+        expect((await store.events(kept.id, 0, 10)).length).toBeGreaterThan(0);
+      }
+    });
+
+    it('deletes only one workflow of one owner, or every other one', async () => {
+      const mine = execution({ workflow: 'orders' });
+      const theirs = execution({ workflow: 'orders', owner: 'other' });
+      const another = execution({ workflow: 'reports' });
+      for (const record of [mine, theirs, another]) await endAt(record, '2026-01-01T00:00:00.000Z');
+      const before = '2026-06-01T00:00:00.000Z';
+      const orders = { owner: 'acme', workflow: 'orders' };
+
+      expect((await store.deleteEnded({ before, except: [orders], limit: 10 })).executions).toBe(2);
+      expect(await store.get(mine.id)).toBeDefined();
+      expect((await store.deleteEnded({ before, only: orders, limit: 10 })).executions).toBe(1);
+      expect(await store.get(mine.id)).toBeUndefined();
+    });
+  });
+
   describe('journal and events', () => {
     it('journals steps with their events and reads both back in order', async () => {
       const record = execution();

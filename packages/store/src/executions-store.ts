@@ -7,6 +7,8 @@ import {
   type CallbackAttempt,
   type CallbackState,
   type CreateOutcome,
+  type DeletedExecutions,
+  type EndedQuery,
   type EndWrites,
   type EventRow,
   type ExecutionLease,
@@ -28,6 +30,7 @@ import { EXECUTION_COLUMNS, toExecutionRow, toStoredExecution } from './executio
 import { ExecutionAccounts } from './executions-accounts.js';
 import { ExecutionWaits, insertEvents } from './executions-waits.js';
 import { isUniqueViolation } from './rows.js';
+import { deleteEndedExecutions } from './executions-retention.js';
 import type { SqliteGroupCommit } from './sqlite-group-commit.js';
 
 /**
@@ -313,6 +316,10 @@ export class KyselyExecutionsStore implements ExecutionsStore {
 
   signingSecret(keyId: string, generate: () => string): Promise<string> {
     return this.accounts.signingSecret(keyId, generate);
+  }
+
+  deleteEnded(query: EndedQuery): Promise<DeletedExecutions> {
+    return deleteEndedExecutions(this.db, query);
   }
 
   /** Closes the journal's own connections; the shared ones are closed with the registry store. */

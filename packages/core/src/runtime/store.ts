@@ -14,6 +14,25 @@ import type {
   UsageRow,
 } from './records.js';
 
+/** Which ended executions {@link ExecutionsStore.deleteEnded} deletes. */
+export interface EndedQuery {
+  /** Those that finished before this instant (ISO 8601 UTC). */
+  before: string;
+  /** Only the executions of this workflow of this owner. */
+  only?: { owner: string; workflow: string };
+  /** Never the executions of these workflows of these owners (they have retention of their own). */
+  except?: readonly { owner: string; workflow: string }[];
+  limit: number;
+}
+
+/** What {@link ExecutionsStore.deleteEnded} deleted. */
+export interface DeletedExecutions {
+  executions: number;
+  /** Journaled steps. */
+  steps: number;
+  events: number;
+}
+
 /** What {@link ExecutionsStore.create} did. */
 export type CreateOutcome =
   | { created: true; execution: StoredExecution }
@@ -127,6 +146,13 @@ export interface ExecutionsStore {
   usage(owner: string, sinceDate: string): Promise<UsageRow[]>;
   /** The callback signing secret of a key, made with `generate` on first use. */
   signingSecret(keyId: string, generate: () => string): Promise<string>;
+  /**
+   * Deletes up to `query.limit` ended executions (completed, failed, canceled) that finished
+   * before `query.before`, oldest first, with their journal, events, callback attempts and
+   * idempotency keys, in one short transaction (retention). Answers what it deleted; fewer
+   * executions than `limit` means none is left to delete.
+   */
+  deleteEnded(query: EndedQuery): Promise<DeletedExecutions>;
   /** Closes what this store opened. */
   close(): Promise<void>;
 }
