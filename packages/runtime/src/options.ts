@@ -14,6 +14,7 @@ import type { AgentInvoker, RunInterceptor } from '@weft/engine';
 import { defaultDetectors, guardrailsInterceptor, type GuardrailsOptions } from '@weft/guardrails';
 import type { WeftMetrics, WorkflowTracing } from '@weft/telemetry';
 import { AuditLog, type AuditOptions } from './audit/audit-log.js';
+import type { RetentionOptions } from './retention/sweeper.js';
 
 /** Who an execution runs for: what the server's action invoker may need to know. */
 export interface ExecutionOwner {
@@ -123,6 +124,11 @@ export interface RuntimeOptions {
   tracing?: WorkflowTracing;
   /** Counts action calls, retries and ended executions (docs/observability.md#metrics). */
   metrics?: WeftMetrics;
+  /**
+   * How long ended executions and audit entries are kept (docs/runtime.md#retention). Default:
+   * forever (the server sets its default).
+   */
+  retention?: RetentionOptions;
 }
 
 /** {@link RuntimeOptions} with defaults filled in. */
@@ -142,8 +148,10 @@ export interface CompiledRuntimeOptions extends Required<
     | 'metrics'
     | 'replica'
     | 'runLog'
+    | 'retention'
   >
 > {
+  retention: RetentionOptions;
   runLog: RunLog | undefined;
   replica: string | undefined;
   agents: AgentInvoker | undefined;
@@ -195,6 +203,7 @@ export function compileRuntimeOptions(options: RuntimeOptions): CompiledRuntimeO
     allowSelfApproval: options.allowSelfApproval ?? false,
     onEnded: options.onEnded,
     runLog: options.runLog,
+    retention: options.retention ?? {},
     guardrails: guardrailsInterceptor({ ...options.guardrails, detectors }),
     detectorNames: detectors.names(),
     tracing: options.tracing,

@@ -24,6 +24,7 @@ import {
   pluginUsage,
   Runtime,
   runtimeRoutes,
+  type RetentionOverride,
   type RuntimeOptions,
   type Triggers,
 } from '@weft/runtime';
@@ -276,6 +277,7 @@ export async function buildServer(
     (name) => compiled.runtimeSecrets[name],
     compiled.judge,
   );
+  const retentionOverrides: { current?: () => Promise<RetentionOverride[]> } = {};
   const runtime = tracked
     ? new Runtime({
         ...(agents ? { agents } : {}),
@@ -293,6 +295,12 @@ export async function buildServer(
         // One server owns an embedded SQLite file: it takes over every unfinished execution.
         takeOverOnStart: !compiled.databaseUrl && !dependencies.executionsStore,
         replica: compiled.replicaId,
+        retention: {
+          ...(compiled.retentionDays > 0 ? { executionDays: compiled.retentionDays } : {}),
+          ...(compiled.auditRetentionDays > 0 ? { auditDays: compiled.auditRetentionDays } : {}),
+          // Deployed workflows' own retention (the triggers are built after the runtime).
+          overrides: async () => (await retentionOverrides.current?.()) ?? [],
+        },
         allowSelfApproval: compiled.allowSelfApproval,
         onError: (error, context) => app.log.error({ err: error }, context),
         onEnded: (execution) => logTriggeredEnd(app.log, execution),
@@ -325,7 +333,10 @@ export async function buildServer(
           ...(served ? { refreshAgent: (slug) => served.published.refresh(slug) } : {}),
         })
       : undefined;
-  if (triggers) await app.register(triggers.plugin);
+  if (triggers) {
+    await app.register(triggers.plugin);
+    retentionOverrides.current = () => triggers.service.retentionOverrides();
+  }
   telemetry.metrics.observe(
     observedSources({
       replica: compiled.replicaId,
