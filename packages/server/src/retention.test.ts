@@ -2,6 +2,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { systemClock } from '@weft/core';
 import { createApiKey } from '@weft/identity';
 import { buildServer, type BuiltServer } from './build.js';
 import { compileServerOptions, serverOptionsFromEnv } from './config.js';
@@ -18,7 +19,7 @@ describe('retention on the server', () => {
     const clock = new ManualClock();
     server = await buildServer(
       { dataDir: mkdtempSync(join(tmpdir(), 'weft-retention-')), retentionDays: 30 },
-      { logger: false, runtime: { clock } },
+      { logger: false, runtime: { clock: { ...systemClock, now: clock.now } } },
     );
     const at = new Date(clock.ms).toISOString();
     const acme = (await createApiKey(server.store, { name: 'acme' }, at)).key;

@@ -40,7 +40,7 @@ export interface RetentionPass {
 export interface RetentionParts {
   executions: ExecutionsStore;
   audit: AuditStore;
-  clock: Clock;
+  clock: Pick<Clock, 'now'>;
   metrics?: WeftMetrics | undefined;
   onError: (error: unknown, context: string) => void;
 }
