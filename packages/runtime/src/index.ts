@@ -20,6 +20,13 @@ export {
   type CallbackPolicy,
 } from './options.js';
 export { runtimeRoutes } from './http/plugin.js';
+export type { RunLog } from './options.js';
+export {
+  RetentionSweeper,
+  type RetentionOptions,
+  type RetentionOverride,
+  type RetentionPass,
+} from './retention/sweeper.js';
 export { loadRequestedWorkflow, type ExecutableWorkflow } from './executions/definition.js';
 export { toExecutionRecord, pollUrl } from './executions/record.js';
 export { actionTargets } from './executions/targets.js';

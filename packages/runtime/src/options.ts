@@ -14,6 +14,7 @@ import type { AgentInvoker, RunInterceptor } from '@weft/engine';
 import { defaultDetectors, guardrailsInterceptor, type GuardrailsOptions } from '@weft/guardrails';
 import type { WeftMetrics, WorkflowTracing } from '@weft/telemetry';
 import { AuditLog, type AuditOptions } from './audit/audit-log.js';
+import type { RetentionOptions } from './retention/sweeper.js';
 
 /** Who an execution runs for: what the server's action invoker may need to know. */
 export interface ExecutionOwner {
@@ -47,6 +48,14 @@ export interface CallbackPolicy {
   timeoutMs?: number;
 }
 
+/** See {@link RuntimeOptions.runLog}. */
+export interface RunLog {
+  /** A run starts here: a new execution, or one resumed from its journal (`resumed`). */
+  started(execution: StoredExecution, resumed: boolean): void;
+  /** It ended, `durationMs` after the execution first started. */
+  ended(execution: StoredExecution, durationMs: number): void;
+}
+
 /** Options of the runtime. */
 export interface RuntimeOptions {
   store: ExecutionsStore;
@@ -73,6 +82,12 @@ export interface RuntimeOptions {
    * database (embedded SQLite). Default false.
    */
   takeOverOnStart?: boolean;
+  /**
+   * This replica's name (`WEFT_REPLICA_ID`): the worker holds leases as `<replica>#<uuid>` and,
+   * at start, takes back at once the leases an earlier process of the same replica held. Give
+   * each running replica its own name. Default: none (a random worker id, nothing taken back).
+   */
+  replica?: string;
   /** Executions running at once in this process. Default 256. */
   maxConcurrent?: number;
   /** Longest `Prefer: wait`. Default 60 s. */
@@ -89,6 +104,12 @@ export interface RuntimeOptions {
    * Default false: separation of duties.
    */
   allowSelfApproval?: boolean;
+  /**
+   * Learns of every run that starts in this process and of its end, inside the run's trace
+   * context (a log line written there carries its trace and span ids). The server writes a log
+   * line for each.
+   */
+  runLog?: RunLog;
   /** Learns of every execution that ended in this process (the server logs triggered runs). */
   onEnded?: (execution: StoredExecution) => void;
   /**
@@ -103,6 +124,11 @@ export interface RuntimeOptions {
   tracing?: WorkflowTracing;
   /** Counts action calls, retries and ended executions (docs/observability.md#metrics). */
   metrics?: WeftMetrics;
+  /**
+   * How long ended executions and audit entries are kept (docs/runtime.md#retention). Default:
+   * forever (the server sets its default).
+   */
+  retention?: RetentionOptions;
 }
 
 /** {@link RuntimeOptions} with defaults filled in. */
@@ -120,8 +146,14 @@ export interface CompiledRuntimeOptions extends Required<
     | 'agents'
     | 'tracing'
     | 'metrics'
+    | 'replica'
+    | 'runLog'
+    | 'retention'
   >
 > {
+  retention: RetentionOptions;
+  runLog: RunLog | undefined;
+  replica: string | undefined;
   agents: AgentInvoker | undefined;
   secrets: SecretsProvider | undefined;
   lookup: RuntimeOptions['lookup'];
@@ -161,6 +193,7 @@ export function compileRuntimeOptions(options: RuntimeOptions): CompiledRuntimeO
     leaseMs: options.leaseMs ?? 30_000,
     sweepMs: options.sweepMs ?? 5_000,
     takeOverOnStart: options.takeOverOnStart ?? false,
+    replica: options.replica,
     maxConcurrent: options.maxConcurrent ?? 256,
     maxWaitSeconds: options.maxWaitSeconds ?? 60,
     defaultTimeoutMs: options.defaultTimeoutMs,
@@ -169,6 +202,8 @@ export function compileRuntimeOptions(options: RuntimeOptions): CompiledRuntimeO
     audit: new AuditLog(options.audit ?? { store: new MemoryAuditStore() }, clock),
     allowSelfApproval: options.allowSelfApproval ?? false,
     onEnded: options.onEnded,
+    runLog: options.runLog,
+    retention: options.retention ?? {},
     guardrails: guardrailsInterceptor({ ...options.guardrails, detectors }),
     detectorNames: detectors.names(),
     tracing: options.tracing,

@@ -20,6 +20,7 @@ import {
 import type { RuntimeParts } from './runtime-parts.js';
 import { auditExpiry } from './authorization/approvals.js';
 import { WaitDeadlines } from './waits/deadlines.js';
+import { RetentionSweeper } from './retention/sweeper.js';
 import {
   WaitDecisions,
   type WaitDecision,
@@ -51,6 +52,8 @@ export class Runtime {
   private readonly queries: ExecutionQueries;
   private readonly decisions: WaitDecisions;
   private readonly actions: ActionProxy;
+  /** Deletes what is past its retention (docs/runtime.md#retention). */
+  readonly retention: RetentionSweeper;
   private started = false;
 
   constructor(options: RuntimeOptions) {
@@ -76,6 +79,13 @@ export class Runtime {
     this.decisions = new WaitDecisions(parts, (deadline) => this.deadlines.decided(deadline));
     this.starter = new ExecutionStarter(parts, (deadline) => this.deadlines.note(deadline));
     this.actions = new ActionProxy(this.options);
+    this.retention = new RetentionSweeper(this.options.retention, {
+      executions: this.options.store,
+      audit: this.options.audit.store,
+      clock: this.options.clock,
+      metrics: this.options.metrics,
+      onError: this.options.onError,
+    });
   }
 
   /**
@@ -87,6 +97,7 @@ export class Runtime {
     this.started = true;
     await this.worker.start();
     await this.deadlines.start();
+    this.retention.start();
     for (const id of await this.options.store.pendingCallbacks(1000)) {
       const execution = await this.options.store.get(id);
       if (execution) this.callbacks.send(execution);
@@ -98,6 +109,7 @@ export class Runtime {
    * (waits keep their deadlines in the store) and callbacks.
    */
   async close(): Promise<void> {
+    await this.retention.close();
     await this.deadlines.close();
     await this.worker.close();
     await this.callbacks.close();

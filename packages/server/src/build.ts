@@ -24,6 +24,7 @@ import {
   pluginUsage,
   Runtime,
   runtimeRoutes,
+  type RetentionOverride,
   type RuntimeOptions,
   type Triggers,
 } from '@weft/runtime';
@@ -38,6 +39,7 @@ import { openIdentity, type ServerIdentity } from './identity.js';
 import { RouterAndRegistryActions } from './runtime-actions.js';
 import { buildTriggers, latestVersionOf, logTriggeredEnd } from './triggers.js';
 import { trackInFlight } from './in-flight.js';
+import { executionLog } from './run-log.js';
 import { countRegistryRequests, observedSources, registerMetrics } from './metrics.js';
 import { openServerBroker, type ServerBroker } from './server-broker.js';
 
@@ -51,6 +53,8 @@ export interface ServerDependencies {
   usage?: PluginUsage;
   /** `false`: no logging (default: pino at the configured level). */
   logger?: boolean;
+  /** Where the log lines go as JSON instead of stdout (tests read them). */
+  logStream?: { write(line: string): void };
   /** Executions store (default: the opened store's; no runtime when `store` is given alone). */
   executionsStore?: ExecutionsStore;
   /** Deployed workflows and trigger state (default: the opened store's; none with `store` alone). */
@@ -139,7 +143,8 @@ export async function buildServer(
             level: compiled.logLevel,
             // Log lines written inside a traced run carry its trace_id and span_id.
             ...(telemetry.tracing ? { mixin: traceFields } : {}),
-            ...(compiled.logFormat === 'text'
+            ...(dependencies.logStream ? { stream: dependencies.logStream } : {}),
+            ...(compiled.logFormat === 'text' && !dependencies.logStream
               ? {
                   transport: {
                     target: 'pino-pretty',
@@ -272,6 +277,7 @@ export async function buildServer(
     (name) => compiled.runtimeSecrets[name],
     compiled.judge,
   );
+  const retentionOverrides: { current?: () => Promise<RetentionOverride[]> } = {};
   const runtime = tracked
     ? new Runtime({
         ...(agents ? { agents } : {}),
@@ -288,9 +294,17 @@ export async function buildServer(
         secrets: runtimeSecrets,
         // One server owns an embedded SQLite file: it takes over every unfinished execution.
         takeOverOnStart: !compiled.databaseUrl && !dependencies.executionsStore,
+        replica: compiled.replicaId,
+        retention: {
+          ...(compiled.retentionDays > 0 ? { executionDays: compiled.retentionDays } : {}),
+          ...(compiled.auditRetentionDays > 0 ? { auditDays: compiled.auditRetentionDays } : {}),
+          // Deployed workflows' own retention (the triggers are built after the runtime).
+          overrides: async () => (await retentionOverrides.current?.()) ?? [],
+        },
         allowSelfApproval: compiled.allowSelfApproval,
         onError: (error, context) => app.log.error({ err: error }, context),
         onEnded: (execution) => logTriggeredEnd(app.log, execution),
+        runLog: executionLog(app.log),
         ...(telemetry.tracing ? { tracing: telemetry.tracing } : {}),
         metrics: telemetry.metrics,
         ...auditOptions(
@@ -319,12 +333,20 @@ export async function buildServer(
           ...(served ? { refreshAgent: (slug) => served.published.refresh(slug) } : {}),
         })
       : undefined;
-  if (triggers) await app.register(triggers.plugin);
+  if (triggers) {
+    await app.register(triggers.plugin);
+    retentionOverrides.current = () => triggers.service.retentionOverrides();
+  }
   telemetry.metrics.observe(
     observedSources({
       replica: compiled.replicaId,
       routes: router.options.store,
-      ...(tracked ? { inFlight: tracked.inFlight } : {}),
+      ...(tracked
+        ? {
+            inFlight: tracked.inFlight,
+            claimable: () => tracked.store.claimableCount(Date.now()),
+          }
+        : {}),
       ...(brokered ? { broker: brokered.broker, resultsGroup: brokered.resultsGroup } : {}),
     }),
   );

@@ -82,8 +82,19 @@ export interface ServerOptions {
    * With one, actions of plugins served by broker go out as task messages (docs/protocol.md#broker-tasks). Default none.
    */
   broker?: string;
-  /** This replica's name in metrics (`WEFT_REPLICA_ID`). Default `<hostname>-<pid>`. */
+  /**
+   * This replica's name (`WEFT_REPLICA_ID`): in metrics, and the holder of its executions'
+   * leases (a replica started again under its name takes them back at once). Unique among the
+   * replicas running. Default `<hostname>-<pid>`.
+   */
   replicaId?: string;
+  /**
+   * Days ended executions are kept, with their journal and events (`WEFT_RETENTION_DAYS`;
+   * 0: forever). A deployed workflow's `execution.retention_days` overrides it. Default 30.
+   */
+  retentionDays?: number;
+  /** Days audit entries are kept (`WEFT_AUDIT_RETENTION_DAYS`; 0: forever). Default forever. */
+  auditRetentionDays?: number;
   /**
    * Lets whoever started a run approve it (`WEFT_APPROVAL_ALLOW_SELF=true`). Default false:
    * separation of duties.
@@ -147,6 +158,10 @@ export interface CompiledServerOptions {
   triggers: CompiledTriggerOptions;
   broker: string | undefined;
   replicaId: string;
+  /** 0: forever. */
+  retentionDays: number;
+  /** 0: forever. */
+  auditRetentionDays: number;
   allowSelfApproval: boolean;
   identity: CompiledIdentityOptions;
   agentsDir: string | undefined;
@@ -154,6 +169,20 @@ export interface CompiledServerOptions {
   moderation: ModerationSettings | undefined;
   judge: JudgeSettings | undefined;
   telemetry: TelemetryOptions;
+}
+
+/** Days ended executions are kept when `WEFT_RETENTION_DAYS` is not set. */
+export const DEFAULT_RETENTION_DAYS = 30;
+
+/** A number of days of retention (0: forever), refused naming the option otherwise. */
+function days(option: string, value: number): number {
+  if (!Number.isInteger(value) || value < 0 || value > 36_500) {
+    throw new ValidationError(
+      `${option} must be a whole number of days from 0 (keep forever) to 36500, not ${value}`,
+      { field: option, constraint: 'range' },
+    );
+  }
+  return value;
 }
 
 /** Fills the defaults of {@link ServerOptions} once. */
@@ -182,6 +211,8 @@ export function compileServerOptions(options: ServerOptions = {}): CompiledServe
     triggers: compileTriggerOptions(options.triggers),
     broker: options.broker?.trim() || undefined,
     replicaId: options.replicaId || `${hostname()}-${process.pid}`,
+    retentionDays: days('retentionDays', options.retentionDays ?? DEFAULT_RETENTION_DAYS),
+    auditRetentionDays: days('auditRetentionDays', options.auditRetentionDays ?? 0),
     allowSelfApproval: options.allowSelfApproval ?? false,
     identity: compileIdentityOptions(options.identity),
     agentsDir: options.agentsDir,
@@ -227,6 +258,8 @@ export function serverOptionsFromEnv(env: NodeJS.ProcessEnv): ServerOptions {
       : {}),
     ...(env['WEFT_BROKER'] ? { broker: env['WEFT_BROKER'] } : {}),
     ...(env['WEFT_REPLICA_ID'] ? { replicaId: env['WEFT_REPLICA_ID'] } : {}),
+    ...envDays(env, 'WEFT_RETENTION_DAYS', 'retentionDays'),
+    ...envDays(env, 'WEFT_AUDIT_RETENTION_DAYS', 'auditRetentionDays'),
     ...(env['WEFT_APPROVAL_ALLOW_SELF'] !== undefined
       ? { allowSelfApproval: envFlag(env['WEFT_APPROVAL_ALLOW_SELF']) }
       : {}),
@@ -261,6 +294,23 @@ function envInteger(env: NodeJS.ProcessEnv, name: string, key: keyof ServerOptio
       field: name,
       constraint: 'integer',
     });
+  }
+  return { [key]: Number(text) };
+}
+
+/** `{[key]: n}` for a variable holding days of retention (0 and up); throws naming it. */
+function envDays(
+  env: NodeJS.ProcessEnv,
+  name: string,
+  key: 'retentionDays' | 'auditRetentionDays',
+) {
+  const text = env[name]?.trim();
+  if (text === undefined || text === '') return {};
+  if (!/^[0-9]{1,5}$/.test(text) || Number(text) > 36_500) {
+    throw new ValidationError(
+      `${name} must be a whole number of days from 0 (keep forever) to 36500, not ${JSON.stringify(text)}`,
+      { field: name, constraint: 'integer' },
+    );
   }
   return { [key]: Number(text) };
 }

@@ -59,6 +59,11 @@ describe('GET /metrics needs an admin key (listening server, loopback)', () => {
     expect(response.headers.get('content-type')).toMatch(/^text\/plain; version=0\.0\.4/);
     expect(await response.text()).toMatch(/^weft_executions_in_flight\{replica="[^"]+"\} 0$/m);
   });
+
+  it('reports the executions waiting to be claimed as a queue depth, without a broker', async () => {
+    const text = await (await scrape(`Bearer ${admin}`)).text();
+    expect(text).toMatch(/^weft_queue_depth\{topic="executions",group="runtime"\} 0$/m);
+  });
 });
 
 describe('GET /metrics counts webhooks, registry requests and the process (listening server)', () => {

@@ -22,7 +22,15 @@ export interface MetricsSources {
   resultsGroup?: string;
   /** The routing table: plugins with broker instances have a task topic to report. */
   routes: RoutesStore;
+  /**
+   * Executions waiting to be claimed (pending, or their lease expired), reported as the queue
+   * `{topic="executions", group="runtime"}`, broker or not; absent without a runtime.
+   */
+  claimable?: () => Promise<number>;
 }
+
+/** The queue-depth labels of the executions waiting for a worker of the runtime. */
+export const EXECUTIONS_QUEUE = { topic: 'executions', group: 'runtime' } as const;
 
 /** Prometheus text exposition format, version 0.0.4. */
 const CONTENT_TYPE = 'text/plain; version=0.0.4; charset=utf-8';
@@ -55,16 +63,20 @@ export function observedSources(sources: MetricsSources): ObservedSources {
         counts[instance.health] = (counts[instance.health] ?? 0) + 1;
       return counts;
     },
-    ...(broker
+    ...(broker || sources.claimable
       ? {
           queueDepths: async () => {
-            const depths = await Promise.all(
-              (await queues(sources)).map(async ({ topic, group }) => ({
+            const depths = await Promise.all([
+              ...(sources.claimable
+                ? [{ ...EXECUTIONS_QUEUE, depth: await sources.claimable().catch(() => null) }]
+                : []),
+              ...(broker ? await queues(sources) : []).map(async ({ topic, group }) => ({
                 topic,
                 group,
-                depth: await broker.pending(topic, group).catch(() => null),
+                depth: await broker!.pending(topic, group).catch(() => null),
               })),
-            );
+            ]);
+            // A source that cannot answer now (database or broker down) is left out.
             return depths.filter((d): d is { topic: string; group: string; depth: number } =>
               Number.isFinite(d.depth),
             );

@@ -196,4 +196,26 @@ export function auditStoreContract(open: () => Promise<OpenedAuditStore>): void 
     }
     expect(await all(other)).toEqual(entries);
   });
+
+  it('prunes the oldest entries before an instant, never the last, and anchors what is kept', async () => {
+    const [first, second, third] = await store.append(
+      [
+        draft('2026-01-01T00:00:00.000Z'),
+        draft('2026-01-02T00:00:00.000Z'),
+        draft('2026-01-03T00:00:00.000Z'),
+      ],
+      seal,
+    );
+    expect(await store.anchor()).toBeUndefined();
+    expect(await store.prune('2026-01-02T12:00:00.000Z', 1)).toBe(1);
+    expect(await store.anchor()).toEqual({ seq: 1, hash: first!.hash });
+    expect(await store.prune('2026-01-02T12:00:00.000Z', 10)).toBe(1);
+    expect(await store.anchor()).toEqual({ seq: 2, hash: second!.hash });
+    // Everything is old now, but the last entry stays: the chain goes on from it.
+    expect(await store.prune('2027-01-01T00:00:00.000Z', 10)).toBe(0);
+    expect((await all(store)).map((e) => e.seq)).toEqual([3]);
+    const [fourth] = await store.append([draft('2026-01-04T00:00:00.000Z')], seal);
+    expect(fourth).toMatchObject({ seq: 4, prev_hash: third!.hash });
+    expect((await all(store))[0]).toMatchObject({ seq: 3, prev_hash: second!.hash });
+  });
 }

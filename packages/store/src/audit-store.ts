@@ -109,6 +109,51 @@ export class KyselyAuditStore implements AuditStore {
     const rows = await select.orderBy('seq').limit(query.limit).execute();
     return rows.map(toEntry);
   }
+
+  /**
+   * Deletes the oldest entries before `before` and moves the anchor to the last one deleted, in
+   * one transaction (on PostgreSQL under the lock appends take, so two replicas pruning at once
+   * never leave an anchor behind the entries they deleted).
+   */
+  async prune(before: string, limit: number): Promise<number> {
+    if (limit <= 0) return 0;
+    return this.db.transaction().execute(async (trx) => {
+      if (this.kind === 'postgres') {
+        await sql`SELECT pg_advisory_xact_lock(hashtext(current_schema()), hashtext('weft.audit_entries'))`.execute(
+          trx,
+        );
+      }
+      // One more than asked: the last entry of the log is never deleted.
+      const oldest = await trx
+        .selectFrom('audit_entries')
+        .select(['seq', 'hash', 'at'])
+        .orderBy('seq')
+        .limit(limit + 1)
+        .execute();
+      const deletable = oldest.length > limit ? oldest.slice(0, limit) : oldest.slice(0, -1);
+      let cut = 0;
+      while (cut < deletable.length && deletable[cut]!.at < before) cut++;
+      if (cut === 0) return 0;
+      const anchor = deletable[cut - 1]!;
+      await trx.deleteFrom('audit_entries').where('seq', '<=', anchor.seq).execute();
+      const row = { seq: anchor.seq, hash: anchor.hash, pruned_at: new Date().toISOString() };
+      await trx
+        .insertInto('audit_anchor')
+        .values({ id: 1, ...row })
+        .onConflict((oc) => oc.column('id').doUpdateSet(row))
+        .execute();
+      return cut;
+    });
+  }
+
+  async anchor(): Promise<AuditChainHead | undefined> {
+    const row = await this.db
+      .selectFrom('audit_anchor')
+      .select(['seq', 'hash'])
+      .where('id', '=', 1)
+      .executeTakeFirst();
+    return row && { seq: Number(row.seq), hash: row.hash };
+  }
 }
 
 function toRow(entry: AuditEntry): Selectable<AuditEntriesTable> {

@@ -2,6 +2,7 @@ import type { Generated } from 'kysely';
 import type { ExecutionsTables } from './executions-tables.js';
 import type { TriggerTables } from './triggers-tables.js';
 import type { AuditEntriesTable } from './audit-migration.js';
+import type { AuditAnchorTable } from './retention-migration.js';
 
 /** `plugins`: one row per slug, with the searchable listing of its latest version. */
 export interface PluginsTable {
@@ -120,6 +121,7 @@ export interface Database extends TriggerTables, ExecutionsTables {
   api_keys: ApiKeysTable;
   signing_keys: SigningKeysTable;
   audit_entries: AuditEntriesTable;
+  audit_anchor: AuditAnchorTable;
 }
 
 /** The SQL dialects weft stores to. */

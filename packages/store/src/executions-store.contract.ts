@@ -1,5 +1,10 @@
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
-import type { ExecutionOutcome, ExecutionsStore, StoredExecution } from '@weft/core';
+import {
+  replicaWorkerId,
+  type ExecutionOutcome,
+  type ExecutionsStore,
+  type StoredExecution,
+} from '@weft/core';
 import type { TestExecutionsStore } from './executions-test-store.js';
 
 let counter = 0;
@@ -162,6 +167,49 @@ export function executionsStoreContract(open: () => Promise<TestExecutionsStore>
       expect(taken?.started_at).toBe(record.started_at);
     });
 
+    it('counts the executions waiting to be claimed', async () => {
+      const pending = execution();
+      const leased = execution();
+      const expired = execution();
+      const ended = execution();
+      for (const record of [pending, leased, expired, ended]) await store.create(record);
+      await store.claim(leased.id, 'w1', 0, 5000, 'x');
+      await store.claim(expired.id, 'w1', 0, 500, 'x');
+      await store.claim(ended.id, 'w1', 0, 5000, 'x');
+      await store.finish(ended.id, DONE, { events: [] });
+      expect(await store.claimableCount(1000)).toBe(2);
+      expect(await store.claimableCount(6000)).toBe(3);
+    });
+
+    it("releases at once the leases of a replica's earlier processes, and no one else's", async () => {
+      const uuid = (n: number) => `00000000-0000-4000-8000-${String(n).padStart(12, '0')}`;
+      const old = replicaWorkerId('replica-a', uuid(1));
+      const current = replicaWorkerId('replica-a', uuid(2));
+      const far = 1e15;
+      const held = execution({ status: 'running' });
+      const mine = execution({ status: 'running' });
+      const other = execution({ status: 'running' });
+      const nested = execution({ status: 'running' });
+      await store.create(held, undefined, { worker: old, until: far });
+      await store.create(mine, undefined, { worker: current, until: far });
+      await store.create(other, undefined, {
+        worker: replicaWorkerId('replica-b', uuid(1)),
+        until: far,
+      });
+      // A replica whose name begins with the first one's and its separator.
+      await store.create(nested, undefined, {
+        worker: replicaWorkerId('replica-a#x', uuid(1)),
+        until: far,
+      });
+      expect(await store.claimable(1000, 10)).toEqual([]);
+
+      expect(await store.releaseReplicaLeases('replica-a', current)).toBe(1);
+      expect(await store.claimable(1000, 10)).toEqual([held.id]);
+      expect((await store.claim(held.id, current, 1000, 9000, 'x'))?.status).toBe('running');
+      expect(await store.renew(old, [held.id], far)).toEqual([held.id]);
+      expect(await store.releaseReplicaLeases('replica-a', current)).toBe(0);
+    });
+
     it('never claims or renews a finished execution', async () => {
       const record = execution();
       await store.create(record);
@@ -170,6 +218,56 @@ export function executionsStoreContract(open: () => Promise<TestExecutionsStore>
       expect(await store.claim(record.id, 'w1', 1e15, 1e15, 'x')).toBeUndefined();
       expect(await store.renew('w1', [record.id], 99)).toEqual([record.id]);
       expect(await store.claimable(1e15, 10)).toEqual([]);
+    });
+  });
+
+  describe('retention', () => {
+    const endAt = async (record: StoredExecution, finished: string) => {
+      await store.create(record, undefined, undefined, [event(1)]);
+      await store.journal(record.id, [{ path: 'a', json: '{}' }], [event(2)]);
+      await store.finish(record.id, { ...DONE, finished_at: finished }, { events: [] });
+    };
+
+    it('deletes ended executions older than the cutoff with their journal and events, in batches', async () => {
+      const old1 = execution();
+      const old2 = execution();
+      const recent = execution();
+      const running = execution({ status: 'running' });
+      await endAt(old1, '2026-01-01T00:00:00.000Z');
+      await endAt(old2, '2026-01-02T00:00:00.000Z');
+      await endAt(recent, '2026-02-01T00:00:00.000Z');
+      await store.create(running, undefined, { worker: 'w1', until: 1e15 }, [event(1)]);
+      const before = '2026-01-15T00:00:00.000Z';
+
+      expect(await store.deleteEnded({ before, limit: 1 })).toEqual({
+        executions: 1,
+        steps: 1,
+        events: 2,
+      });
+      expect(await store.get(old1.id)).toBeUndefined();
+      expect(await store.steps(old1.id)).toEqual([]);
+      expect(await store.events(old1.id, 0, 10)).toEqual([]);
+      expect(await store.get(old2.id)).toBeDefined();
+      expect((await store.deleteEnded({ before, limit: 10 })).executions).toBe(1);
+      expect((await store.deleteEnded({ before, limit: 10 })).executions).toBe(0);
+      for (const kept of [recent, running]) {
+        expect(await store.get(kept.id)).toBeDefined();
+        expect((await store.events(kept.id, 0, 10)).length).toBeGreaterThan(0);
+      }
+    });
+
+    it('deletes only one workflow of one owner, or every other one', async () => {
+      const mine = execution({ workflow: 'orders' });
+      const theirs = execution({ workflow: 'orders', owner: 'other' });
+      const another = execution({ workflow: 'reports' });
+      for (const record of [mine, theirs, another]) await endAt(record, '2026-01-01T00:00:00.000Z');
+      const before = '2026-06-01T00:00:00.000Z';
+      const orders = { owner: 'acme', workflow: 'orders' };
+
+      expect((await store.deleteEnded({ before, except: [orders], limit: 10 })).executions).toBe(2);
+      expect(await store.get(mine.id)).toBeDefined();
+      expect((await store.deleteEnded({ before, only: orders, limit: 10 })).executions).toBe(1);
+      expect(await store.get(mine.id)).toBeUndefined();
     });
   });
 

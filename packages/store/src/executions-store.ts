@@ -3,9 +3,12 @@ import { sql, type Kysely } from 'kysely';
 import type pg from 'pg';
 import {
   CLAIMABLE_STATUSES,
+  WORKER_INCARNATION_LENGTH,
   type CallbackAttempt,
   type CallbackState,
   type CreateOutcome,
+  type DeletedExecutions,
+  type EndedQuery,
   type EndWrites,
   type EventRow,
   type ExecutionLease,
@@ -27,6 +30,7 @@ import { EXECUTION_COLUMNS, toExecutionRow, toStoredExecution } from './executio
 import { ExecutionAccounts } from './executions-accounts.js';
 import { ExecutionWaits, insertEvents } from './executions-waits.js';
 import { isUniqueViolation } from './rows.js';
+import { deleteEndedExecutions } from './executions-retention.js';
 import type { SqliteGroupCommit } from './sqlite-group-commit.js';
 
 /**
@@ -180,6 +184,33 @@ export class KyselyExecutionsStore implements ExecutionsStore {
     return rows.map((r) => r.id);
   }
 
+  async claimableCount(now: number): Promise<number> {
+    const row = await this.db
+      .selectFrom('executions')
+      .select((eb) => eb.fn.countAll().as('n'))
+      .where('status', 'in', [...CLAIMABLE_STATUSES])
+      .where('lease_until', '<', now)
+      .executeTakeFirst();
+    return Number(row?.n ?? 0);
+  }
+
+  async releaseReplicaLeases(replica: string, current: string): Promise<number> {
+    const prefix = `${replica}#`;
+    // Characters, as substr and length count them on both databases.
+    const chars = [...prefix].length;
+    const released = await this.db
+      .updateTable('executions')
+      .set({ lease_until: 0 })
+      .where('status', '=', 'running')
+      .where('lease_owner', '!=', current)
+      .where(sql<string>`substr(lease_owner, 1, ${chars})`, '=', prefix)
+      // Exactly one incarnation after the prefix: replica `a` never takes the leases of `a#b`.
+      .where(sql<number>`length(lease_owner)`, '=', chars + WORKER_INCARNATION_LENGTH)
+      .returning('id')
+      .execute();
+    return released.length;
+  }
+
   async renew(worker: string, ids: readonly string[], leaseUntil: number): Promise<string[]> {
     if (ids.length === 0) return [];
     const held = await this.db
@@ -285,6 +316,10 @@ export class KyselyExecutionsStore implements ExecutionsStore {
 
   signingSecret(keyId: string, generate: () => string): Promise<string> {
     return this.accounts.signingSecret(keyId, generate);
+  }
+
+  deleteEnded(query: EndedQuery): Promise<DeletedExecutions> {
+    return deleteEndedExecutions(this.db, query);
   }
 
   /** Closes the journal's own connections; the shared ones are closed with the registry store. */

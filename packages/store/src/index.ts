@@ -16,3 +16,8 @@ export type { TestExecutionsStore } from './executions-test-store.js';
 export { KyselyAuditStore } from './audit-store.js';
 export { openTestAuditStore } from './audit-test-store.js';
 export type { TestAuditStore } from './audit-test-store.js';
+export {
+  asStoreError,
+  isDatabaseUnavailable,
+  DATABASE_RETRY_AFTER_SECONDS,
+} from './unavailable.js';

@@ -6,6 +6,7 @@ import { searchFoldMigration } from './search-fold-migration.js';
 import { triggersMigration } from './triggers-migration.js';
 import { waitingMigration } from './waiting-migration.js';
 import { auditMigration } from './audit-migration.js';
+import { retentionMigration } from './retention-migration.js';
 
 /** The one migration set of weft, in order; dialect-specific only where SQL differs. */
 function migrations(dialect: Dialect): Record<string, Migration> {
@@ -219,6 +220,7 @@ function migrations(dialect: Dialect): Record<string, Migration> {
           .execute();
       },
     },
+    '0017_retention': retentionMigration(dialect),
   };
 }
 

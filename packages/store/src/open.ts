@@ -4,6 +4,7 @@ import BetterSqlite3 from 'better-sqlite3';
 import { Kysely, PostgresDialect, SqliteDialect, sql } from 'kysely';
 import { PgChangeFeed } from './pg-change-feed.js';
 import { openPgPool } from './pg-pool.js';
+import { guardedDialect } from './guarded-dialect.js';
 import type {
   AuditStore,
   DeploymentStore,
@@ -109,7 +110,8 @@ export async function openStore(options: StoreOptions): Promise<OpenedStore> {
     database.pragma('busy_timeout = 5000');
     database.pragma('foreign_keys = ON');
     const db = new Kysely<Database>({
-      dialect: new SqliteDialect({ database: cachingStatements(database) }),
+      // The PostgreSQL pool reports an unreachable server itself (`openPgPool`); SQLite through here.
+      dialect: guardedDialect(new SqliteDialect({ database: cachingStatements(database) })),
     });
     await migrate(db, 'sqlite');
     const checkpoints =

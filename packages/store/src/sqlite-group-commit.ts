@@ -1,4 +1,5 @@
 import type BetterSqlite3 from 'better-sqlite3';
+import { asStoreError } from './unavailable.js';
 
 /** A write waiting for the next group commit. */
 interface Queued {
@@ -103,7 +104,7 @@ export class SqliteGroupCommit {
       try {
         only.resolve(this.commitOne(only.write));
       } catch (error) {
-        only.reject(error);
+        only.reject(asStoreError(error));
       }
       return;
     }
@@ -112,13 +113,13 @@ export class SqliteGroupCommit {
       results = this.commitGroup(group);
     } catch (error) {
       // The commit itself failed (disk full, I/O error): nothing of the group was written.
-      for (const queued of group) queued.reject(error);
+      for (const queued of group) queued.reject(asStoreError(error));
       return;
     }
     group.forEach((queued, i) => {
       const result = results[i]!;
       if (result.ok) queued.resolve(result.value);
-      else queued.reject(result.value);
+      else queued.reject(asStoreError(result.value));
     });
   }
 }

@@ -31,10 +31,10 @@ export interface ObservedSources {
 class Tally {
   private readonly counts = new Map<string, { labels: Attributes; value: number }>();
 
-  add(key: string, labels: () => Attributes): void {
+  add(key: string, labels: () => Attributes, n = 1): void {
     const entry = this.counts.get(key);
-    if (entry) entry.value++;
-    else this.counts.set(key, { labels: labels(), value: 1 });
+    if (entry) entry.value += n;
+    else this.counts.set(key, { labels: labels(), value: n });
   }
 
   observeOn(counter: ObservableCounter): void {
@@ -56,6 +56,7 @@ export class WeftMetrics {
   private readonly executions = new Tally();
   private readonly webhooks = new Tally();
   private readonly registry = new Tally();
+  private readonly retention = new Tally();
   private eventLoop: IntervalHistogram | undefined;
 
   constructor(private readonly meter: Meter) {
@@ -84,6 +85,11 @@ export class WeftMetrics {
     this.registry.observeOn(
       meter.createObservableCounter('weft_registry_requests_total', {
         description: 'Registry API requests, by route pattern and HTTP status.',
+      }),
+    );
+    this.retention.observeOn(
+      meter.createObservableCounter('weft_retention_deleted_total', {
+        description: 'Rows retention deleted, by kind (executions, steps, events, audit_entries).',
       }),
     );
     const duration: Histogram = meter.createHistogram('weft_action_duration_seconds', {
@@ -125,6 +131,11 @@ export class WeftMetrics {
   /** Counts a webhook request: `accepted` (reason `none`) or `refused` with its reason. */
   webhookRequest(outcome: string, reason: string): void {
     this.webhooks.add(`${outcome}\n${reason}`, () => ({ outcome, reason }));
+  }
+
+  /** Counts `n` rows of `kind` that retention deleted. */
+  retentionDeleted(kind: string, n: number): void {
+    this.retention.add(kind, () => ({ kind }), n);
   }
 
   /** Counts a registry request by its route pattern (`/plugins/:slug`, never the URL). */

@@ -75,7 +75,9 @@ export function registerServer(program: Command, io: Io, setExit: (code: number)
         'WEFT_EVENTS_KAFKA_BROKERS, WEFT_EVENTS_SQS=true; a webhook secret_name is read from the\n' +
         'variable of that name, then WEFT_SECRET_<NAME>.\n' +
         'Scale-out: DATABASE_URL (PostgreSQL shared by every replica), WEFT_BROKER (NATS or Kafka),\n' +
-        'WEFT_REPLICA_ID (name in GET /metrics).\n' +
+        'WEFT_REPLICA_ID (name in GET /metrics and of its leases: unique per running replica).\n' +
+        'Retention: WEFT_RETENTION_DAYS (ended executions, default 30, 0 keeps them forever),\n' +
+        'WEFT_AUDIT_RETENTION_DAYS (audit entries, default 0: forever).\n' +
         'Identity: WEFT_OIDC_ISSUER and WEFT_OIDC_AUDIENCE accept tokens of an OpenID Connect\n' +
         'provider beside API keys (WEFT_OIDC_JWKS_URL, WEFT_OIDC_ROLES_CLAIM (roles),\n' +
         'WEFT_OIDC_PERMISSIONS_CLAIM (permissions), WEFT_OIDC_CLOCK_TOLERANCE (30 s));\n' +

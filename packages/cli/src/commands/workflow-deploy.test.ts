@@ -156,4 +156,37 @@ describe('weft workflow deploy', () => {
       expect.arrayContaining(['greet', 'counter']),
     );
   });
+
+  it('deploys a subworkflow of the file before its caller, so that nothing warns', async () => {
+    const text = (suffix: string) => `workflows:
+  - name: caller${suffix}
+    steps:
+      - { name: call, type: workflow, workflow: callee${suffix} }
+  - name: callee${suffix}
+    steps:
+      - { name: t, type: transform, input: { ok: true } }
+`;
+    const args = ['--server', server.url, '--api-key', key];
+    const whole = await run('workflow', 'deploy', file('sub.yaml', text('-a')), ...args);
+    expect(whole.code, whole.err).toBe(0);
+    expect(whole.err).toBe('');
+    expect(whole.out.indexOf('deployed callee-a')).toBeLessThan(
+      whole.out.indexOf('deployed caller-a'),
+    );
+
+    // Alone, the caller warns (its callee is not on the server), once: "warning:" is not doubled.
+    const alone = await run(
+      'workflow',
+      'deploy',
+      file('sub-b.yaml', text('-b')),
+      '--workflow',
+      'caller-b',
+      ...args,
+    );
+    expect(alone.code, alone.err).toBe(0);
+    expect(alone.err).toMatch(
+      /^ {2}warning: steps\[0\]\.workflow: workflow "callee-b" is not defined/m,
+    );
+    expect(alone.err).not.toContain('warning: warning:');
+  });
 });

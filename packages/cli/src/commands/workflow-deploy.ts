@@ -1,6 +1,11 @@
 import { Option, type Command } from 'commander';
 import { fromErrorObject } from '@weft/core';
-import { compileLoadOptions, isPlainObject, parseWorkflowSource } from '@weft/engine';
+import {
+  calledWorkflows,
+  compileLoadOptions,
+  isPlainObject,
+  parseWorkflowSource,
+} from '@weft/engine';
 import { EXIT } from '../exit-codes.js';
 import type { Io } from '../io.js';
 import { guard } from '../command-errors.js';
@@ -82,7 +87,7 @@ export function registerWorkflowDeploy(
           io.err(`${file}: ${countLine(loaded.diagnostics)}\n`);
           return EXIT.invalid;
         }
-        const definitions = await rawDefinitions(file, loaded, flags);
+        const definitions = calleesFirst(await rawDefinitions(file, loaded, flags), loaded);
         const put = (definition: Record<string, unknown>, query: string) =>
           client.request(
             'PUT',
@@ -140,6 +145,37 @@ async function rawDefinitions(
   return list.filter(
     (raw): raw is Record<string, unknown> => isPlainObject(raw) && wanted.has(String(raw['name'])),
   );
+}
+
+/**
+ * `definitions` ordered so that a workflow another one of the file calls (`type: workflow`) is
+ * deployed before its caller: the server then knows it when it checks the caller, which would
+ * otherwise warn that it is not defined. Calls in a cycle keep the file's order.
+ */
+function calleesFirst(
+  definitions: Record<string, unknown>[],
+  loaded: LoadedFile,
+): Record<string, unknown>[] {
+  const byName = new Map(loaded.workflows.map((w) => [w.name, w]));
+  const ordered: Record<string, unknown>[] = [];
+  const placed = new Set<string>();
+  const visit = (definition: Record<string, unknown>, path: Set<string>): void => {
+    const name = String(definition['name']);
+    if (placed.has(name) || path.has(name)) return;
+    path.add(name);
+    const workflow = byName.get(name);
+    const calls = workflow ? calledWorkflows(workflow, (callee) => byName.get(callee)) : [];
+    for (const call of calls) {
+      if (call.caller !== name) continue;
+      const callee = definitions.find((d) => d['name'] === call.name);
+      if (callee) visit(callee, path);
+    }
+    path.delete(name);
+    placed.add(name);
+    ordered.push(definition);
+  };
+  for (const definition of definitions) visit(definition, new Set());
+  return ordered;
 }
 
 function names(answers: DeployAnswer[]): string {

@@ -111,6 +111,12 @@ export const AuditChainOk = Type.Object({
   status: Type.Literal('ok'),
   entries: Type.Integer({ description: 'Entries checked' }),
   last_hash: Type.String({ description: 'Hash of the last entry (64 zeros when empty)' }),
+  first_seq: Type.Optional(
+    Type.Integer({
+      description:
+        'The first entry kept, when retention deleted older ones: the chain is checked from it (its prev_hash is the anchor)',
+    }),
+  ),
 });
 export type AuditChainOk = Static<typeof AuditChainOk>;
 

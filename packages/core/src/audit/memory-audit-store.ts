@@ -1,5 +1,5 @@
 import type { AuditEntry } from './entry.js';
-import { chainAuditDrafts } from './chain.js';
+import { chainAuditDrafts, type AuditChainHead } from './chain.js';
 import type { AuditDraft, AuditQuery, AuditSeal, AuditStore } from './store.js';
 
 /**
@@ -9,6 +9,7 @@ import type { AuditDraft, AuditQuery, AuditSeal, AuditStore } from './store.js';
 export class MemoryAuditStore implements AuditStore {
   readonly kind = 'memory';
   private readonly entries: AuditEntry[] = [];
+  private pruned: { seq: number; hash: string } | undefined;
 
   async append(drafts: readonly AuditDraft[], seal: AuditSeal): Promise<AuditEntry[]> {
     const sealed = chainAuditDrafts(this.entries.at(-1), drafts, seal);
@@ -18,12 +19,27 @@ export class MemoryAuditStore implements AuditStore {
 
   async read(query: AuditQuery): Promise<AuditEntry[]> {
     const found: AuditEntry[] = [];
-    // seq n is at index n - 1: entries are never removed.
-    for (let i = Math.max(0, query.afterSeq); i < this.entries.length; i++) {
+    // seq n is at index n - 1 - (the entries pruned before it).
+    const first = this.entries[0]?.seq ?? 1;
+    for (let i = Math.max(0, query.afterSeq - first + 1); i < this.entries.length; i++) {
       if (found.length >= query.limit) break;
       const entry = this.entries[i]!;
       if (query.since === undefined || entry.at >= query.since) found.push(entry);
     }
     return structuredClone(found);
+  }
+
+  async prune(before: string, limit: number): Promise<number> {
+    let count = 0;
+    while (count < limit && this.entries.length > 1 && this.entries[0]!.at < before) {
+      const gone = this.entries.shift()!;
+      this.pruned = { seq: gone.seq, hash: gone.hash };
+      count++;
+    }
+    return count;
+  }
+
+  async anchor(): Promise<AuditChainHead | undefined> {
+    return this.pruned && { ...this.pruned };
   }
 }

@@ -1,4 +1,5 @@
 import type { AuditEntry } from './entry.js';
+import type { AuditChainHead } from './chain.js';
 
 /** An entry as written: everything but its place in the chain (`seq`, `prev_hash`, `hash`). */
 export type AuditDraft = Omit<AuditEntry, 'seq' | 'prev_hash' | 'hash'>;
@@ -23,7 +24,8 @@ export interface AuditQuery {
  * only writer and is atomic across every process sharing the store: it reads the last entry,
  * numbers the new ones after it and chains them to it in one step (a lock on PostgreSQL, the
  * single writer on SQLite), so concurrent writers never fork the chain or reuse a `seq`.
- * Entries are never changed or removed through the port.
+ * Entries are never changed through the port; only retention ({@link AuditStore.prune}) removes
+ * the oldest ones.
  */
 export interface AuditStore {
   /** `memory`, `sqlite` or `postgres`. */
@@ -36,4 +38,15 @@ export interface AuditStore {
   append(drafts: readonly AuditDraft[], seal: AuditSeal): Promise<AuditEntry[]>;
   /** Entries after `query.afterSeq` (and since `query.since`), by `seq`, at most `limit`. */
   read(query: AuditQuery): Promise<AuditEntry[]>;
+  /**
+   * Retention: deletes up to `limit` of the oldest entries decided before `before` (ISO 8601
+   * UTC), never the last entry (the chain goes on from it). The first entry kept anchors what
+   * remains: its `prev_hash` is the hash of the last one deleted. Answers how many it deleted.
+   */
+  prune(before: string, limit: number): Promise<number>;
+  /**
+   * The last entry {@link prune} deleted (its `seq` and `hash`), recorded with the deletion:
+   * what the first kept entry must follow. Undefined when nothing was ever pruned.
+   */
+  anchor(): Promise<AuditChainHead | undefined>;
 }

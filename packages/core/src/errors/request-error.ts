@@ -108,20 +108,36 @@ export interface ErrorReply<R> {
 
 /**
  * Answers `error` as the error object (docs/protocol.md#error-object) with its status (docs/design.md#errors) (and `Retry-After` on
- * `RATE_LIMITED`); internal errors are logged with their stack, which never goes on the wire.
+ * `RATE_LIMITED`, and on `UNAVAILABLE` that names `details.retry_after`); internal errors are logged with their stack, which never goes on the wire.
  */
 export function replyWithError<R>(
   error: unknown,
-  request: { log: { error(details: object, message: string): void } },
+  request: {
+    log: { error(details: object, message: string): void };
+    /** The route's own options (Fastify's): a 413 names its body limit when `options` does not. */
+    routeOptions?: { bodyLimit?: number | undefined };
+  },
   reply: ErrorReply<R>,
   options: RequestErrorOptions = {},
 ): R {
-  const weft = errorFromRequest(error, options);
+  const bodyLimit = options.bodyLimit ?? request.routeOptions?.bodyLimit;
+  const weft = errorFromRequest(
+    error,
+    bodyLimit === undefined ? options : { ...options, bodyLimit },
+  );
   if (weft.httpStatus >= 500 && weft.code === 'INTERNAL_ERROR') {
     request.log.error({ err: error }, 'request failed');
   }
-  if (weft.code === 'RATE_LIMITED') {
-    reply.header('Retry-After', String(weft.details['retry_after'] ?? 1));
+  if (weft.code === 'UNAVAILABLE' && weft.cause !== undefined) {
+    // The driver's own words (addresses, server states) stay in the server's log.
+    request.log.error({ err: weft.cause, backend: weft.details.backend }, 'backend unavailable');
+  }
+  if (weft.code === 'RATE_LIMITED' || weft.code === 'UNAVAILABLE') {
+    // Both ask the client to come back; a bare 503 would read as "give up".
+    const after = weft.details['retry_after'];
+    if (weft.code === 'RATE_LIMITED' || typeof after === 'number') {
+      reply.header('Retry-After', String(after ?? 1));
+    }
   }
   return reply
     .code(weft.httpStatus)

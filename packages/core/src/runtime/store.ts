@@ -14,6 +14,25 @@ import type {
   UsageRow,
 } from './records.js';
 
+/** Which ended executions {@link ExecutionsStore.deleteEnded} deletes. */
+export interface EndedQuery {
+  /** Those that finished before this instant (ISO 8601 UTC). */
+  before: string;
+  /** Only the executions of this workflow of this owner. */
+  only?: { owner: string; workflow: string };
+  /** Never the executions of these workflows of these owners (they have retention of their own). */
+  except?: readonly { owner: string; workflow: string }[];
+  limit: number;
+}
+
+/** What {@link ExecutionsStore.deleteEnded} deleted. */
+export interface DeletedExecutions {
+  executions: number;
+  /** Journaled steps. */
+  steps: number;
+  events: number;
+}
+
 /** What {@link ExecutionsStore.create} did. */
 export type CreateOutcome =
   | { created: true; execution: StoredExecution }
@@ -58,6 +77,18 @@ export interface ExecutionsStore {
    * never waiting ones), oldest first.
    */
   claimable(now: number, limit: number): Promise<string[]>;
+  /**
+   * Expires at once the leases of running executions held by an earlier worker of `replica`
+   * (a holder {@link replicaWorkerId} made for it) other than `current`: a replica started again
+   * under its id knows its old process is gone, so the runs it held need not wait out their
+   * leases. Returns how many it released.
+   */
+  releaseReplicaLeases(replica: string, current: string): Promise<number>;
+  /**
+   * How many executions wait to be claimed at `now` (what {@link claimable} would list without a
+   * limit): the runtime's queue depth.
+   */
+  claimableCount(now: number): Promise<number>;
   /** Extends the leases `worker` holds; returns the ids it no longer holds (finished or lost). */
   renew(worker: string, ids: readonly string[], leaseUntil: number): Promise<string[]>;
   /** Appends finished steps and events atomically. */
@@ -115,6 +146,28 @@ export interface ExecutionsStore {
   usage(owner: string, sinceDate: string): Promise<UsageRow[]>;
   /** The callback signing secret of a key, made with `generate` on first use. */
   signingSecret(keyId: string, generate: () => string): Promise<string>;
+  /**
+   * Deletes up to `query.limit` ended executions (completed, failed, canceled) that finished
+   * before `query.before`, oldest first, with their journal, events, callback attempts and
+   * idempotency keys, in one short transaction (retention). Answers what it deleted; fewer
+   * executions than `limit` means none is left to delete.
+   */
+  deleteEnded(query: EndedQuery): Promise<DeletedExecutions>;
   /** Closes what this store opened. */
   close(): Promise<void>;
+}
+
+/** Length of the per-process part of a {@link replicaWorkerId} (a UUID). */
+export const WORKER_INCARNATION_LENGTH = 36;
+
+/**
+ * The lease holder of one process of replica `replica`: `<replica>#<incarnation>`, where the
+ * incarnation is a UUID new in every process ({@link WORKER_INCARNATION_LENGTH} characters), so
+ * that {@link ExecutionsStore.releaseReplicaLeases} finds the holders of earlier processes.
+ */
+export function replicaWorkerId(replica: string, incarnation: string): string {
+  if (incarnation.length !== WORKER_INCARNATION_LENGTH) {
+    throw new Error(`a worker incarnation is ${WORKER_INCARNATION_LENGTH} characters (a UUID)`);
+  }
+  return `${replica}#${incarnation}`;
 }

@@ -97,6 +97,14 @@ export const ExecutionSettings = Type.Object(
         },
       ),
     ),
+    retention_days: Type.Optional(
+      Type.Integer({
+        minimum: 1,
+        maximum: 36_500,
+        description:
+          'Days weft server keeps the ended executions of this workflow (overrides WEFT_RETENTION_DAYS; docs/runtime.md#retention)',
+      }),
+    ),
   },
   { additionalProperties: false, description: 'Execution settings' },
 );

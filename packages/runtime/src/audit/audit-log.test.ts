@@ -111,6 +111,8 @@ describe('audit log', () => {
         return memory.append(drafts, seal);
       },
       read: (query) => memory.read(query),
+      prune: (before, limit) => memory.prune(before, limit),
+      anchor: () => memory.anchor(),
     };
     const audit = new AuditLog({ store });
     const subjects = Array.from({ length: 10 }, (_, i) => `user-${i}`);
@@ -138,6 +140,8 @@ describe('audit log', () => {
         return memory.append(drafts, seal);
       },
       read: (query) => memory.read(query),
+      prune: (before, limit) => memory.prune(before, limit),
+      anchor: () => memory.anchor(),
     };
     const audit = new AuditLog({ store, logger });
     await expect(audit.record(denial)).rejects.toThrow('database down');

@@ -71,6 +71,22 @@ function tamperingSuite(open: () => Promise<TestAuditStore>): void {
     expect(await audit.verify()).toEqual({ status: 'broken', at_seq: 3, reason: 'prev_mismatch' });
   });
 
+  it('checks the chain from the first entry retention kept, anchored by the last it deleted', async () => {
+    const all = await audit.read({ afterSeq: 0, limit: 10 });
+    const future = '2999-01-01T00:00:00.000Z';
+    expect(await opened.audit.prune(future, 2)).toBe(2);
+    expect(await audit.verify()).toEqual({
+      status: 'ok',
+      entries: 3,
+      last_hash: all[4]!.hash,
+      first_seq: 3,
+    });
+    expect(await verifyAuditChain(opened.audit, 1)).toMatchObject({ status: 'ok', first_seq: 3 });
+    // Cut further by hand, not by retention: the anchor shows it.
+    await opened.tamper(`DELETE FROM audit_entries WHERE seq = 3`);
+    expect(await audit.verify()).toEqual({ status: 'broken', at_seq: 3, reason: 'gap' });
+  });
+
   it('answers an empty log as whole, ending at 64 zeros', async () => {
     await opened.tamper(`DELETE FROM audit_entries`);
     expect(await audit.verify()).toEqual({ status: 'ok', entries: 0, last_hash: GENESIS_HASH });

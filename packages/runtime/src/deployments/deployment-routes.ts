@@ -11,11 +11,12 @@ import {
   ExecutionRecord,
   ManualRunRequest,
   NotFoundError,
+  replyWithError,
   UndeployResponse,
   ValidationError,
   type DeploymentRecord,
 } from '@weft/core';
-import { ensureErrorSchema, errorResponses, sendTriggerError } from '../triggers/http-errors.js';
+import { ensureErrorSchema, errorResponses } from '../triggers/http-errors.js';
 import type { Authenticate } from '../triggers/start-execution.js';
 import type { Deployer } from './deploy-plan.js';
 import type { DeploymentService } from './deployment-service.js';
@@ -54,7 +55,10 @@ export function deploymentRoutes(options: DeploymentRoutesOptions) {
     ensureErrorSchema(app);
     if (!app.getSchema('DeployedWorkflowSummary')) app.addSchema(DeployedWorkflowSummary);
     if (!app.getSchema('ExecutionRecord')) app.addSchema(ExecutionRecord);
-    app.setErrorHandler(sendTriggerError);
+    // A 413 names the limit of the parser here, which is not the route's.
+    app.setErrorHandler((error, request, reply) =>
+      replyWithError(error, request, reply, { bodyLimit }),
+    );
     app.removeAllContentTypeParsers();
     app.addContentTypeParser(
       [...JSON_TYPES, ...YAML_TYPES],

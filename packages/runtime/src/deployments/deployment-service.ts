@@ -12,7 +12,7 @@ import {
   type PluginUsage,
   type Principal,
 } from '@weft/core';
-import type { WorkflowDefinition } from '@weft/engine';
+import { isPlainObject, type WorkflowDefinition } from '@weft/engine';
 import { silentLogger, type TriggerLogger } from '../triggers/logger.js';
 import type { PendingRecord } from '../triggers/start-execution.js';
 import { Activations } from './activations.js';
@@ -194,6 +194,23 @@ export class DeploymentService {
       .map((r) => r.name);
     for (const name of gone) await this.undeploy(name);
     return gone;
+  }
+
+  /**
+   * The deployed workflows that set `execution.retention_days`, with their owner: retention
+   * keeps their ended executions for that long (only those of the deployment's owner, so a
+   * deployment never shortens the history of another owner's workflow of the same name).
+   */
+  async retentionOverrides(): Promise<{ owner: string; workflow: string; days: number }[]> {
+    const overrides: { owner: string; workflow: string; days: number }[] = [];
+    for (const record of await this.options.store.list()) {
+      const execution = record.definition['execution'];
+      const days = isPlainObject(execution) ? execution['retention_days'] : undefined;
+      if (typeof days === 'number' && Number.isInteger(days) && days >= 1) {
+        overrides.push({ owner: this.recordOwner(record), workflow: record.name, days });
+      }
+    }
+    return overrides;
   }
 
   /** The active definition of a deployed workflow. */

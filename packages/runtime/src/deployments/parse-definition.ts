@@ -73,7 +73,8 @@ export function validateDefinition(
   return {
     workflow,
     raw: raw as Record<string, unknown>,
-    warnings: diagnostics.filter((d) => d.severity === 'warning').map(formatDiagnostic),
+    // A list of warnings: each says where and what, not again that it is a warning.
+    warnings: diagnostics.filter((d) => d.severity === 'warning').map(formatWarning),
   };
 }
 
@@ -100,4 +101,9 @@ function relative(d: Diagnostic): Diagnostic {
   const path = d.path.replace(/^workflows\[0\]\.?/, '');
   const { line: _l, column: _c, file: _f, ...rest } = d;
   return { ...rest, path };
+}
+
+/** A warning without its severity (the list says it): `<path>: <message>`. */
+function formatWarning(d: Diagnostic): string {
+  return d.path === '' ? d.message : `${d.path}: ${d.message}`;
 }

@@ -1,4 +1,4 @@
-import { keyPrincipal } from '@weft/core';
+import { keyPrincipal, replicaWorkerId } from '@weft/core';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openTestExecutionsStore, type TestExecutionsStore } from '@weft/store';
 import {
@@ -105,5 +105,38 @@ describe('durable executions', () => {
     await store.executions.claim('stuck-1', 'dead-worker', Date.now(), Date.now() + 100, 'x');
     const record = await h.runtime.waitFor('stuck-1', 'alice', 5000);
     expect(record.status).toBe('completed');
+  });
+
+  it('takes back at once the runs its replica held before a restart, not those of others', async () => {
+    store = await openTestExecutionsStore('sqlite');
+    const actions = testActions({ 'p.count': (input) => input, 'p.block': (input) => input });
+    const first = await buildRuntimeHarness(store.executions, actions, { replica: 'replica-a' });
+    const created = await first.runtime.startExecution({
+      workflow: (await import('./definition.js')).loadRequestedWorkflow({ workflow: CHAIN })
+        .workflow,
+      trigger: { type: 'api' },
+      principal: keyPrincipal({ keyId: 'ka', owner: 'alice' }),
+    });
+    await created.done;
+    await first.close();
+    // The replica's old process died holding one run, another replica holds one: both leases
+    // run far into the future.
+    const far = Date.now() + 3_600_000;
+    const uuid = (n: number) => `00000000-0000-4000-8000-${String(n).padStart(12, '0')}`;
+    for (const [id, holder] of [
+      ['held-by-a', replicaWorkerId('replica-a', uuid(1))],
+      ['held-by-b', replicaWorkerId('replica-b', uuid(1))],
+    ] as const) {
+      await store.executions.create({ ...created.execution, id, status: 'pending' });
+      await store.executions.claim(id, holder, Date.now(), far, 'x');
+    }
+
+    const restarted = await buildRuntimeHarness(store.executions, actions, {
+      replica: 'replica-a',
+    });
+    harnesses.push(restarted);
+    const record = await restarted.runtime.waitFor('held-by-a', 'alice', 5000);
+    expect(record.status).toBe('completed');
+    expect((await store.executions.get('held-by-b'))!.status).toBe('running');
   });
 });

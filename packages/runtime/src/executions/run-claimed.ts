@@ -92,6 +92,7 @@ export function runClaimed(
   // Outermost: a step's span covers its permission check, and spans wrap every invoker.
   if (tracing) interceptors.unshift(tracing.interceptor);
   const run = async (): Promise<StoredExecution | undefined> => {
+    options.runLog?.started(execution, journal.length > 0 || lastSeq > 0);
     const result = await runWorkflow(workflow, execution.inputs, {
       invoker,
       interceptors,
@@ -126,7 +127,9 @@ export function runClaimed(
     if (!(await buffer.finish(outcome, usageOf(execution, outcome, calls)))) return undefined;
     metrics?.executionEnded(workflow.name, outcome.status);
     if (tracing) active.trace = activeTraceCarrier();
-    return { ...execution, ...outcome, status: outcome.status };
+    const ended: StoredExecution = { ...execution, ...outcome, status: outcome.status };
+    options.runLog?.ended(ended, usageOf(execution, outcome, calls).delta.duration_ms);
+    return ended;
   };
   const active: ActiveRun = {
     id: execution.id,

@@ -1,6 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import pLimit, { type LimitFunction } from 'p-limit';
-import { EnvironmentSecretsProvider, type ExecutionLease, type StoredExecution } from '@weft/core';
+import {
+  EnvironmentSecretsProvider,
+  replicaWorkerId,
+  type ExecutionLease,
+  type StoredExecution,
+} from '@weft/core';
 import type { JournaledStep } from '@weft/engine';
 import type { RunSpan, TraceCarrier } from '@weft/telemetry';
 import type { CompiledRuntimeOptions } from '../options.js';
@@ -17,7 +22,8 @@ export type Detach = 'shutdown' | 'lost';
  * takes them over, resuming each from its journal.
  */
 export class ExecutionWorker {
-  readonly id = `worker-${randomUUID()}`;
+  /** The lease holder of this process: `<replica>#<uuid>` when the replica is named. */
+  readonly id: string;
   readonly hub = new ExecutionHub();
   private readonly active = new Map<string, ActiveRun>();
   private readonly queued = new Map<string, Promise<StoredExecution | undefined>>();
@@ -31,11 +37,24 @@ export class ExecutionWorker {
     private readonly onEnded: (execution: StoredExecution, trace?: TraceCarrier) => void,
   ) {
     this.limit = pLimit(options.maxConcurrent);
+    this.id =
+      options.replica === undefined
+        ? `worker-${randomUUID()}`
+        : replicaWorkerId(options.replica, randomUUID());
   }
 
   /** Takes over unfinished executions and starts the lease and sweep timers. */
   async start(): Promise<void> {
-    const { leaseMs, sweepMs, takeOverOnStart } = this.options;
+    const { leaseMs, sweepMs, takeOverOnStart, replica, store } = this.options;
+    if (replica !== undefined && !takeOverOnStart) {
+      // Started again under its name, this replica's old process is gone: what it held runs
+      // now (the first sweep claims it) instead of after the old leases run out.
+      try {
+        await store.releaseReplicaLeases(replica, this.id);
+      } catch (error) {
+        this.options.onError(error, 'taking back the leases of this replica');
+      }
+    }
     await this.sweep(takeOverOnStart ? Number.MAX_SAFE_INTEGER : this.options.clock.now());
     const renew = setInterval(() => void this.renew(), Math.max(50, leaseMs / 3));
     const sweep = setInterval(() => void this.sweep(this.options.clock.now()), sweepMs);
