@@ -1,4 +1,6 @@
 import {
+  capErrorObject,
+  capText,
   ACTION_PATTERN,
   BackendError,
   CanceledError,
@@ -277,10 +279,14 @@ function relayError(
   record: Record<string, unknown>,
   plugin: string,
 ): { statusCode: number; body: string } {
+  // An instance's message and details are cut like every error text (an upstream body).
   const message =
-    typeof record['message'] === 'string' ? record['message'].slice(0, 4000) : 'unknown error';
+    typeof record['message'] === 'string' ? capText(record['message']) : 'unknown error';
   const raw = record['details'];
-  const details = typeof raw === 'object' && raw !== null && !Array.isArray(raw) ? raw : {};
+  const details =
+    typeof raw === 'object' && raw !== null && !Array.isArray(raw)
+      ? capErrorObject({ message, details: raw as Record<string, unknown> }).details
+      : {};
   const code = record['code'];
   if (isErrorCode(code)) {
     return {
