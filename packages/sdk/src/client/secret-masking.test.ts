@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import type { StreamEvent } from '@weft/core';
+import type { ReadableSpan } from '@weft/telemetry/setup';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Weft } from './weft.js';
 
@@ -19,6 +20,19 @@ function lines(): { stream: Writable; text: () => string } {
   return {
     stream: new Writable({ write: (chunk, _e, done) => ((text += String(chunk)), done()) }),
     text: () => text,
+  };
+}
+
+/** A span exporter keeping what it is given (an OpenTelemetry `SpanExporter`). */
+function collecting() {
+  const spans: ReadableSpan[] = [];
+  return {
+    spans,
+    export(batch: ReadableSpan[], done: (result: { code: number }) => void) {
+      spans.push(...batch);
+      done({ code: 0 });
+    },
+    shutdown: async () => {},
   };
 }
 
@@ -80,8 +94,9 @@ describe("an http connector's declared environment", () => {
   });
   afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
 
-  function weftWith(log: Writable): Weft {
+  function weftWith(log: Writable, exporter?: ReturnType<typeof collecting>): Weft {
     const weft = new Weft({
+      ...(exporter ? { observability: { enabled: true, exporter } } : {}),
       logDestination: log,
       logLevel: 'debug',
       environment: { SERVICE_TOKEN: TOKEN, SERVICE_URL: base },
@@ -109,7 +124,8 @@ describe("an http connector's declared environment", () => {
 
   it('masks a credential the service echoes, in outputs, records, events and logs', async () => {
     const log = lines();
-    const weft = weftWith(log.stream);
+    const exporter = collecting();
+    const weft = weftWith(log.stream, exporter);
     await weft.loadWorkflows(
       file(`workflows:
   - name: echo
@@ -126,6 +142,15 @@ describe("an http connector's declared environment", () => {
     // The declared `secret: false` setting is not masked.
     expect(result.outputs).toEqual({ seen: 'Bearer ***', url: base });
     expect(JSON.stringify([result, events]) + log.text()).not.toContain(TOKEN);
+    await weft.close();
+    const spans = exporter.spans.map((s) => ({
+      name: s.name,
+      attributes: s.attributes,
+      events: s.events,
+      status: s.status,
+    }));
+    expect(spans.map((s) => s.name)).toContain('action svc.echo');
+    expect(JSON.stringify(spans)).not.toContain(TOKEN);
   });
 
   it('cuts a 50 KB error body to 1,024 characters, masked', async () => {
