@@ -61,3 +61,52 @@ describe('weft workflow run with an agent whose model echoes its key', () => {
     expect(result.out + result.err).not.toContain(KEY);
   });
 });
+
+describe('weft workflow run with a JSON secret a connector parses', () => {
+  it('prints *** for its password in the --stream events and the step records', async () => {
+    const PASSWORD = 's3cr3t-pass-123';
+    const root = mkdtempSync(join(tmpdir(), 'weft-cli-json-secret-'));
+    mkdirSync(join(root, 'plugins'));
+    // A shell connector that parses the credential it is given and returns its fields.
+    writeFileSync(
+      join(root, 'plugins', 'db.yaml'),
+      `connector: { kind: shell, name: db, namespace: acme, version: 1.0.0 }
+actions:
+  - name: connect
+    command: [node, -e, "let s='';process.stdin.on('data',c=>s+=c).on('end',()=>{const c=JSON.parse(JSON.parse(s).cred);console.log(JSON.stringify({user:c.user,password:c.password}))})"]
+`,
+    );
+    writeFileSync(
+      join(root, 'flow.yaml'),
+      `workflows:
+  - name: connect
+    steps:
+      - { name: open, plugin: db, action: connect, input: { cred: '{{ secrets.WEFT_TEST_DBCRED }}' } }
+      - { name: show, type: transform, input: { said: 'password {{ steps.open.output.password }}' } }
+    outputs:
+      user: { value: '{{ steps.open.output.user }}' }
+`,
+    );
+    process.env['WEFT_TEST_DBCRED'] = JSON.stringify({ user: 'svc', password: PASSWORD });
+    try {
+      const result = await run(
+        'workflow',
+        'run',
+        join(root, 'flow.yaml'),
+        '--plugins',
+        join(root, 'plugins'),
+        '--stream',
+        '-o',
+        'json',
+      );
+      expect(result.err).toBe('');
+      expect(result.code).toBe(0);
+      expect(result.out).toContain('"password":"***"');
+      expect(result.out).toContain('"said":"password ***"');
+      expect(result.out).toContain('"user":"svc"');
+      expect(result.out + result.err).not.toContain(PASSWORD);
+    } finally {
+      delete process.env['WEFT_TEST_DBCRED'];
+    }
+  });
+});
