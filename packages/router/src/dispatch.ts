@@ -1,4 +1,7 @@
 import {
+  capErrorObject,
+  capText,
+  MAX_UPSTREAM_TEXT,
   ACTION_PATTERN,
   BackendError,
   CanceledError,
@@ -277,10 +280,18 @@ function relayError(
   record: Record<string, unknown>,
   plugin: string,
 ): { statusCode: number; body: string } {
+  // An instance's message and details are bounded (an upstream body); the run that called
+  // masks its secrets in them, then cuts them shorter (MAX_ERROR_TEXT).
   const message =
-    typeof record['message'] === 'string' ? record['message'].slice(0, 4000) : 'unknown error';
+    typeof record['message'] === 'string'
+      ? capText(record['message'], MAX_UPSTREAM_TEXT)
+      : 'unknown error';
   const raw = record['details'];
-  const details = typeof raw === 'object' && raw !== null && !Array.isArray(raw) ? raw : {};
+  const details =
+    typeof raw === 'object' && raw !== null && !Array.isArray(raw)
+      ? capErrorObject({ message, details: raw as Record<string, unknown> }, MAX_UPSTREAM_TEXT)
+          .details
+      : {};
   const code = record['code'];
   if (isErrorCode(code)) {
     return {

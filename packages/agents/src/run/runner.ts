@@ -138,7 +138,7 @@ export class AgentRunner implements AgentInvoker {
       );
     }
     const tools = await prepareTools(this.specs(agent), this.options.actions);
-    const apiKey = await this.apiKey(agent);
+    const apiKey = await this.apiKey(agent, call);
     const guardrails = effectiveGuardrails(agent, call.definition.guardrails);
     const executionId = call.context.workflowId;
     // Budgets hold over the step: a retry starts from what the failed attempts spent.
@@ -289,7 +289,11 @@ export class AgentRunner implements AgentInvoker {
     return name;
   }
 
-  private async apiKey(agent: AgentDefinition): Promise<string | undefined> {
+  /**
+   * Reads the agent's key, and tells the run it is a secret: a model answer (a prompt injection,
+   * a proxy echoing headers) or an error that carries it shows `***` wherever the run records it.
+   */
+  private async apiKey(agent: AgentDefinition, call: AgentCall): Promise<string | undefined> {
     const name = this.refuseSecret(agent);
     if (name === undefined) return undefined;
     const value = await this.options.secrets.get(name);
@@ -303,6 +307,7 @@ export class AgentRunner implements AgentInvoker {
         },
       );
     }
+    call.context.addSecret?.(name, value);
     return value;
   }
 }

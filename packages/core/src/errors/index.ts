@@ -3,3 +3,4 @@ export * from './weft-error.js';
 export * from './codec.js';
 export * from './request-error.js';
 export * from './error-schema.js';
+export * from './error-text.js';

@@ -37,4 +37,11 @@ export interface ExecutionContext {
   readonly idempotencyKey: string;
   /** Reports progress: emits a `step.progress` event with `data {percent, message}`. */
   progress(percent: number, message?: string): void;
+  /**
+   * Tells the run a value the action read as a secret by a path of its own (an agent's
+   * `api_key_secret`, a connector's credential): from then on the run masks it as `***` in
+   * everything it records or sends (outputs, step records, events, errors). A JSON object or
+   * array contributes its string leaves of 8 characters or more. Absent outside a run.
+   */
+  addSecret?(name: string, value: string): void;
 }

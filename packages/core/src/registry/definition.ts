@@ -71,6 +71,12 @@ export const PluginEnvironmentVariable = Type.Object(
     }),
     description: Text('What the variable holds', 2000),
     required: Type.Boolean({ description: 'Whether the plugin fails without it' }),
+    secret: Type.Optional(
+      Type.Boolean({
+        description:
+          'Whether its value is a secret (default true): a run that calls the plugin masks the value as *** in everything it records. false for settings that are not secret, such as a base URL',
+      }),
+    ),
   },
   { additionalProperties: false },
 );

@@ -1,4 +1,5 @@
 import {
+  capErrorObject,
   InternalError,
   toErrorObject,
   ValidationError,
@@ -13,7 +14,7 @@ import { planWorkflow, type StepPlan, type WorkflowPlan } from './plan.js';
 import type { RunResult, RunStatus, StepRecord } from './records.js';
 import { invokerOf } from './chain.js';
 import { Run } from './run.js';
-import { resolveSecrets, ResolvedSecrets } from './secrets.js';
+import { resolveSecrets, ResolvedSecrets, type FoundSecrets } from './secrets.js';
 import { runStep } from './steps.js';
 
 /**
@@ -32,7 +33,8 @@ export function runWorkflow(
 
 /**
  * {@link runWorkflow} with compiled options, at a subworkflow depth; `caller` is the run and
- * step calling a subworkflow (given when the run has interceptors).
+ * step calling a subworkflow (given when the run has interceptors); `found`, the secrets its
+ * caller found by other paths than `secrets.*` (a subworkflow shares them).
  */
 export async function runPlanned(
   workflow: WorkflowDefinition,
@@ -40,6 +42,7 @@ export async function runPlanned(
   options: CompiledRunOptions,
   depth: number,
   caller?: RunInfo['caller'],
+  found?: FoundSecrets,
 ): Promise<RunResult> {
   const startedMs = options.clock.now();
   const plan = planWorkflow(workflow);
@@ -57,7 +60,7 @@ export async function runPlanned(
   try {
     const inputs = resolveInputs(workflow, given);
     checkTargets(plan.steps, options, info);
-    const secrets = await resolveSecrets(plan.secretNames, options.secrets);
+    const secrets = await resolveSecrets(plan.secretNames, options.secrets, found);
     run = new Run(plan, options, inputs, secrets, depth, info);
     error = await runSteps(run, plan.steps);
     if (!options.journalWithEnd && run.journalPending) await run.durable();
@@ -72,7 +75,7 @@ export async function runPlanned(
       ? 'canceled'
       : 'failed'
     : 'completed';
-  return finish(workflow, run, status, error, error ? {} : outputs, startedMs, options);
+  return finish(found, workflow, run, status, error, error ? {} : outputs, startedMs, options);
 }
 
 /** Runs steps in order; returns the error that halts the workflow, if one does. */
@@ -110,7 +113,8 @@ function evaluateOutputs(run: Run, plan: WorkflowPlan): Record<string, unknown> 
         },
       );
     }
-    outputs[name] = result;
+    // Secrets read by other paths are masked, not blocked: no template put them there.
+    outputs[name] = run.secrets.mask(result);
   }
   return outputs;
 }
@@ -137,6 +141,7 @@ function checkTargets(
 }
 
 function finish(
+  found: FoundSecrets | undefined,
   workflow: WorkflowDefinition,
   run: Run | undefined,
   status: RunStatus,
@@ -146,7 +151,7 @@ function finish(
   options: CompiledRunOptions,
 ): RunResult {
   const finishedMs = options.clock.now();
-  const secrets = run?.secrets ?? new ResolvedSecrets({});
+  const secrets = run?.secrets ?? new ResolvedSecrets({}, found);
   const steps: Record<string, StepRecord> = {};
   const iso = isoFormatter();
   for (const [name, record] of run?.records ?? []) {
@@ -165,7 +170,7 @@ function finish(
     });
   }
   const errorObject = error
-    ? secrets.mask(toErrorObject(error, { includeStack: true }))
+    ? capErrorObject(secrets.mask(toErrorObject(error, { includeStack: true })))
     : undefined;
   const result: RunResult = {
     execution_id: options.executionId,

@@ -103,6 +103,7 @@ export class Run {
       secrets: secrets.values,
       previousSteps: steps as SharedContext['previousSteps'],
       progress: (step, percent, message) => this.emit('step.progress', step, { percent, message }),
+      addSecret: (name, value) => secrets.add(name, value),
     };
     if (options.signal?.aborted) this.cancel();
     else options.signal?.addEventListener('abort', this.onAbort, { once: true });
@@ -283,15 +284,17 @@ export class Run {
   journal(plan: StepPlan, record: InternalRecord): void {
     const hook = this.options.onStepFinished;
     if (!hook) return;
+    // The journal is stored: secret values are masked there too (a resumed run reads `***`
+    // where the first attempt read a secret value that came back in an output).
     const step: JournaledStep = {
       path: plan.path,
-      entry: record.entry,
+      entry: this.secrets.mask(record.entry),
       attempts: record.attempts,
       started_ms: record.startedMs,
       finished_ms: record.finishedMs,
     };
     if (record.usage) step.usage = record.usage;
-    if (record.input !== undefined) step.input = record.input;
+    if (record.input !== undefined) step.input = this.secrets.mask(record.input);
     let journaling: void | Promise<void>;
     try {
       journaling = hook(step);

@@ -1,4 +1,5 @@
 import { ValidationError, type SecretsProvider } from '@weft/core';
+import { secretForms, type SecretForm } from './secret-forms.js';
 
 /** What is shown instead of a secret value in events, logs and records. */
 export const MASK = '***';
@@ -7,38 +8,74 @@ export const MASK = '***';
 const MIN_SCAN_LENGTH = 4;
 
 /**
- * The secrets one run resolved: their values (for templates), and the forms a value could take
- * in an output (exact, base64, hex) for scanning and masking.
+ * Values read as secrets by other paths than `secrets.*` templates (an agent's `api_key_secret`,
+ * a connector's credentials), shared by a run and the subworkflows it calls: a key one of them
+ * reads is masked in everything any of them records from then on.
+ */
+export class FoundSecrets {
+  readonly forms: SecretForm[] = [];
+  private readonly known = new Set<string>();
+  /** Bumped on each addition (masks built from the forms are rebuilt). */
+  version = 0;
+
+  /** Adds a value (and its JSON leaves); false when it was known already or is empty. */
+  add(name: string, value: string): boolean {
+    if (value === '' || this.known.has(value)) return false;
+    this.known.add(value);
+    this.forms.push(...secretForms(name, value));
+    this.forms.sort(longestFirst);
+    this.version++;
+    return true;
+  }
+}
+
+/**
+ * The secrets one run knows: the values its `secrets.*` templates read (for templates), the
+ * values read as secrets by other paths ({@link FoundSecrets}), and the forms each value could
+ * take in data (exact, base64, hex, string leaves of a JSON secret) for scanning and masking.
  */
 export class ResolvedSecrets {
   readonly values: Readonly<Record<string, string>>;
-  private readonly forms: { name: string; form: string }[] = [];
+  /** The forms of the `secrets.*` values: an output carrying one blocks the run. */
+  private readonly forms: SecretForm[] = [];
+  private all: SecretForm[];
+  private allVersion: number;
 
-  constructor(values: Record<string, string>) {
+  constructor(
+    values: Record<string, string>,
+    /** Secrets read by other paths; a subworkflow shares its caller's. */
+    readonly found: FoundSecrets = new FoundSecrets(),
+  ) {
     this.values = Object.freeze({ ...values });
-    for (const [name, value] of Object.entries(values)) {
-      if (value === '') continue;
-      const buffer = Buffer.from(value, 'utf8');
-      for (const form of new Set([
-        value,
-        buffer.toString('base64'),
-        buffer.toString('base64url'),
-        buffer.toString('hex'),
-      ])) {
-        this.forms.push({ name, form });
-      }
-    }
-    this.forms.sort((a, b) => b.form.length - a.form.length);
+    for (const [name, value] of Object.entries(values))
+      this.forms.push(...secretForms(name, value));
+    this.forms.sort(longestFirst);
+    this.all = this.forms;
+    this.allVersion = -1;
   }
 
-  /** True when the run resolved no secret (masking and scanning are then no-ops). */
+  /** True when the run knows no secret (masking and scanning are then no-ops). */
   get empty(): boolean {
-    return this.forms.length === 0;
+    return this.forms.length === 0 && this.found.forms.length === 0;
   }
 
-  /** Name of the secret whose value (or its base64 or hex form) appears in `value`, if any. */
+  /**
+   * Registers a value read as a secret by another path than `secrets.*`: from now on it is
+   * masked wherever the run records or sends something, outputs included (masked there, not
+   * blocked: it was never in a template, so no output was written to carry it).
+   */
+  add(name: string, value: string): void {
+    // A value the templates read already keeps their rule: an output carrying it blocks the run.
+    if (this.forms.some((f) => f.form === value)) return;
+    this.found.add(name, value);
+  }
+
+  /**
+   * Name of the `secrets.*` secret whose value (or an encoded form, or a JSON leaf) appears in
+   * `value`, if any. Secrets found by other paths are not reported: they are masked instead.
+   */
   find(value: unknown): string | undefined {
-    if (this.empty) return undefined;
+    if (this.forms.length === 0) return undefined;
     let found: string | undefined;
     walkStrings(value, (text) => {
       for (const { name, form } of this.forms) {
@@ -52,18 +89,41 @@ export class ResolvedSecrets {
     return found;
   }
 
-  /** A copy of `value` with every secret value (and its encoded forms) replaced by `***`. */
+  /** A copy of `value` with every known secret value (and its forms) replaced by `***`. */
   mask<T>(value: T): T {
     if (this.empty) return value;
-    return maskValue(value, (text) => {
-      let out = text;
-      for (const { form } of this.forms) {
-        if (out === form) return MASK;
-        if (form.length >= MIN_SCAN_LENGTH && out.includes(form)) out = out.split(form).join(MASK);
-      }
-      return out;
-    }) as T;
+    return maskWith(value, this.allForms());
   }
+
+  /** A copy of `value` with the secrets found by other paths masked (`secrets.*` kept). */
+  maskFound<T>(value: T): T {
+    if (this.found.forms.length === 0) return value;
+    return maskWith(value, this.found.forms);
+  }
+
+  private allForms(): SecretForm[] {
+    if (this.found.forms.length === 0) return this.forms;
+    if (this.allVersion !== this.found.version) {
+      this.all = [...this.forms, ...this.found.forms].sort(longestFirst);
+      this.allVersion = this.found.version;
+    }
+    return this.all;
+  }
+}
+
+function longestFirst(a: SecretForm, b: SecretForm): number {
+  return b.form.length - a.form.length;
+}
+
+function maskWith<T>(value: T, forms: readonly SecretForm[]): T {
+  return maskValue(value, (text) => {
+    let out = text;
+    for (const { form } of forms) {
+      if (out === form) return MASK;
+      if (form.length >= MIN_SCAN_LENGTH && out.includes(form)) out = out.split(form).join(MASK);
+    }
+    return out;
+  }) as T;
 }
 
 /**
@@ -73,6 +133,7 @@ export class ResolvedSecrets {
 export async function resolveSecrets(
   names: Iterable<string>,
   provider: SecretsProvider,
+  found?: FoundSecrets,
 ): Promise<ResolvedSecrets> {
   const values: Record<string, string> = {};
   for (const name of new Set(names)) {
@@ -88,7 +149,7 @@ export async function resolveSecrets(
     }
     values[name] = value;
   }
-  return new ResolvedSecrets(values);
+  return new ResolvedSecrets(values, found);
 }
 
 function walkStrings(value: unknown, visit: (text: string) => boolean): boolean {

@@ -9,6 +9,8 @@ export interface SharedContext {
   secrets: Readonly<Record<string, string>>;
   previousSteps: Readonly<Record<string, PreviousStep>>;
   progress(stepPath: string, percent: number, message: string): void;
+  /** Registers a value read as a secret by another path (see `ExecutionContext.addSecret`). */
+  addSecret(name: string, value: string): void;
 }
 
 /**
@@ -58,6 +60,10 @@ export class StepContext implements ExecutionContext {
 
   progress(percent: number, message = ''): void {
     this.shared.progress(this.stepName, percent, message);
+  }
+
+  addSecret(name: string, value: string): void {
+    this.shared.addSecret(name, value);
   }
 
   /** Aborts the attempt (timeout or cancel): the handler's signal fires with `reason`. */

@@ -1,6 +1,7 @@
 import {
   addUsage,
   assertNever,
+  capErrorObject,
   InternalError,
   toErrorObject,
   UnavailableError,
@@ -54,9 +55,13 @@ export async function runStep(run: Run, plan: StepPlan): Promise<StepEntry> {
     record.entry = {
       status: 'failed',
       output: null,
-      error: toErrorObject(weft, { includeStack: true }),
+      // Masked, then cut (an upstream body of 50 KB): a secret cut in half is not recognised.
+      error: capErrorObject(run.secrets.mask(toErrorObject(weft, { includeStack: true }))),
     };
   }
+  // A secret read by another path than `secrets.*` (an agent's key a model echoed) is masked
+  // as the step's result enters the run: later steps, outputs, events and records see `***`.
+  record.entry = run.secrets.maskFound(record.entry);
   record.finishedMs = run.now();
   if (run.listening) {
     const duration_ms = record.finishedMs - startedMs;

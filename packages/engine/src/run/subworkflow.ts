@@ -58,6 +58,7 @@ export async function runSubworkflow(
     },
     run.depth + 1,
     run.info && { run: run.info, step: plan.info },
+    run.secrets.found,
   );
   for (const step of Object.values(result.steps))
     if (step.usage) record.usage = addUsage(record.usage, step.usage);

@@ -40,6 +40,11 @@ export interface CompiledConnector {
   readonly file: string | undefined;
   /** Working directory of `shell` commands: the file's folder, else the process's. */
   readonly cwd: string | undefined;
+  /**
+   * The environment variables its plugin metadata declares (`environment`) as secrets: each
+   * one but those with `secret: false`. A call tells the run their values, to be masked.
+   */
+  readonly secretEnvironment: readonly string[];
 }
 
 /** Defaults the invoker applies to every connector. */
@@ -114,7 +119,24 @@ export function compileConnector(
     limit: pLimit(concurrency),
     file: context.file,
     cwd: context.cwd,
+    secretEnvironment: secretEnvironment(definition.environment),
   };
+}
+
+/**
+ * The names of the declared environment variables that are secrets: every one unless it says
+ * `secret: false` (a credential declared without the flag is masked: the safe default). The
+ * registry checks the shape of `environment`; entries this cannot read are skipped.
+ */
+function secretEnvironment(declared: unknown): string[] {
+  if (!Array.isArray(declared)) return [];
+  const names: string[] = [];
+  for (const entry of declared as unknown[]) {
+    if (typeof entry !== 'object' || entry === null) continue;
+    const { name, secret } = entry as { name?: unknown; secret?: unknown };
+    if (typeof name === 'string' && secret !== false) names.push(name);
+  }
+  return names;
 }
 
 /** `connector:<namespace>/<name>@<version>`. */

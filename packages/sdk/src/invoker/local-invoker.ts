@@ -114,6 +114,12 @@ export class LocalInvoker implements ActionInvoker {
     }
     const { connector, action } = resolved;
     const { context } = call;
+    // The connector's credentials are secrets of the run: an answer or error echoing one is
+    // masked in everything the run records.
+    for (const name of connector.secretEnvironment) {
+      const value = context.environment[name];
+      if (value !== undefined && value !== '') context.addSecret?.(name, value);
+    }
     const run: ActionRun = { ...resolved, input: call.input, context: call.context };
     return connector.limit(async () => {
       if (context.aborted) throw abortError(context.signal);
@@ -164,6 +170,7 @@ export class LocalInvoker implements ActionInvoker {
         limit: pLimit(this.defaults.concurrency),
         file: undefined,
         cwd: undefined,
+        secretEnvironment: [],
       };
       this.implicit.set(plugin, connector);
     }

@@ -1,9 +1,16 @@
-import { BackendError, UnavailableError, ValidationError, type WeftError } from '@weft/core';
+import {
+  BackendError,
+  capText,
+  MAX_UPSTREAM_TEXT,
+  UnavailableError,
+  ValidationError,
+  type WeftError,
+} from '@weft/core';
 import { Agent, fetch as undiciFetch } from 'undici';
 import { injectTraceContext } from '@weft/telemetry';
 import type { HttpEgress } from '../invoker/options.js';
 import type { ActionRun } from './action-run.js';
-import { abortError, tail } from './errors.js';
+import { abortError } from './errors.js';
 
 /** An HTTP answer whose body was read (bounded) and parsed when it is JSON. */
 export interface HttpAnswer {
@@ -111,7 +118,9 @@ export function badAnswer(
   answer: HttpAnswer,
   what: string,
 ): WeftError {
-  const body = tail(answer.text, 500) || '(empty body)';
+  // The beginning of the body (where an error says what failed), bounded: the run masks its
+  // secrets, then cuts the error's texts to 1,024 characters.
+  const body = capText(answer.text.trim(), MAX_UPSTREAM_TEXT) || '(empty body)';
   const message = `${url} answered ${answer.status} ${what}: ${body}`;
   return new BackendError(`${run.call}: ${message}`, {
     backend: run.connector.name,

@@ -1,5 +1,8 @@
 import {
   BackendError,
+  capErrorObject,
+  capText,
+  MAX_UPSTREAM_TEXT,
   CanceledError,
   TimeoutError,
   UnavailableError,
@@ -18,12 +21,19 @@ import type { ActionRun } from './action-run.js';
  */
 export function remoteError(body: Record<string, unknown>, run: ActionRun): WeftError {
   const backend = run.connector.name;
-  const message = typeof body['message'] === 'string' ? body['message'] : 'unknown error';
-  const code = typeof body['code'] === 'string' ? body['code'] : 'UNKNOWN';
+  // Bounded where they are first copied; the run masks its secrets, then cuts them to 1 KB.
+  const message =
+    typeof body['message'] === 'string'
+      ? capText(body['message'], MAX_UPSTREAM_TEXT)
+      : 'unknown error';
+  const code = typeof body['code'] === 'string' ? body['code'].slice(0, 100) : 'UNKNOWN';
   const raw = body['details'];
   const details: Record<string, unknown> =
     typeof raw === 'object' && raw !== null && !Array.isArray(raw)
-      ? { ...(raw as Record<string, unknown>) }
+      ? {
+          ...capErrorObject({ message, details: raw as Record<string, unknown> }, MAX_UPSTREAM_TEXT)
+            .details,
+        }
       : {};
   const text = (key: string, fallback: string) =>
     typeof details[key] === 'string' ? (details[key] as string) : fallback;

@@ -2,7 +2,9 @@ import {
   ACTION_PATTERN,
   BackendError,
   CanceledError,
+  capErrorObject,
   HTTP_STATUS,
+  MAX_UPSTREAM_TEXT,
   SLUG_PATTERN,
   TimeoutError,
   toErrorObject,
@@ -12,6 +14,7 @@ import {
   type ExecutionContext,
   type HealthResponse,
 } from '@weft/core';
+import { ResolvedSecrets } from '@weft/engine';
 import type { LocalInvoker } from '../invoker/local-invoker.js';
 import { runHealthChecks, type HealthChecks } from './health.js';
 import { RecentResults } from './recent-results.js';
@@ -92,14 +95,17 @@ export class ConnectorHost {
     idempotencyKey: string,
     signal: AbortSignal | undefined,
   ): Promise<HostAnswer> {
+    // The credentials the call read (its connector's declared environment, `addSecret`): the
+    // calling run cannot see this process's environment, so the answer is masked here.
+    const secrets = new ResolvedSecrets({});
     try {
       const { plugin, action, input } = this.parse(body, pathPlugin);
       const target = { kind: 'plugin' as const, slug: plugin };
       this.invoker.check(target, action);
-      const data = await this.run(target, action, input, idempotencyKey, signal);
-      return { statusCode: 200, body: { status: 'success', data } };
+      const data = await this.run(target, action, input, idempotencyKey, signal, secrets);
+      return { statusCode: 200, body: { status: 'success', data: secrets.mask(data) } };
     } catch (error) {
-      const object = toErrorObject(error);
+      const object = capErrorObject(secrets.mask(toErrorObject(error)), MAX_UPSTREAM_TEXT);
       return { statusCode: HTTP_STATUS[object.code], body: object };
     }
   }
@@ -163,6 +169,7 @@ export class ConnectorHost {
     input: Record<string, unknown>,
     idempotencyKey: string,
     signal: AbortSignal | undefined,
+    secrets: ResolvedSecrets,
   ): Promise<Record<string, unknown>> {
     const timeoutMs = this.invoker.timeoutFor(target, action);
     const controller = new AbortController();
@@ -197,6 +204,7 @@ export class ConnectorHost {
     });
     try {
       const context = contextOf(controller.signal, idempotencyKey, this.options.environment ?? {});
+      context.addSecret = (name, value) => secrets.add(name, value);
       const { output } = await Promise.race([
         this.invoker.invoke({ target, action, input, context }),
         expired,
