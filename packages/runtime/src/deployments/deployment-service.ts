@@ -1,7 +1,6 @@
 import { isDeepStrictEqual } from 'node:util';
 import {
   deployerSnapshot,
-  ForbiddenError,
   keyPrincipal,
   NotFoundError,
   systemClock,
@@ -27,6 +26,7 @@ import {
   type DeployOptions,
   type Prepared,
 } from './deploy-plan.js';
+import { auditedCaller, checkGuard, guardOf, nameTaken, type Guard } from './guard.js';
 import { libraryOf } from './library.js';
 import { validateDefinition, type ValidDefinition } from './parse-definition.js';
 import { pluginReferences, pluginUsage } from './plugin-refs.js';
@@ -106,7 +106,7 @@ export class DeploymentService {
     return this.serialised(async () => {
       const siblings = raws.map((raw) => (isNamed(raw) ? raw.name : undefined));
       const known = [...new Set([...this.activations.names(), ...siblings.filter(isString)])];
-      const valid: { valid: ValidDefinition; previous: DeploymentRecord | undefined }[] = [];
+      const valid: Validated[] = [];
       for (const raw of raws) valid.push(await this.validate(raw, known, deployer, expectedName));
       const prepared: Prepared[] = [];
       for (const item of valid) {
@@ -126,16 +126,28 @@ export class DeploymentService {
   }
 
   /**
-   * Undeploys a workflow: its triggers stop, its history stays. With `by`, only its owner (or an
-   * admin key) may.
+   * Undeploys a workflow: its triggers stop, its history stays. With `by`, only a key of its
+   * owner (or an admin key) may: another owner's is `NOT_FOUND` like an unknown name; a guarded
+   * current revision needs its block's grants ({@link checkGuard}). Audited (`workflow.delete`)
+   * before anything changes.
    */
   undeploy(name: string, by?: Deployer): Promise<void> {
     return this.serialised(async () => {
-      const current = by ? await this.options.store.get(name) : undefined;
-      if (current && by) this.checkOwner(current, by, 'undeploy');
-      if (!(await this.options.store.remove(name))) {
-        throw new NotFoundError(`no deployed workflow is named "${name}"`, { name });
-      }
+      const current = await this.options.store.get(name);
+      if (!current || (by && !this.visibleTo(current, by))) throw unknownName(name);
+      const guard = by
+        ? await checkGuard(current, by, 'workflow.delete', this.options.audit)
+        : guardOf(current);
+      const principal = by ? by.principal : this.options.directoryPrincipal?.();
+      await this.options.audit?.record({
+        ...auditedCaller(principal, by?.owner ?? this.recordOwner(current)),
+        action: 'workflow.delete',
+        decision: 'allow',
+        reason: `revision ${current.revision} undeployed${guardedBy(guard, by)}`,
+        workflow: name,
+        required: guard ?? {},
+      });
+      if (!(await this.options.store.remove(name))) throw unknownName(name);
       await this.activations.deactivate(name, true);
       this.logger.info({ workflow: name }, 'workflow undeployed');
     });
@@ -238,9 +250,7 @@ export class DeploymentService {
   ): Promise<PendingRecord> {
     const workflow = this.activations.workflow(name);
     const hidden = caller && !caller.admin && this.ownerOf(name) !== caller.owner;
-    if (!workflow || hidden) {
-      throw new NotFoundError(`no deployed workflow is named "${name}"`, { name });
-    }
+    if (!workflow || hidden) throw unknownName(name);
     return this.options.start({
       workflow,
       inputs,
@@ -261,7 +271,7 @@ export class DeploymentService {
     known: readonly string[],
     deployer: Deployer | null,
     expectedName: string | undefined,
-  ): Promise<{ valid: ValidDefinition; previous: DeploymentRecord | undefined }> {
+  ): Promise<Validated> {
     const valid = validateDefinition(raw, known, this.options.detectors);
     const name = valid.workflow.name;
     if (expectedName !== undefined && name !== expectedName) {
@@ -271,8 +281,12 @@ export class DeploymentService {
       );
     }
     const previous = await this.options.store.get(name);
-    if (previous && deployer) this.checkOwner(previous, deployer, 'redeploy');
-    return { valid, previous };
+    if (!previous || !deployer) return { valid, previous, guard: undefined };
+    if (!this.visibleTo(previous, deployer))
+      throw await nameTaken(name, deployer, this.options.audit);
+    // A guard protects itself: replacing the revision (even by one without the block) needs it.
+    const guard = await checkGuard(previous, deployer, 'workflow.deploy', this.options.audit);
+    return { valid, previous, guard };
   }
 
   /**
@@ -281,7 +295,7 @@ export class DeploymentService {
    * `deployedWith` are the definitions deployed together, which it may call.
    */
   private async prepare(
-    { valid, previous }: { valid: ValidDefinition; previous: DeploymentRecord | undefined },
+    { valid, previous, guard }: Validated,
     deployedWith: readonly { valid: ValidDefinition }[],
     deployer: Deployer | null,
     source: string,
@@ -294,11 +308,12 @@ export class DeploymentService {
         deployedWith.find((d) => d.valid.workflow.name === name)?.valid.workflow ??
         this.activations.workflow(name),
     );
-    await authorizeDeploy({
+    const required = await authorizeDeploy({
       workflow,
       library,
       principal: this.actingAs(deployer),
       source,
+      owner: this.ownerFor(deployer),
       audit: this.options.audit,
     });
     const { unavailablePlugins, checkAgent } = this.options;
@@ -308,7 +323,13 @@ export class DeploymentService {
       agents: checkAgent ? await unavailableAgents(workflow, library, checkAgent) : [],
     };
     const warnings = deployWarnings(workflow.name, found, strict);
-    return { valid, previous, activation: await this.activations.compile(workflow), warnings };
+    return {
+      valid,
+      previous,
+      activation: await this.activations.compile(workflow),
+      warnings,
+      required: mergeGuards(guard, required),
+    };
   }
 
   /** The principal a deployment acts as: the caller's, or the workflows directory's. */
@@ -324,7 +345,7 @@ export class DeploymentService {
 
   /** Stores a prepared definition (unless equal to the active revision) and serves it. */
   private async commit(
-    { valid, previous, activation, warnings }: Prepared,
+    { valid, previous, activation, warnings, required }: Prepared,
     source: string,
     deployer: Deployer | null,
     snapshot: DeployerSnapshot | null,
@@ -337,6 +358,21 @@ export class DeploymentService {
       previous.deployed_by === deployedBy &&
       isDeepStrictEqual(previous.deployer, snapshot) &&
       isDeepStrictEqual(previous.definition, valid.raw);
+    // Every deploy by a caller is audited, and every new revision of the workflows directory,
+    // before it is stored: nothing is deployed unrecorded.
+    if (deployer || !unchanged) {
+      const revision = unchanged
+        ? previous.revision
+        : ((await this.options.store.history(workflow.name))[0]?.revision ?? 0) + 1;
+      await this.options.audit?.record({
+        ...auditedCaller(this.actingAs(deployer), this.ownerFor(deployer)),
+        action: 'workflow.deploy',
+        decision: 'allow',
+        reason: `${unchanged ? `revision ${revision} kept (unchanged)` : `revision ${revision} deployed`}${guardedBy(previous && guardOf(previous), deployer ?? undefined)}`,
+        workflow: workflow.name,
+        required,
+      });
+    }
     const record = unchanged
       ? previous
       : await this.options.store.put({
@@ -366,14 +402,9 @@ export class DeploymentService {
     };
   }
 
-  /** FORBIDDEN unless `by` owns the deployment (or is an admin key). */
-  private checkOwner(record: DeploymentRecord, by: Deployer, action: string): void {
-    if (this.visibleTo(record, by)) return;
-    const owner = this.recordOwner(record);
-    throw new ForbiddenError(
-      `the workflow "${record.name}" was deployed by ${owner}; only its owner or an admin key may ${action} it`,
-      { reason: 'not_owner', name: record.name, owner },
-    );
+  /** The workspace a deployment goes to: the caller's owner, or `defaultOwner`. */
+  private ownerFor(deployer: Deployer | null): string {
+    return deployer?.owner ?? this.options.defaultOwner ?? 'local';
   }
 
   /** The owner of a stored deployment: the key's owner, or `defaultOwner` for the directory. */
@@ -386,6 +417,35 @@ export class DeploymentService {
     this.queue = run.catch(() => undefined);
     return run;
   }
+}
+
+/** A definition validated, with the active revision it replaces and that revision's guard. */
+interface Validated {
+  valid: ValidDefinition;
+  previous: DeploymentRecord | undefined;
+  guard: Guard | undefined;
+}
+
+/** The `NOT_FOUND` of a name nobody deployed, also given for another owner's. */
+function unknownName(name: string): NotFoundError {
+  return new NotFoundError(`no deployed workflow is named "${name}"`, { name });
+}
+
+/** Both requirements a change was checked against, each name once. */
+function mergeGuards(a: Guard | undefined, b: Guard): Guard {
+  return {
+    roles: [...new Set([...(a?.roles ?? []), ...b.roles])],
+    permissions: [...new Set([...(a?.permissions ?? []), ...b.permissions])],
+  };
+}
+
+/** How an allowed change of a guarded revision passed its guard, for the audit's reason. */
+function guardedBy(guard: Guard | undefined, by: Deployer | undefined): string {
+  if (!guard) return '';
+  if (!by) return '; the guarded revision was changed by the workflows directory (the operator)';
+  return by.admin === true
+    ? '; the guarded revision was changed with an admin key (the operator), not checked against its authorization'
+    : '; the caller passed the authorization of the guarded revision';
 }
 
 function isNamed(raw: unknown): raw is { name: unknown } {
