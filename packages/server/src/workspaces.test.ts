@@ -135,9 +135,9 @@ describe.each([
     return { status: response.status, text, json: text ? JSON.parse(text) : undefined };
   }
 
-  async function settled(id: string) {
+  async function settled(id: string, who = 'clerk') {
     for (let i = 0; i < 500; i++) {
-      const { json } = await call('GET', `/workflows/executions/${id}`, 'clerk');
+      const { json } = await call('GET', `/workflows/executions/${id}`, who);
       if (!['pending', 'running'].includes(json.status)) return json;
       await new Promise((resolve) => setTimeout(resolve, 10));
     }
@@ -362,6 +362,36 @@ describe.each([
       });
       expect((await call('GET', '/workflows/payout', 'clerk')).status).toBe(404);
       expect((await call('GET', '/workflows/evil-payout', 'evilclerk')).status).toBe(200);
+    },
+  );
+  it.skipIf(skip)(
+    'a workflow step never calls across owners, and a name taken over shows its new owner’s revisions only',
+    async () => {
+      const helper = { name: 'acme-helper', steps: [{ name: 't', type: 'transform', input: {} }] };
+      expect((await call('PUT', '/workflows/acme-helper', 'clerk', helper)).status).toBe(201);
+      const calling = (name: string) => ({
+        name: 'caller',
+        steps: [{ name: 'c', type: 'workflow', workflow: name }],
+      });
+      // Deployed as if acme-helper were unknown (the same warning), and its run cannot reach it.
+      const theirs = await call('PUT', '/workflows/caller', 'evil', calling('acme-helper'));
+      expect(theirs.status).toBe(201);
+      expect(theirs.json.warnings).toEqual([
+        expect.stringContaining('workflow "acme-helper" is not defined'),
+      ]);
+      const run = await call('POST', '/workflows/caller/executions', 'evil', {});
+      expect(run.status).toBe(202);
+      const ended = await settled(run.json.execution_id, 'evil');
+      expect(ended.status).toBe('failed');
+      expect(JSON.stringify(ended)).toContain('acme-helper');
+      // payout was undeployed by acme (above): evil may take the name, not its history.
+      const taken = await call('PUT', '/workflows/payout', 'evilclerk', PAYOUT);
+      // Revisions number the name, not the owner: this one is not the first.
+      expect(taken.status).toBe(200);
+      const detail = await call('GET', '/workflows/payout', 'evilclerk');
+      expect(detail.json.revisions.map((r: { revision: number }) => r.revision)).toEqual([
+        taken.json.revision,
+      ]);
     },
   );
 });

@@ -123,7 +123,10 @@ export function createTriggers(options: TriggersOptions): Triggers {
     ...request,
     owner: request.owner ?? service.ownerOf(request.workflow.name),
     principal: request.principal ?? service.actingPrincipal(request.workflow.name),
-    library: libraryOf(request.workflow, (name) => service.workflow(name)),
+    // What it may call: deployments of its own workspace only.
+    library: libraryOf(request.workflow, (name) =>
+      service.workflowOf(name, service.ownerOf(request.workflow.name)),
+    ),
   });
   const start: StartExecution = (request) => options.start(owned(request));
   const { prepareStarts } = options;

@@ -151,12 +151,13 @@ export function deploymentRoutes(options: DeploymentRoutesOptions) {
         },
       },
       async (request) => {
-        const record = await service.get(request.params.name, deployerOf(request));
+        const by = deployerOf(request);
+        const record = await service.get(request.params.name, by);
         if (!record)
           throw new NotFoundError(`no deployed workflow is named "${request.params.name}"`, {
             name: request.params.name,
           });
-        const history = await service.history(record.name);
+        const history = await service.history(record.name, by);
         return {
           ...summary(record, service.webhooksOf(record.name), service.now()),
           definition: record.definition,

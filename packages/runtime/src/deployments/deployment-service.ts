@@ -105,7 +105,9 @@ export class DeploymentService {
     const deployer = typeof deployedBy === 'string' ? { owner: deployedBy } : deployedBy;
     return this.serialised(async () => {
       const siblings = raws.map((raw) => (isNamed(raw) ? raw.name : undefined));
-      const known = [...new Set([...this.activations.names(), ...siblings.filter(isString)])];
+      // A subworkflow step calls a workflow of the same workspace only.
+      const home = this.ownerFor(deployer);
+      const known = [...new Set([...this.namesOf(home), ...siblings.filter(isString)])];
       const valid: Validated[] = [];
       for (const raw of raws) valid.push(await this.validate(raw, known, deployer, expectedName));
       const prepared: Prepared[] = [];
@@ -194,9 +196,13 @@ export class DeploymentService {
     return by.admin === true || this.recordOwner(record) === by.owner;
   }
 
-  /** Every revision of a name, newest first. */
-  history(name: string): Promise<DeploymentRecord[]> {
-    return this.options.store.history(name);
+  /**
+   * Every revision of a name, newest first; with `by`, only those it may see (a name undeployed
+   * by one owner and deployed again by another keeps the first owner's revisions to itself).
+   */
+  async history(name: string, by?: Deployer): Promise<DeploymentRecord[]> {
+    const revisions = await this.options.store.history(name);
+    return by ? revisions.filter((r) => this.visibleTo(r, by)) : revisions;
   }
 
   /** Undeploys every workflow deployed from `source` (a removed file). */
@@ -211,6 +217,19 @@ export class DeploymentService {
   /** The active definition of a deployed workflow. */
   workflow(name: string): WorkflowDefinition | undefined {
     return this.activations.workflow(name);
+  }
+
+  /**
+   * The active definition of a deployed workflow of `owner`; undefined for another owner's, so
+   * that a subworkflow step never reaches across workspaces.
+   */
+  workflowOf(name: string, owner: string): WorkflowDefinition | undefined {
+    return this.ownerOf(name) === owner ? this.activations.workflow(name) : undefined;
+  }
+
+  /** Names of the active deployments of `owner`. */
+  private namesOf(owner: string): string[] {
+    return this.activations.names().filter((name) => this.ownerOf(name) === owner);
   }
 
   /** Served webhooks of a workflow, as `METHOD /hooks/path`. */
@@ -306,7 +325,7 @@ export class DeploymentService {
       workflow,
       (name) =>
         deployedWith.find((d) => d.valid.workflow.name === name)?.valid.workflow ??
-        this.activations.workflow(name),
+        this.workflowOf(name, this.ownerFor(deployer)),
     );
     const required = await authorizeDeploy({
       workflow,
