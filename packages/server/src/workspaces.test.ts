@@ -394,4 +394,21 @@ describe.each([
       ]);
     },
   );
+  it.skipIf(skip)(
+    'an admin key (the operator) may strip a guard: allowed and audited as an admin change',
+    async () => {
+      const vault = { ...PAYOUT, name: 'vault', triggers: [{ type: 'manual' }] };
+      expect((await call('PUT', '/workflows/vault', 'clerk', vault)).status).toBe(201);
+      const { authorization: _block, ...bare } = vault;
+      const stripped = await call('PUT', '/workflows/vault', 'root', bare);
+      expect(stripped.status).toBe(200);
+      expect(stripped.json.revision).toBe(2);
+      const [entry] = (await audit('workflow.deploy')).slice(-1);
+      expect(entry).toMatchObject({
+        decision: 'allow',
+        workflow: 'vault',
+        reason: expect.stringContaining('admin key'),
+      });
+    },
+  );
 });
