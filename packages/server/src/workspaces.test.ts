@@ -266,6 +266,19 @@ describe.each([
         message: 'the workflow name "payout" is taken on this server: deploy it under another name',
         details: { reason: 'name_taken', name: 'payout' },
       });
+      // A webhook path acme's workflow serves: refused without naming that workflow.
+      const hook = await call('PUT', '/workflows/evil-hook', 'evilclerk', {
+        ...PAYOUT,
+        name: 'evil-hook',
+      });
+      expect(hook.status).toBe(409);
+      expect(hook.json).toEqual({
+        status: 'error',
+        code: 'CONFLICT',
+        message:
+          'the webhook POST /hooks/payout is already served by another workflow; choose another path',
+        details: { reason: 'route_taken', route: 'POST /payout' },
+      });
       expect(await acmeState()).toEqual(before);
     },
   );

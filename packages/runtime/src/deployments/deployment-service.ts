@@ -345,7 +345,11 @@ export class DeploymentService {
     return {
       valid,
       previous,
-      activation: await this.activations.compile(workflow),
+      // A webhook path another owner's workflow serves is refused without naming it.
+      activation: await this.activations.compile(
+        workflow,
+        (name) => !deployer || deployer.admin === true || this.ownerOf(name) === deployer.owner,
+      ),
       warnings,
       required: mergeGuards(guard, required),
     };
