@@ -424,4 +424,35 @@ describe.each([
       });
     },
   );
+  it.skipIf(skip)(
+    'an event of another organisation starts none of acme’s workflows and answers as a topic nobody hears',
+    async () => {
+      const listening = {
+        name: 'on-pay',
+        triggers: [
+          { type: 'event', source: 'custom', topic: 'payments' },
+          { type: 'event', source: 'webhook', topic: '/pay-events' },
+        ],
+        steps: [{ name: 't', type: 'transform', input: { ok: true } }],
+      };
+      expect((await call('PUT', '/workflows/on-pay', 'clerk', listening)).status).toBe(201);
+      const before = (await call('GET', '/workflows/executions?limit=100', 'clerk')).json;
+      for (const who of ['evil', 'evilclerk']) {
+        const theirs = await call('POST', '/events/payments', who, { amount: 1 });
+        const none = await call('POST', '/events/nobody', who, { amount: 1 });
+        expect(theirs.status).toBe(202);
+        expect(theirs.text.replaceAll('payments', 'nobody')).toBe(none.text);
+        const hook = await call('POST', '/hooks/pay-events', who, { amount: 1 });
+        const noHook = await call('POST', '/hooks/nobody-hears', who, { amount: 1 });
+        expect(hook.status).toBe(404);
+        expect(hook.text.replaceAll('pay-events', 'nobody-hears')).toBe(noHook.text);
+      }
+      expect((await call('GET', '/workflows/executions?limit=100', 'clerk')).json).toEqual(before);
+      const own = await call('POST', '/events/payments', 'colleague', { amount: 1 });
+      expect(own.json.started.map((s: { workflow: string }) => s.workflow)).toEqual(['on-pay']);
+      const ownHook = await call('POST', '/hooks/pay-events', 'colleague', { amount: 1 });
+      expect(ownHook.status).toBe(202);
+      expect(ownHook.json.started).toHaveLength(1);
+    },
+  );
 });

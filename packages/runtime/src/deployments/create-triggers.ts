@@ -162,6 +162,9 @@ export function createTriggers(options: TriggersOptions): Triggers {
     ...(options.checkAgent ? { checkAgent: options.checkAgent } : {}),
     ...(options.resolveAgentVersions ? { resolveAgentVersions: options.resolveAgentVersions } : {}),
   });
+  // A caller's event starts the workflows of its own owner only (an admin key: every one).
+  const mayStart = (workflow: string, caller: Principal) =>
+    caller.admin || service.ownerOf(workflow) === caller.owner;
   let watched: WatchedDirectory | undefined;
   let pruneTimer: NodeJS.Timeout | undefined;
   let stopReconciling: (() => void) | undefined;
@@ -181,13 +184,14 @@ export function createTriggers(options: TriggersOptions): Triggers {
           ...(options.trustedProxies ? { trustedProxies: options.trustedProxies } : {}),
           ...(options.audit ? { audit: options.audit } : {}),
           ...(options.onWebhook ? { onOutcome: options.onWebhook } : {}),
-          events: { router: events, authenticate: options.authenticate },
+          events: { router: events, authenticate: options.authenticate, mayStart },
         }),
       );
       await app.register(
         eventRoutes({
           router: events,
           authenticate: options.authenticate,
+          mayStart,
           clock,
           logger,
           ...(options.bodyLimit !== undefined ? { bodyLimit: options.bodyLimit } : {}),

@@ -1,5 +1,12 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { NotFoundError, systemClock, WeftError, type Clock, type TriggerStore } from '@weft/core';
+import {
+  NotFoundError,
+  systemClock,
+  WeftError,
+  type Clock,
+  type Principal,
+  type TriggerStore,
+} from '@weft/core';
 import { sendTriggerError } from '../http-errors.js';
 import type { Authenticate, StartExecution } from '../start-execution.js';
 import { payloadOf, readLimitedBody, tooLarge } from './body.js';
@@ -47,6 +54,11 @@ export interface WebhookRoutesOptions {
   events?: {
     router: EventRouter;
     authenticate: Authenticate;
+    /**
+     * Whether a caller's event may start `workflow` (those of its owner; every one for an admin
+     * key). A path no workflow it may start listens to answers as an unknown path. Default: all.
+     */
+    mayStart?: (workflow: string, caller: Principal) => boolean;
   };
 }
 
@@ -69,6 +81,8 @@ const STATUS_REASONS: Record<number, string> = {
 
 interface Matched {
   hook: CompiledWebhook;
+  /** Which listening workflows an event of the caller may start (webhook-source events). */
+  may?: (workflow: string) => boolean;
   /** The client's address; found when an allowlist or an audit entry needs it (null: none). */
   clientIp?: string | null;
 }
@@ -150,9 +164,14 @@ export function webhookRoutes(options: WebhookRoutesOptions) {
           hook = options.table.find(request.method, path);
         }
         if (!hook && request.method === 'POST' && options.events?.router.has('webhook', path)) {
-          await options.events.authenticate(request.headers.authorization);
-          matched.set(request, { hook: eventHook(path) });
-          return;
+          const caller = await options.events.authenticate(request.headers.authorization);
+          const { mayStart } = options.events;
+          const may = mayStart ? (workflow: string) => mayStart(workflow, caller) : () => true;
+          // Only another owner's workflows listen here: the same 404 as a path nobody serves.
+          if (options.events.router.has('webhook', path, may)) {
+            matched.set(request, { hook: eventHook(path), may });
+            return;
+          }
         }
         if (!hook) {
           throw new NotFoundError(`no webhook answers ${request.method} /hooks${path}`, {
@@ -179,7 +198,12 @@ export function webhookRoutes(options: WebhookRoutesOptions) {
         if (m.hook.key === EVENT_HOOK) {
           const body = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
           const event = payloadOf(body, request.headers['content-type'], {});
-          const started = await options.events!.router.dispatch('webhook', m.hook.path, event);
+          const started = await options.events!.router.dispatch(
+            'webhook',
+            m.hook.path,
+            event,
+            m.may,
+          );
           return reply.code(202).send({
             status: 'accepted',
             topic: m.hook.path,
