@@ -7,7 +7,7 @@ import {
   type WorkflowDefinition,
 } from '@weft/engine';
 import type { AuditLog } from '../audit/audit-log.js';
-import { auditedCaller, type Guard } from './guard.js';
+import { auditedCaller, type Guard } from './change-audit.js';
 
 /** A deployment to check: the workflow, what it may call, and who deploys it. */
 export interface DeployToAuthorize {

@@ -6,7 +6,7 @@ import {
 } from '@weft/core';
 import type { Activation } from './activations.js';
 import type { UnavailableAgent } from './agent-refs.js';
-import type { Guard } from './guard.js';
+import type { Guard } from './change-audit.js';
 import type { ValidDefinition } from './parse-definition.js';
 import { pluginReferences } from './plugin-refs.js';
 

@@ -26,7 +26,8 @@ import {
   type DeployOptions,
   type Prepared,
 } from './deploy-plan.js';
-import { auditedCaller, checkGuard, guardOf, nameTaken, type Guard } from './guard.js';
+import { auditAllowed, mergeGuards, type Guard } from './change-audit.js';
+import { checkGuard, guardOf, nameTaken } from './guard.js';
 import { libraryOf } from './library.js';
 import { validateDefinition, type ValidDefinition } from './parse-definition.js';
 import { pluginReferences, pluginUsage } from './plugin-refs.js';
@@ -140,14 +141,15 @@ export class DeploymentService {
       const guard = by
         ? await checkGuard(current, by, 'workflow.delete', this.options.audit)
         : guardOf(current);
-      const principal = by ? by.principal : this.options.directoryPrincipal?.();
-      await this.options.audit?.record({
-        ...auditedCaller(principal, by?.owner ?? this.recordOwner(current)),
+      await auditAllowed(this.options.audit, {
         action: 'workflow.delete',
-        decision: 'allow',
-        reason: `revision ${current.revision} undeployed${guardedBy(guard, by)}`,
+        principal: by ? by.principal : this.options.directoryPrincipal?.(),
+        owner: by?.owner ?? this.recordOwner(current),
         workflow: name,
-        required: guard ?? {},
+        what: `revision ${current.revision} undeployed`,
+        guard,
+        by,
+        required: guard,
       });
       if (!(await this.options.store.remove(name))) throw unknownName(name);
       await this.activations.deactivate(name, true);
@@ -387,12 +389,14 @@ export class DeploymentService {
       const revision = unchanged
         ? previous.revision
         : ((await this.options.store.history(workflow.name))[0]?.revision ?? 0) + 1;
-      await this.options.audit?.record({
-        ...auditedCaller(this.actingAs(deployer), this.ownerFor(deployer)),
+      await auditAllowed(this.options.audit, {
         action: 'workflow.deploy',
-        decision: 'allow',
-        reason: `${unchanged ? `revision ${revision} kept (unchanged)` : `revision ${revision} deployed`}${guardedBy(previous && guardOf(previous), deployer ?? undefined)}`,
+        principal: this.actingAs(deployer),
+        owner: this.ownerFor(deployer),
         workflow: workflow.name,
+        what: unchanged ? `revision ${revision} kept (unchanged)` : `revision ${revision} deployed`,
+        guard: previous && guardOf(previous),
+        by: deployer ?? undefined,
         required,
       });
     }
@@ -452,23 +456,6 @@ interface Validated {
 /** The `NOT_FOUND` of a name nobody deployed, also given for another owner's. */
 function unknownName(name: string): NotFoundError {
   return new NotFoundError(`no deployed workflow is named "${name}"`, { name });
-}
-
-/** Both requirements a change was checked against, each name once. */
-function mergeGuards(a: Guard | undefined, b: Guard): Guard {
-  return {
-    roles: [...new Set([...(a?.roles ?? []), ...b.roles])],
-    permissions: [...new Set([...(a?.permissions ?? []), ...b.permissions])],
-  };
-}
-
-/** How an allowed change of a guarded revision passed its guard, for the audit's reason. */
-function guardedBy(guard: Guard | undefined, by: Deployer | undefined): string {
-  if (!guard) return '';
-  if (!by) return '; the guarded revision was changed by the workflows directory (the operator)';
-  return by.admin === true
-    ? '; the guarded revision was changed with an admin key (the operator), not checked against its authorization'
-    : '; the caller passed the authorization of the guarded revision';
 }
 
 function isNamed(raw: unknown): raw is { name: unknown } {

@@ -4,20 +4,11 @@ import {
   missingGrants,
   type DeploymentRecord,
   type MissingGrants,
-  type Principal,
 } from '@weft/core';
 import { isPlainObject } from '@weft/engine';
-import type { AuditEvent, AuditLog } from '../audit/audit-log.js';
+import type { AuditLog } from '../audit/audit-log.js';
+import { auditedCaller, type DeploymentChange, type Guard } from './change-audit.js';
 import type { Deployer } from './deploy-plan.js';
-
-/** What changes a deployment: a (re)deploy or an undeploy. */
-export type DeploymentChange = 'workflow.deploy' | 'workflow.delete';
-
-/** Roles (one of) and permissions (all) an `authorization` block requires. */
-export interface Guard {
-  roles: string[];
-  permissions: string[];
-}
 
 /**
  * The guard of a stored revision: its `authorization` block when in force (`enabled` is not
@@ -30,18 +21,6 @@ export function guardOf(record: DeploymentRecord): Guard | undefined {
   const names = (value: unknown) =>
     Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : [];
   return { roles: names(block['roles']), permissions: names(block['permissions']) };
-}
-
-/** Who an audit entry of a deployment change names, and the workspace it is about. */
-export function auditedCaller(
-  principal: Principal | undefined,
-  owner: string,
-): Pick<AuditEvent, 'subject' | 'credential' | 'owner'> {
-  return {
-    subject: principal?.subject ?? 'workflows-directory',
-    credential: principal?.kind ?? 'local',
-    owner,
-  };
 }
 
 /**
