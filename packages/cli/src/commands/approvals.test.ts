@@ -39,7 +39,7 @@ beforeAll(async () => {
   keys.lead = (
     await createLocalKey({ dataDir }, { name: 'lead', owner: 'acme', roles: ['lead'] })
   ).key;
-  // An approver of another owner: may decide acme's runs, not read them.
+  // An approver of another owner: a stranger to acme's runs.
   keys.outside = (
     await createLocalKey({ dataDir }, { name: 'auditor', owner: 'hq', roles: ['lead'] })
   ).key;
@@ -165,14 +165,12 @@ describe('weft execution approve / reject', () => {
     expect(json.code).toBe(2);
   });
 
-  it('says so when --wait cannot follow a run of another owner that the key approved', async () => {
+  it('refuses an approver of another owner as for an unknown id, and the run still waits', async () => {
     const id = await waitingPayout(11);
     const approved = await run('execution', 'approve', id, '--wait', ...as('outside'));
-    expect(approved.code).toBe(1);
-    expect(approved.err).toBe(
-      `execution ${id} approved: pending; waiting for it to end\n` +
-        `error: this key cannot read execution ${id} (it belongs to another owner)\n`,
-    );
+    expect(approved).toMatchObject({ code: 2, err: `error: no execution ${id} [NOT_FOUND]\n` });
+    expect((await run('approvals', 'list', ...as('outside'))).out).not.toContain(id);
+    expect((await run('approvals', 'list', ...as('lead'))).out).toContain(id);
   });
 
   it('rejects: the execution ends canceled; -o json prints the record', async () => {
@@ -212,7 +210,7 @@ describe('weft execution approve / reject', () => {
     const unknown = await run('execution', 'reject', 'nope', ...as('lead'));
     expect(unknown).toMatchObject({
       code: 2,
-      err: 'error: execution nope not found [NOT_FOUND]\n',
+      err: 'error: no execution nope [NOT_FOUND]\n',
     });
   });
 });

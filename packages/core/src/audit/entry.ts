@@ -23,6 +23,7 @@ export const AuditAction = Type.Union(
   [
     Type.Literal('execution.start'),
     Type.Literal('workflow.deploy'),
+    Type.Literal('workflow.delete'),
     Type.Literal('step.run'),
     Type.Literal('execution.approve'),
     Type.Literal('execution.reject'),

@@ -27,6 +27,8 @@ export interface AuditEvent {
   /** Who asked: the identity's subject (OIDC `sub`, or the API key's owner/name). */
   subject: string;
   credential: AuditCredential;
+  /** The workspace the decision is about: the caller's owner (kept once the log stores owners). */
+  owner?: string;
   action: AuditAction;
   decision: AuditDecision;
   /** Why, in words (`lacks role finance`, `approved by bob`). */

@@ -1,7 +1,6 @@
 import {
   ConflictError,
   ForbiddenError,
-  NotFoundError,
   type Principal,
   type StoredExecution,
   type WaitingFor,
@@ -34,7 +33,8 @@ export interface ApprovalPage {
  * and decides them. A decision is one conditional write of the store (a second one, on any
  * server, answers `409 CONFLICT`); approvers need one of the workflow's `approvers` roles and
  * may not decide their own run unless `allowSelfApproval`. Every decision and every refusal is
- * audited.
+ * audited. Nothing crosses an owner: a key lists and decides its owner's runs only (an admin
+ * key, the operator's, every owner's).
  */
 export class Approvals {
   constructor(
@@ -54,7 +54,7 @@ export class Approvals {
     const batch = Math.max(limit, 100);
     for (;;) {
       const rows = await store.list({
-        owner: undefined,
+        owner: decidableOwner(principal),
         status: 'waiting',
         limit: batch,
         ...(position ? { after: position } : {}),
@@ -70,9 +70,10 @@ export class Approvals {
 
   /**
    * Approves (the run continues from its journal, on whichever server claims it) or rejects
-   * (it ends `canceled`) a run waiting for approval. Throws `NOT_FOUND` for an id the caller may
-   * neither see nor decide, `FORBIDDEN` without an approver role or for one's own run, and
-   * `CONFLICT` when it does not wait for approval any more.
+   * (it ends `canceled`) a run waiting for approval. Throws `NOT_FOUND` for an unknown id and for
+   * another owner's execution alike (an admin key excepted), `FORBIDDEN` without an approver
+   * role or for one's own run (the same subject), and `CONFLICT` when it does not wait for
+   * approval any more.
    */
   async decide(
     id: string,
@@ -80,10 +81,11 @@ export class Approvals {
     verdict: ApprovalVerdict,
     comment: string | undefined,
   ): Promise<StoredExecution> {
-    const execution = await this.runtime.options.store.get(id);
-    const waiting = execution && approvalOf(execution);
-    if (!execution || (!waiting && execution.owner !== principal.owner && !principal.admin))
-      throw new NotFoundError(`execution ${id} not found`, { execution_id: id });
+    // Another owner's execution is answered exactly as an unknown id (the same NOT_FOUND as
+    // `GET /workflows/executions/{id}`): nothing tells a stranger it exists or who approves it.
+    const owner = decidableOwner(principal);
+    const execution = await this.runtime.get(id, owner);
+    const waiting = approvalOf(execution);
     if (!waiting) throw notWaiting(execution);
     const refusal = this.mayDecide(principal, execution);
     const action = verdict === 'approve' ? 'execution.approve' : 'execution.reject';
@@ -91,6 +93,7 @@ export class Approvals {
       subject: principal.subject,
       credential: principal.kind,
       action,
+      owner: execution.owner,
       workflow: execution.workflow,
       executionId: id,
     } as const;
@@ -111,19 +114,21 @@ export class Approvals {
       ...(verdict === 'approve' ? { approved_by: by } : { rejected_by: by }),
       ...(comment !== undefined ? { comment } : {}),
     };
+    const target = { kind: 'approval', ...(owner !== undefined ? { owner } : {}) };
     const decision =
       verdict === 'approve'
-        ? await this.runtime.resumeExecution(id, { kind: 'approval', data })
+        ? await this.runtime.resumeExecution(id, { ...target, data })
         : await this.runtime.endWaiting(id, {
-            kind: 'approval',
+            ...target,
             message: `the execution was rejected by ${by}`,
             details: data,
           });
     if (!decision.won) throw notWaiting(decision.execution);
+    const outcome = verdict === 'approve' ? 'approved' : 'rejected';
     await this.audit.record({
       ...base,
-      decision: verdict === 'approve' ? 'approved' : 'rejected',
-      reason: comment !== undefined ? `${verdict}d: ${comment}` : `${verdict}d`,
+      decision: outcome,
+      reason: comment !== undefined ? `${outcome}: ${comment}` : outcome,
       required: { roles: waiting.approvers },
     });
     return decision.execution;
@@ -200,6 +205,14 @@ function approvalOf(
   };
 }
 
+/**
+ * Whose waiting runs a caller lists and decides: its owner's; an admin key (the server
+ * operator's) every owner's (undefined).
+ */
+function decidableOwner(principal: Principal): string | undefined {
+  return principal.admin ? undefined : principal.owner;
+}
+
 function notWaiting(execution: StoredExecution): ConflictError {
   return new ConflictError(
     `execution ${execution.id} does not wait for approval: it is ${execution.status}${execution.status === 'waiting' ? ` for ${execution.waiting_for?.kind}` : ''} (decided or ended already)`,
@@ -219,6 +232,7 @@ export async function auditExpiry(audit: AuditLog, execution: StoredExecution): 
   await audit.record({
     subject: by?.subject ?? execution.owner,
     credential: (by?.kind as Principal['kind'] | undefined) ?? 'local',
+    owner: execution.owner,
     action: 'approval.expire',
     decision: 'expired',
     reason: `no approver decided before ${waiting.expires_at}`,

@@ -43,6 +43,7 @@ export async function authorizeStart(
     subject: principal.subject,
     // A run of a deployment's trigger acts as its deployer, with no credential of its own.
     credential: TRIGGERED.has(start.trigger.type) ? ('deployment' as const) : principal.kind,
+    owner: principal.owner,
     action: 'execution.start' as const,
     workflow: workflow.name,
   };

@@ -35,6 +35,7 @@ export function auditedStepPermissions(
       await audit.record({
         subject: principal?.subject ?? execution.owner,
         credential: principal?.kind ?? 'local',
+        owner: execution.owner,
         action: 'step.run',
         decision: 'deny',
         reason: principal

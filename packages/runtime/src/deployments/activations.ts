@@ -81,8 +81,15 @@ export class Activations {
     return this.active.get(name)?.principal;
   }
 
-  /** Compiles the triggers of a workflow; throws what a deployment would be refused with. */
-  async compile(workflow: WorkflowDefinition): Promise<Activation> {
+  /**
+   * Compiles the triggers of a workflow; throws what a deployment would be refused with. A
+   * webhook path another workflow serves is refused naming that workflow only when `reveal`
+   * says the deployer may see it (another owner's stays unnamed).
+   */
+  async compile(
+    workflow: WorkflowDefinition,
+    reveal: (name: string) => boolean = () => true,
+  ): Promise<Activation> {
     const activation: Activation = { workflow, hooks: [], schedules: [], events: [] };
     for (const [index, trigger] of (workflow.triggers ?? []).entries()) {
       switch (trigger.type) {
@@ -115,8 +122,15 @@ export class Activations {
     );
     if (collisions.length > 0) {
       const first = collisions[0]!;
+      const route = first.route.replace(' ', ' /hooks');
+      if (!reveal(first.workflow)) {
+        throw new ConflictError(
+          `the webhook ${route} is already served by another workflow; choose another path`,
+          { reason: 'route_taken', route: first.route },
+        );
+      }
       throw new ConflictError(
-        `the webhook ${first.route.replace(' ', ' /hooks')} is already served by the workflow "${first.workflow}"; choose another path`,
+        `the webhook ${route} is already served by the workflow "${first.workflow}"; choose another path`,
         { reason: 'route_taken', route: first.route, workflow: first.workflow },
       );
     }

@@ -123,7 +123,10 @@ export function createTriggers(options: TriggersOptions): Triggers {
     ...request,
     owner: request.owner ?? service.ownerOf(request.workflow.name),
     principal: request.principal ?? service.actingPrincipal(request.workflow.name),
-    library: libraryOf(request.workflow, (name) => service.workflow(name)),
+    // What it may call: deployments of its own workspace only.
+    library: libraryOf(request.workflow, (name) =>
+      service.workflowOf(name, service.ownerOf(request.workflow.name)),
+    ),
   });
   const start: StartExecution = (request) => options.start(owned(request));
   const { prepareStarts } = options;
@@ -159,6 +162,9 @@ export function createTriggers(options: TriggersOptions): Triggers {
     ...(options.checkAgent ? { checkAgent: options.checkAgent } : {}),
     ...(options.resolveAgentVersions ? { resolveAgentVersions: options.resolveAgentVersions } : {}),
   });
+  // A caller's event starts the workflows of its own owner only (an admin key: every one).
+  const mayStart = (workflow: string, caller: Principal) =>
+    caller.admin || service.ownerOf(workflow) === caller.owner;
   let watched: WatchedDirectory | undefined;
   let pruneTimer: NodeJS.Timeout | undefined;
   let stopReconciling: (() => void) | undefined;
@@ -178,13 +184,14 @@ export function createTriggers(options: TriggersOptions): Triggers {
           ...(options.trustedProxies ? { trustedProxies: options.trustedProxies } : {}),
           ...(options.audit ? { audit: options.audit } : {}),
           ...(options.onWebhook ? { onOutcome: options.onWebhook } : {}),
-          events: { router: events, authenticate: options.authenticate },
+          events: { router: events, authenticate: options.authenticate, mayStart },
         }),
       );
       await app.register(
         eventRoutes({
           router: events,
           authenticate: options.authenticate,
+          mayStart,
           clock,
           logger,
           ...(options.bodyLimit !== undefined ? { bodyLimit: options.bodyLimit } : {}),

@@ -7,6 +7,7 @@ import {
   type WorkflowDefinition,
 } from '@weft/engine';
 import type { AuditLog } from '../audit/audit-log.js';
+import { auditedCaller, type Guard } from './change-audit.js';
 
 /** A deployment to check: the workflow, what it may call, and who deploys it. */
 export interface DeployToAuthorize {
@@ -20,6 +21,8 @@ export interface DeployToAuthorize {
   principal: Principal | undefined;
   /** `api`, or `file:<path>` for the workflows directory. */
   source: string;
+  /** The workspace it is deployed in (the audit's owner). */
+  owner: string;
   audit: AuditLog | undefined;
 }
 
@@ -28,20 +31,26 @@ export interface DeployToAuthorize {
  * subworkflow it may call (docs/authorization.md#deployments-and-triggers): the deployer must
  * pass them, since the runs of its triggers act as the deployer. Approval does not apply here
  * (it applies to each run). A refusal is audited (`workflow.deploy`, `deny`) and thrown as
- * `FORBIDDEN` with `details.missing_roles` / `missing_permissions`; an allowed deployment of a
- * guarded workflow is audited too. Unguarded workflows cost one look at their blocks.
+ * `FORBIDDEN` with `details.missing_roles` / `missing_permissions`; the deployment service
+ * audits what it then deploys. Resolves to what the workflow's own block requires (empty when
+ * it has none in force). Unguarded workflows cost one look at their blocks.
  */
-export async function authorizeDeploy(deploy: DeployToAuthorize): Promise<void> {
+export async function authorizeDeploy(deploy: DeployToAuthorize): Promise<Guard> {
   const { workflow, library, principal, audit } = deploy;
-  if (!authorizationEnabled(workflow) && !library.some(authorizationEnabled)) return;
+  const required: Guard = authorizationEnabled(workflow)
+    ? {
+        roles: [...(workflow.authorization?.roles ?? [])],
+        permissions: [...(workflow.authorization?.permissions ?? [])],
+      }
+    : { roles: [], permissions: [] };
+  if (!authorizationEnabled(workflow) && !library.some(authorizationEnabled)) return required;
   const check = checkWorkflowAuthorization(workflow, principal, (name, range) =>
     pickWorkflow(library, name, range),
   );
-  if (!check.guarded) return;
+  if (!check.guarded) return required;
   const directory = deploy.source.startsWith('file:');
   const base = {
-    subject: principal?.subject ?? 'workflows-directory',
-    credential: principal?.kind ?? ('local' as const),
+    ...auditedCaller(principal, deploy.owner),
     action: 'workflow.deploy' as const,
     workflow: workflow.name,
   };
@@ -61,15 +70,7 @@ export async function authorizeDeploy(deploy: DeployToAuthorize): Promise<void> 
       error.details,
     );
   }
-  await audit?.record({
-    ...base,
-    decision: 'allow',
-    reason: 'deployment allowed; the runs of its triggers act as the deployer',
-    required: {
-      roles: workflow.authorization?.roles ?? [],
-      permissions: workflow.authorization?.permissions ?? [],
-    },
-  });
+  return required;
 }
 
 /**

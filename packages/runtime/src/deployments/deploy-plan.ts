@@ -6,6 +6,7 @@ import {
 } from '@weft/core';
 import type { Activation } from './activations.js';
 import type { UnavailableAgent } from './agent-refs.js';
+import type { Guard } from './change-audit.js';
 import type { ValidDefinition } from './parse-definition.js';
 import { pluginReferences } from './plugin-refs.js';
 
@@ -49,6 +50,8 @@ export interface Prepared {
   previous: DeploymentRecord | undefined;
   activation: Activation;
   warnings: string[];
+  /** What the deployer was checked against: the current revision's guard and the new block. */
+  required: Guard;
 }
 
 /** What a definition's check found (each becomes a warning). */

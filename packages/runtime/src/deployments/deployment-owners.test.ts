@@ -202,26 +202,30 @@ describe('reading deployments of other owners', () => {
 });
 
 describe('changing another owner’s deployment', () => {
-  it('refuses a redeploy by another owner with 403, changing nothing', async () => {
+  it('refuses a redeploy by another owner with 409 naming nothing of the deployment, changing nothing', async () => {
     await put('orders', 'Bearer acme');
     const response = await put('orders', 'Bearer other', { ...hooked('orders'), version: '2.0.0' });
-    expect(response.statusCode).toBe(403);
-    expect(response.json()).toMatchObject({
+    expect(response.statusCode).toBe(409);
+    expect(response.json()).toEqual({
       status: 'error',
-      code: 'FORBIDDEN',
-      details: { reason: 'not_owner', owner: 'acme' },
+      code: 'CONFLICT',
+      message: 'the workflow name "orders" is taken on this server: deploy it under another name',
+      details: { reason: 'name_taken', name: 'orders' },
     });
     expect((await triggers.service.get('orders'))?.version).toBe('1.0.0');
   });
 
-  it('refuses an undeploy by another owner with 403 and lets an admin key do both', async () => {
+  it('answers an undeploy by another owner with the 404 of an unknown name and lets an admin key do both', async () => {
     await put('orders', 'Bearer acme');
-    const refused = await app.inject({
-      method: 'DELETE',
-      url: '/workflows/orders',
-      headers: { authorization: 'Bearer other' },
-    });
-    expect(refused.statusCode).toBe(403);
+    const del = (name: string) =>
+      app.inject({
+        method: 'DELETE',
+        url: `/workflows/${name}`,
+        headers: { authorization: 'Bearer other' },
+      });
+    const refused = await del('orders');
+    expect(refused.statusCode).toBe(404);
+    expect(refused.body.replaceAll('orders', 'nothing')).toBe((await del('nothing')).body);
     expect(triggers.webhooks.routesOf('orders')).toEqual(['POST /hooks/orders']);
     expect((await put('orders', 'Bearer root')).statusCode).toBe(200);
     const removed = await app.inject({

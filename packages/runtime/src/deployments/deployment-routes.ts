@@ -43,8 +43,10 @@ const YAML_TYPES = ['application/yaml', 'application/x-yaml', 'text/yaml', 'text
  * Deployed workflows over HTTP (bearer key on every route): `PUT /workflows/{name}` deploys a
  * definition sent as JSON or YAML, `GET /workflows` and `GET /workflows/{name}` read them,
  * `DELETE /workflows/{name}` undeploys, and `POST /workflows/{name}/executions` starts one by
- * hand, answering 202 with the pending record. A key sees and starts only its owner's
- * deployments (another owner's answer 404 like an unknown name); an admin key sees all.
+ * hand, answering 202 with the pending record. A key sees, starts and undeploys only its owner's
+ * deployments (another owner's answer 404 like an unknown name; a PUT to its name 409
+ * `name_taken`); an admin key sees all. A guarded current revision guards its own redeploy and
+ * undeploy (docs/authorization.md#guarded-deployments).
  */
 export function deploymentRoutes(options: DeploymentRoutesOptions) {
   const { service } = options;
@@ -82,7 +84,7 @@ export function deploymentRoutes(options: DeploymentRoutesOptions) {
         onRequest: auth,
         schema: {
           summary:
-            'Deploy a workflow definition (JSON or YAML: the object inside `workflows`); the deployer must pass its authorization, and the runs of its triggers act as the deployer',
+            'Deploy a workflow definition (JSON or YAML: the object inside `workflows`); the deployer must pass its authorization (and that of the current revision, when guarded), and the runs of its triggers act as the deployer',
           tags: ['workflows'],
           security: bearer,
           params: NameParams,
@@ -155,12 +157,13 @@ export function deploymentRoutes(options: DeploymentRoutesOptions) {
         },
       },
       async (request) => {
-        const record = await service.get(request.params.name, deployerOf(request));
+        const by = deployerOf(request);
+        const record = await service.get(request.params.name, by);
         if (!record)
           throw new NotFoundError(`no deployed workflow is named "${request.params.name}"`, {
             name: request.params.name,
           });
-        const history = await service.history(record.name);
+        const history = await service.history(record.name, by);
         return {
           ...summary(record, service.webhooksOf(record.name), service.now()),
           definition: record.definition,
@@ -179,7 +182,8 @@ export function deploymentRoutes(options: DeploymentRoutesOptions) {
       {
         onRequest: auth,
         schema: {
-          summary: 'Undeploy a workflow (its execution history is kept)',
+          summary:
+            'Undeploy a workflow (its execution history is kept); a guarded current revision needs its authorization',
           tags: ['workflows'],
           security: bearer,
           params: NameParams,

@@ -1,7 +1,6 @@
 import { isDeepStrictEqual } from 'node:util';
 import {
   deployerSnapshot,
-  ForbiddenError,
   keyPrincipal,
   NotFoundError,
   systemClock,
@@ -27,6 +26,8 @@ import {
   type DeployOptions,
   type Prepared,
 } from './deploy-plan.js';
+import { auditAllowed, mergeGuards, type Guard } from './change-audit.js';
+import { checkGuard, guardOf, nameTaken } from './guard.js';
 import { libraryOf } from './library.js';
 import { validateDefinition, type ValidDefinition } from './parse-definition.js';
 import { pluginReferences, pluginUsage } from './plugin-refs.js';
@@ -105,8 +106,10 @@ export class DeploymentService {
     const deployer = typeof deployedBy === 'string' ? { owner: deployedBy } : deployedBy;
     return this.serialised(async () => {
       const siblings = raws.map((raw) => (isNamed(raw) ? raw.name : undefined));
-      const known = [...new Set([...this.activations.names(), ...siblings.filter(isString)])];
-      const valid: { valid: ValidDefinition; previous: DeploymentRecord | undefined }[] = [];
+      // A subworkflow step calls a workflow of the same workspace only.
+      const home = this.ownerFor(deployer);
+      const known = [...new Set([...this.namesOf(home), ...siblings.filter(isString)])];
+      const valid: Validated[] = [];
       for (const raw of raws) valid.push(await this.validate(raw, known, deployer, expectedName));
       const prepared: Prepared[] = [];
       for (const item of valid) {
@@ -126,16 +129,29 @@ export class DeploymentService {
   }
 
   /**
-   * Undeploys a workflow: its triggers stop, its history stays. With `by`, only its owner (or an
-   * admin key) may.
+   * Undeploys a workflow: its triggers stop, its history stays. With `by`, only a key of its
+   * owner (or an admin key) may: another owner's is `NOT_FOUND` like an unknown name; a guarded
+   * current revision needs its block's grants ({@link checkGuard}). Audited (`workflow.delete`)
+   * before anything changes.
    */
   undeploy(name: string, by?: Deployer): Promise<void> {
     return this.serialised(async () => {
-      const current = by ? await this.options.store.get(name) : undefined;
-      if (current && by) this.checkOwner(current, by, 'undeploy');
-      if (!(await this.options.store.remove(name))) {
-        throw new NotFoundError(`no deployed workflow is named "${name}"`, { name });
-      }
+      const current = await this.options.store.get(name);
+      if (!current || (by && !this.visibleTo(current, by))) throw unknownName(name);
+      const guard = by
+        ? await checkGuard(current, by, 'workflow.delete', this.options.audit)
+        : guardOf(current);
+      await auditAllowed(this.options.audit, {
+        action: 'workflow.delete',
+        principal: by ? by.principal : this.options.directoryPrincipal?.(),
+        owner: by?.owner ?? this.recordOwner(current),
+        workflow: name,
+        what: `revision ${current.revision} undeployed`,
+        guard,
+        by,
+        required: guard,
+      });
+      if (!(await this.options.store.remove(name))) throw unknownName(name);
       await this.activations.deactivate(name, true);
       this.logger.info({ workflow: name }, 'workflow undeployed');
     });
@@ -182,9 +198,13 @@ export class DeploymentService {
     return by.admin === true || this.recordOwner(record) === by.owner;
   }
 
-  /** Every revision of a name, newest first. */
-  history(name: string): Promise<DeploymentRecord[]> {
-    return this.options.store.history(name);
+  /**
+   * Every revision of a name, newest first; with `by`, only those it may see (a name undeployed
+   * by one owner and deployed again by another keeps the first owner's revisions to itself).
+   */
+  async history(name: string, by?: Deployer): Promise<DeploymentRecord[]> {
+    const revisions = await this.options.store.history(name);
+    return by ? revisions.filter((r) => this.visibleTo(r, by)) : revisions;
   }
 
   /** Undeploys every workflow deployed from `source` (a removed file). */
@@ -216,6 +236,19 @@ export class DeploymentService {
   /** The active definition of a deployed workflow. */
   workflow(name: string): WorkflowDefinition | undefined {
     return this.activations.workflow(name);
+  }
+
+  /**
+   * The active definition of a deployed workflow of `owner`; undefined for another owner's, so
+   * that a subworkflow step never reaches across workspaces.
+   */
+  workflowOf(name: string, owner: string): WorkflowDefinition | undefined {
+    return this.ownerOf(name) === owner ? this.activations.workflow(name) : undefined;
+  }
+
+  /** Names of the active deployments of `owner`. */
+  private namesOf(owner: string): string[] {
+    return this.activations.names().filter((name) => this.ownerOf(name) === owner);
   }
 
   /** Served webhooks of a workflow, as `METHOD /hooks/path`. */
@@ -255,9 +288,7 @@ export class DeploymentService {
   ): Promise<PendingRecord> {
     const workflow = this.activations.workflow(name);
     const hidden = caller && !caller.admin && this.ownerOf(name) !== caller.owner;
-    if (!workflow || hidden) {
-      throw new NotFoundError(`no deployed workflow is named "${name}"`, { name });
-    }
+    if (!workflow || hidden) throw unknownName(name);
     return this.options.start({
       workflow,
       inputs,
@@ -278,7 +309,7 @@ export class DeploymentService {
     known: readonly string[],
     deployer: Deployer | null,
     expectedName: string | undefined,
-  ): Promise<{ valid: ValidDefinition; previous: DeploymentRecord | undefined }> {
+  ): Promise<Validated> {
     const valid = validateDefinition(raw, known, this.options.detectors);
     const name = valid.workflow.name;
     if (expectedName !== undefined && name !== expectedName) {
@@ -288,8 +319,12 @@ export class DeploymentService {
       );
     }
     const previous = await this.options.store.get(name);
-    if (previous && deployer) this.checkOwner(previous, deployer, 'redeploy');
-    return { valid, previous };
+    if (!previous || !deployer) return { valid, previous, guard: undefined };
+    if (!this.visibleTo(previous, deployer))
+      throw await nameTaken(name, deployer, this.options.audit);
+    // A guard protects itself: replacing the revision (even by one without the block) needs it.
+    const guard = await checkGuard(previous, deployer, 'workflow.deploy', this.options.audit);
+    return { valid, previous, guard };
   }
 
   /**
@@ -298,7 +333,7 @@ export class DeploymentService {
    * `deployedWith` are the definitions deployed together, which it may call.
    */
   private async prepare(
-    { valid, previous }: { valid: ValidDefinition; previous: DeploymentRecord | undefined },
+    { valid, previous, guard }: Validated,
     deployedWith: readonly { valid: ValidDefinition }[],
     deployer: Deployer | null,
     source: string,
@@ -309,19 +344,24 @@ export class DeploymentService {
       workflow,
       (name) =>
         deployedWith.find((d) => d.valid.workflow.name === name)?.valid.workflow ??
-        this.activations.workflow(name),
+        this.workflowOf(name, this.ownerFor(deployer)),
     );
-    await authorizeDeploy({
+    const required = await authorizeDeploy({
       workflow,
       library,
       principal: this.actingAs(deployer),
       source,
+      owner: this.ownerFor(deployer),
       audit: this.options.audit,
     });
     const { unavailablePlugins, checkAgent } = this.options;
     // Triggers compile first: a refused secret or route wins over the warnings, and a short
     // secret is itself a warning (refused with `strict`).
-    const activation = await this.activations.compile(workflow);
+    // A webhook path another owner's workflow serves is refused without naming it.
+    const activation = await this.activations.compile(
+      workflow,
+      (name) => !deployer || deployer.admin === true || this.ownerOf(name) === deployer.owner,
+    );
     const found = {
       validator: valid.warnings,
       plugins: (await unavailablePlugins?.(workflow, library)) ?? [],
@@ -329,7 +369,7 @@ export class DeploymentService {
       triggers: activation.hooks.flatMap((hook) => hook.warnings),
     };
     const warnings = deployWarnings(workflow.name, found, strict);
-    return { valid, previous, activation, warnings };
+    return { valid, previous, activation, warnings, required: mergeGuards(guard, required) };
   }
 
   /** The principal a deployment acts as: the caller's, or the workflows directory's. */
@@ -345,7 +385,7 @@ export class DeploymentService {
 
   /** Stores a prepared definition (unless equal to the active revision) and serves it. */
   private async commit(
-    { valid, previous, activation, warnings }: Prepared,
+    { valid, previous, activation, warnings, required }: Prepared,
     source: string,
     deployer: Deployer | null,
     snapshot: DeployerSnapshot | null,
@@ -358,6 +398,23 @@ export class DeploymentService {
       previous.deployed_by === deployedBy &&
       isDeepStrictEqual(previous.deployer, snapshot) &&
       isDeepStrictEqual(previous.definition, valid.raw);
+    // Every deploy by a caller is audited, and every new revision of the workflows directory,
+    // before it is stored: nothing is deployed unrecorded.
+    if (deployer || !unchanged) {
+      const revision = unchanged
+        ? previous.revision
+        : ((await this.options.store.history(workflow.name))[0]?.revision ?? 0) + 1;
+      await auditAllowed(this.options.audit, {
+        action: 'workflow.deploy',
+        principal: this.actingAs(deployer),
+        owner: this.ownerFor(deployer),
+        workflow: workflow.name,
+        what: unchanged ? `revision ${revision} kept (unchanged)` : `revision ${revision} deployed`,
+        guard: previous && guardOf(previous),
+        by: deployer ?? undefined,
+        required,
+      });
+    }
     const record = unchanged
       ? previous
       : await this.options.store.put({
@@ -387,14 +444,9 @@ export class DeploymentService {
     };
   }
 
-  /** FORBIDDEN unless `by` owns the deployment (or is an admin key). */
-  private checkOwner(record: DeploymentRecord, by: Deployer, action: string): void {
-    if (this.visibleTo(record, by)) return;
-    const owner = this.recordOwner(record);
-    throw new ForbiddenError(
-      `the workflow "${record.name}" was deployed by ${owner}; only its owner or an admin key may ${action} it`,
-      { reason: 'not_owner', name: record.name, owner },
-    );
+  /** The workspace a deployment goes to: the caller's owner, or `defaultOwner`. */
+  private ownerFor(deployer: Deployer | null): string {
+    return deployer?.owner ?? this.options.defaultOwner ?? 'local';
   }
 
   /** The owner of a stored deployment: the key's owner, or `defaultOwner` for the directory. */
@@ -407,6 +459,18 @@ export class DeploymentService {
     this.queue = run.catch(() => undefined);
     return run;
   }
+}
+
+/** A definition validated, with the active revision it replaces and that revision's guard. */
+interface Validated {
+  valid: ValidDefinition;
+  previous: DeploymentRecord | undefined;
+  guard: Guard | undefined;
+}
+
+/** The `NOT_FOUND` of a name nobody deployed, also given for another owner's. */
+function unknownName(name: string): NotFoundError {
+  return new NotFoundError(`no deployed workflow is named "${name}"`, { name });
 }
 
 function isNamed(raw: unknown): raw is { name: unknown } {

@@ -46,6 +46,8 @@ const CALLERS: Record<string, Principal> = {
     permissions: ['payments:write'],
   }),
   outsider: keyPrincipal({ keyId: 'ko', owner: 'other', name: 'outsider', roles: ['dev'] }),
+  /** Another organisation's lead: the same role name, another owner. */
+  evillead: keyPrincipal({ keyId: 'ke', owner: 'evil', name: 'lead', roles: ['lead'] }),
 };
 
 let store: TestExecutionsStore | undefined;
@@ -244,6 +246,8 @@ describe.each(WAIT_STORES)('approvals on $name', ({ kind, url, skip }) => {
         payload: { comment: 'not today' },
       });
       expect(rejected.statusCode).toBe(200);
+      const [entry] = (await audit.read({ afterSeq: 0, limit: 10 })).slice(-1);
+      expect(entry).toMatchObject({ decision: 'rejected', reason: 'rejected: not today' });
       expect(rejected.json()).toMatchObject({
         status: 'canceled',
         error: { code: 'CANCELED', details: { rejected_by: 'lead (kl)', comment: 'not today' } },
@@ -259,6 +263,50 @@ describe.each(WAIT_STORES)('approvals on $name', ({ kind, url, skip }) => {
       });
       expect(allowed.statusCode).toBe(200);
       expect((await settled(mine, 'paylead')).status).toBe('completed');
+    },
+  );
+
+  it.skipIf(skip)(
+    'an approver of another owner neither lists nor decides: 404 as for an unknown id, the run still waits',
+    async () => {
+      const { actions } = await harness(kind, url);
+      const id = (await start('clerk')).json().execution_id as string;
+      expect((await settled(id)).status).toBe('waiting');
+      const listed = await h!.app.inject({
+        method: 'GET',
+        url: '/approvals',
+        headers: as('evillead'),
+      });
+      expect(listed.json()).toEqual({ executions: [], next_cursor: null });
+      const unknownId = '01900000-0000-7000-8000-000000000000';
+      for (const verdict of ['approve', 'reject']) {
+        for (const who of ['evillead', 'outsider']) {
+          const decide = (target: string) =>
+            h!.app.inject({
+              method: 'POST',
+              url: `/workflows/executions/${target}/${verdict}`,
+              headers: as(who),
+              payload: { comment: 'ok' },
+            });
+          const theirs = await decide(id);
+          const unknown = await decide(unknownId);
+          expect(theirs.statusCode).toBe(404);
+          expect(theirs.body.replaceAll(id, unknownId)).toBe(unknown.body);
+        }
+      }
+      expect((await settled(id)).status).toBe('waiting');
+      expect(actions.calls).toHaveLength(0);
+      // Nothing decided, nothing refused: only the start is in the log.
+      const entries = await audit.read({ afterSeq: 0, limit: 10 });
+      expect(entries.map((e) => [e.action, e.decision])).toEqual([['execution.start', 'allow']]);
+      const approved = await h!.app.inject({
+        method: 'POST',
+        url: `/workflows/executions/${id}/approve`,
+        headers: as('lead'),
+      });
+      expect(approved.statusCode).toBe(200);
+      const [last] = (await audit.read({ afterSeq: 0, limit: 10 })).slice(-1);
+      expect(last).toMatchObject({ decision: 'approved', reason: 'approved' });
     },
   );
 

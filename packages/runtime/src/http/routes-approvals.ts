@@ -54,7 +54,8 @@ export function registerApprovalRoutes(app: FastifyInstance, runtime: Runtime): 
       schema: {
         tags: TAGS,
         security: SECURITY,
-        summary: 'List the executions waiting for an approval the caller may give, newest first',
+        summary:
+          "List the executions of the caller's owner waiting for an approval it may give, newest first",
         querystring: ApprovalListQuery,
         response: { 200: Type.Ref('ExecutionPage'), ...ERROR_RESPONSES },
       },

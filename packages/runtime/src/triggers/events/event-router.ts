@@ -80,9 +80,11 @@ export class EventRouter {
     await this.stopUnused();
   }
 
-  /** True when some workflow listens to `topic` of `source`. */
-  has(source: string, topic: string): boolean {
-    return (this.subscriptions.get(`${source}\u0000${topic}`)?.length ?? 0) > 0;
+  /** True when some workflow (that `may` accepts) listens to `topic` of `source`. */
+  has(source: string, topic: string, may: (workflow: string) => boolean = () => true): boolean {
+    return (this.subscriptions.get(`${source}\u0000${topic}`) ?? []).some((s) =>
+      may(s.workflow.name),
+    );
   }
 
   /** Emits a `custom` event in process (the SDK's `weft.emit`); resolves with what it started. */
@@ -95,13 +97,19 @@ export class EventRouter {
    * start is logged; when at least one other started, the event counts as delivered (resolves
    * with those started, so an external message is acknowledged and the failed workflows miss it:
    * a redelivery would start the others twice). Only when every start failed does it reject
-   * with the first failure (an external message is then redelivered).
+   * with the first failure (an external message is then redelivered). With `may`, only the
+   * workflows it accepts (those of the caller's owner) are considered at all.
    */
-  async dispatch(source: string, topic: string, event: unknown): Promise<EventStart[]> {
+  async dispatch(
+    source: string,
+    topic: string,
+    event: unknown,
+    may: (workflow: string) => boolean = () => true,
+  ): Promise<EventStart[]> {
     const started: EventStart[] = [];
     let failure: unknown;
     for (const { workflow, filter } of this.subscriptions.get(`${source}\u0000${topic}`) ?? []) {
-      if (!matchesFilter(event, filter)) continue;
+      if (!may(workflow.name) || !matchesFilter(event, filter)) continue;
       try {
         const record = await this.options.start({
           workflow,

@@ -7,7 +7,9 @@ import {
   UnauthorizedError,
   ValidationError,
   type Clock,
+  type Principal,
 } from '@weft/core';
+import { principalOf, requirePrincipal } from '@weft/identity';
 import { ensureErrorSchema, errorResponses, sendTriggerError } from '../http-errors.js';
 import { silentLogger, type TriggerLogger } from '../logger.js';
 import type { Authenticate } from '../start-execution.js';
@@ -24,6 +26,11 @@ export interface EventRoutesOptions {
   router: EventRouter;
   /** Checks the bearer key of `POST /events/{topic}`. */
   authenticate: Authenticate;
+  /**
+   * Whether a caller's custom event may start `workflow` (the deployments: those of its owner,
+   * every one for an admin key). Default: every workflow listening.
+   */
+  mayStart?: (workflow: string, caller: Principal) => boolean;
   /** Largest event body, bytes. Default 1 MiB. */
   bodyLimit?: number;
   clock?: Clock;
@@ -80,9 +87,7 @@ export function eventRoutes(options: EventRoutesOptions) {
     app.post<{ Params: { topic: string }; Body: unknown }>(
       '/events/:topic',
       {
-        onRequest: async (request) => {
-          await options.authenticate(request.headers.authorization);
-        },
+        onRequest: requirePrincipal(options.authenticate),
         schema: {
           summary: 'Emit a custom event: starts every workflow with an event trigger on this topic',
           tags: ['triggers'],
@@ -93,7 +98,14 @@ export function eventRoutes(options: EventRoutesOptions) {
       },
       async (request, reply) => {
         const { topic } = request.params;
-        const started = await options.router.dispatch('custom', topic, request.body);
+        const caller = principalOf(request);
+        const { mayStart } = options;
+        const started = await options.router.dispatch(
+          'custom',
+          topic,
+          request.body,
+          mayStart ? (workflow) => mayStart(workflow, caller) : undefined,
+        );
         return reply.code(202).send({
           status: 'accepted',
           topic,

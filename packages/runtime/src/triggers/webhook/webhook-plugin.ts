@@ -5,6 +5,7 @@ import {
   UnavailableError,
   WeftError,
   type Clock,
+  type Principal,
   type TriggerStore,
 } from '@weft/core';
 import { sendTriggerError } from '../http-errors.js';
@@ -48,6 +49,11 @@ export interface WebhookRoutesOptions {
   events?: {
     router: EventRouter;
     authenticate: Authenticate;
+    /**
+     * Whether a caller's event may start `workflow` (those of its owner; every one for an admin
+     * key). A path no workflow it may start listens to answers as an unknown path. Default: all.
+     */
+    mayStart?: (workflow: string, caller: Principal) => boolean;
   };
 }
 
@@ -70,6 +76,8 @@ const STATUS_REASONS: Record<number, string> = {
 
 interface Matched {
   hook: CompiledWebhook;
+  /** Which listening workflows an event of the caller may start (webhook-source events). */
+  may?: (workflow: string) => boolean;
   /** The client's address; found when an allowlist or an audit entry needs it (null: none). */
   clientIp?: string | null;
 }
@@ -154,9 +162,14 @@ export function webhookRoutes(options: WebhookRoutesOptions) {
           hook = options.table.find(request.method, path);
         }
         if (!hook && request.method === 'POST' && options.events?.router.has('webhook', path)) {
-          await options.events.authenticate(request.headers.authorization);
-          matched.set(request, { hook: eventHook(path) });
-          return;
+          const caller = await options.events.authenticate(request.headers.authorization);
+          const { mayStart } = options.events;
+          const may = mayStart ? (workflow: string) => mayStart(workflow, caller) : () => true;
+          // Only another owner's workflows listen here: the same 404 as a path nobody serves.
+          if (options.events.router.has('webhook', path, may)) {
+            matched.set(request, { hook: eventHook(path), may });
+            return;
+          }
         }
         if (!hook && options.table.unavailable(request.method, path) !== undefined) {
           reasons.set(request, 'secret_unavailable');
@@ -195,7 +208,12 @@ export function webhookRoutes(options: WebhookRoutesOptions) {
         if (m.hook.key === EVENT_HOOK) {
           const body = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
           const event = payloadOf(body, request.headers['content-type'], {});
-          const started = await options.events!.router.dispatch('webhook', m.hook.path, event);
+          const started = await options.events!.router.dispatch(
+            'webhook',
+            m.hook.path,
+            event,
+            m.may,
+          );
           return reply.code(202).send({
             status: 'accepted',
             topic: m.hook.path,
