@@ -1,4 +1,10 @@
-import { GENESIS_HASH, type AuditStore, type AuditVerification } from '@weft/core';
+import {
+  GENESIS_HASH,
+  isDamagedAuditEntry,
+  type AuditChainBroken,
+  type AuditChainOk,
+  type AuditStore,
+} from '@weft/core';
 import { auditHash } from './hash.js';
 
 /**
@@ -6,14 +12,14 @@ import { auditHash } from './hash.js';
  * first breaks: a missing `seq` (`gap`, at the first missing seq: a deleted entry), an entry
  * whose content does not give its `hash` (`hash_mismatch`: an edited entry), or an entry whose
  * `prev_hash` is not the hash of the entry before (`prev_mismatch`: an entry removed or replaced
- * and the rest re-hashed). A whole chain answers its length and last hash; comparing that hash
+ * and the rest re-hashed), or a row that cannot be read (`damaged`). A whole chain answers its length and last hash; comparing that hash
  * with one kept elsewhere (the log lines carry every entry's hash) also shows a cut-off tail,
  * which the chain alone cannot.
  */
 export async function verifyAuditChain(
   store: AuditStore,
   batchSize = 1000,
-): Promise<AuditVerification> {
+): Promise<AuditChainOk | AuditChainBroken> {
   let seq = 0;
   let last = GENESIS_HASH;
   for (;;) {
@@ -21,6 +27,9 @@ export async function verifyAuditChain(
     if (entries.length === 0) return { status: 'ok', entries: seq, last_hash: last };
     for (const entry of entries) {
       if (entry.seq !== seq + 1) return { status: 'broken', at_seq: seq + 1, reason: 'gap' };
+      if (isDamagedAuditEntry(entry)) {
+        return { status: 'broken', at_seq: entry.seq, reason: 'damaged' };
+      }
       if (auditHash(entry) !== entry.hash) {
         return { status: 'broken', at_seq: entry.seq, reason: 'hash_mismatch' };
       }

@@ -93,6 +93,7 @@ export class Approvals {
       action,
       workflow: execution.workflow,
       executionId: id,
+      owner: execution.owner,
     } as const;
     if (refusal) {
       await this.audit.record({
@@ -224,5 +225,6 @@ export async function auditExpiry(audit: AuditLog, execution: StoredExecution): 
     reason: `no approver decided before ${waiting.expires_at}`,
     workflow: execution.workflow,
     executionId: execution.id,
+    owner: execution.owner,
   });
 }

@@ -45,6 +45,7 @@ export async function authorizeStart(
     credential: TRIGGERED.has(start.trigger.type) ? ('deployment' as const) : principal.kind,
     action: 'execution.start' as const,
     workflow: workflow.name,
+    owner: principal.owner,
   };
   const refusal = check.refusal;
   if (refusal) {

@@ -42,6 +42,7 @@ export function auditedStepPermissions(
           : 'the execution has no recorded identity (started before identities were recorded)',
         workflow: call.run.workflow.name,
         executionId: execution.id,
+        owner: execution.owner,
         step: call.step.path,
         required: { permissions: required },
         missing: { permissions: missing },

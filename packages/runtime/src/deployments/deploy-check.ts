@@ -44,6 +44,7 @@ export async function authorizeDeploy(deploy: DeployToAuthorize): Promise<void> 
     credential: principal?.kind ?? ('local' as const),
     action: 'workflow.deploy' as const,
     workflow: workflow.name,
+    owner: principal?.owner ?? null,
   };
   const refusal = check.refusal;
   if (refusal) {
