@@ -31,6 +31,13 @@ afterAll(async () => {
   rmSync(work, { recursive: true, force: true });
 });
 
+/** A JSON answer: the fields the tests read. */
+interface Answer {
+  [field: string]: unknown;
+  executions?: { execution_id: string }[];
+  entries?: { subject: string; owner: string | null }[];
+}
+
 /** A request to the listening server with a bearer credential. */
 async function call(credential: string, path: string, body?: unknown) {
   const response = await fetch(`${server.url}${path}`, {
@@ -41,7 +48,7 @@ async function call(credential: string, path: string, body?: unknown) {
     },
     ...(body === undefined ? {} : { body: JSON.stringify(body) }),
   });
-  return { status: response.status, body: (await response.json()) as Record<string, any> };
+  return { status: response.status, body: (await response.json()) as Answer };
 }
 
 /** A token of `sub` in organisation `org`, with roles. */
@@ -69,13 +76,11 @@ describe('workspaces: the owner of a token comes from WEFT_OIDC_OWNER_CLAIM', ()
     const ada = await member('ada', 'acme');
     expect((await call(ada, `/workflows/executions/${id}`)).status).toBe(200);
     const listed = await call(ada, '/workflows/executions');
-    expect(
-      listed.body['executions'].map((e: { execution_id: string }) => e.execution_id),
-    ).toContain(id);
+    expect(listed.body.executions?.map((e) => e.execution_id)).toContain(id);
     const stranger = await member('eve', 'globex');
     expect((await call(stranger, `/workflows/executions/${id}`)).status).toBe(404);
     const theirs = await call(stranger, '/workflows/executions');
-    expect(theirs.body['executions']).toEqual([]);
+    expect(theirs.body.executions).toEqual([]);
   });
 
   it('refuses a token without the claim, or with one naming no single workspace, with 401', async () => {
@@ -102,8 +107,7 @@ describe('workspaces: the owner of a token comes from WEFT_OIDC_OWNER_CLAIM', ()
 
     const acmeAudit = await call(await member('carol', 'acme', ['auditor']), '/audit');
     expect(acmeAudit.status).toBe(200);
-    const entries = acmeAudit.body['entries'] as { subject: string; owner: string }[];
-    expect(entries.map((e) => [e.subject, e.owner])).toEqual([['ada', 'acme']]);
+    expect(acmeAudit.body.entries?.map((e) => [e.subject, e.owner])).toEqual([['ada', 'acme']]);
     const globexAudit = await call(await member('gus', 'globex', ['auditor']), '/audit?owner=acme');
     expect((globexAudit.body['entries'] as { subject: string }[]).map((e) => e.subject)).toEqual([
       'eve',

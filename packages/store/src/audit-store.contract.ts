@@ -110,7 +110,7 @@ export function auditStoreContract(open: () => Promise<OpenedAuditStore>): void 
       missing: { roles: [], permissions: [] },
     });
     const [written] = await store.append([odd], seal);
-    const [read] = await store.read({ afterSeq: 0, limit: 10 });
+    const [read] = (await store.read({ afterSeq: 0, limit: 10 })) as AuditEntry[];
     expect(read).toEqual(written);
     expect(read).toMatchObject(odd);
     expectOneChain([read!]);

@@ -43,6 +43,8 @@ describe('compileOidcOptions', () => {
           audience: 'A',
           jwksUrl: 'J',
           rolesClaim: 'R',
+          ownerClaim: 'O',
+          owner: 'F',
           permissionsClaim: 'P',
         },
       ),
