@@ -67,7 +67,9 @@ export function permissionsClaim(
  * A list holding exactly one such string counts as that string (providers such as Keycloak send
  * a user's organisations as a list, usually of one); a list of several is refused, since which
  * of them a request acts for cannot be told. An object (Keycloak's organization claim with
- * attributes: `{"acme": {...}}`) counts when it has exactly one key. Absent: `missing_claim`;
+ * attributes: `{"acme": {...}}`) counts when it has exactly one key whose value is an object of
+ * attributes: `{"name": "acme"}` is refused, not read as owner `name` (a path that stops one
+ * level short would otherwise put every organisation in one workspace). Absent: `missing_claim`;
  * anything else: `bad_claim`; both name the claim and the setting.
  */
 export function ownerClaim(payload: Readonly<Record<string, unknown>>, path: string): string {
@@ -91,7 +93,7 @@ export function ownerClaim(payload: Readonly<Record<string, unknown>>, path: str
     : typeof value === 'string'
       ? `${JSON.stringify(value.slice(0, 64))}`
       : typeof value === 'object'
-        ? 'an object that does not have exactly one key'
+        ? 'an object that is not {"<alias>": {attributes}}'
         : `a ${typeof value}`;
   throw new UnauthorizedError(
     `the token's ${path} claim must name one workspace (an owner name: a letter or digit, then letters, digits and _ . -; or a list of exactly one), not ${found}: check the identity provider's claim mapping or WEFT_OIDC_OWNER_CLAIM`,
@@ -99,9 +101,14 @@ export function ownerClaim(payload: Readonly<Record<string, unknown>>, path: str
   );
 }
 
+/** The one key of `{alias: {attributes}}`, else undefined. */
 function onlyKey(object: Record<string, unknown>): string | undefined {
   const keys = Object.keys(object);
-  return keys.length === 1 ? keys[0] : undefined;
+  if (keys.length !== 1) return undefined;
+  const attributes = object[keys[0]!];
+  return typeof attributes === 'object' && attributes !== null && !Array.isArray(attributes)
+    ? keys[0]
+    : undefined;
 }
 
 /** A short, printable string claim, or `undefined`. */

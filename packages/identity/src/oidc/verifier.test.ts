@@ -272,7 +272,8 @@ describe('OidcVerifier: the workspace (owner) of a token', () => {
 
   it('refuses a claim that names no single workspace (401 bad_claim naming it)', async () => {
     const v = verifier({ ownerClaim: 'org' });
-    for (const org of [42, ['acme', 'globex'], [], 'oidc:ada', '', 'a b', { a: 1, b: 2 }, [7]]) {
+    const objects = [{ a: {}, b: {} }, { name: 'acme' }, { acme: ['x'] }];
+    for (const org of [42, ['acme', 'globex'], [], 'oidc:ada', '', 'a b', [7], ...objects]) {
       const error = await v.verify(await idp.sign({ org })).catch((e: unknown) => e);
       expect({ org, error }).toMatchObject({
         org,
