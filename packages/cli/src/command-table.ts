@@ -44,6 +44,12 @@ export const TOP_COMMANDS: readonly TopCommand[] = [
       'find, follow and act on executions on a weft server: list, get, events, logs, wait, cancel, rerun, approve, reject',
     load: async () => (await import('./commands/execution.js')).registerExecution,
   },
+  {
+    name: 'admin',
+    description:
+      "operator tasks on the local store: move-owner (carry one owner's data into a workspace)",
+    load: async () => (await import('./commands/admin.js')).registerAdmin,
+  },
 ];
 
 /**

@@ -21,6 +21,7 @@ import {
 } from './session.js';
 import type { WeftClient } from '@weft/sdk/client';
 import { Page } from './ui.js';
+import { Workspace } from './workspace.js';
 
 const SECTIONS = [
   ['executions', 'Executions'],
@@ -120,6 +121,7 @@ export function App() {
             </Link>
           ))}
         </nav>
+        <Workspace client={client} />
         <button type="button" class="secondary" onClick={signOut}>
           Sign out
         </button>

@@ -27,11 +27,11 @@ describe.skipIf(skipBrowser)(
   () => {
     beforeAll(async () => {
       idp = await new TestIdentityProvider().start();
-      idp.signInClaims = { sub: 'ada', preferred_username: 'ada' };
+      idp.signInClaims = { sub: 'ada', preferred_username: 'ada', org: 'acme' };
       idp.clientIds = ['weft-console'];
       weft = await startConsoleServer({
         identity: {
-          oidc: { issuer: idp.url, audience: 'weft' },
+          oidc: { issuer: idp.url, audience: 'weft', ownerClaim: 'org' },
           oidcClientId: 'weft-console',
           oidcName: 'Test IdP',
         },
@@ -78,11 +78,11 @@ describe.skipIf(skipBrowser)(
       );
     });
 
-    it('signs in by authorization code + PKCE and shows the executions of that user', async () => {
+    it('signs in by authorization code + PKCE and shows the workspace and its executions', async () => {
       const own = await fetch(`${weft.url}/workflows/executions`, {
         method: 'POST',
         headers: {
-          authorization: `Bearer ${await idp.sign({ sub: 'ada' })}`,
+          authorization: `Bearer ${await idp.sign({ sub: 'ada', org: 'acme' })}`,
           'content-type': 'application/json',
         },
         body: JSON.stringify({ workflow: HELLO }),
@@ -96,6 +96,8 @@ describe.skipIf(skipBrowser)(
       await page.getByRole('heading', { name: 'Executions' }).waitFor();
       expect(page.url()).toBe(`${weft.url}/console/executions`);
       await poll(() => page.getByRole('row').filter({ hasText: 'hello' }).count()).toBe(1);
+      // The header names the workspace the token's org claim puts the user in.
+      await poll(() => page.getByTestId('workspace').textContent()).toBe('acme');
       expect(idp.tokenRequests).toBe(before + 1);
       expect(idp.tokenErrors).toEqual([]);
       const kept = await token(page);

@@ -128,7 +128,7 @@ describe('Authenticator: tokens', () => {
   const user: Principal = {
     kind: 'oidc',
     subject: 'u1',
-    owner: 'oidc:u1',
+    owner: 'acme',
     keyId: 'oidc:u1',
     name: 'ada',
     admin: false,

@@ -1,5 +1,6 @@
 import {
   isKeyRole,
+  isOwnerName,
   isPermission,
   MAX_KEY_GRANTS,
   ValidationError,
@@ -32,7 +33,7 @@ export async function createApiKey(
       .toLowerCase()
       .replace(/[^a-z0-9_.-]+/g, '-')
       .replace(/^[-_.]+/, '');
-  if (!OWNER.test(owner))
+  if (!isOwnerName(owner))
     throw new ValidationError(
       request.owner === undefined
         ? `the name "${request.name}" gives no owner name: give the owner too`
@@ -64,9 +65,6 @@ export async function createApiKey(
     created_at: at,
   };
 }
-
-/** An owner: a letter or digit, then letters, digits and `_ . -` (as `CreateKeyRequest`). */
-const OWNER = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$/;
 
 const ROLE_RULE =
   'a role name: a letter or digit, then letters, digits and _ . : / @ - (at most 128 characters)';

@@ -8,6 +8,7 @@ import { servedVersionOf, serverAgents } from './server-agents.js';
 import { readFileSync } from 'node:fs';
 import { LogController, type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import {
+  MemoryAuditStore,
   MemoryRoutesStore,
   type AuditStore,
   type ExecutionsStore,
@@ -310,6 +311,7 @@ export async function buildServer(
         ...auditOptions(
           dependencies.auditStore ?? ('audit' in opened ? opened.audit : undefined),
           app,
+          compiled.identity.auditorRoles,
         ),
         ...dependencies.runtime,
       })
@@ -393,12 +395,16 @@ export async function buildServer(
   };
 }
 
-/** The runtime's audit log on `store` (the same database as executions), logged on `app.log`. */
+/**
+ * The runtime's audit log on `store` (the same database as executions; in memory without one),
+ * logged on `app.log`, readable per workspace by holders of `auditorRoles`.
+ */
 function auditOptions(
   store: AuditStore | undefined,
   app: FastifyInstance,
+  auditorRoles: readonly string[],
 ): Partial<RuntimeOptions> {
-  return store ? { audit: { store, logger: app.log } } : {};
+  return { audit: { store: store ?? new MemoryAuditStore(), logger: app.log, auditorRoles } };
 }
 
 /** Fastify's `https` options: the server certificate, and client certificates when a CA is set. */

@@ -59,6 +59,34 @@ describe('identity settings of weft server', () => {
     ).toThrow(/^WEFT_OIDC_CLOCK_TOLERANCE must be whole seconds/);
   });
 
+  it('reads the owner settings and the auditor roles, refusing both owners or bad names', () => {
+    const oidc = { WEFT_OIDC_ISSUER: 'https://id.example.com', WEFT_OIDC_AUDIENCE: 'weft' };
+    expect(fromEnv({ ...oidc, WEFT_OIDC_OWNER_CLAIM: 'org_id' }).identity.oidc?.owner).toEqual({
+      claim: 'org_id',
+    });
+    expect(fromEnv({ ...oidc, WEFT_OIDC_OWNER: 'acme' }).identity.oidc?.owner).toEqual({
+      fixed: 'acme',
+    });
+    expect(fromEnv(oidc).identity.oidc?.owner).toEqual({ fixed: 'oidc-users' });
+    expect(() =>
+      fromEnv({ ...oidc, WEFT_OIDC_OWNER_CLAIM: 'org_id', WEFT_OIDC_OWNER: 'acme' }),
+    ).toThrow(/^WEFT_OIDC_OWNER_CLAIM and WEFT_OIDC_OWNER are both set/);
+    expect(() => fromEnv({ ...oidc, WEFT_OIDC_OWNER: 'acme corp' })).toThrow(
+      /^WEFT_OIDC_OWNER must be an owner name/,
+    );
+    expect(() => fromEnv({ WEFT_OIDC_OWNER: 'acme' })).toThrow(
+      /^WEFT_OIDC_OWNER is set but WEFT_OIDC_ISSUER is not/,
+    );
+    // API keys' roles count too: auditors need no identity provider.
+    expect(
+      fromEnv({ WEFT_OIDC_AUDITOR_ROLES: ' audit , sec-ops,audit' }).identity.auditorRoles,
+    ).toEqual(['audit', 'sec-ops']);
+    expect(fromEnv({}).identity.auditorRoles).toEqual([]);
+    expect(() => fromEnv({ WEFT_OIDC_AUDITOR_ROLES: 'audit team' })).toThrow(
+      /^WEFT_OIDC_AUDITOR_ROLES must be comma-separated role names/,
+    );
+  });
+
   it('does not start with a bad access file', async () => {
     const work = mkdtempSync(join(tmpdir(), 'weft-server-access-'));
     const accessFile = join(work, 'access.yaml');

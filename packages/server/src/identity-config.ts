@@ -1,5 +1,5 @@
 import { resolve } from 'node:path';
-import { ValidationError } from '@weft/core';
+import { isKeyRole, ValidationError } from '@weft/core';
 import { compileOidcOptions, type CompiledOidcOptions, type OidcOptions } from '@weft/identity';
 
 /** Identity-provider tokens and access management of `weft server`. */
@@ -19,6 +19,11 @@ export interface IdentityServerOptions {
   accessFile?: string;
   /** How often the access file is checked for a change, ms. Default 1000. */
   accessFilePollMs?: number;
+  /**
+   * Roles whose holders read their own workspace's audit log (`WEFT_OIDC_AUDITOR_ROLES`), from a
+   * token or an API key alike. Default: none (admin keys only).
+   */
+  auditorRoles?: readonly string[];
 }
 
 /** {@link IdentityServerOptions} checked, with defaults filled in. */
@@ -29,6 +34,7 @@ export interface CompiledIdentityOptions {
   /** Absolute path. */
   accessFile: string | undefined;
   accessFilePollMs: number;
+  auditorRoles: readonly string[];
 }
 
 /** How the console signs in with the identity provider. */
@@ -45,6 +51,8 @@ const LABELS = {
   jwksUrl: 'WEFT_OIDC_JWKS_URL',
   rolesClaim: 'WEFT_OIDC_ROLES_CLAIM',
   permissionsClaim: 'WEFT_OIDC_PERMISSIONS_CLAIM',
+  ownerClaim: 'WEFT_OIDC_OWNER_CLAIM',
+  owner: 'WEFT_OIDC_OWNER',
 };
 
 /**
@@ -90,13 +98,28 @@ export function compileIdentityOptions(
         : undefined,
     accessFile: options.accessFile ? resolve(options.accessFile) : undefined,
     accessFilePollMs: options.accessFilePollMs ?? 1000,
+    auditorRoles: auditorRoles(options.auditorRoles ?? []),
   };
+}
+
+/** Auditor roles must be role names: a typo'd list would silently let nobody read. */
+function auditorRoles(roles: readonly string[]): readonly string[] {
+  const bad = roles.find((role) => !isKeyRole(role));
+  if (bad !== undefined) {
+    throw new ValidationError(
+      `WEFT_OIDC_AUDITOR_ROLES must be comma-separated role names (a letter or digit, then letters, digits and _ . : / @ -), not ${JSON.stringify(bad)}`,
+      { field: 'WEFT_OIDC_AUDITOR_ROLES', constraint: 'pattern' },
+    );
+  }
+  return [...new Set(roles)].sort();
 }
 
 /**
  * Reads `WEFT_OIDC_ISSUER`, `WEFT_OIDC_AUDIENCE`, `WEFT_OIDC_JWKS_URL`, `WEFT_OIDC_ROLES_CLAIM`,
- * `WEFT_OIDC_PERMISSIONS_CLAIM`, `WEFT_OIDC_CLOCK_TOLERANCE` (seconds), the console's
- * `WEFT_OIDC_CLIENT_ID`, `WEFT_OIDC_NAME`, `WEFT_OIDC_SCOPE`, and `WEFT_ACCESS_FILE`.
+ * `WEFT_OIDC_PERMISSIONS_CLAIM`, `WEFT_OIDC_OWNER_CLAIM`, `WEFT_OIDC_OWNER`,
+ * `WEFT_OIDC_CLOCK_TOLERANCE` (seconds), the console's `WEFT_OIDC_CLIENT_ID`, `WEFT_OIDC_NAME`,
+ * `WEFT_OIDC_SCOPE`, `WEFT_OIDC_AUDITOR_ROLES` (comma-separated; API keys' roles count too, so it
+ * needs no issuer) and `WEFT_ACCESS_FILE`.
  * A token setting without `WEFT_OIDC_ISSUER` is an error (it would silently do nothing).
  */
 export function identityOptionsFromEnv(env: NodeJS.ProcessEnv): IdentityServerOptions {
@@ -107,6 +130,8 @@ export function identityOptionsFromEnv(env: NodeJS.ProcessEnv): IdentityServerOp
     'WEFT_OIDC_JWKS_URL',
     'WEFT_OIDC_ROLES_CLAIM',
     'WEFT_OIDC_PERMISSIONS_CLAIM',
+    'WEFT_OIDC_OWNER_CLAIM',
+    'WEFT_OIDC_OWNER',
     'WEFT_OIDC_CLOCK_TOLERANCE',
     'WEFT_OIDC_CLIENT_ID',
     'WEFT_OIDC_NAME',
@@ -127,6 +152,10 @@ export function identityOptionsFromEnv(env: NodeJS.ProcessEnv): IdentityServerOp
     );
   }
   const accessFile = value('WEFT_ACCESS_FILE');
+  const auditors = value('WEFT_OIDC_AUDITOR_ROLES')
+    ?.split(',')
+    .map((role) => role.trim())
+    .filter((role) => role !== '');
   return {
     ...(issuer !== undefined
       ? {
@@ -136,6 +165,8 @@ export function identityOptionsFromEnv(env: NodeJS.ProcessEnv): IdentityServerOp
             ...optional('jwksUrl', value('WEFT_OIDC_JWKS_URL')),
             ...optional('rolesClaim', value('WEFT_OIDC_ROLES_CLAIM')),
             ...optional('permissionsClaim', value('WEFT_OIDC_PERMISSIONS_CLAIM')),
+            ...optional('ownerClaim', value('WEFT_OIDC_OWNER_CLAIM')),
+            ...optional('owner', value('WEFT_OIDC_OWNER')),
             ...(tolerance !== undefined ? { clockToleranceSeconds: Number(tolerance) } : {}),
           },
         }
@@ -144,6 +175,7 @@ export function identityOptionsFromEnv(env: NodeJS.ProcessEnv): IdentityServerOp
     ...optional('oidcName', value('WEFT_OIDC_NAME')),
     ...optional('oidcScope', value('WEFT_OIDC_SCOPE')),
     ...(accessFile !== undefined ? { accessFile } : {}),
+    ...(auditors !== undefined ? { auditorRoles: auditors } : {}),
   };
 }
 

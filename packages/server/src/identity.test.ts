@@ -66,7 +66,7 @@ describe('weft server with identity-provider tokens', () => {
       body: {
         kind: 'oidc',
         subject: 'ada',
-        owner: 'oidc:ada',
+        owner: 'oidc-users',
         name: 'ada',
         admin: false,
         roles: ['finance'],
@@ -75,7 +75,7 @@ describe('weft server with identity-provider tokens', () => {
     });
   });
 
-  it("keeps a user's executions theirs, as for an API key's owner", async () => {
+  it('puts every user of the issuer in one workspace when no owner setting is given', async () => {
     const workflow = {
       name: 'mine',
       steps: [{ name: 't', type: 'transform', input: { ok: true } }],
@@ -85,9 +85,15 @@ describe('weft server with identity-provider tokens', () => {
     expect(started.status).toBe(202);
     const id = started.body['execution_id'] as string;
     expect((await call(ada, `/workflows/executions/${id}`)).status).toBe(200);
-    expect((await call(await user('bob'), `/workflows/executions/${id}`)).status).toBe(404);
+    expect((await call(await user('bob'), `/workflows/executions/${id}`)).status).toBe(200);
     const listed = await call(ada, '/workflows/executions');
     expect(listed.body.executions?.map((e) => e.execution_id)).toEqual([id]);
+    // An API key meets them under the documented owner; another owner's key does not.
+    const at = new Date().toISOString();
+    const shared = await createApiKey(server.store, { name: 'ci', owner: 'oidc-users' }, at);
+    expect((await call(shared.key, `/workflows/executions/${id}`)).status).toBe(200);
+    const other = await createApiKey(server.store, { name: 'acme' }, at);
+    expect((await call(other.key, `/workflows/executions/${id}`)).status).toBe(404);
   });
 
   it('answers 401 with the error object for every bad token', async () => {

@@ -4,7 +4,7 @@ export { startServer, closeOnSignals } from './start.js';
 export type { RunningServer } from './start.js';
 export { compileServerOptions, serverOptionsFromEnv, envFlag } from './config.js';
 export type { ServerOptions, CompiledServerOptions } from './config.js';
-export { createLocalKey, revokeLocalKey } from './local-keys.js';
+export { createLocalKey, moveLocalOwner, revokeLocalKey } from './local-keys.js';
 export {
   configuredDetectorsOf,
   moderationDetectorOptions,

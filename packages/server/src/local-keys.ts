@@ -1,6 +1,6 @@
 import type { CreatedKey, CreateKeyRequest, RevokedKey } from '@weft/core';
 import { createApiKey, revokeApiKey } from '@weft/identity';
-import { openStore } from '@weft/store';
+import { openStore, type OwnerMove } from '@weft/store';
 import { compileServerOptions, type ServerOptions } from './config.js';
 import { storeOptionsOf } from './build.js';
 
@@ -26,6 +26,24 @@ export async function revokeLocalKey(options: ServerOptions, id: string): Promis
   try {
     return await revokeApiKey(opened.registry, id, new Date().toISOString());
   } finally {
+    await opened.registry.close();
+  }
+}
+
+/**
+ * Moves everything of owner `from` to owner `to` directly in the local store, in one
+ * transaction (`weft admin move-owner`; see `moveOwner` of @weft/store).
+ */
+export async function moveLocalOwner(
+  options: ServerOptions,
+  from: string,
+  to: string,
+): Promise<OwnerMove> {
+  const opened = await openStore(storeOptionsOf(compileServerOptions(options)));
+  try {
+    return await opened.moveOwner(from, to);
+  } finally {
+    await opened.executions.close();
     await opened.registry.close();
   }
 }

@@ -1,4 +1,4 @@
-import type { Kysely, Migration } from 'kysely';
+import { sql, type Kysely, type Migration } from 'kysely';
 import type { Dialect } from './database.js';
 
 /** `audit_entries`: the hash-chained audit log (issue 16), one row per entry. */
@@ -22,6 +22,8 @@ export interface AuditEntriesTable {
   missing: string;
   prev_hash: string;
   hash: string;
+  /** The workspace the entry is filed under (migration 0016); null when none was known. */
+  owner: string | null;
 }
 
 /** Migration `0010_audit`: the audit log, and an index for reading it since an instant. */
@@ -51,6 +53,28 @@ export function auditMigration(dialect: Dialect): Migration {
         .createIndex('audit_entries_at')
         .on('audit_entries')
         .columns(['at', 'seq'])
+        .execute();
+    },
+  };
+}
+
+/**
+ * Migration `0016_audit_owner`: the workspace of each entry, outside what its hash covers, and
+ * an index to list one workspace's entries. Entries stored before get the owner of the
+ * execution they name, when that execution is still stored; the others stay null (admin keys
+ * read them).
+ */
+export function auditOwnerMigration(): Migration {
+  return {
+    async up(db: Kysely<unknown>) {
+      await db.schema.alterTable('audit_entries').addColumn('owner', 'text').execute();
+      await sql`UPDATE audit_entries SET owner = (
+          SELECT executions.owner FROM executions WHERE executions.id = audit_entries.execution_id
+        ) WHERE execution_id IS NOT NULL`.execute(db);
+      await db.schema
+        .createIndex('audit_entries_owner')
+        .on('audit_entries')
+        .columns(['owner', 'seq'])
         .execute();
     },
   };

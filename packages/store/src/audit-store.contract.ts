@@ -5,6 +5,7 @@ import {
   type AuditDraft,
   type AuditEntry,
   type AuditStore,
+  type ReadAuditEntry,
   type UnsealedAuditEntry,
 } from '@weft/core';
 
@@ -12,6 +13,8 @@ import {
 export interface OpenedAuditStore {
   store: AuditStore;
   replica(): Promise<AuditStore>;
+  /** SQL on the store's rows from outside (stores in a database only). */
+  tamper?(statement: string): Promise<void>;
   dispose(): Promise<void>;
 }
 
@@ -44,17 +47,18 @@ function draft(at: string, extra: Partial<AuditDraft> = {}): AuditDraft {
     reason: 'lacks role finance',
     required: { roles: ['finance', 'admin'], permissions: ['orders:run'] },
     missing: { roles: ['finance', 'admin'], permissions: [] },
+    owner: 'acme',
     ...extra,
   };
 }
 
-/** Every entry of `store`, in chain order. */
+/** Every entry of `store`, in chain order (none of them damaged). */
 async function all(store: AuditStore): Promise<AuditEntry[]> {
   const entries: AuditEntry[] = [];
   for (;;) {
     const page = await store.read({ afterSeq: entries.at(-1)?.seq ?? 0, limit: 7 });
     if (page.length === 0) return entries;
-    entries.push(...page);
+    entries.push(...(page as AuditEntry[]));
   }
 }
 
@@ -62,7 +66,8 @@ async function all(store: AuditStore): Promise<AuditEntry[]> {
 function expectOneChain(entries: readonly AuditEntry[]): void {
   let prev = GENESIS_HASH;
   entries.forEach((entry, i) => {
-    const { hash, ...unsealed } = entry;
+    // The owner is filed beside the entry, outside what its hash covers.
+    const { hash, owner: _owner, ...unsealed } = entry;
     expect(entry.seq).toBe(i + 1);
     expect(entry.prev_hash).toBe(prev);
     expect(hash).toBe(seal(unsealed));
@@ -105,7 +110,7 @@ export function auditStoreContract(open: () => Promise<OpenedAuditStore>): void 
       missing: { roles: [], permissions: [] },
     });
     const [written] = await store.append([odd], seal);
-    const [read] = await store.read({ afterSeq: 0, limit: 10 });
+    const [read] = (await store.read({ afterSeq: 0, limit: 10 })) as AuditEntry[];
     expect(read).toEqual(written);
     expect(read).toMatchObject(odd);
     expectOneChain([read!]);
@@ -147,7 +152,7 @@ export function auditStoreContract(open: () => Promise<OpenedAuditStore>): void 
       times.map((at) => draft(at)),
       seal,
     );
-    const seqs = (entries: AuditEntry[]) => entries.map((e) => e.seq);
+    const seqs = (entries: ReadAuditEntry[]) => entries.map((e) => e.seq);
     expect(seqs(await store.read({ afterSeq: 0, limit: 2 }))).toEqual([1, 2]);
     expect(seqs(await store.read({ afterSeq: 2, limit: 2 }))).toEqual([3, 4]);
     expect(seqs(await store.read({ afterSeq: 4, limit: 2 }))).toEqual([5]);
@@ -217,5 +222,46 @@ export function auditStoreContract(open: () => Promise<OpenedAuditStore>): void 
     const [fourth] = await store.append([draft('2026-01-04T00:00:00.000Z')], seal);
     expect(fourth).toMatchObject({ seq: 4, prev_hash: third!.hash });
     expect((await all(store))[0]).toMatchObject({ seq: 3, prev_hash: second!.hash });
+  });
+
+  it("reads one owner's entries: never another's, never those filed under no owner", async () => {
+    await store.append(
+      [
+        draft('2026-01-01T00:00:00.000Z', { owner: 'acme' }),
+        draft('2026-01-01T00:00:01.000Z', { owner: 'globex' }),
+        draft('2026-01-01T00:00:02.000Z', { owner: null }),
+        draft('2026-01-01T00:00:03.000Z', { owner: 'acme' }),
+      ],
+      seal,
+    );
+    const seqs = async (owner: string, afterSeq = 0) =>
+      (await store.read({ afterSeq, owner, limit: 10 })).map((e) => [e.seq, e.owner]);
+    expect(await seqs('acme')).toEqual([
+      [1, 'acme'],
+      [4, 'acme'],
+    ]);
+    expect(await seqs('acme', 1)).toEqual([[4, 'acme']]);
+    expect(await seqs('globex')).toEqual([[2, 'globex']]);
+    expect(await seqs('nobody')).toEqual([]);
+    expect((await all(store)).map((e) => e.owner)).toEqual(['acme', 'globex', null, 'acme']);
+    expectOneChain(await all(store));
+  });
+
+  it('lists a row it cannot read as damaged, with what it could read, and goes on', async () => {
+    if (!opened.tamper) return;
+    await store.append(
+      ['00', '01', '02'].map((s) => draft(`2026-01-01T00:00:${s}.000Z`)),
+      seal,
+    );
+    await opened.tamper(`UPDATE audit_entries SET required = '{not json' WHERE seq = 2`);
+    await opened.tamper(`UPDATE audit_entries SET decision = 'maybe' WHERE seq = 3`);
+    const [first, second, third] = await store.read({ afterSeq: 0, limit: 10 });
+    expect(first).not.toHaveProperty('damaged');
+    expect(second).toMatchObject({ seq: 2, damaged: true, damage: 'required: not JSON' });
+    expect(second).toMatchObject({ subject: 'alice', owner: 'acme', decision: 'deny' });
+    expect(second).not.toHaveProperty('required');
+    expect(third).toMatchObject({ seq: 3, damaged: true, damage: 'decision: not a known value' });
+    expect(third).not.toHaveProperty('decision');
+    expect(await store.read({ afterSeq: 0, owner: 'acme', limit: 10 })).toHaveLength(3);
   });
 }

@@ -15,13 +15,23 @@ describe('audit store in memory', () => {
 describe('audit store on SQLite', () => {
   auditStoreContract(async () => {
     const opened = await openTestAuditStore('sqlite');
-    return { store: opened.audit, replica: opened.replica, dispose: opened.dispose };
+    return {
+      store: opened.audit,
+      replica: opened.replica,
+      tamper: opened.tamper,
+      dispose: opened.dispose,
+    };
   });
 });
 
 describe.skipIf(!url)('audit store on PostgreSQL (set WEFT_TEST_DATABASE_URL to run)', () => {
   auditStoreContract(async () => {
     const opened = await openTestAuditStore('postgres', url);
-    return { store: opened.audit, replica: opened.replica, dispose: opened.dispose };
+    return {
+      store: opened.audit,
+      replica: opened.replica,
+      tamper: opened.tamper,
+      dispose: opened.dispose,
+    };
   });
 });

@@ -1,5 +1,5 @@
 import type BetterSqlite3 from 'better-sqlite3';
-import { sql, type Kysely, type Selectable } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import {
   chainAuditDrafts,
   type AuditDraft,
@@ -8,8 +8,9 @@ import {
   type AuditQuery,
   type AuditSeal,
   type AuditStore,
+  type ReadAuditEntry,
 } from '@weft/core';
-import type { AuditEntriesTable } from './audit-migration.js';
+import { auditEntryOf, auditRow } from './audit-rows.js';
 import type { Database, Dialect } from './database.js';
 import type { SqliteGroupCommit } from './sqlite-group-commit.js';
 
@@ -30,6 +31,7 @@ const COLUMNS = [
   'missing',
   'prev_hash',
   'hash',
+  'owner',
 ] as const;
 
 const LAST = 'SELECT seq, hash FROM audit_entries ORDER BY seq DESC LIMIT 1';
@@ -78,7 +80,7 @@ export class KyselyAuditStore implements AuditStore {
         const head = sqlite.last.get() as AuditChainHead | undefined;
         const entries = chainAuditDrafts(head, drafts, seal);
         for (const entry of entries) {
-          const row = toRow(entry);
+          const row = auditRow(entry);
           sqlite.insert.run(...COLUMNS.map((c) => row[c]));
         }
         return entries;
@@ -95,19 +97,20 @@ export class KyselyAuditStore implements AuditStore {
         .limit(1)
         .executeTakeFirst();
       const entries = chainAuditDrafts(last, drafts, seal);
-      await trx.insertInto('audit_entries').values(entries.map(toRow)).execute();
+      await trx.insertInto('audit_entries').values(entries.map(auditRow)).execute();
       return entries;
     });
   }
 
-  async read(query: AuditQuery): Promise<AuditEntry[]> {
+  async read(query: AuditQuery): Promise<ReadAuditEntry[]> {
     let select = this.db
       .selectFrom('audit_entries')
       .select(COLUMNS)
       .where('seq', '>', query.afterSeq);
     if (query.since !== undefined) select = select.where('at', '>=', query.since);
+    if (query.owner !== undefined) select = select.where('owner', '=', query.owner);
     const rows = await select.orderBy('seq').limit(query.limit).execute();
-    return rows.map(toEntry);
+    return rows.map(auditEntryOf);
   }
 
   /**
@@ -154,44 +157,4 @@ export class KyselyAuditStore implements AuditStore {
       .executeTakeFirst();
     return row && { seq: Number(row.seq), hash: row.hash };
   }
-}
-
-function toRow(entry: AuditEntry): Selectable<AuditEntriesTable> {
-  return {
-    seq: entry.seq,
-    id: entry.id,
-    at: entry.at,
-    subject: entry.subject,
-    credential: entry.credential,
-    action: entry.action,
-    workflow: entry.workflow,
-    execution_id: entry.execution_id,
-    step: entry.step,
-    decision: entry.decision,
-    reason: entry.reason,
-    required: JSON.stringify(entry.required),
-    missing: JSON.stringify(entry.missing),
-    prev_hash: entry.prev_hash,
-    hash: entry.hash,
-  };
-}
-
-function toEntry(row: Selectable<AuditEntriesTable>): AuditEntry {
-  return {
-    seq: Number(row.seq),
-    id: row.id,
-    at: row.at,
-    subject: row.subject,
-    credential: row.credential as AuditEntry['credential'],
-    action: row.action as AuditEntry['action'],
-    workflow: row.workflow,
-    execution_id: row.execution_id,
-    step: row.step,
-    decision: row.decision as AuditEntry['decision'],
-    reason: row.reason,
-    required: JSON.parse(row.required) as AuditEntry['required'],
-    missing: JSON.parse(row.missing) as AuditEntry['missing'],
-    prev_hash: row.prev_hash,
-    hash: row.hash,
-  };
 }

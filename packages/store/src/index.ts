@@ -14,6 +14,7 @@ export { KyselyExecutionsStore } from './executions-store.js';
 export { openTestExecutionsStore } from './executions-test-store.js';
 export type { TestExecutionsStore } from './executions-test-store.js';
 export { KyselyAuditStore } from './audit-store.js';
+export { moveOwner, type OwnerMove } from './move-owner.js';
 export { openTestAuditStore } from './audit-test-store.js';
 export type { TestAuditStore } from './audit-test-store.js';
 export {

@@ -5,7 +5,7 @@ import { executionsMigration } from './executions-migration.js';
 import { searchFoldMigration } from './search-fold-migration.js';
 import { triggersMigration } from './triggers-migration.js';
 import { waitingMigration } from './waiting-migration.js';
-import { auditMigration } from './audit-migration.js';
+import { auditMigration, auditOwnerMigration } from './audit-migration.js';
 import { retentionMigration } from './retention-migration.js';
 
 /** The one migration set of weft, in order; dialect-specific only where SQL differs. */
@@ -220,6 +220,7 @@ function migrations(dialect: Dialect): Record<string, Migration> {
           .execute();
       },
     },
+    '0016_audit_owner': auditOwnerMigration(),
     '0017_retention': retentionMigration(dialect),
   };
 }

@@ -25,6 +25,7 @@ import { KyselyTriggerStore } from './triggers-store.js';
 import { KyselyRegistryStore } from './registry-store.js';
 import { KyselyRoutesStore } from './routes-store.js';
 import { KyselyAuditStore } from './audit-store.js';
+import { moveOwner, type OwnerMove } from './move-owner.js';
 
 /** Where to store: an SQLite file in a data directory, or a PostgreSQL database. */
 export type StoreOptions =
@@ -88,6 +89,8 @@ export interface OpenedStore {
   executions: ExecutionsStore;
   /** The hash-chained audit log (closed with `registry`). */
   audit: AuditStore;
+  /** Moves everything of one owner to another in one transaction (see {@link moveOwner}). */
+  moveOwner(from: string, to: string): Promise<OwnerMove>;
   description: string;
   dialect: Dialect;
 }
@@ -131,6 +134,7 @@ export async function openStore(options: StoreOptions): Promise<OpenedStore> {
       routes: new KyselyRoutesStore(db, 'sqlite'),
       executions: new KyselyExecutionsStore(db, 'sqlite', { database, group }),
       audit: new KyselyAuditStore(db, 'sqlite', { database, group }),
+      moveOwner: (from, to) => moveOwner(db, from, to),
       description: `sqlite:${compiled.file}`,
       dialect: 'sqlite',
     };
@@ -165,6 +169,7 @@ export async function openStore(options: StoreOptions): Promise<OpenedStore> {
       ),
     }),
     audit: new KyselyAuditStore(db, 'postgres'),
+    moveOwner: (from, to) => moveOwner(db, from, to),
     description: redactUrl(compiled.url),
     dialect: 'postgres',
   };

@@ -83,6 +83,9 @@ export function registerServer(program: Command, io: Io, setExit: (code: number)
         'WEFT_OIDC_PERMISSIONS_CLAIM (permissions), WEFT_OIDC_CLOCK_TOLERANCE (30 s));\n' +
         'WEFT_OIDC_CLIENT_ID (the console signs in with the provider: code + PKCE; WEFT_OIDC_NAME,\n' +
         'WEFT_OIDC_SCOPE (openid));\n' +
+        "Workspaces: WEFT_OIDC_OWNER_CLAIM (the claim naming a token's workspace, e.g. org_id) or\n" +
+        'WEFT_OIDC_OWNER (one workspace for the issuer; neither: oidc-users); WEFT_OIDC_AUDITOR_ROLES\n' +
+        "(comma-separated: holders read their workspace's audit log);\n" +
         'WEFT_ACCESS_FILE grants permissions by role (YAML, reloaded on change). See docs/authorization.md.',
     )
     .action(async (flags: ServerFlags) =>

@@ -11,7 +11,7 @@ export interface AuditChainHead {
  * Numbers and chains `drafts` after `head` (the last stored entry; none for an empty log), as
  * every {@link AuditStore} does inside its atomic append: each entry gets the next `seq`, the
  * hash before it as `prev_hash`, and `seal`'s hash. Only the fields of an entry are kept, so
- * that what is hashed is exactly what is stored.
+ * that what is hashed is exactly what is stored; `owner` is stored beside, outside the hash.
  */
 export function chainAuditDrafts(
   head: AuditChainHead | undefined,
@@ -38,6 +38,6 @@ export function chainAuditDrafts(
       prev_hash: prev,
     };
     prev = seal(unsealed);
-    return { ...unsealed, hash: prev };
+    return { ...unsealed, hash: prev, owner: draft.owner };
   });
 }

@@ -87,15 +87,43 @@ export const AuditEntry = Type.Object(
     }),
     prev_hash: Hash,
     hash: Hash,
+    owner: Type.Union([Type.String(), Type.Null()], {
+      description:
+        'The workspace (owner) the entry belongs to, whose auditors may read it; null when none was known. Not part of what `hash` covers: moving a workspace re-owns entries without rewriting the chain',
+    }),
   },
   { $id: 'AuditEntry' },
 );
 export type AuditEntry = Static<typeof AuditEntry>;
 
+/**
+ * An entry whose stored row cannot be read whole (a column that is not valid JSON, a value out
+ * of its set): listed with `damaged: true` and the reason, the fields that could be read, and
+ * without the others. The chain is broken at it (`GET /audit/verify`).
+ */
+export const DamagedAuditEntry = Type.Object(
+  {
+    seq: AuditEntry.properties.seq,
+    damaged: Type.Literal(true),
+    damage: Type.String({ description: 'What could not be read, e.g. "required: not JSON"' }),
+    ...Type.Partial(Type.Omit(AuditEntry, ['seq'])).properties,
+  },
+  { $id: 'DamagedAuditEntry' },
+);
+export type DamagedAuditEntry = Static<typeof DamagedAuditEntry>;
+
+/** An entry as read back: whole, or damaged. */
+export type ReadAuditEntry = AuditEntry | DamagedAuditEntry;
+
+/** True for an entry whose row could not be read whole. */
+export function isDamagedAuditEntry(entry: ReadAuditEntry): entry is DamagedAuditEntry {
+  return 'damaged' in entry && entry.damaged === true;
+}
+
 /** `GET /audit`: one page of entries, oldest first. */
 export const AuditPage = Type.Object(
   {
-    entries: Type.Array(Type.Ref('AuditEntry')),
+    entries: Type.Array(Type.Union([Type.Ref('AuditEntry'), Type.Ref('DamagedAuditEntry')])),
     next_cursor: Type.Union([Type.String(), Type.Null()], {
       description: 'Pass as `cursor` for the next page; null when this page reached the end',
     }),
@@ -103,7 +131,7 @@ export const AuditPage = Type.Object(
   { $id: 'AuditPage' },
 );
 export interface AuditPage {
-  entries: AuditEntry[];
+  entries: ReadAuditEntry[];
   next_cursor: string | null;
 }
 
@@ -128,17 +156,34 @@ export const AuditChainBroken = Type.Object({
     description: 'The first seq that is missing (gap) or whose entry does not check',
   }),
   reason: Type.Union(
-    [Type.Literal('hash_mismatch'), Type.Literal('prev_mismatch'), Type.Literal('gap')],
+    [
+      Type.Literal('hash_mismatch'),
+      Type.Literal('prev_mismatch'),
+      Type.Literal('gap'),
+      Type.Literal('damaged'),
+    ],
     {
       description:
-        'hash_mismatch: the entry was edited; prev_mismatch: it does not follow the entry before; gap: an entry is missing',
+        'hash_mismatch: the entry was edited; prev_mismatch: it does not follow the entry before; gap: an entry is missing; damaged: its row cannot be read',
     },
   ),
 });
 export type AuditChainBroken = Static<typeof AuditChainBroken>;
 
-/** What verifying an audit chain found. */
-export const AuditVerification = Type.Union([AuditChainOk, AuditChainBroken], {
+/**
+ * What a workspace auditor (not an admin) learns of the whole chain: whether it is whole, nothing
+ * about other workspaces' entries (neither how many there are nor where a break is).
+ */
+export const AuditChainStatus = Type.Object({
+  status: Type.Union([Type.Literal('ok'), Type.Literal('broken')]),
+  scope: Type.Literal('workspace', {
+    description: 'Answered to a workspace auditor: the status of the whole chain only',
+  }),
+});
+export type AuditChainStatus = Static<typeof AuditChainStatus>;
+
+/** What verifying the audit chain found, as an admin (first two) or a workspace auditor sees it. */
+export const AuditVerification = Type.Union([AuditChainOk, AuditChainBroken, AuditChainStatus], {
   $id: 'AuditVerification',
 });
 export type AuditVerification = Static<typeof AuditVerification>;

@@ -24,7 +24,9 @@ export class MemoryAuditStore implements AuditStore {
     for (let i = Math.max(0, query.afterSeq - first + 1); i < this.entries.length; i++) {
       if (found.length >= query.limit) break;
       const entry = this.entries[i]!;
-      if (query.since === undefined || entry.at >= query.since) found.push(entry);
+      if (query.since !== undefined && entry.at < query.since) continue;
+      if (query.owner !== undefined && entry.owner !== query.owner) continue;
+      found.push(entry);
     }
     return structuredClone(found);
   }

@@ -1,11 +1,14 @@
-import type { AuditEntry } from './entry.js';
+import type { AuditEntry, ReadAuditEntry } from './entry.js';
 import type { AuditChainHead } from './chain.js';
 
 /** An entry as written: everything but its place in the chain (`seq`, `prev_hash`, `hash`). */
 export type AuditDraft = Omit<AuditEntry, 'seq' | 'prev_hash' | 'hash'>;
 
-/** An entry in its place in the chain, before its own hash is computed over it. */
-export type UnsealedAuditEntry = Omit<AuditEntry, 'hash'>;
+/**
+ * An entry in its place in the chain, before its own hash is computed over it: what the hash
+ * covers (everything but the hash and the `owner` column).
+ */
+export type UnsealedAuditEntry = Omit<AuditEntry, 'hash' | 'owner'>;
 
 /** Computes the `hash` of an entry (the runtime's SHA-256 over RFC 8785 canonical JSON). */
 export type AuditSeal = (entry: UnsealedAuditEntry) => string;
@@ -16,6 +19,8 @@ export interface AuditQuery {
   afterSeq: number;
   /** Only entries decided at or after this instant (ISO 8601 UTC, as `Date#toISOString`). */
   since?: string;
+  /** Only entries of this owner (workspace). */
+  owner?: string;
   limit: number;
 }
 
@@ -36,8 +41,12 @@ export interface AuditStore {
    * All are stored, or none. Resolves with the stored entries.
    */
   append(drafts: readonly AuditDraft[], seal: AuditSeal): Promise<AuditEntry[]>;
-  /** Entries after `query.afterSeq` (and since `query.since`), by `seq`, at most `limit`. */
-  read(query: AuditQuery): Promise<AuditEntry[]>;
+  /**
+   * Entries after `query.afterSeq` (and since `query.since`, of `query.owner`), by `seq`, at
+   * most `limit`. A row that cannot be read whole comes back as a {@link ReadAuditEntry} marked
+   * `damaged`, never as an error.
+   */
+  read(query: AuditQuery): Promise<ReadAuditEntry[]>;
   /**
    * Retention: deletes up to `limit` of the oldest entries decided before `before` (ISO 8601
    * UTC), never the last entry (the chain goes on from it). The first entry kept anchors what

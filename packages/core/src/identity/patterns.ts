@@ -24,3 +24,17 @@ export function isPermission(value: string): boolean {
 export function isKeyRole(value: string): boolean {
   return value.length <= MAX_GRANT_LENGTH && ROLE.test(value);
 }
+
+/**
+ * Pattern of owner (workspace) names: a letter or digit, then letters, digits and `_ . -`, at
+ * most 128 characters. API keys' `--owner`, the identity provider's owner claim and
+ * `WEFT_OIDC_OWNER` all follow it, so a key and a token of one organisation name the same owner.
+ */
+export const OWNER_PATTERN = '^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$';
+
+const OWNER = new RegExp(OWNER_PATTERN);
+
+/** True for a valid owner name ({@link OWNER_PATTERN}). */
+export function isOwnerName(value: string): boolean {
+  return OWNER.test(value);
+}

@@ -13,11 +13,14 @@ export const CREDENTIAL_KINDS: readonly CredentialKind[] = ['api_key', 'oidc', '
  *
  * - `subject` identifies the caller within its kind: the API key's public id, the token's `sub`,
  *   or the name a local run declares.
- * - `owner` is the namespace of what the caller creates and sees (plugins, deployments,
- *   executions): the key's owner; `oidc:<sub>` for a token's user (API key owners never hold a
- *   colon, so the two never meet); the declared owner of a local run.
- * - `keyId` names the credential for per-credential state (usage, idempotency keys, callback
- *   signing secrets): the key's public id; `oidc:<sub>`; `local:<subject>`.
+ * - `owner` is the workspace: the namespace of what the caller creates and sees (plugins,
+ *   deployments, executions, audit entries), one per organisation whatever the credential: the
+ *   key's owner; for a token's user the value of the owner claim, the fixed owner of the issuer,
+ *   or {@link DEFAULT_OIDC_OWNER} (docs/authorization.md#workspaces); the declared owner of a
+ *   local run. A key and a token naming the same owner are in the same workspace.
+ * - `keyId` names the credential, i.e. the person, for per-credential state (usage, idempotency
+ *   keys, callback signing secrets): the key's public id; `oidc:<sub>` (API key ids never hold a
+ *   colon, so the two never meet); `local:<subject>`. Two users of one workspace never share it.
  * - `roles` and `permissions` are what the credential grants, permissions already expanded by the
  *   access policy (see `expandPrincipal`). Both are sorted and free of duplicates.
  */
@@ -34,10 +37,17 @@ export interface Principal {
   readonly permissions: readonly string[];
 }
 
-/** Owner namespace of a token's user: `oidc:<sub>`. */
-export function oidcOwner(subject: string): string {
+/** Credential id of a token's user: `oidc:<sub>`, the person, whatever their workspace. */
+export function oidcKeyId(subject: string): string {
   return `oidc:${subject}`;
 }
+
+/**
+ * The owner of every identity-provider user when neither `WEFT_OIDC_OWNER_CLAIM` nor
+ * `WEFT_OIDC_OWNER` is set: one shared workspace for the issuer. A valid owner name, so that an
+ * operator can give API keys `--owner oidc-users` to meet those users.
+ */
+export const DEFAULT_OIDC_OWNER = 'oidc-users';
 
 /** Sorted, de-duplicated, frozen copy of a list of grants (the empty list is shared). */
 export function grantList(values: Iterable<string>): readonly string[] {

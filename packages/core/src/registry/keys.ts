@@ -102,7 +102,10 @@ export const WhoAmI = Type.Object({
     description: 'How the caller authenticated',
   }),
   subject: Type.String({ description: "The API key's id or the token's sub" }),
-  owner: Type.String({ description: 'Namespace of what the caller creates and sees' }),
+  owner: Type.String({
+    description:
+      "The caller's workspace: the namespace of what it creates and sees (the key's owner; for a token, the owner claim, WEFT_OIDC_OWNER or oidc-users)",
+  }),
   name: Type.String(),
   admin: Type.Boolean(),
   roles: Type.Array(Type.String()),

@@ -1,4 +1,4 @@
-import { UnauthorizedError, grantList, isPermission, NO_GRANTS } from '@weft/core';
+import { UnauthorizedError, grantList, isOwnerName, isPermission, NO_GRANTS } from '@weft/core';
 
 /**
  * The value of a claim: `path` as one top-level claim name first (so that namespaced claims such
@@ -60,6 +60,55 @@ export function permissionsClaim(
   if (typeof scope === 'string') found.push(...scope.split(/\s+/));
   const permissions = found.filter(isPermission);
   return permissions.length === 0 ? NO_GRANTS : grantList(permissions);
+}
+
+/**
+ * The owner (workspace) a token names in the claim at `path`: a string that is an owner name.
+ * A list holding exactly one such string counts as that string (providers such as Keycloak send
+ * a user's organisations as a list, usually of one); a list of several is refused, since which
+ * of them a request acts for cannot be told. An object (Keycloak's organization claim with
+ * attributes: `{"acme": {...}}`) counts when it has exactly one key whose value is an object of
+ * attributes: `{"name": "acme"}` is refused, not read as owner `name` (a path that stops one
+ * level short would otherwise put every organisation in one workspace). Absent: `missing_claim`;
+ * anything else: `bad_claim`; both name the claim and the setting.
+ */
+export function ownerClaim(payload: Readonly<Record<string, unknown>>, path: string): string {
+  const value = claimAt(payload, path);
+  if (value === undefined || value === null) {
+    throw new UnauthorizedError(
+      `the token has no ${path} claim, which names the user's workspace: check the identity provider's claim mapping or WEFT_OIDC_OWNER_CLAIM`,
+      { reason: 'missing_claim', claim: path },
+    );
+  }
+  const single = Array.isArray(value)
+    ? value.length === 1
+      ? value[0]
+      : undefined
+    : typeof value === 'object'
+      ? onlyKey(value as Record<string, unknown>)
+      : value;
+  if (typeof single === 'string' && isOwnerName(single)) return single;
+  const found = Array.isArray(value)
+    ? `a list of ${value.length} entries`
+    : typeof value === 'string'
+      ? `${JSON.stringify(value.slice(0, 64))}`
+      : typeof value === 'object'
+        ? 'an object that is not {"<alias>": {attributes}}'
+        : `a ${typeof value}`;
+  throw new UnauthorizedError(
+    `the token's ${path} claim must name one workspace (an owner name: a letter or digit, then letters, digits and _ . -; or a list of exactly one), not ${found}: check the identity provider's claim mapping or WEFT_OIDC_OWNER_CLAIM`,
+    { reason: 'bad_claim', claim: path },
+  );
+}
+
+/** The one key of `{alias: {attributes}}`, else undefined. */
+function onlyKey(object: Record<string, unknown>): string | undefined {
+  const keys = Object.keys(object);
+  if (keys.length !== 1) return undefined;
+  const attributes = object[keys[0]!];
+  return typeof attributes === 'object' && attributes !== null && !Array.isArray(attributes)
+    ? keys[0]
+    : undefined;
 }
 
 /** A short, printable string claim, or `undefined`. */

@@ -43,6 +43,8 @@ describe('compileOidcOptions', () => {
           audience: 'A',
           jwksUrl: 'J',
           rolesClaim: 'R',
+          ownerClaim: 'O',
+          owner: 'F',
           permissionsClaim: 'P',
         },
       ),
@@ -82,5 +84,35 @@ describe('compileOidcOptions', () => {
     expect(isLoopbackUrl(new URL('http://[::ffff:127.0.0.1]'))).toBe(true);
     expect(isLoopbackUrl(new URL('http://127.0.0.1.evil.com'))).toBe(false);
     expect(isLoopbackUrl(new URL('http://192.168.1.1'))).toBe(false);
+  });
+
+  it('takes the owner from a claim or one fixed owner, never both, and checks the fixed one', () => {
+    const base = { issuer: 'https://id.example.com', audience: 'weft' };
+    expect(compileOidcOptions(base).owner).toEqual({ fixed: 'oidc-users' });
+    expect(compileOidcOptions({ ...base, owner: ' acme ' }).owner).toEqual({ fixed: 'acme' });
+    expect(compileOidcOptions({ ...base, ownerClaim: 'org.id' }).owner).toEqual({
+      claim: 'org.id',
+    });
+    const labels = {
+      issuer: 'I',
+      audience: 'A',
+      jwksUrl: 'J',
+      rolesClaim: 'R',
+      permissionsClaim: 'P',
+      ownerClaim: 'WEFT_OIDC_OWNER_CLAIM',
+      owner: 'WEFT_OIDC_OWNER',
+    };
+    const both = fields(() =>
+      compileOidcOptions({ ...base, ownerClaim: 'org', owner: 'acme' }, labels),
+    );
+    expect(both.message).toContain('WEFT_OIDC_OWNER_CLAIM and WEFT_OIDC_OWNER are both set');
+    expect(both.details).toEqual({ field: 'WEFT_OIDC_OWNER_CLAIM', constraint: 'exclusive' });
+    expect(fields(() => compileOidcOptions({ ...base, owner: 'oidc:ada' }, labels))).toEqual({
+      message: expect.stringContaining('WEFT_OIDC_OWNER must be an owner name') as unknown,
+      details: { field: 'WEFT_OIDC_OWNER', constraint: 'pattern' },
+    });
+    expect(
+      fields(() => compileOidcOptions({ ...base, ownerClaim: 'a..b' }, labels)).details,
+    ).toEqual({ field: 'WEFT_OIDC_OWNER_CLAIM', constraint: 'format' });
   });
 });

@@ -1,5 +1,5 @@
 import ipaddr from 'ipaddr.js';
-import { ValidationError } from '@weft/core';
+import { DEFAULT_OIDC_OWNER, isOwnerName, ValidationError } from '@weft/core';
 
 /** Signature algorithms a token may use: asymmetric only (never `none`, never HMAC). */
 export const OIDC_ALGORITHMS: readonly string[] = [
@@ -28,6 +28,13 @@ export interface OidcOptions {
   rolesClaim?: string;
   /** Claim of the user's permissions (list or space-separated string). Default `permissions`. */
   permissionsClaim?: string;
+  /**
+   * Claim naming the user's workspace (owner), a dotted path as `rolesClaim`: a token without it
+   * is refused. Exclusive with `owner`.
+   */
+  ownerClaim?: string;
+  /** One owner for every user of the issuer. Exclusive with `ownerClaim`. */
+  owner?: string;
   /** Leeway for `exp`/`nbf`/`iat`, seconds. Default 30. */
   clockToleranceSeconds?: number;
   /** Accepted algorithms, a subset of {@link OIDC_ALGORITHMS}. Default: all of them. */
@@ -53,6 +60,11 @@ export interface CompiledOidcOptions {
   discoveryUrl: URL;
   rolesClaim: string;
   permissionsClaim: string;
+  /**
+   * Where a token's owner comes from: a claim, or one fixed owner (the configured one, else
+   * `DEFAULT_OIDC_OWNER`).
+   */
+  owner: { claim: string } | { fixed: string };
   clockToleranceSeconds: number;
   algorithms: string[];
   cooldownMs: number;
@@ -69,6 +81,8 @@ export interface OidcOptionLabels {
   jwksUrl: string;
   rolesClaim: string;
   permissionsClaim: string;
+  ownerClaim: string;
+  owner: string;
 }
 
 const OPTION_LABELS: OidcOptionLabels = {
@@ -77,6 +91,8 @@ const OPTION_LABELS: OidcOptionLabels = {
   jwksUrl: 'jwksUrl',
   rolesClaim: 'rolesClaim',
   permissionsClaim: 'permissionsClaim',
+  ownerClaim: 'ownerClaim',
+  owner: 'owner',
 };
 
 /**
@@ -112,6 +128,7 @@ export function compileOidcOptions(
     discoveryUrl: new URL(`${options.issuer.replace(/\/+$/, '')}/.well-known/openid-configuration`),
     rolesClaim: claimPath(options.rolesClaim, 'roles', labels.rolesClaim),
     permissionsClaim: claimPath(options.permissionsClaim, 'permissions', labels.permissionsClaim),
+    owner: ownerSource(options, labels),
     clockToleranceSeconds: options.clockToleranceSeconds ?? 30,
     algorithms,
     cooldownMs: options.cooldownMs ?? 30_000,
@@ -146,6 +163,31 @@ export function secureUrl(text: string | undefined, label: string): URL {
     `must be https (plain http only on a loopback address such as 127.0.0.1), not ${url.protocol}//${url.host}`,
     'https',
   );
+}
+
+/**
+ * Where tokens' owners come from: both settings at once is refused (which one should win is a
+ * guess), a fixed owner must be a valid owner name, neither gives {@link DEFAULT_OIDC_OWNER}.
+ */
+function ownerSource(options: OidcOptions, labels: OidcOptionLabels): CompiledOidcOptions['owner'] {
+  const claim = options.ownerClaim?.trim() || undefined;
+  const fixed = options.owner?.trim() || undefined;
+  if (claim !== undefined && fixed !== undefined) {
+    throw invalid(
+      labels.ownerClaim,
+      `and ${labels.owner} are both set: set one (the claim naming each user's workspace, or one owner for every user), not both`,
+      'exclusive',
+    );
+  }
+  if (claim !== undefined) return { claim: claimPath(claim, claim, labels.ownerClaim) };
+  if (fixed !== undefined && !isOwnerName(fixed)) {
+    throw invalid(
+      labels.owner,
+      `must be an owner name (a letter or digit, then letters, digits and _ . -, at most 128 characters), not ${JSON.stringify(fixed)}`,
+      'pattern',
+    );
+  }
+  return { fixed: fixed ?? DEFAULT_OIDC_OWNER };
 }
 
 function claimPath(value: string | undefined, fallback: string, label: string): string {

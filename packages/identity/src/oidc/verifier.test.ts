@@ -37,7 +37,7 @@ describe('OidcVerifier: accepted tokens', () => {
     expect(principal).toEqual({
       kind: 'oidc',
       subject: 'user-1',
-      owner: 'oidc:user-1',
+      owner: 'oidc-users',
       keyId: 'oidc:user-1',
       name: 'user-1',
       admin: false,
@@ -237,5 +237,54 @@ describe('OidcVerifier: an unreachable provider fails closed (503)', () => {
   it('answers UNAVAILABLE when the discovery document names another issuer', async () => {
     idp.advertisedIssuer = 'https://other.example.com';
     expect((await failure(verifier().verify(await idp.sign()))).code).toBe('UNAVAILABLE');
+  });
+});
+
+describe('OidcVerifier: the workspace (owner) of a token', () => {
+  it('is the owner claim, at a dotted path or a name holding dots; the person stays the subject', async () => {
+    const v = verifier({ ownerClaim: 'org.name' });
+    const ada = await v.verify(await idp.sign({ sub: 'ada', org: { name: 'acme' } }));
+    const bob = await v.verify(await idp.sign({ sub: 'bob', org: { name: 'acme' } }));
+    expect([ada.owner, ada.subject, ada.keyId]).toEqual(['acme', 'ada', 'oidc:ada']);
+    // Colleagues share the workspace, never the credential id (idempotency keys, usage).
+    expect([bob.owner, bob.keyId]).toEqual(['acme', 'oidc:bob']);
+    const auth0 = verifier({ ownerClaim: 'https://weft.example.com/org' });
+    const token = await idp.sign({ 'https://weft.example.com/org': 'org_7Hd2' });
+    expect((await auth0.verify(token)).owner).toBe('org_7Hd2');
+  });
+
+  it('takes a list of exactly one organisation, or an object of one (Keycloak)', async () => {
+    const v = verifier({ ownerClaim: 'organization' });
+    expect((await v.verify(await idp.sign({ organization: ['acme'] }))).owner).toBe('acme');
+    const attributes = { organization: { acme: { id: '42b7' } } };
+    expect((await v.verify(await idp.sign(attributes))).owner).toBe('acme');
+  });
+
+  it('refuses a token without the claim (401 missing_claim naming it)', async () => {
+    const v = verifier({ ownerClaim: 'org_id' });
+    const error = await v.verify(await idp.sign({ org: 'acme' })).catch((e: unknown) => e);
+    expect(error).toMatchObject({
+      code: 'UNAUTHORIZED',
+      details: { reason: 'missing_claim', claim: 'org_id' },
+    });
+    expect((error as Error).message).toContain('WEFT_OIDC_OWNER_CLAIM');
+  });
+
+  it('refuses a claim that names no single workspace (401 bad_claim naming it)', async () => {
+    const v = verifier({ ownerClaim: 'org' });
+    const objects = [{ a: {}, b: {} }, { name: 'acme' }, { acme: ['x'] }];
+    for (const org of [42, ['acme', 'globex'], [], 'oidc:ada', '', 'a b', [7], ...objects]) {
+      const error = await v.verify(await idp.sign({ org })).catch((e: unknown) => e);
+      expect({ org, error }).toMatchObject({
+        org,
+        error: { code: 'UNAUTHORIZED', details: { reason: 'bad_claim', claim: 'org' } },
+      });
+    }
+  });
+
+  it('is the fixed owner of the issuer, or oidc-users when none is set', async () => {
+    const token = await idp.sign({ org: 'acme' });
+    expect((await verifier({ owner: 'acme' }).verify(token)).owner).toBe('acme');
+    expect((await verifier().verify(token)).owner).toBe('oidc-users');
   });
 });

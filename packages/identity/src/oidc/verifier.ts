@@ -7,8 +7,8 @@ import {
   type JWTHeaderParameters,
   type RemoteJWKSet,
 } from 'jose';
-import { oidcOwner, type Principal } from '@weft/core';
-import { permissionsClaim, rolesClaim, textClaim } from './claims.js';
+import { oidcKeyId, type Principal } from '@weft/core';
+import { ownerClaim, permissionsClaim, rolesClaim, textClaim } from './claims.js';
 import { discoverJwksUrl } from './discovery.js';
 import { limitedFetch } from './limited-fetch.js';
 import type { CompiledOidcOptions } from './options.js';
@@ -69,8 +69,9 @@ export class OidcVerifier {
   private discoveredUrl: string | undefined;
 
   /**
-   * The principal of a token: subject `sub`, owner `oidc:<sub>`, roles and permissions from the
-   * configured claims. Throws `UNAUTHORIZED` (see `tokenError` for the reasons) or `UNAVAILABLE`.
+   * The principal of a token: subject `sub`, credential id `oidc:<sub>` (the person), owner from
+   * the owner claim or the fixed owner (the workspace), roles and permissions from the configured
+   * claims. Throws `UNAUTHORIZED` (see `tokenError` for the reasons) or `UNAVAILABLE`.
    */
   async verify(token: string): Promise<Principal> {
     if (!COMPACT_JWS.test(token))
@@ -115,12 +116,14 @@ export class OidcVerifier {
         'sub',
       );
     }
-    const owner = oidcOwner(subject);
+    const source = this.options.owner;
+    const owner = 'claim' in source ? ownerClaim(payload, source.claim) : source.fixed;
     return {
       kind: 'oidc',
       subject,
       owner,
-      keyId: owner,
+      // The person, not the workspace: idempotency keys, usage and callback secrets stay theirs.
+      keyId: oidcKeyId(subject),
       name: textClaim(payload, 'preferred_username') ?? textClaim(payload, 'email') ?? subject,
       admin: false,
       roles: rolesClaim(payload, this.options.rolesClaim),

@@ -37,7 +37,7 @@ const denial: AuditEvent = {
 };
 
 describe('audit hash', () => {
-  it('is the SHA-256 of the RFC 8785 canonical JSON of the entry without its hash', () => {
+  it('is the SHA-256 of the RFC 8785 canonical JSON of the entry without its hash and owner', () => {
     const entry: AuditEntry = {
       seq: 1,
       id: 'i',
@@ -54,6 +54,7 @@ describe('audit hash', () => {
       missing: { roles: [], permissions: [] },
       prev_hash: GENESIS_HASH,
       hash: 'ignored',
+      owner: 'acme',
     };
     // Keys sorted by UTF-16 code units, no whitespace, non-ASCII as is.
     const canonical =

@@ -7,9 +7,11 @@ import {
   type AuditDecision,
   type AuditDraft,
   type AuditEntry,
+  type AuditChainBroken,
+  type AuditChainOk,
   type AuditQuery,
   type AuditStore,
-  type AuditVerification,
+  type ReadAuditEntry,
   type Clock,
 } from '@weft/core';
 import { auditHash } from './hash.js';
@@ -27,8 +29,6 @@ export interface AuditEvent {
   /** Who asked: the identity's subject (OIDC `sub`, or the API key's owner/name). */
   subject: string;
   credential: AuditCredential;
-  /** The workspace the decision is about: the caller's owner (kept once the log stores owners). */
-  owner?: string;
   action: AuditAction;
   decision: AuditDecision;
   /** Why, in words (`lacks role finance`, `approved by bob`). */
@@ -41,6 +41,11 @@ export interface AuditEvent {
   required?: { roles?: readonly string[]; permissions?: readonly string[] };
   /** What the subject lacked. Default: nothing. */
   missing?: { roles?: readonly string[]; permissions?: readonly string[] };
+  /**
+   * The workspace the entry belongs to (the execution's or the caller's owner): its auditors
+   * read it. Default: none (admin keys alone read it).
+   */
+  owner?: string | null;
 }
 
 /** Where the audit log is kept and where its lines go. */
@@ -48,6 +53,11 @@ export interface AuditOptions {
   store: AuditStore;
   /** Gets one line per stored entry (info, or warn for refusals). Default: none. */
   logger?: AuditLogger;
+  /**
+   * Holders of one of these roles (tokens and API keys alike) read their own workspace's
+   * entries (`GET /audit`). Default: none, admin keys only.
+   */
+  auditorRoles?: readonly string[];
 }
 
 interface Pending {
@@ -69,6 +79,8 @@ const silent: AuditLogger = { info() {}, warn() {}, error() {} };
  */
 export class AuditLog {
   readonly store: AuditStore;
+  /** Roles whose holders read their own workspace's entries (sorted). */
+  readonly auditorRoles: readonly string[];
   private readonly logger: AuditLogger;
   private queue: Pending[] = [];
   private flushing = false;
@@ -79,6 +91,7 @@ export class AuditLog {
   ) {
     this.store = options.store;
     this.logger = options.logger ?? silent;
+    this.auditorRoles = [...(options.auditorRoles ?? [])].sort();
   }
 
   /**
@@ -94,13 +107,13 @@ export class AuditLog {
     });
   }
 
-  /** Entries after a seq (and since an instant), oldest first. */
-  read(query: AuditQuery): Promise<AuditEntry[]> {
+  /** Entries after a seq (and since an instant, of an owner), oldest first; damaged ones marked. */
+  read(query: AuditQuery): Promise<ReadAuditEntry[]> {
     return this.store.read(query);
   }
 
   /** Walks the whole chain (see {@link verifyAuditChain}). */
-  verify(): Promise<AuditVerification> {
+  verify(): Promise<AuditChainOk | AuditChainBroken> {
     return verifyAuditChain(this.store);
   }
 
@@ -184,5 +197,6 @@ function toDraft(event: AuditEvent, now: number): AuditDraft {
       permissions: list(event.required?.permissions),
     },
     missing: { roles: list(event.missing?.roles), permissions: list(event.missing?.permissions) },
+    owner: storableOrNull(event.owner),
   };
 }

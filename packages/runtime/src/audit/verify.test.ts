@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { GENESIS_HASH } from '@weft/core';
+import { GENESIS_HASH, type AuditEntry } from '@weft/core';
 import { openTestAuditStore, type TestAuditStore } from '@weft/store';
 import { AuditLog } from './audit-log.js';
 import { auditHash } from './hash.js';
@@ -59,7 +59,7 @@ function tamperingSuite(open: () => Promise<TestAuditStore>): void {
 
   it('shows a deleted entry whose successors were renumbered and re-hashed as a prev mismatch', async () => {
     // The tamperer knows the algorithm: deletes seq 3, moves 4 and 5 down, re-seals them.
-    const [, , , fourth, fifth] = await audit.read({ afterSeq: 0, limit: 10 });
+    const [, , , fourth, fifth] = (await audit.read({ afterSeq: 0, limit: 10 })) as AuditEntry[];
     await opened.tamper(`DELETE FROM audit_entries WHERE seq = 3`);
     for (const entry of [fourth!, fifth!]) {
       const moved = { ...entry, seq: entry.seq - 1 };

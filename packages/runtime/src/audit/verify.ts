@@ -1,4 +1,10 @@
-import { GENESIS_HASH, type AuditStore, type AuditVerification } from '@weft/core';
+import {
+  GENESIS_HASH,
+  isDamagedAuditEntry,
+  type AuditChainBroken,
+  type AuditChainOk,
+  type AuditStore,
+} from '@weft/core';
 import { auditHash } from './hash.js';
 
 /**
@@ -6,7 +12,7 @@ import { auditHash } from './hash.js';
  * where it first breaks: a missing `seq` (`gap`, at the first missing seq: a deleted entry), an
  * entry whose content does not give its `hash` (`hash_mismatch`: an edited entry), or an entry
  * whose `prev_hash` is not the hash of the entry before (`prev_mismatch`: an entry removed or
- * replaced and the rest re-hashed). Retention deletes the oldest entries and records the last
+ * replaced and the rest re-hashed), or a row that cannot be read (`damaged`). Retention deletes the oldest entries and records the last
  * one it deleted (the store's `anchor`): the first kept entry must follow it exactly, so a chain
  * cut at its start by anything but retention is still a `gap`. A whole chain answers its length
  * (from `first_seq` when retention deleted older entries) and last hash; comparing that hash
@@ -16,7 +22,7 @@ import { auditHash } from './hash.js';
 export async function verifyAuditChain(
   store: AuditStore,
   batchSize = 1000,
-): Promise<AuditVerification> {
+): Promise<AuditChainOk | AuditChainBroken> {
   const anchor = await store.anchor();
   const first = anchor ? Number(anchor.seq) + 1 : 1;
   let seq = first - 1;
@@ -31,6 +37,9 @@ export async function verifyAuditChain(
     }
     for (const entry of entries) {
       if (entry.seq !== seq + 1) return { status: 'broken', at_seq: seq + 1, reason: 'gap' };
+      if (isDamagedAuditEntry(entry)) {
+        return { status: 'broken', at_seq: entry.seq, reason: 'damaged' };
+      }
       if (auditHash(entry) !== entry.hash) {
         return { status: 'broken', at_seq: entry.seq, reason: 'hash_mismatch' };
       }

@@ -53,6 +53,7 @@ export async function authorizeDeploy(deploy: DeployToAuthorize): Promise<Guard>
     ...auditedCaller(principal, deploy.owner),
     action: 'workflow.deploy' as const,
     workflow: workflow.name,
+    owner: principal?.owner ?? null,
   };
   const refusal = check.refusal;
   if (refusal) {

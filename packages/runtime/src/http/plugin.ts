@@ -3,6 +3,7 @@ import {
   AuditEntry,
   AuditPage,
   AuditVerification,
+  DamagedAuditEntry,
   ExecutionPage,
   ExecutionRecord,
 } from '@weft/core';
@@ -29,6 +30,7 @@ export function runtimeRoutes(runtime: Runtime) {
     if (!app.getSchema('ExecutionRecord')) app.addSchema(ExecutionRecord);
     if (!app.getSchema('ExecutionPage')) app.addSchema({ $id: 'ExecutionPage', ...ExecutionPage });
     if (!app.getSchema('AuditEntry')) app.addSchema(AuditEntry);
+    if (!app.getSchema('DamagedAuditEntry')) app.addSchema(DamagedAuditEntry);
     if (!app.getSchema('AuditPage')) app.addSchema(AuditPage);
     if (!app.getSchema('AuditVerification')) app.addSchema(AuditVerification);
     app.setErrorHandler(sendRuntimeError);

@@ -1,6 +1,13 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { ForbiddenError, ValidationError, type AuditPage } from '@weft/core';
+import {
+  ForbiddenError,
+  OWNER_PATTERN,
+  ValidationError,
+  type AuditPage,
+  type AuditVerification,
+  type Principal,
+} from '@weft/core';
 import { decodeAuditCursor, encodeAuditCursor } from '../audit/cursor.js';
 import type { Runtime } from '../runtime.js';
 import { principalOf, requirePrincipal } from '@weft/identity';
@@ -24,6 +31,13 @@ const AuditQuerystring = Type.Object(
     ),
     cursor: Type.Optional(
       Type.String({ minLength: 1, maxLength: 64, description: 'next_cursor of the page before' }),
+    ),
+    owner: Type.Optional(
+      Type.String({
+        pattern: OWNER_PATTERN,
+        description:
+          'Only entries of this workspace (admin keys; a workspace auditor always reads their own)',
+      }),
     ),
   },
   { additionalProperties: false },
@@ -71,16 +85,29 @@ function dayAt(ms: number, text: string): string {
   return new Date(ms + offset * 60_000).toISOString().slice(0, 10);
 }
 
-/** An `onRequest` hook after {@link requirePrincipal}: only admin keys read the audit log. */
-async function requireAdmin(request: FastifyRequest): Promise<void> {
-  if (!principalOf(request).admin) {
-    throw new ForbiddenError('the audit log is for admin keys only', { reason: 'not_admin' });
-  }
+/**
+ * Who reads which entries: an admin key every entry (or one workspace's with `?owner=`), the
+ * holder of an auditor role (a token's or a key's role alike) the entries of their own workspace,
+ * anyone else nothing (403).
+ */
+function readerScope(principal: Principal, auditorRoles: readonly string[]): 'all' | 'workspace' {
+  if (principal.admin) return 'all';
+  if (principal.roles.some((role) => auditorRoles.includes(role))) return 'workspace';
+  throw new ForbiddenError(
+    auditorRoles.length === 0
+      ? 'the audit log is for admin keys only (no auditor roles are configured: WEFT_OIDC_AUDITOR_ROLES)'
+      : `the audit log is for admin keys and holders of an auditor role (${auditorRoles.join(', ')})`,
+    { reason: auditorRoles.length === 0 ? 'not_admin' : 'not_auditor' },
+  );
 }
 
-/** `GET /audit` and `GET /audit/verify` (issue 16), for admin keys. */
+/**
+ * `GET /audit` and `GET /audit/verify`: for admin keys, and for workspace auditors (holders of
+ * a role of `audit.auditorRoles`) limited to their workspace.
+ */
 export function registerAuditRoutes(app: FastifyInstance, runtime: Runtime): void {
-  const onRequest = [requirePrincipal(runtime.options.authenticate), requireAdmin];
+  const audit = runtime.options.audit;
+  const onRequest = [requirePrincipal(runtime.options.authenticate)];
   app.get(
     '/audit',
     {
@@ -89,17 +116,28 @@ export function registerAuditRoutes(app: FastifyInstance, runtime: Runtime): voi
       schema: {
         tags: TAGS,
         security: SECURITY,
-        summary: 'Authorization decisions and approvals, oldest first (admin keys)',
+        summary:
+          'Authorization decisions and approvals, oldest first (admin keys: all; workspace auditors: their workspace)',
         querystring: AuditQuerystring,
         response: { 200: Type.Ref('AuditPage'), ...RESPONSES },
       },
     },
     async (request): Promise<AuditPage> => {
-      const query = request.query as { since?: string; limit?: number; cursor?: string };
+      const query = request.query as {
+        since?: string;
+        limit?: number;
+        cursor?: string;
+        owner?: string;
+      };
+      const principal = principalOf(request);
+      // An auditor's own workspace whatever `owner` says: it never widens what they read.
+      const owner =
+        readerScope(principal, audit.auditorRoles) === 'all' ? query.owner : principal.owner;
       const limit = query.limit ?? 100;
-      const entries = await runtime.options.audit.read({
+      const entries = await audit.read({
         afterSeq: query.cursor === undefined ? 0 : decodeAuditCursor(query.cursor),
         ...(query.since !== undefined ? { since: new Date(query.since).toISOString() } : {}),
+        ...(owner !== undefined ? { owner } : {}),
         limit: limit + 1,
       });
       const page = entries.slice(0, limit);
@@ -118,10 +156,17 @@ export function registerAuditRoutes(app: FastifyInstance, runtime: Runtime): voi
       schema: {
         tags: TAGS,
         security: SECURITY,
-        summary: 'Check the hash chain of the audit log: ok, or where it is broken (admin keys)',
+        summary:
+          'Check the hash chain of the audit log: ok, or where it is broken (admin keys); a workspace auditor gets the status alone',
         response: { 200: Type.Ref('AuditVerification'), ...RESPONSES },
       },
     },
-    async () => runtime.options.audit.verify(),
+    async (request): Promise<AuditVerification> => {
+      const scope = readerScope(principalOf(request), audit.auditorRoles);
+      const found = await audit.verify();
+      // The chain is one for all workspaces: its length and where it breaks would tell an
+      // auditor about other workspaces' entries, so they learn whether it is whole, no more.
+      return scope === 'all' ? found : { status: found.status, scope: 'workspace' };
+    },
   );
 }

@@ -5,6 +5,7 @@ import {
   type PluginDetail,
   type RoutesResponse,
   type SearchResponse,
+  type WhoAmI,
 } from '@weft/core';
 import {
   approveExecution,
@@ -245,6 +246,11 @@ export class WeftClient {
   /** `GET /routes`: the router's table with health and calls in flight (an admin key). */
   async listRoutes(signal?: AbortSignal): Promise<RoutesResponse> {
     return (await this.get('/routes', signal)) as RoutesResponse;
+  }
+
+  /** `GET /auth/whoami`: the caller as the server sees it, with its workspace (`owner`). */
+  async whoami(signal?: AbortSignal): Promise<WhoAmI> {
+    return (await this.get('/auth/whoami', signal)) as WhoAmI;
   }
 
   /** Closes nothing `fetch` keeps; here for symmetry with the Node client. */
