@@ -289,6 +289,9 @@ export async function buildServer(
         // One server owns an embedded SQLite file: it takes over every unfinished execution.
         takeOverOnStart: !compiled.databaseUrl && !dependencies.executionsStore,
         allowSelfApproval: compiled.allowSelfApproval,
+        ...(compiled.maxForEachItems !== undefined
+          ? { maxForEachItems: compiled.maxForEachItems }
+          : {}),
         onError: (error, context) => app.log.error({ err: error }, context),
         onEnded: (execution) => logTriggeredEnd(app.log, execution),
         ...(telemetry.tracing ? { tracing: telemetry.tracing } : {}),

@@ -89,6 +89,11 @@ export interface ServerOptions {
    * separation of duties.
    */
   allowSelfApproval?: boolean;
+  /**
+   * Most items one `for_each` of a server-side run may iterate over
+   * (`WEFT_MAX_FOR_EACH_ITEMS`). Default 100,000.
+   */
+  maxForEachItems?: number;
   /** Identity-provider tokens and the access file (`WEFT_OIDC_*`, `WEFT_ACCESS_FILE`). */
   identity?: IdentityServerOptions;
   /**
@@ -148,6 +153,7 @@ export interface CompiledServerOptions {
   broker: string | undefined;
   replicaId: string;
   allowSelfApproval: boolean;
+  maxForEachItems: number | undefined;
   identity: CompiledIdentityOptions;
   agentsDir: string | undefined;
   publishedAgentSecrets: string[];
@@ -183,6 +189,7 @@ export function compileServerOptions(options: ServerOptions = {}): CompiledServe
     broker: options.broker?.trim() || undefined,
     replicaId: options.replicaId || `${hostname()}-${process.pid}`,
     allowSelfApproval: options.allowSelfApproval ?? false,
+    maxForEachItems: options.maxForEachItems,
     identity: compileIdentityOptions(options.identity),
     agentsDir: options.agentsDir,
     publishedAgentSecrets: checkPublishedAgentSecrets(options.publishedAgentSecrets ?? []),
@@ -230,6 +237,7 @@ export function serverOptionsFromEnv(env: NodeJS.ProcessEnv): ServerOptions {
     ...(env['WEFT_APPROVAL_ALLOW_SELF'] !== undefined
       ? { allowSelfApproval: envFlag(env['WEFT_APPROVAL_ALLOW_SELF']) }
       : {}),
+    ...envInteger(env, 'WEFT_MAX_FOR_EACH_ITEMS', 'maxForEachItems'),
     ...(env['WEFT_AGENTS_DIR'] ? { agentsDir: env['WEFT_AGENTS_DIR'] } : {}),
     ...publishedAgentSecretsFromEnv(env),
     ...moderationFromEnv(env),

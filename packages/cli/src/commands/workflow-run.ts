@@ -15,6 +15,7 @@ import {
   collectExecution,
   collectInput,
   collectList,
+  maxForEachItemsFromEnv,
   parseJsonArgument,
   requireModules,
   missingServerSetting,
@@ -199,6 +200,7 @@ async function runCommand(io: Io, file: string, flags: RunFlags): Promise<number
     weft = new Weft({
       ...(runner ? { agents: runner } : {}),
       ...(detectors ? { guardrails: { ...runner?.guardrailsOptions(), detectors } } : {}),
+      ...maxForEachItemsFromEnv(process.env),
       logLevel: flags.logLevel as 'warn',
       logFormat: flags.logFormat,
       ...(tracingConfigured(process.env) ? { observability: { enabled: true } } : {}),
