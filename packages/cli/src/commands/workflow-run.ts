@@ -143,7 +143,8 @@ export function registerWorkflowRun(
       '\nA workflow with authorization enabled runs as --identity, or as the --role and --permission' +
         '\ndeclared; an approval is asked on the terminal (--approve gives it up front).' +
         '\n\nExit status: 0 every run completed, 1 a run failed (or its approval was rejected),' +
-        '\n2 invalid file, input or usage, or a run refused by its authorization.',
+        '\n2 invalid file, input or usage, a run refused before any step ran (an unknown connector,' +
+        '\nplugin or agent, a secret not set), or a run refused by its authorization.',
     )
     .action(async (file: string, flags: RunFlags) => {
       setExit(await runCommand(io, file, flags));
@@ -314,8 +315,20 @@ async function runEach(
     const documents = results.map(runDocument);
     io.out(`${JSON.stringify(flags.all ? documents : documents[0], null, 2)}\n`);
   }
+  if (interrupts.exitCode !== undefined) return interrupts.exitCode;
+  if (results.some(refusedBeforeRunning)) return EXIT.invalid;
+  return results.every((r) => r.status === 'completed') ? EXIT.ok : EXIT.failure;
+}
+
+/**
+ * A run refused before any step ran: `VALIDATION` of what it needs (an unknown connector,
+ * plugin or agent, a secret that is not set). Exit 2, as for an invalid file or input.
+ */
+function refusedBeforeRunning(result: RunResult): boolean {
   return (
-    interrupts.exitCode ?? (results.every((r) => r.status === 'completed') ? EXIT.ok : EXIT.failure)
+    result.status === 'failed' &&
+    result.error?.code === 'VALIDATION' &&
+    Object.keys(result.steps).length === 0
   );
 }
 
