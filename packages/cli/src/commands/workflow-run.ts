@@ -10,6 +10,7 @@ import { LiveStepList } from '../follow-execution.js';
 import { loadFile } from '../load-files.js';
 import { addDetectorOptions, cliDetectors, type DetectorFlags } from '../detector-flags.js';
 import { maxFileSizeOption, outputOption, workflowOption } from '../options.js';
+import { routeAiSdkWarnings } from '@weft/agents';
 import { countLine, printDiagnostics } from '../report.js';
 import {
   collectExecution,
@@ -213,6 +214,8 @@ async function runCommand(io: Io, file: string, flags: RunFlags): Promise<number
         : {}),
       ...(mode === 'hybrid' && flags.router !== undefined ? routerOptions(flags) : {}),
     });
+    // Warnings of the model libraries are log lines on stderr: stdout stays the run's document.
+    if (runner) routeAiSdkWarnings(weft.logger);
     weft.addWorkflows(loaded.workflows);
     for (const workflow of selected) resolveInputs(workflow, flags.input);
     if (mode === 'local' || mode === 'hybrid') {
