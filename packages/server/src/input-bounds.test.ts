@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MAX_NESTING_DEPTH } from '@weft/core';
 import { createApiKey } from '@weft/identity';
+import { serverOptionsFromEnv } from './config.js';
 import { startServer, type RunningServer } from './start.js';
 
 interface ErrorBody {
@@ -38,7 +39,15 @@ describe('nesting depth of every HTTP input, over loopback', () => {
   let key = '';
 
   beforeAll(async () => {
-    server = await startServer({ port: 0, dataDir, logLevel: 'silent' }, { logger: false });
+    server = await startServer(
+      {
+        port: 0,
+        dataDir,
+        logLevel: 'silent',
+        ...serverOptionsFromEnv({ WEFT_MAX_FOR_EACH_ITEMS: '3' }),
+      },
+      { logger: false },
+    );
     key = (await createApiKey(server.store, { name: 'acme' }, new Date().toISOString())).key;
   }, 30_000);
   afterAll(async () => {
@@ -92,5 +101,41 @@ describe('nesting depth of every HTTP input, over loopback', () => {
     expectTooDeep(await send('POST', '/plugins', 'application/yaml', flow));
     expectTooDeep(await send('POST', '/plugins', 'application/json', flow));
     expectTooDeep(await send('PUT', '/plugins/deep', 'application/yaml', flow));
+  });
+
+  it('fails a for_each over WEFT_MAX_FOR_EACH_ITEMS with VALIDATION naming the limit', async () => {
+    const workflow = (items: string) =>
+      `{"workflow":{"name":"each","steps":[{"name":"s","type":"transform","for_each":${items},"input":{"v":"{{ item }}"}}],"outputs":{"all":{"value":"{{ steps.s.output }}"}}}}`;
+    const start = async (items: string) => {
+      const response = await fetch(`${server.url}/workflows/executions`, {
+        method: 'POST',
+        headers: {
+          authorization: `Bearer ${key}`,
+          'content-type': 'application/json',
+          prefer: 'wait=30',
+        },
+        body: workflow(items),
+      });
+      return (await response.json()) as {
+        status: string;
+        result?: { outputs: object };
+        error?: object;
+      };
+    };
+    const within = await start('[1,2,3]');
+    expect(within.status).toBe('completed');
+    expect(within.result?.outputs).toEqual({ all: [{ v: 1 }, { v: 2 }, { v: 3 }] });
+    const over = await start('[1,2,3,4]');
+    expect(over.status).toBe('failed');
+    expect(over.error).toMatchObject({
+      code: 'VALIDATION',
+      details: { field: 'steps.s.for_each', constraint: 'max_items', limit: 3, actual: 4 },
+    });
+  });
+
+  it('refuses a WEFT_MAX_FOR_EACH_ITEMS that is not a positive integer', () => {
+    expect(() => serverOptionsFromEnv({ WEFT_MAX_FOR_EACH_ITEMS: '0' })).toThrow(
+      'WEFT_MAX_FOR_EACH_ITEMS must be a positive integer',
+    );
   });
 });
