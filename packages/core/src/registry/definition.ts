@@ -13,15 +13,16 @@ export const SLUG_MAX_LENGTH = 64;
 
 /**
  * Names Windows reserves for devices whatever the extension (`nul.yaml` is the device `nul`):
- * a slug is a file name (`plugins/<slug>.yaml`), so none of these may be one.
+ * a slug is a file name (`plugins/<slug>.yaml`), so none of these may be one. `com0` and `lpt0`
+ * are included: some Windows versions reserve them too.
  */
 export const WINDOWS_DEVICE_NAMES: ReadonlySet<string> = new Set([
   'con',
   'prn',
   'aux',
   'nul',
-  ...Array.from({ length: 9 }, (_, i) => `com${i + 1}`),
-  ...Array.from({ length: 9 }, (_, i) => `lpt${i + 1}`),
+  ...Array.from({ length: 10 }, (_, i) => `com${i}`),
+  ...Array.from({ length: 10 }, (_, i) => `lpt${i}`),
 ]);
 
 /** True when `slug` is a Windows device name (see {@link WINDOWS_DEVICE_NAMES}), any case. */

@@ -23,7 +23,7 @@ export function slugProblem(
   if (!options.existing && isWindowsDeviceName(slug)) {
     return {
       constraint: 'reserved',
-      message: `slug "${slug}" is a Windows device name (con, prn, aux, nul, com1-com9, lpt1-lpt9), which cannot be a file name (plugins/${slug}.yaml): choose another`,
+      message: `slug "${slug}" is a Windows device name (con, prn, aux, nul, com0-com9, lpt0-lpt9), which cannot be a file name (plugins/${slug}.yaml): choose another`,
     };
   }
   if (SLUG.test(slug)) return undefined;
