@@ -85,7 +85,8 @@ describe('for_each bounds', () => {
         { invoker, signal: controller.signal },
       );
       expect(result.status).toBe('canceled');
-      expect(calls).toBeLessThan(DEFAULT_MAX_FOR_EACH_ITEMS);
+      // Seen within a turn of the event loop: a few hundred items, and the window in flight.
+      expect(calls).toBeLessThan(5_000);
     },
   );
 });

@@ -143,8 +143,8 @@ const yieldToEventLoop = (): Promise<void> => new Promise((resolve) => setImmedi
  * Runs `each` once per `for_each` item with the input built while `item` is bound, in order or
  * concurrently, and gives the outputs in item order. A list longer than the run's
  * `maxForEachItems` fails the step with `VALIDATION` before any item runs. Every
- * {@link YIELD_EVERY} items the loop gives the event loop a turn, so that a cancellation (a
- * signal, a timer) is seen even when every item settles at once.
+ * {@link YIELD_EVERY} items the loop (all its concurrent workers together) gives the event loop
+ * a turn, so that a cancellation (a signal, a timer) is seen even when every item settles at once.
  */
 async function runForEach(
   run: Run,
@@ -174,8 +174,16 @@ async function runForEach(
   const outputs: unknown[] = new Array(items.length);
   const shown: unknown[] = [];
   record.input = shown;
+  // One turn for every worker at once: a turn taken by one worker while the others go on with
+  // calls that settle at once would never come (the microtask queue would never drain).
+  let sinceTurn = 0;
+  let turn: Promise<void> | undefined;
   const item = async (i: number): Promise<unknown> => {
-    if (i % YIELD_EVERY === YIELD_EVERY - 1) await yieldToEventLoop();
+    if (turn === undefined && ++sinceTurn >= YIELD_EVERY) {
+      sinceTurn = 0;
+      turn = yieldToEventLoop().then(() => void (turn = undefined));
+    }
+    if (turn !== undefined) await turn;
     const stopped = run.canceled ?? (run.aborted && abortOf(run, plan));
     if (stopped) throw stopped;
     run.scope.item = items[i];
