@@ -111,6 +111,74 @@ describe('weft workflow run interrupted, over real processes', () => {
   }, 60_000);
 });
 
+describe('weft workflow run interrupted while busy', () => {
+  it.each([false, true])(
+    'ends a for_each whose items all settle at once within the grace of SIGTERM (parallel: %s)',
+    async (parallel) => {
+      const dir = join(work, `busy-${parallel}`);
+      mkdirSync(dir, { recursive: true });
+      const marker = join(dir, 'started');
+      // Every call settles at once: a loop that never gave the event loop a turn would see the
+      // signal only after its 3,000,000 items.
+      writeFileSync(
+        join(dir, 'handlers.mjs'),
+        [
+          "import { writeFileSync } from 'node:fs';",
+          'let calls = 0;',
+          'export default (weft) => {',
+          "  weft.registerHandler('busy.items', async () => ({ items: new Array(3_000_000).fill(1) }));",
+          "  weft.registerHandler('busy.touch', async (input) => {",
+          `    if (++calls === 1000) writeFileSync(${JSON.stringify(marker)}, 'x');`,
+          '    return input.n;',
+          '  });',
+          '};',
+          '',
+        ].join('\n'),
+      );
+      writeFileSync(
+        join(dir, 'flow.yaml'),
+        [
+          'workflows:',
+          '  - name: busy',
+          '    steps:',
+          '      - { id: make, plugin: busy, action: items, input: {} }',
+          `      - { id: each, plugin: busy, action: touch, for_each: '{{ steps.make.output.items }}', parallel: ${parallel}, input: { n: '{{ item }}' } }`,
+          '',
+        ].join('\n'),
+      );
+      const run = runCli(['workflow', 'run', 'flow.yaml', '--require', './handlers.mjs'], dir, {
+        WEFT_MAX_FOR_EACH_ITEMS: '5000000',
+      });
+      await waitFor(async () => existsSync(marker), 30_000, 'the for_each to start');
+      run.child.kill('SIGTERM');
+      const { code, out, err } = await run.exited;
+      expect(code, err).toBe(143);
+      expect(err).toContain('weft: interrupted by SIGTERM: canceling workflow "busy"');
+      expect(out).toContain('canceled');
+    },
+    60_000,
+  );
+
+  it('refuses a for_each over WEFT_MAX_FOR_EACH_ITEMS before any item runs', async () => {
+    const dir = join(work, 'bounded');
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(
+      join(dir, 'flow.yaml'),
+      "workflows:\n  - name: bounded\n    steps:\n      - { id: each, type: transform, for_each: [1, 2, 3], input: { n: '{{ item }}' } }\n",
+    );
+    const refused = await runCli(['workflow', 'run', 'flow.yaml'], dir, {
+      WEFT_MAX_FOR_EACH_ITEMS: '2',
+    }).exited;
+    expect(refused.code, refused.err).toBe(1);
+    expect(refused.out).toContain('over the limit of 2');
+    const invalid = await runCli(['workflow', 'run', 'flow.yaml'], dir, {
+      WEFT_MAX_FOR_EACH_ITEMS: 'lots',
+    }).exited;
+    expect(invalid.code).toBe(2);
+    expect(invalid.err).toContain('WEFT_MAX_FOR_EACH_ITEMS must be a positive integer');
+  }, 60_000);
+});
+
 describe('weft workflow run --cloud interrupted', () => {
   let server: RunningServer;
   let service: ConnectorService;

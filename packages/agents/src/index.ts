@@ -24,6 +24,11 @@ export { CostLedger, type CostLedgerOptions, type SpentLoader } from './run/cost
 export { prepareTools, type ActionDescription, type ActionLookup } from './run/prepare-tools.js';
 export { AgentRunner, DEFAULT_MAX_RESPONSE_BYTES, type AgentRunnerOptions } from './run/runner.js';
 export { AiSdkBackend, type AiSdkBackendOptions } from './backends/ai-sdk/backend.js';
+export {
+  describeWarning,
+  routeAiSdkWarnings,
+  type WarningLogger,
+} from './backends/ai-sdk/warnings.js';
 export { providerModel, type ModelFactory } from './backends/ai-sdk/models.js';
 export {
   langChainProviderModel,

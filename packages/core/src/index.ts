@@ -12,3 +12,4 @@ export * from './net/index.js';
 export * from './broker/index.js';
 export * from './runtime/index.js';
 export * from './audit/index.js';
+export * from './limits/index.js';

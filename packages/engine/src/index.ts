@@ -12,7 +12,12 @@ export { Reporter, type ReportExtras } from './load/reporter.js';
 export { SchemaChecker, isPlainObject } from './validate/schema-check.js';
 export * from './run/records.js';
 export { runWorkflow } from './run/run-workflow.js';
-export { compileRunOptions, DEFAULT_ACTION_TIMEOUT_MS, type RunOptions } from './run/options.js';
+export {
+  compileRunOptions,
+  DEFAULT_ACTION_TIMEOUT_MS,
+  DEFAULT_MAX_FOR_EACH_ITEMS,
+  type RunOptions,
+} from './run/options.js';
 export { resolveInputs, coerce } from './run/inputs.js';
 export { FoundSecrets, MASK, ResolvedSecrets } from './run/secrets.js';
 export { MIN_JSON_LEAF_LENGTH } from './run/secret-forms.js';

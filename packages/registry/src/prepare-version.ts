@@ -35,6 +35,7 @@ export function problemsError(
   return new ValidationError(`invalid ${what}: ${first.message}${at}${more}`, {
     field: first.field,
     constraint: first.constraint,
+    ...(first.limit !== undefined ? { limit: first.limit } : {}),
     problems: problems.map((p) => ({ ...p })),
   });
 }

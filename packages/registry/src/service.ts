@@ -375,8 +375,9 @@ export class RegistryService {
 /** The answer to a query that holds no word. */
 const NO_RESULTS = JSON.stringify({ total: 0, results: [] } satisfies SearchResponse);
 
+/** A slug in a path: what may exist (a new definition's own slug is checked with its body). */
 function requireSlug(slug: string): void {
-  const problem = slugProblem(slug);
+  const problem = slugProblem(slug, { existing: true });
   if (problem)
     throw new ValidationError(problem.message, { field: 'slug', constraint: problem.constraint });
 }

@@ -94,6 +94,8 @@ export interface RuntimeOptions {
   maxWaitSeconds?: number;
   /** Default timeout of an action attempt (ms); the engine's default otherwise. */
   defaultTimeoutMs?: number;
+  /** Most items of one `for_each` (`WEFT_MAX_FOR_EACH_ITEMS`); the engine's default otherwise. */
+  maxForEachItems?: number;
   clock?: Clock;
   /** Reports background failures (sweeps, callbacks). Default: ignored. */
   onError?: (error: unknown, context: string) => void;
@@ -139,6 +141,7 @@ export interface CompiledRuntimeOptions extends Required<
     | 'lookup'
     | 'callbacks'
     | 'defaultTimeoutMs'
+    | 'maxForEachItems'
     | 'onError'
     | 'audit'
     | 'onEnded'
@@ -159,6 +162,7 @@ export interface CompiledRuntimeOptions extends Required<
   lookup: RuntimeOptions['lookup'];
   callbacks: Required<CallbackPolicy>;
   defaultTimeoutMs: number | undefined;
+  maxForEachItems: number | undefined;
   onError: (error: unknown, context: string) => void;
   onEnded: ((execution: StoredExecution) => void) | undefined;
   /** Records authorization decisions: `options.audit.record({...})`. */
@@ -197,6 +201,7 @@ export function compileRuntimeOptions(options: RuntimeOptions): CompiledRuntimeO
     maxConcurrent: options.maxConcurrent ?? 256,
     maxWaitSeconds: options.maxWaitSeconds ?? 60,
     defaultTimeoutMs: options.defaultTimeoutMs,
+    maxForEachItems: options.maxForEachItems,
     clock,
     onError: options.onError ?? (() => {}),
     audit: new AuditLog(options.audit ?? { store: new MemoryAuditStore() }, clock),

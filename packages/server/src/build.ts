@@ -5,6 +5,7 @@ import {
 } from './published-agents.js';
 import { configuredDetectorsOf } from './moderation-config.js';
 import { servedVersionOf, serverAgents } from './server-agents.js';
+import { routeAiSdkWarnings } from '@weft/agents';
 import { readFileSync } from 'node:fs';
 import { LogController, type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import {
@@ -266,6 +267,8 @@ export async function buildServer(
       })
     : undefined;
   const agents = served?.runner;
+  // The AI SDK's warnings (an unsupported setting of a model) are log lines of the server.
+  if (served) routeAiSdkWarnings(app.log);
   publishedAgents.current = served?.published;
   // Another replica's publications (PostgreSQL): read again when announced, all when missed.
   const unwatchAgents = served
@@ -303,6 +306,9 @@ export async function buildServer(
           overrides: async () => (await retentionOverrides.current?.()) ?? [],
         },
         allowSelfApproval: compiled.allowSelfApproval,
+        ...(compiled.maxForEachItems !== undefined
+          ? { maxForEachItems: compiled.maxForEachItems }
+          : {}),
         onError: (error, context) => app.log.error({ err: error }, context),
         onEnded: (execution) => logTriggeredEnd(app.log, execution),
         runLog: executionLog(app.log),

@@ -100,6 +100,11 @@ export interface ServerOptions {
    * separation of duties.
    */
   allowSelfApproval?: boolean;
+  /**
+   * Most items one `for_each` of a server-side run may iterate over
+   * (`WEFT_MAX_FOR_EACH_ITEMS`). Default 100,000.
+   */
+  maxForEachItems?: number;
   /** Identity-provider tokens and the access file (`WEFT_OIDC_*`, `WEFT_ACCESS_FILE`). */
   identity?: IdentityServerOptions;
   /**
@@ -163,6 +168,7 @@ export interface CompiledServerOptions {
   /** 0: forever. */
   auditRetentionDays: number;
   allowSelfApproval: boolean;
+  maxForEachItems: number | undefined;
   identity: CompiledIdentityOptions;
   agentsDir: string | undefined;
   publishedAgentSecrets: string[];
@@ -214,6 +220,7 @@ export function compileServerOptions(options: ServerOptions = {}): CompiledServe
     retentionDays: days('retentionDays', options.retentionDays ?? DEFAULT_RETENTION_DAYS),
     auditRetentionDays: days('auditRetentionDays', options.auditRetentionDays ?? 0),
     allowSelfApproval: options.allowSelfApproval ?? false,
+    maxForEachItems: options.maxForEachItems,
     identity: compileIdentityOptions(options.identity),
     agentsDir: options.agentsDir,
     publishedAgentSecrets: checkPublishedAgentSecrets(options.publishedAgentSecrets ?? []),
@@ -263,6 +270,7 @@ export function serverOptionsFromEnv(env: NodeJS.ProcessEnv): ServerOptions {
     ...(env['WEFT_APPROVAL_ALLOW_SELF'] !== undefined
       ? { allowSelfApproval: envFlag(env['WEFT_APPROVAL_ALLOW_SELF']) }
       : {}),
+    ...envInteger(env, 'WEFT_MAX_FOR_EACH_ITEMS', 'maxForEachItems'),
     ...(env['WEFT_AGENTS_DIR'] ? { agentsDir: env['WEFT_AGENTS_DIR'] } : {}),
     ...publishedAgentSecretsFromEnv(env),
     ...moderationFromEnv(env),

@@ -27,7 +27,9 @@ export {
   verifyDefinitionSignature,
   renderOpenApi,
   agentDefinition,
+  agentSlug,
   isAgentSubmission,
+  slugProblem,
 } from '@weft/registry';
 export { registryAgentCheck } from './published-agents.js';
 export type { DefinitionFormat, DefinitionProblem } from '@weft/registry';

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { checksumOf } from '@weft/server';
+import { checksumOf, slugProblem } from '@weft/server';
 import { ValidationError } from '@weft/core';
 import { EXIT } from '../exit-codes.js';
 import type { Io } from '../io.js';
@@ -13,6 +13,7 @@ import {
   type RegistryFlags,
 } from '../registry-client.js';
 import { fetchVerified } from '../fetch-definition.js';
+import { checkInstalledIdentity } from '../installed-identity.js';
 import { agentLoadProblems, localLoadProblems, printProblems } from '../plugin-file.js';
 
 /** `weft plugin install <slug>[@<version>] [--registry URL] [--save]`. */
@@ -39,6 +40,13 @@ export function registerPluginInstall(
       ) =>
         guard(io, setExit, async () => {
           const { slug, version } = parseSpecifier(specifier);
+          // Before anything is asked: the slug names the file written (plugins/<slug>.yaml).
+          const problem = slugProblem(slug);
+          if (problem)
+            throw new ValidationError(problem.message, {
+              field: 'slug',
+              constraint: problem.constraint,
+            });
           const client = new RegistryClient(flags);
           const fetched = await fetchVerified(client, slug, version);
           if (!fetched.ok) {
@@ -51,6 +59,9 @@ export function registerPluginInstall(
               field: 'slug',
               constraint: 'matches',
             });
+          // The bytes are what gets installed: their own slug and version must be the ones asked
+          // (the version recorded, when none was).
+          checkInstalledIdentity(bytes, fetched.contentType, slug, version ?? detail.version);
           const agent = detail.kind === 'agent';
           const dir = agent ? flags.agentsDir : flags.pluginsDir;
           if (!flags.save) {

@@ -207,3 +207,20 @@ export function serverSettings(
     ...(apiKey !== undefined ? { apiKey } : {}),
   };
 }
+
+/**
+ * `WEFT_MAX_FOR_EACH_ITEMS`: the most items one `for_each` of a local run may iterate over
+ * (default 100,000). Anything but a positive integer is refused naming the variable.
+ */
+export function maxForEachItemsFromEnv(env: NodeJS.ProcessEnv = process.env): {
+  maxForEachItems?: number;
+} {
+  const text = env['WEFT_MAX_FOR_EACH_ITEMS']?.trim();
+  if (text === undefined || text === '') return {};
+  if (!/^[0-9]{1,15}$/.test(text) || Number(text) < 1) {
+    throw new InvalidArgumentError(
+      `WEFT_MAX_FOR_EACH_ITEMS must be a positive integer, not ${JSON.stringify(text)}`,
+    );
+  }
+  return { maxForEachItems: Number(text) };
+}

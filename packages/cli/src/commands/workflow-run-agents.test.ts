@@ -80,14 +80,14 @@ describe('weft workflow run with --agents', () => {
     );
   });
 
-  it('fails an agent step with UNAVAILABLE when no agent definitions are given', async () => {
+  it('refuses an agent step before the run when no agent definitions are given', async () => {
     const file = join(mkdtempSync(join(tmpdir(), 'weft-agents-')), 'w.yaml');
     writeFileSync(
       file,
       'workflows:\n  - name: w\n    steps:\n      - { name: a, type: agent, agent: "agent:examples/support@^1", input: { prompt: hi } }\n',
     );
     const result = await run('workflow', 'run', file, '--output', 'json');
-    expect(result.code).toBe(1);
-    expect(result.out).toContain('UNAVAILABLE');
+    expect(result.code).toBe(2);
+    expect(result.out).toContain('unknown agent agent:examples/support@^1: no agents are loaded');
   });
 });

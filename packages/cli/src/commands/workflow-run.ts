@@ -10,11 +10,13 @@ import { LiveStepList } from '../follow-execution.js';
 import { loadFile } from '../load-files.js';
 import { addDetectorOptions, cliDetectors, type DetectorFlags } from '../detector-flags.js';
 import { maxFileSizeOption, outputOption, workflowOption } from '../options.js';
+import { routeAiSdkWarnings } from '@weft/agents';
 import { countLine, printDiagnostics } from '../report.js';
 import {
   collectExecution,
   collectInput,
   collectList,
+  maxForEachItemsFromEnv,
   parseJsonArgument,
   requireModules,
   missingServerSetting,
@@ -142,7 +144,8 @@ export function registerWorkflowRun(
       '\nA workflow with authorization enabled runs as --identity, or as the --role and --permission' +
         '\ndeclared; an approval is asked on the terminal (--approve gives it up front).' +
         '\n\nExit status: 0 every run completed, 1 a run failed (or its approval was rejected),' +
-        '\n2 invalid file, input or usage, or a run refused by its authorization.',
+        '\n2 invalid file, input or usage, a run refused before any step ran (an unknown connector,' +
+        '\nplugin or agent, a secret not set), or a run refused by its authorization.',
     )
     .action(async (file: string, flags: RunFlags) => {
       setExit(await runCommand(io, file, flags));
@@ -199,6 +202,7 @@ async function runCommand(io: Io, file: string, flags: RunFlags): Promise<number
     weft = new Weft({
       ...(runner ? { agents: runner } : {}),
       ...(detectors ? { guardrails: { ...runner?.guardrailsOptions(), detectors } } : {}),
+      ...maxForEachItemsFromEnv(process.env),
       logLevel: flags.logLevel as 'warn',
       logFormat: flags.logFormat,
       ...(tracingConfigured(process.env) ? { observability: { enabled: true } } : {}),
@@ -210,6 +214,8 @@ async function runCommand(io: Io, file: string, flags: RunFlags): Promise<number
         : {}),
       ...(mode === 'hybrid' && flags.router !== undefined ? routerOptions(flags) : {}),
     });
+    // Warnings of the model libraries are log lines on stderr: stdout stays the run's document.
+    if (runner) routeAiSdkWarnings(weft.logger);
     weft.addWorkflows(loaded.workflows);
     for (const workflow of selected) resolveInputs(workflow, flags.input);
     if (mode === 'local' || mode === 'hybrid') {
@@ -312,8 +318,20 @@ async function runEach(
     const documents = results.map(runDocument);
     io.out(`${JSON.stringify(flags.all ? documents : documents[0], null, 2)}\n`);
   }
+  if (interrupts.exitCode !== undefined) return interrupts.exitCode;
+  if (results.some(refusedBeforeRunning)) return EXIT.invalid;
+  return results.every((r) => r.status === 'completed') ? EXIT.ok : EXIT.failure;
+}
+
+/**
+ * A run refused before any step ran: `VALIDATION` of what it needs (an unknown connector,
+ * plugin or agent, a secret that is not set). Exit 2, as for an invalid file or input.
+ */
+function refusedBeforeRunning(result: RunResult): boolean {
   return (
-    interrupts.exitCode ?? (results.every((r) => r.status === 'completed') ? EXIT.ok : EXIT.failure)
+    result.status === 'failed' &&
+    result.error?.code === 'VALIDATION' &&
+    Object.keys(result.steps).length === 0
   );
 }
 

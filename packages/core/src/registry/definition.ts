@@ -11,6 +11,25 @@ export const PLUGIN_SLUG_PATTERN = '^[a-z0-9]+(?:[-_][a-z0-9]+)*$';
 /** Longest plugin slug. */
 export const SLUG_MAX_LENGTH = 64;
 
+/**
+ * Names Windows reserves for devices whatever the extension (`nul.yaml` is the device `nul`):
+ * a slug is a file name (`plugins/<slug>.yaml`), so none of these may be one. `com0` and `lpt0`
+ * are included: some Windows versions reserve them too.
+ */
+export const WINDOWS_DEVICE_NAMES: ReadonlySet<string> = new Set([
+  'con',
+  'prn',
+  'aux',
+  'nul',
+  ...Array.from({ length: 10 }, (_, i) => `com${i}`),
+  ...Array.from({ length: 10 }, (_, i) => `lpt${i}`),
+]);
+
+/** True when `slug` is a Windows device name (see {@link WINDOWS_DEVICE_NAMES}), any case. */
+export function isWindowsDeviceName(slug: string): boolean {
+  return WINDOWS_DEVICE_NAMES.has(slug.toLowerCase());
+}
+
 /** A plugin slug (see {@link PLUGIN_SLUG_PATTERN}). */
 export const Slug = (description: string) =>
   Type.String({

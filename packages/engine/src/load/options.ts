@@ -1,6 +1,7 @@
 import {
   CONTENT_CHECKS,
   LEXICAL_DETECTORS,
+  MAX_NESTING_DEPTH,
   type ContentCheck,
   type DetectorNames,
 } from '@weft/core';
@@ -45,8 +46,8 @@ export interface CompiledLoadOptions {
 
 /** Default largest workflow file: 1 MiB. */
 export const DEFAULT_MAX_FILE_SIZE = 1024 * 1024;
-/** Default deepest nesting of maps and sequences. */
-export const DEFAULT_MAX_DEPTH = 64;
+/** Default deepest nesting of maps and sequences (the one limit of every input: core's). */
+export const DEFAULT_MAX_DEPTH = MAX_NESTING_DEPTH;
 /** Default most alias expansions per file. */
 export const DEFAULT_MAX_ALIAS_COUNT = 100;
 

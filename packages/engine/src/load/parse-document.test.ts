@@ -42,6 +42,26 @@ describe('hostile workflow files', () => {
     expect(shallow.diagnostics.map((d) => d.code)).toContain('too_deep');
   });
 
+  it('refuses 10,000-deep block maps as too deep, naming the limit, not as a syntax error', () => {
+    let text = 'workflows:\n';
+    for (let i = 1; i <= 10_000; i++) text += `${' '.repeat(i)}x:\n`;
+    const result = load(text, { maxFileSize: 64 * 1024 * 1024 });
+    expect(result.ok).toBe(false);
+    expect(result.diagnostics).toHaveLength(1);
+    expect(result.diagnostics[0]).toMatchObject({ code: 'too_deep' });
+    expect(result.diagnostics[0]!.message).toContain('limit of 64 levels');
+  });
+
+  it('refuses 10,000-deep compact lists (one line) and flow maps as too deep', () => {
+    for (const deep of [
+      `${'- '.repeat(10_000)}x`,
+      `${'{a: '.repeat(10_000)}1${'}'.repeat(10_000)}`,
+    ]) {
+      const result = load(`workflows: []\nextra:\n  ${deep}\n`);
+      expect(result.diagnostics.map((d) => d.code)).toEqual(['too_deep']);
+    }
+  });
+
   it('refuses custom tags', () => {
     const result = load('workflows:\n  - name: !!python/object:os.system x\n    steps: []\n');
     expect(result.diagnostics.map((d) => d.code)).toContain('tag');

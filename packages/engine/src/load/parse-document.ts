@@ -6,9 +6,11 @@ import {
   isSeq,
   LineCounter,
   parseDocument,
+  Parser,
   type Document,
   type Node,
 } from 'yaml';
+import { yamlCstDepth } from '@weft/core';
 import type { Path } from '../diagnostics.js';
 import { Locator } from './locate.js';
 import type { CompiledLoadOptions } from './options.js';
@@ -61,6 +63,18 @@ export function parseWorkflowSource(
     return { reporter, locator: new Locator(undefined, lines, '') };
   }
   if (source.charCodeAt(0) === 0xfeff) source = source.slice(1);
+  // Composing a document recurses once per level (and reports a stack overflow as a syntax
+  // error); the concrete syntax tree is built with a stack of its own, so measure it first.
+  if (yamlCstDepth(new Parser().parse(source), options.maxDepth) > options.maxDepth) {
+    const reporter = new Reporter(options.file, undefined);
+    reporter.error(
+      [],
+      'too_deep',
+      `maps and lists nest deeper than the limit of ${options.maxDepth} levels: flatten the file`,
+      { expected: `at most ${options.maxDepth} levels`, found: 'more' },
+    );
+    return { reporter, locator: new Locator(undefined, lines, '') };
+  }
 
   let doc: Document | undefined;
   let crashed = false;

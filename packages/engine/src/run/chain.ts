@@ -1,4 +1,9 @@
-import { UnavailableError, type ActionInvoker, type InvocationResult } from '@weft/core';
+import {
+  UnavailableError,
+  ValidationError,
+  type ActionInvoker,
+  type InvocationResult,
+} from '@weft/core';
 import type { AgentCall, AgentInvoker } from './agent-call.js';
 import type { StepDefinition } from '../model.js';
 import type {
@@ -47,8 +52,16 @@ export function invokerOf(options: InvokerPicker, step: StepInfo, call?: object)
   return options.invokerFor?.(step.definition) ?? options.invoker;
 }
 
-/** Answers agent calls when no agent invoker is configured. */
+/** Refuses agent steps when no agent invoker is configured, before the run and at its call. */
 const NO_AGENTS: AgentInvoker = {
+  // Before the run, as an unknown connector is: no agent can be found with no agents at all.
+  check: (target) => {
+    const ref = target.kind === 'connector' ? target.ref : target.slug;
+    throw new ValidationError(
+      `unknown agent ${ref}: no agents are loaded (agents come from --agents <dir>, default ./agents, or the SDK's agents option)`,
+      { field: 'agent', constraint: 'exists' },
+    );
+  },
   invoke: (call) =>
     Promise.reject(
       new UnavailableError(

@@ -1,6 +1,7 @@
 import {
   EnvironmentSecretsProvider,
   systemClock,
+  ValidationError,
   type ActionCall,
   type ActionInvoker,
   type Clock,
@@ -45,6 +46,11 @@ export interface RunOptions {
   timeoutFor?: (target: ActionCall['target'], action: string) => number | undefined;
   /** Retry policy of steps that set none. Default: one attempt. */
   defaultRetry?: RetrySpec;
+  /**
+   * Most items one `for_each` may iterate over (default {@link DEFAULT_MAX_FOR_EACH_ITEMS}): a
+   * longer list fails the step with `VALIDATION` before any item runs.
+   */
+  maxForEachItems?: number;
   /**
    * Runs agent steps, called with an {@link AgentCall}: target `{kind: 'connector', ref: <agent
    * reference>}`, action `run`, the step's definition, and a runner for the agent's tool calls
@@ -122,6 +128,9 @@ export interface CompiledRunOptions extends Required<
   principal: Principal | undefined;
 }
 
+/** Default most items of one `for_each` (docs/workflow-language.md#steps). */
+export const DEFAULT_MAX_FOR_EACH_ITEMS = 100_000;
+
 /** Default timeout of an action attempt: 120 s (docs/protocol.md#limits). */
 export const DEFAULT_ACTION_TIMEOUT_MS = 120_000;
 
@@ -142,6 +151,7 @@ export function compileRunOptions(options: RunOptions): CompiledRunOptions {
     defaultTimeoutMs: options.defaultTimeoutMs ?? DEFAULT_ACTION_TIMEOUT_MS,
     timeoutFor: options.timeoutFor,
     defaultRetry: options.defaultRetry,
+    maxForEachItems: maxItems(options.maxForEachItems),
     agents: options.agents,
     invokerFor: options.invokerFor,
     journal: options.journal ? journalMap(options.journal) : undefined,
@@ -150,6 +160,17 @@ export function compileRunOptions(options: RunOptions): CompiledRunOptions {
     chain: compileChain(options.interceptors, options),
     principal: options.principal,
   };
+}
+
+function maxItems(value: number | undefined): number {
+  if (value === undefined) return DEFAULT_MAX_FOR_EACH_ITEMS;
+  if (!Number.isSafeInteger(value) || value < 1) {
+    throw new ValidationError(`maxForEachItems must be a positive integer, not ${value}`, {
+      field: 'maxForEachItems',
+      constraint: 'minimum',
+    });
+  }
+  return value;
 }
 
 function journalMap(

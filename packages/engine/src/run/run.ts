@@ -13,6 +13,7 @@ import type { Scope } from '@weft/expr';
 import type { AgentCall } from './agent-call.js';
 import { AttemptTools } from './attempt-tools.js';
 import { invokerOf } from './chain.js';
+import { jsonDataProblem, type JsonDataProblem } from './json-data.js';
 import { Deadlines, type Deadline } from './deadlines.js';
 import type { Invocation, RunInfo } from './interceptors.js';
 import type { CompiledRunOptions } from './options.js';
@@ -237,7 +238,10 @@ export class Run {
       pending.then(
         (value) => {
           settle();
-          resolve(value);
+          // Checked here, once, before anything walks it (masking, events, records, storage).
+          const problem = jsonDataProblem(value?.output);
+          if (problem) reject(notJsonData(plan, call, problem));
+          else resolve(value);
         },
         (error: unknown) => {
           settle();
@@ -341,6 +345,26 @@ export class Run {
     this.deadlines.close();
     this.options.signal?.removeEventListener('abort', this.onAbort);
   }
+}
+
+/**
+ * `BACKEND_ERROR` for an output that is not JSON data (a cycle, a BigInt, a class instance...),
+ * naming the step and where in the output: the action misbehaved, the run goes on as after any
+ * failed attempt.
+ */
+function notJsonData(
+  plan: StepPlan,
+  call: Pick<ActionCall, 'target' | 'action'>,
+  problem: JsonDataProblem,
+): BackendError {
+  const backend = call.target.kind === 'plugin' ? call.target.slug : call.target.ref;
+  const message = `the output of ${backend}.${call.action} is not JSON data: ${problem.path} is ${problem.found}`;
+  return new BackendError(`step "${plan.path}": ${message}`, {
+    backend,
+    original_error: message,
+    field: problem.path,
+    constraint: 'json_data',
+  });
 }
 
 /** Keeps a `WeftError`; reports anything else a handler threw as `BACKEND_ERROR`. */

@@ -96,11 +96,8 @@ async function execute(run: Run, plan: StepPlan, record: StepTally): Promise<Ste
   switch (kind) {
     case 'action':
       return { status: 'success', output: await runAction(run, plan, record) };
-    case 'transform': {
-      const output = plan.input?.build(run.scope) ?? null;
-      if (plan.input) record.input = shownInput(run, plan, output);
-      return { status: 'success', output };
-    }
+    case 'transform':
+      return { status: 'success', output: await runTransform(run, plan, record) };
     case 'workflow':
       return { status: 'success', outputs: await runSubworkflow(run, plan, record) };
     case 'parallel':
@@ -128,10 +125,38 @@ function runAction(run: Run, plan: StepPlan, record: StepTally): Promise<unknown
     record.input = shownInput(run, plan, input);
     return callWithRetry(run, plan, input, plan.path, record, undefined);
   }
-  return runForEach(run, plan, record);
+  return runForEach(run, plan, record, (input, i) =>
+    callWithRetry(run, plan, input, `${plan.path}[${i}]`, record, i),
+  );
 }
 
-async function runForEach(run: Run, plan: StepPlan, record: StepTally): Promise<unknown> {
+/** A transform step: its input evaluated once, or once per `for_each` item (`item` bound). */
+async function runTransform(run: Run, plan: StepPlan, record: StepTally): Promise<unknown> {
+  if (plan.forEach !== undefined) return runForEach(run, plan, record, (input) => input);
+  const output = plan.input?.build(run.scope) ?? null;
+  if (plan.input) record.input = shownInput(run, plan, output);
+  return output;
+}
+
+/** Items run between two turns given back to the event loop (signals, timers, I/O). */
+const YIELD_EVERY = 256;
+
+/** Lets the event loop run: a long loop of calls that settle at once would starve it. */
+const yieldToEventLoop = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
+/**
+ * Runs `each` once per `for_each` item with the input built while `item` is bound, in order or
+ * concurrently, and gives the outputs in item order. A list longer than the run's
+ * `maxForEachItems` fails the step with `VALIDATION` before any item runs. Every
+ * {@link YIELD_EVERY} items the loop (all its concurrent workers together) gives the event loop
+ * a turn, so that a cancellation (a signal, a timer) is seen even when every item settles at once.
+ */
+async function runForEach(
+  run: Run,
+  plan: StepPlan,
+  record: StepTally,
+  each: (input: Record<string, unknown>, index: number) => unknown,
+): Promise<unknown> {
   const items = plan.forEach instanceof Array ? plan.forEach : plan.forEach!.evaluate(run.scope);
   if (!Array.isArray(items)) {
     throw new ValidationError(`for_each of step "${plan.path}" must give a list`, {
@@ -139,10 +164,33 @@ async function runForEach(run: Run, plan: StepPlan, record: StepTally): Promise<
       constraint: 'type',
     });
   }
+  const limit = run.options.maxForEachItems;
+  if (items.length > limit) {
+    throw new ValidationError(
+      `for_each of step "${plan.path}" gives ${items.length} items, over the limit of ${limit}: split the list, or raise the limit (maxForEachItems; WEFT_MAX_FOR_EACH_ITEMS for weft server and weft workflow run)`,
+      {
+        field: `steps.${plan.path}.for_each`,
+        constraint: 'max_items',
+        limit,
+        actual: items.length,
+      },
+    );
+  }
   const outputs: unknown[] = new Array(items.length);
   const shown: unknown[] = [];
   record.input = shown;
-  const item = (i: number): Promise<unknown> => {
+  // One turn for every worker at once: a turn taken by one worker while the others go on with
+  // calls that settle at once would never come (the microtask queue would never drain).
+  let sinceTurn = 0;
+  let turn: Promise<void> | undefined;
+  const item = async (i: number): Promise<unknown> => {
+    if (turn === undefined && ++sinceTurn >= YIELD_EVERY) {
+      sinceTurn = 0;
+      turn = yieldToEventLoop().then(() => void (turn = undefined));
+    }
+    if (turn !== undefined) await turn;
+    const stopped = run.canceled ?? (run.aborted && abortOf(run, plan));
+    if (stopped) throw stopped;
     run.scope.item = items[i];
     let input: Record<string, unknown>;
     try {
@@ -151,7 +199,7 @@ async function runForEach(run: Run, plan: StepPlan, record: StepTally): Promise<
     } finally {
       run.scope.item = undefined;
     }
-    return callWithRetry(run, plan, input, `${plan.path}[${i}]`, record, i);
+    return each(input, i);
   };
   if (!plan.parallelItems) {
     for (let i = 0; i < items.length; i++) outputs[i] = await item(i);

@@ -28,7 +28,17 @@ const KIND_RULES: Record<StepType, { needs: StepField[]; refuses: StepField[]; w
   },
   workflow: {
     needs: ['workflow'],
-    refuses: ['plugin', 'connector', 'action', 'agent', 'backend', 'runtime', 'guardrails'],
+    // A subworkflow call runs once; for_each would be ignored, `item` unbound.
+    refuses: [
+      'plugin',
+      'connector',
+      'action',
+      'agent',
+      'backend',
+      'runtime',
+      'guardrails',
+      'for_each',
+    ],
     what: 'workflow',
   },
   parallel: {

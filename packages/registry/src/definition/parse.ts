@@ -1,4 +1,5 @@
-import { isAlias, isMap, isPair, isScalar, isSeq, parseDocument, type Node } from 'yaml';
+import { isAlias, isMap, isPair, isScalar, isSeq, parseDocument, Parser, type Node } from 'yaml';
+import { jsonTextDepth, MAX_NESTING_DEPTH, yamlCstDepth } from '@weft/core';
 import { findDuplicateKey } from './json-duplicates.js';
 
 /** Limits of {@link parseDefinitionBytes}. */
@@ -10,7 +11,10 @@ export interface ParseLimits {
 }
 
 /** Default {@link ParseLimits}. */
-export const DEFAULT_PARSE_LIMITS: ParseLimits = { maxDepth: 64, maxAliasCount: 100 };
+export const DEFAULT_PARSE_LIMITS: ParseLimits = {
+  maxDepth: MAX_NESTING_DEPTH,
+  maxAliasCount: 100,
+};
 
 /** One problem found while parsing or validating a definition. */
 export interface DefinitionProblem {
@@ -21,6 +25,8 @@ export interface DefinitionProblem {
   message: string;
   line?: number;
   column?: number;
+  /** The limit a `too_deep` problem went over. */
+  limit?: number;
 }
 
 /** Result of parsing: the plain data, or the problems. */
@@ -57,7 +63,17 @@ function fail(field: string, constraint: string, message: string): ParseResult {
   return { ok: false, problems: [{ field, constraint, message }] };
 }
 
+function tooDeep(limits: ParseLimits): ParseResult {
+  const message = `maps and lists nest deeper than the limit of ${limits.maxDepth} levels: flatten the definition`;
+  return {
+    ok: false,
+    problems: [{ field: '', constraint: 'too_deep', message, limit: limits.maxDepth }],
+  };
+}
+
 function parseJson(text: string, limits: ParseLimits): ParseResult {
+  // Measured on the text first: parsing, and every walk after it, may recurse per level.
+  if (jsonTextDepth(text, limits.maxDepth) > limits.maxDepth) return tooDeep(limits);
   let value: unknown;
   try {
     value = JSON.parse(text, (key, v: unknown) => {
@@ -65,11 +81,8 @@ function parseJson(text: string, limits: ParseLimits): ParseResult {
       return v;
     });
   } catch (error) {
-    if (error instanceof RangeError) return fail('', 'too_deep', 'the JSON nests too deeply');
+    if (error instanceof RangeError) return tooDeep(limits);
     return fail('', 'syntax', `invalid JSON: ${(error as Error).message}`);
-  }
-  if (depthOf(value) > limits.maxDepth) {
-    return fail('', 'too_deep', `nesting is deeper than the limit of ${limits.maxDepth}`);
   }
   const duplicate = findDuplicateKey(text);
   if (duplicate) {
@@ -90,25 +103,17 @@ function parseJson(text: string, limits: ParseLimits): ParseResult {
   return { ok: true, value };
 }
 
-/** Depth of plain data, walked without recursion. */
-function depthOf(value: unknown): number {
-  let deepest = 0;
-  const stack: [unknown, number][] = [[value, 0]];
-  while (stack.length > 0) {
-    const [item, depth] = stack.pop()!;
-    if (typeof item !== 'object' || item === null) continue;
-    deepest = Math.max(deepest, depth);
-    for (const child of Object.values(item)) stack.push([child, depth + 1]);
-  }
-  return deepest;
-}
-
 function parseYaml(text: string, limits: ParseLimits): ParseResult {
+  // Composing a document recurses once per level (and reports a stack overflow as a syntax
+  // error); the concrete syntax tree is built with a stack of its own, so measure it first.
+  if (yamlCstDepth(new Parser().parse(text), limits.maxDepth) > limits.maxDepth) {
+    return tooDeep(limits);
+  }
   let doc;
   try {
     doc = parseDocument(text, { uniqueKeys: true, version: '1.2', merge: false, strict: true });
   } catch (error) {
-    if (error instanceof RangeError) return fail('', 'too_deep', 'the YAML nests too deeply');
+    if (error instanceof RangeError) return tooDeep(limits);
     throw error;
   }
   if (doc.errors.length > 0) {
@@ -154,7 +159,7 @@ function checkYamlNodes(root: unknown, limits: ParseLimits): DefinitionProblem[]
       problems.push({
         field: '',
         constraint: 'too_deep',
-        message: `nesting is deeper than ${limits.maxDepth}`,
+        message: `maps and lists nest deeper than the limit of ${limits.maxDepth} levels`,
       });
       continue;
     }

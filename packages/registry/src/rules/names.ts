@@ -1,10 +1,17 @@
 import semver from 'semver';
-import { PLUGIN_SLUG_PATTERN, SLUG_MAX_LENGTH } from '@weft/core';
+import { isWindowsDeviceName, PLUGIN_SLUG_PATTERN, SLUG_MAX_LENGTH } from '@weft/core';
 
 const SLUG = new RegExp(PLUGIN_SLUG_PATTERN);
 
-/** Why a slug is refused, or undefined when it is fine. */
-export function slugProblem(slug: string): { constraint: string; message: string } | undefined {
+/**
+ * Why a slug is refused, or undefined when it is fine. A Windows device name (`nul`, `com1`...)
+ * is refused as the slug of a new definition; with `existing` (reading, deprecating or removing
+ * what may have been published before that rule) it is let through.
+ */
+export function slugProblem(
+  slug: string,
+  options: { existing?: boolean } = {},
+): { constraint: string; message: string } | undefined {
   if (slug.length > SLUG_MAX_LENGTH) {
     return {
       constraint: 'max_length',
@@ -13,6 +20,12 @@ export function slugProblem(slug: string): { constraint: string; message: string
   }
   if (slug.length < 2)
     return { constraint: 'min_length', message: 'slug needs at least 2 characters' };
+  if (!options.existing && isWindowsDeviceName(slug)) {
+    return {
+      constraint: 'reserved',
+      message: `slug "${slug}" is a Windows device name (con, prn, aux, nul, com0-com9, lpt0-lpt9), which cannot be a file name (plugins/${slug}.yaml): choose another`,
+    };
+  }
   if (SLUG.test(slug)) return undefined;
   if (/[/\\]|\.\./.test(slug)) {
     return { constraint: 'pattern', message: `slug "${slug}" contains path characters` };

@@ -1,4 +1,4 @@
-import { ValidationError, type DetectorNames } from '@weft/core';
+import { MAX_NESTING_DEPTH, ValidationError, type DetectorNames } from '@weft/core';
 import {
   compileLoadOptions,
   formatDiagnostic,
@@ -91,6 +91,7 @@ export function parseDefinitionBody(bytes: Uint8Array, maxSize: number): unknown
       {
         field: 'body',
         constraint: error?.code ?? 'syntax',
+        ...(error?.code === 'too_deep' ? { limit: MAX_NESTING_DEPTH } : {}),
       },
     );
   }

@@ -1,4 +1,4 @@
-import { ValidationError, type DetectorNames } from '@weft/core';
+import { MAX_NESTING_DEPTH, ValidationError, type DetectorNames } from '@weft/core';
 import { formatDiagnostic, loadWorkflowSource, type WorkflowDefinition } from '@weft/engine';
 
 /** A workflow ready to run, with the workflows its subworkflow steps may call. */
@@ -77,6 +77,7 @@ function loadText(text: string, field: string, detectors: DetectorNames): Execut
       {
         field: first?.path ? `${field}.${first.path}` : field,
         constraint: first?.code ?? 'valid',
+        ...(first?.code === 'too_deep' ? { limit: MAX_NESTING_DEPTH } : {}),
         problems: errors.slice(0, 50).map((d) => ({
           path: d.path,
           code: d.code,

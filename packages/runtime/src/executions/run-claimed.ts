@@ -121,6 +121,9 @@ export function runClaimed(
       ...(options.defaultTimeoutMs !== undefined
         ? { defaultTimeoutMs: options.defaultTimeoutMs }
         : {}),
+      ...(options.maxForEachItems !== undefined
+        ? { maxForEachItems: options.maxForEachItems }
+        : {}),
     });
     if (detached !== undefined) return undefined;
     const outcome = outcomeOf(result, execution);

@@ -9,6 +9,7 @@ import {
 } from '@weft/core';
 import type { Runtime } from '../runtime.js';
 import { sendRuntimeError } from './errors.js';
+import { installDepthCheckedJson } from './json-body.js';
 import { ErrorObjectSchema } from './schemas.js';
 import { registerAccountRoutes } from './routes-account.js';
 import { registerApprovalRoutes } from './routes-approvals.js';
@@ -34,6 +35,7 @@ export function runtimeRoutes(runtime: Runtime) {
     if (!app.getSchema('AuditPage')) app.addSchema(AuditPage);
     if (!app.getSchema('AuditVerification')) app.addSchema(AuditVerification);
     app.setErrorHandler(sendRuntimeError);
+    installDepthCheckedJson(app);
     registerExecutionRoutes(app, runtime);
     registerRerunRoute(app, runtime);
     registerApprovalRoutes(app, runtime);

@@ -36,7 +36,7 @@ export interface LocalRun {
 /** Runs a workflow in this process with the client's settings: the engine's run options. */
 export function runLocally(run: LocalRun): Promise<RunResult> {
   const { workflow, options, invoker, hybrid, mocks, chain } = run;
-  const { retryConfig: retry, identity, agents } = run.client;
+  const { retryConfig: retry, identity, agents, maxForEachItems } = run.client;
   return runWorkflow(workflow, run.inputs, {
     invoker,
     environment: run.environment,
@@ -44,6 +44,7 @@ export function runLocally(run: LocalRun): Promise<RunResult> {
     ...(options.signal ? { signal: options.signal } : {}),
     ...(options.trigger ? { trigger: options.trigger } : {}),
     ...(options.executionId ? { executionId: options.executionId } : {}),
+    ...(maxForEachItems !== undefined ? { maxForEachItems } : {}),
     ...(retry
       ? {
           defaultRetry: {

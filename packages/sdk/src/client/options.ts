@@ -60,6 +60,12 @@ export interface WeftOptions {
   routerCredential?: string;
   /** Default action timeout in seconds (default 120, at most 600). */
   timeout?: number;
+  /**
+   * Most items one `for_each` may iterate over (default 100,000): a longer list fails its step
+   * with `VALIDATION` before any item runs. `weft workflow run` takes it from
+   * `WEFT_MAX_FOR_EACH_ITEMS`.
+   */
+  maxForEachItems?: number;
   /** Retry policy of steps that set none (default: one attempt). */
   retryConfig?: { maxAttempts?: number; backoff?: 'exponential' | 'fixed'; backoffFactor?: number };
   /** Environment of the run: what `env.*` reads, over the process environment. */
@@ -205,6 +211,13 @@ export function checkWeftOptions(options: WeftOptions): void {
     throw new ValidationError(`timeout must be an integer from 1 to 600 seconds, got ${timeout}`, {
       field: 'timeout',
       constraint: 'range',
+    });
+  }
+  const items = options.maxForEachItems;
+  if (items !== undefined && (!Number.isSafeInteger(items) || items < 1)) {
+    throw new ValidationError(`maxForEachItems must be a positive integer, got ${items}`, {
+      field: 'maxForEachItems',
+      constraint: 'minimum',
     });
   }
   const attempts = options.retryConfig?.maxAttempts;

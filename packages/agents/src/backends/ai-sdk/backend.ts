@@ -17,6 +17,7 @@ import { describeInvalid } from '../../run/prepare-tools.js';
 import { errorText, maxStepsError, userMessage } from '../common.js';
 import { findLimitError, limitedFetch } from '../limited-fetch.js';
 import { providerModel, type ModelFactory } from './models.js';
+import { keepAiSdkWarningsOffStdout } from './warnings.js';
 
 /** Options of {@link AiSdkBackend}. */
 export interface AiSdkBackendOptions {
@@ -42,6 +43,7 @@ export class AiSdkBackend implements AgentBackend {
   constructor(options: AiSdkBackendOptions = {}) {
     this.model = options.model ?? providerModel;
     this.maxRetries = options.maxRetries ?? 2;
+    keepAiSdkWarningsOffStdout();
   }
 
   async run(request: AgentRequest): Promise<AgentAnswer> {

@@ -1,0 +1,22 @@
+import type { FastifyInstance } from 'fastify';
+import { jsonTextDepth, MAX_NESTING_DEPTH, tooDeepError } from '@weft/core';
+
+/**
+ * Replaces a scope's JSON body parser with Fastify's own behind a depth check: a body nested
+ * deeper than {@link MAX_NESTING_DEPTH} is refused with `VALIDATION` (400, field `body`, the
+ * limit named) from one scan of its text, before parsing and before anything walks it
+ * recursively (schema validation, serialising an inline workflow, the workflow loader).
+ * Prototype poisoning is refused as by Fastify's defaults.
+ */
+export function installDepthCheckedJson(app: FastifyInstance): void {
+  const parse = app.getDefaultJsonParser('error', 'ignore');
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    const text = body as string;
+    if (jsonTextDepth(text, MAX_NESTING_DEPTH) > MAX_NESTING_DEPTH) {
+      done(tooDeepError('body'), undefined);
+      return;
+    }
+    parse(request, text, done);
+  });
+}
