@@ -65,6 +65,7 @@ function draft(at: string): AuditDraft {
     reason: 'ok',
     required: { roles: [], permissions: [] },
     missing: { roles: [], permissions: [] },
+    owner: null,
   };
 }
 
