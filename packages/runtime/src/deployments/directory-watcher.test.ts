@@ -65,10 +65,10 @@ describe('the workflows directory at start', () => {
     await triggers.close();
     unlinkSync(join(flows, 'a.yaml'));
     triggers = await server();
-    expect(triggers.service.workflow('a')).toBeDefined();
+    expect(triggers.service.workflowOf('a', 'local')).toBeDefined();
     await watchWorkflowDirectory(flows, triggers.service, { once: true });
     expect(await names()).toEqual(['api', 'b', 'elsewhere']);
-    expect(triggers.service.workflow('a')).toBeUndefined();
+    expect(triggers.service.workflowOf('a', 'local')).toBeUndefined();
   });
 
   it('adds no revision when a file is deployed again unchanged, as on every restart', async () => {
@@ -76,10 +76,10 @@ describe('the workflows directory at start', () => {
     await watchWorkflowDirectory(dir, triggers.service, { once: true });
     await restart();
     await watchWorkflowDirectory(dir, triggers.service, { once: true });
-    expect((await stores.deployments.history('a')).map((r) => r.revision)).toEqual([1]);
+    expect((await stores.deployments.history('local', 'a')).map((r) => r.revision)).toEqual([1]);
     writeFileSync(join(dir, 'a.yaml'), file(flow('a', { version: '1.1.0' })));
     await watchWorkflowDirectory(dir, triggers.service, { once: true });
-    expect((await stores.deployments.history('a')).map((r) => r.revision)).toEqual([2, 1]);
+    expect((await stores.deployments.history('local', 'a')).map((r) => r.revision)).toEqual([2, 1]);
   });
 });
 
@@ -98,6 +98,6 @@ describe('a workflow file with several workflows', () => {
       'first@1.0.0#1',
       'second@1.0.0#1',
     ]);
-    expect(triggers.service.workflow('first')?.version).toBe('1.0.0');
+    expect(triggers.service.workflowOf('first', 'local')?.version).toBe('1.0.0');
   });
 });

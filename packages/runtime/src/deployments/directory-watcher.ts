@@ -71,7 +71,7 @@ export async function watchWorkflowDirectory(
       }
       for (const record of await service.list()) {
         if (record.source === source && !names.has(record.name))
-          await service.undeploy(record.name);
+          await service.undeploy(record.name, undefined, record.owner);
       }
     } catch (error) {
       logger.error(
