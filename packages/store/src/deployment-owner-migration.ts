@@ -15,8 +15,9 @@ export const LEGACY_DIRECTORY_OWNER = 'local';
  * The owner is backfilled from what a revision recorded: the deploying key's owner
  * (`deployed_by`), else the deployer snapshot's owner (the workflows directory with grants),
  * else {@link LEGACY_DIRECTORY_OWNER}. The active pointer and plugin rows take their active
- * revision's owner. SQLite cannot change a primary key in place, so each table is rebuilt (on
- * PostgreSQL too: one code path, and the tables are small).
+ * revision's owner, and the stored schedules move to the deployment's key (`owner/name`). SQLite
+ * cannot change a primary key in place, so each table is rebuilt (on PostgreSQL too: one code
+ * path, and the tables are small).
  */
 export function deploymentOwnerMigration(dialect: Dialect): Migration {
   const snapshotOwner =
@@ -75,6 +76,15 @@ export function deploymentOwnerMigration(dialect: Dialect): Migration {
       for (const table of ['deployment_plugins', 'deployments', 'deployment_revisions']) {
         await db.schema.dropTable(table).execute();
         await db.schema.alterTable(`${table}_owned`).renameTo(table).execute();
+      }
+      // Schedules are stored under the deployment's key (`owner/name`) now: a schedule's next
+      // fire and its claimed fires carry over, so an upgrade neither skips nor repeats a fire.
+      for (const table of ['schedule_state', 'schedule_fires']) {
+        await sql`UPDATE ${sql.table(table)} SET workflow = (
+            SELECT d.owner || '/' || d.name FROM deployments d WHERE d.name = ${sql.ref(`${table}.workflow`)})
+          WHERE EXISTS (SELECT 1 FROM deployments d WHERE d.name = ${sql.ref(`${table}.workflow`)})`.execute(
+          db,
+        );
       }
       await db.schema
         .createIndex('deployment_plugins_usage')
