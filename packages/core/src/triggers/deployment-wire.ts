@@ -108,6 +108,14 @@ export const DeployQuery = Type.Object(
           'Check everything a deployment checks and answer status "checked"; nothing is deployed',
       }),
     ),
+    owner: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 300,
+        description:
+          'Admin keys: the owner (workspace) to deploy into (default: the key’s own owner). Other keys may name only their own',
+      }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -166,7 +174,8 @@ export type EventAccepted = Static<typeof EventAccepted>;
 
 /**
  * Query of `GET /workflows`, `GET /workflows/{name}` and `DELETE /workflows/{name}`: an admin key
- * may name another owner (workspace) than its own; other keys act in their own owner only.
+ * may name another owner (workspace) than its own; other keys act in their own owner only (naming
+ * another finds nothing).
  */
 export const DeploymentOwnerQuery = Type.Object({
   owner: Type.Optional(

@@ -10,6 +10,7 @@ import {
   DeployQuery,
   DeployResponse,
   ExecutionRecord,
+  ForbiddenError,
   ManualRunRequest,
   NotFoundError,
   replyWithError,
@@ -47,7 +48,8 @@ const YAML_TYPES = ['application/yaml', 'application/x-yaml', 'text/yaml', 'text
  * hand, answering 202 with the pending record. Names are per owner: `{name}` is always resolved
  * within the caller's owner, so a key sees, deploys, starts and undeploys only its owner's
  * deployments, and a PUT of a name another owner uses creates the caller's own. An admin key
- * acts in its own owner too, and may name another with `?owner=` on the reads and the undeploy.
+ * acts in its own owner too, and may name another with `?owner=` on the reads, the deploy and the
+ * undeploy (a manual run is always in the caller's own owner).
  * A guarded current revision guards its own redeploy and undeploy
  * (docs/authorization.md#guarded-deployments).
  */
@@ -106,10 +108,17 @@ export function deploymentRoutes(options: DeploymentRoutesOptions) {
             { field: 'body', constraint: 'required' },
           );
         }
+        const deployer = scopedDeployerOf(request, request.query.owner);
+        if (!deployer) {
+          throw new ForbiddenError(
+            'only an admin key may deploy into another owner than its own: leave out ?owner=',
+            { reason: 'owner_not_yours', field: 'owner' },
+          );
+        }
         const deployed = await service.deploy(
           request.body.definition,
           'api',
-          deployerOf(request),
+          deployer,
           request.params.name,
           { strict: request.query.strict === true, dryRun: request.query.dry_run === true },
         );
