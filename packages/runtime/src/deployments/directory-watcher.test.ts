@@ -20,8 +20,9 @@ let stores: TestTriggerStores;
 let triggers: Triggers;
 
 /** A server's triggers on the shared SQLite store (a restart is a new one). */
-async function server(): Promise<Triggers> {
+async function server(defaultOwner?: string): Promise<Triggers> {
   const made = createTriggers({
+    ...(defaultOwner !== undefined ? { defaultOwner } : {}),
     start: new RecordingStarter().start,
     authenticate: async () => keyPrincipal({ keyId: 'k', owner: 'acme' }),
     triggerStore: stores.triggers,
@@ -69,6 +70,17 @@ describe('the workflows directory at start', () => {
     await watchWorkflowDirectory(flows, triggers.service, { once: true });
     expect(await names()).toEqual(['api', 'b', 'elsewhere']);
     expect(triggers.service.workflowOf('a', 'local')).toBeUndefined();
+  });
+
+  it('moves a file’s workflows to a new directory owner, the old owner’s stopping', async () => {
+    writeFileSync(join(dir, 'a.yaml'), file(flow('a')));
+    await watchWorkflowDirectory(dir, triggers.service, { once: true });
+    await triggers.close();
+    triggers = await server('ops');
+    await watchWorkflowDirectory(dir, triggers.service, { once: true });
+    expect((await stores.deployments.list()).map((r) => `${r.owner}/${r.name}`)).toEqual(['ops/a']);
+    expect(triggers.service.workflowOf('a', 'local')).toBeUndefined();
+    expect(triggers.service.workflowOf('a', 'ops')).toBeDefined();
   });
 
   it('adds no revision when a file is deployed again unchanged, as on every restart', async () => {
