@@ -109,7 +109,7 @@ describe.each([
   });
 
   it.skipIf(skip)(
-    'shows a deployment to its owner and admin keys only, 404 to other keys',
+    'shows a deployment to its owner, and to admin keys naming that owner; 404 to other keys',
     async () => {
       const deployed = await inject('PUT', '/workflows/seen', seen);
       expect(deployed.statusCode, deployed.body).toBe(201);
@@ -118,12 +118,19 @@ describe.each([
       const admin = await createApiKey(server.store, { name: 'ops', admin: true }, at);
       const as = (key: string, url: string) =>
         server.app.inject({ method: 'GET', url, headers: { authorization: `Bearer ${key}` } });
-      const listed = (key: string) =>
-        as(key, '/workflows').then((r) => r.json().workflows.map((w: { name: string }) => w.name));
+      const listed = (key: string, query = '') =>
+        as(key, `/workflows${query}`).then((r) =>
+          r.json().workflows.map((w: { name: string }) => w.name),
+        );
       expect(await listed(other.key)).toEqual([]);
       expect((await as(other.key, '/workflows/seen')).json()).toMatchObject({ code: 'NOT_FOUND' });
-      expect(await listed(admin.key)).toContain('seen');
-      expect((await as(admin.key, '/workflows/seen')).json()).toMatchObject({
+      // An admin key acts in its own owner unless it names another with ?owner=.
+      expect(await listed(admin.key)).not.toContain('seen');
+      expect((await as(admin.key, '/workflows/seen')).statusCode).toBe(404);
+      const ownerOf = (await inject('GET', '/workflows/seen')).json().owner as string;
+      expect(await listed(admin.key, `?owner=${ownerOf}`)).toContain('seen');
+      expect((await as(admin.key, `/workflows/seen?owner=${ownerOf}`)).json()).toMatchObject({
+        owner: ownerOf,
         deployed_by: 'acme',
       });
       expect((await inject('GET', '/workflows/seen')).statusCode).toBe(200);

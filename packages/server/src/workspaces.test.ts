@@ -38,9 +38,8 @@ const UNKNOWN_NAME = 'nothing-here';
 /**
  * Every route of docs/openapi.json that takes an execution, deployment or approval id, with the
  * request the other organisation tries. A route added there without a line here fails the test.
- * `PUT /workflows/{name}` is apart: deployment names are one namespace per server, so a name
- * another owner holds answers 409 `name_taken` (an unknown name is deployed), naming nothing of
- * that deployment.
+ * `PUT /workflows/{name}` is apart: deployment names are per workspace, so a PUT of a name
+ * another owner holds deploys the caller's own workflow of that name, leaving the other's alone.
  */
 const BY_ID: Record<string, { body?: unknown }> = {
   'GET /workflows/executions/{id}': {},
@@ -255,17 +254,35 @@ describe.each([
   );
 
   it.skipIf(skip)(
-    'a PUT to a name the other organisation holds is a conflict that names nothing of it',
+    'a PUT to a name the other organisation holds deploys its own, leaving acme’s unchanged',
     async () => {
       const before = await acmeState();
-      const conflict = await call('PUT', '/workflows/payout', 'evil', STRIPPED);
-      expect(conflict.status).toBe(409);
-      expect(conflict.json).toEqual({
-        status: 'error',
-        code: 'CONFLICT',
-        message: 'the workflow name "payout" is taken on this server: deploy it under another name',
-        details: { reason: 'name_taken', name: 'payout' },
+      // Its own payout, unguarded, without acme's webhook path (paths are one namespace).
+      const own = { ...STRIPPED, triggers: [{ type: 'manual' }] };
+      const created = await call('PUT', '/workflows/payout', 'evil', own);
+      expect(created.status).toBe(201);
+      expect(created.json).toMatchObject({ name: 'payout', revision: 1, previous_version: null });
+      expect(created.text).not.toMatch(/acme|lead|finance/i);
+      const theirs = await call('GET', '/workflows/payout', 'evil');
+      expect(theirs.json).toMatchObject({ owner: 'evil', revisions: [{ revision: 1 }] });
+      expect(theirs.json.definition.authorization).toBeUndefined();
+      // Running it runs evil's workflow for evil; acme's guarded one is not reached.
+      const run = await call('POST', '/workflows/payout/executions', 'evil', {
+        inputs: { amount: 5 },
       });
+      expect(run.status).toBe(202);
+      // Unguarded, it completes with no approval; the run is evil's, a stranger to acme.
+      expect(await settled(run.json.execution_id, 'evil')).toMatchObject({
+        status: 'completed',
+        workflow: 'payout',
+      });
+      const fromAcme = await call('GET', `/workflows/executions/${run.json.execution_id}`, 'clerk');
+      expect(fromAcme.status).toBe(404);
+      expect(await acmeState()).toEqual(before);
+      // Deleting it deletes evil's only.
+      expect((await call('DELETE', '/workflows/payout', 'evil')).status).toBe(200);
+      expect((await call('GET', '/workflows/payout', 'evil')).status).toBe(404);
+      expect(await acmeState()).toEqual(before);
       // A webhook path acme's workflow serves: refused without naming that workflow.
       const hook = await call('PUT', '/workflows/evil-hook', 'evilclerk', {
         ...PAYOUT,
@@ -326,7 +343,10 @@ describe.each([
       const deploys = (await audit('workflow.deploy')).slice(deniesBefore);
       expect(deploys).toHaveLength(6);
       expect(deploys.every((e: { decision: string }) => e.decision === 'deny')).toBe(true);
-      const deletes = await audit('workflow.delete');
+      // acme's only: evil deleted its own payout (above), audited in its own workspace.
+      const deletes = (await audit('workflow.delete')).filter(
+        (e: { owner: string }) => e.owner === 'acme',
+      );
       expect(deletes).toHaveLength(2);
       expect(deletes[0]).toMatchObject({
         decision: 'deny',
@@ -397,14 +417,16 @@ describe.each([
       const ended = await settled(run.json.execution_id, 'evil');
       expect(ended.status).toBe('failed');
       expect(JSON.stringify(ended)).toContain('acme-helper');
-      // payout was undeployed by acme (above): evil may take the name, not its history.
+      // payout was undeployed by acme (above), freeing its webhook path: evil deploys its own
+      // payout again (its revision 2: revisions count per owner), with nothing of acme's history.
       const taken = await call('PUT', '/workflows/payout', 'evilclerk', PAYOUT);
-      // Revisions number the name, not the owner: this one is not the first.
       expect(taken.status).toBe(200);
+      expect(taken.json).toMatchObject({ revision: 2, previous_version: null });
       const detail = await call('GET', '/workflows/payout', 'evilclerk');
-      expect(detail.json.revisions.map((r: { revision: number }) => r.revision)).toEqual([
-        taken.json.revision,
-      ]);
+      expect(detail.json).toMatchObject({ owner: 'evil', deployed_by: 'evil' });
+      expect(detail.json.revisions.map((r: { revision: number }) => r.revision)).toEqual([2, 1]);
+      expect((await call('GET', '/workflows/payout', 'clerk')).status).toBe(404);
+      expect((await call('DELETE', '/workflows/payout', 'evilclerk')).status).toBe(200);
     },
   );
   it.skipIf(skip)(
@@ -413,9 +435,16 @@ describe.each([
       const vault = { ...PAYOUT, name: 'vault', triggers: [{ type: 'manual' }] };
       expect((await call('PUT', '/workflows/vault', 'clerk', vault)).status).toBe(201);
       const { authorization: _block, ...bare } = vault;
-      const stripped = await call('PUT', '/workflows/vault', 'root', bare);
+      // Another key may not name an owner not its own; an admin key names acme with ?owner=.
+      const notYours = await call('PUT', '/workflows/vault?owner=acme', 'evilclerk', bare);
+      expect(notYours.status).toBe(403);
+      expect(notYours.json.details).toEqual({ reason: 'owner_not_yours', field: 'owner' });
+      const stripped = await call('PUT', '/workflows/vault?owner=acme', 'root', bare);
       expect(stripped.status).toBe(200);
       expect(stripped.json.revision).toBe(2);
+      const detail = await call('GET', '/workflows/vault', 'clerk');
+      expect(detail.json).toMatchObject({ owner: 'acme', revision: 2 });
+      expect(detail.json.definition.authorization).toBeUndefined();
       const [entry] = (await audit('workflow.deploy')).slice(-1);
       expect(entry).toMatchObject({
         decision: 'allow',

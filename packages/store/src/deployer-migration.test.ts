@@ -28,7 +28,7 @@ describe('deployers of deployments (0012_deployer)', () => {
     await sql`INSERT INTO deployments (name, revision) VALUES ('nightly', 1)`.execute(db);
     await db.destroy();
     opened = await openStore({ kind: 'sqlite', dataDir });
-    expect(await opened.deployments.get('nightly')).toMatchObject({
+    expect(await opened.deployments.get('acme', 'nightly')).toMatchObject({
       name: 'nightly',
       deployed_by: 'acme',
       deployer: null,

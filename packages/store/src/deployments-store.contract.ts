@@ -7,6 +7,7 @@ function deployment(
   extra: Partial<DeploymentRecord> = {},
 ): Omit<DeploymentRecord, 'revision' | 'created_at'> {
   return {
+    owner: 'acme',
     name,
     version,
     definition: { name, version, steps: [{ name: 's', plugin: 'slack', action: 'post' }] },
@@ -36,8 +37,8 @@ export function deploymentStoreContract(
     const second = await store.put(deployment('orders', '2.0.0'));
     expect(second).toMatchObject({ revision: 2, version: '2.0.0' });
     expect(second.created_at).toBe('2026-01-01T00:00:00.000Z');
-    expect(await store.get('orders')).toEqual(second);
-    expect((await store.history('orders')).map((r) => r.revision)).toEqual([2, 1]);
+    expect(await store.get('acme', 'orders')).toEqual(second);
+    expect((await store.history('acme', 'orders')).map((r) => r.revision)).toEqual([2, 1]);
   });
 
   it('keeps who deployed each revision, with the grants checked then', async () => {
@@ -52,8 +53,11 @@ export function deploymentStoreContract(
     };
     await store.put(deployment('orders', '1.0.0', { deployer }));
     await store.put(deployment('orders', '2.0.0'));
-    expect((await store.get('orders'))?.deployer).toBeNull();
-    expect((await store.history('orders')).map((r) => r.deployer)).toEqual([null, deployer]);
+    expect((await store.get('acme', 'orders'))?.deployer).toBeNull();
+    expect((await store.history('acme', 'orders')).map((r) => r.deployer)).toEqual([
+      null,
+      deployer,
+    ]);
     expect((await store.list())[0]?.deployer).toBeNull();
   });
 
@@ -61,11 +65,11 @@ export function deploymentStoreContract(
     await store.put(deployment('b', '1.0.0'));
     await store.put(deployment('a', '1.0.0'));
     expect((await store.list()).map((r) => r.name)).toEqual(['a', 'b']);
-    expect(await store.remove('a')).toBe(true);
-    expect(await store.remove('a')).toBe(false);
-    expect(await store.get('a')).toBeUndefined();
+    expect(await store.remove('acme', 'a')).toBe(true);
+    expect(await store.remove('acme', 'a')).toBe(false);
+    expect(await store.get('acme', 'a')).toBeUndefined();
     expect((await store.list()).map((r) => r.name)).toEqual(['b']);
-    expect(await store.history('a')).toHaveLength(1);
+    expect(await store.history('acme', 'a')).toHaveLength(1);
     expect((await store.put(deployment('a', '1.0.0'))).revision).toBe(2);
   });
 
@@ -83,7 +87,7 @@ export function deploymentStoreContract(
     expect(await store.usersOf('slack', '1.2.0')).toEqual(['one', 'two']);
     await store.put(deployment('one', '2.0.0', { plugins: [{ slug: 'slack', version: '2.0.0' }] }));
     expect(await store.usersOf('slack', '1.2.0')).toEqual(['two']);
-    await store.remove('two');
+    await store.remove('acme', 'two');
     expect(await store.usersOf('slack', '1.2.0')).toEqual([]);
     expect(await store.usersOf('jira', '1.0.0')).toEqual([]);
   });
@@ -104,12 +108,36 @@ export function deploymentStoreContract(
     await store.put(deployment('b', '1.0.0'));
     expect(await store.revisions()).toEqual(
       new Map([
-        ['a', 2],
-        ['b', 1],
+        ['acme/a', 2],
+        ['acme/b', 1],
       ]),
     );
-    await store.remove('a');
-    expect(await store.revisions()).toEqual(new Map([['b', 1]]));
+    await store.remove('acme', 'a');
+    expect(await store.revisions()).toEqual(new Map([['acme/b', 1]]));
+  });
+
+  it('keeps the names of each owner apart: revisions, history, listing and removal', async () => {
+    await store.put(deployment('payout', '1.0.0'));
+    await store.put(deployment('payout', '2.0.0'));
+    const theirs = await store.put(
+      deployment('payout', '3.0.0', { owner: 'evil', deployed_by: 'evil' }),
+    );
+    expect(theirs).toMatchObject({ owner: 'evil', revision: 1, created_at: theirs.deployed_at });
+    expect(await store.get('acme', 'payout')).toMatchObject({ owner: 'acme', version: '2.0.0' });
+    expect((await store.history('evil', 'payout')).map((r) => r.version)).toEqual(['3.0.0']);
+    expect((await store.list('evil')).map((r) => [r.owner, r.name])).toEqual([['evil', 'payout']]);
+    expect((await store.list()).map((r) => r.owner)).toEqual(['acme', 'evil']);
+    expect(await store.revisions()).toEqual(
+      new Map([
+        ['acme/payout', 2],
+        ['evil/payout', 1],
+      ]),
+    );
+    expect(await store.usersOf('slack', '1.2.0')).toEqual(['payout']);
+    expect(await store.remove('evil', 'payout')).toBe(true);
+    expect(await store.get('acme', 'payout')).toMatchObject({ revision: 2 });
+    expect(await store.get('evil', 'payout')).toBeUndefined();
+    expect(await store.usersOf('slack', '1.2.0')).toEqual(['payout']);
   });
 
   it('gives concurrent deployments of one name distinct revisions', async () => {

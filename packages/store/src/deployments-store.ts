@@ -1,9 +1,10 @@
 import type { Kysely, Selectable } from 'kysely';
-import type {
-  DeployerSnapshot,
-  DeploymentRecord,
-  DeploymentStore,
-  PluginReference,
+import {
+  deploymentKey,
+  type DeployerSnapshot,
+  type DeploymentRecord,
+  type DeploymentStore,
+  type PluginReference,
 } from '@weft/core';
 import type { Database, Dialect } from './database.js';
 import type { DeploymentRevisionsTable } from './triggers-tables.js';
@@ -13,7 +14,8 @@ type NewDeployment = Omit<DeploymentRecord, 'revision' | 'created_at'>;
 /**
  * {@link DeploymentStore} on SQLite or PostgreSQL: every revision is kept in
  * `deployment_revisions`; `deployments` points at the active one; `deployment_plugins` indexes
- * the plugin versions active deployments reference (the registry's unpublish check).
+ * the plugin versions active deployments reference (the registry's unpublish check). Every
+ * table is keyed by (owner, name): names are per workspace.
  */
 export class KyselyDeploymentStore implements DeploymentStore {
   readonly kind: string;
@@ -36,40 +38,53 @@ export class KyselyDeploymentStore implements DeploymentStore {
     }
   }
 
-  async get(name: string): Promise<DeploymentRecord | undefined> {
+  async get(owner: string, name: string): Promise<DeploymentRecord | undefined> {
     const row = await this.db
       .selectFrom('deployments as d')
       .innerJoin('deployment_revisions as r', (j) =>
-        j.onRef('r.name', '=', 'd.name').onRef('r.revision', '=', 'd.revision'),
+        j
+          .onRef('r.owner', '=', 'd.owner')
+          .onRef('r.name', '=', 'd.name')
+          .onRef('r.revision', '=', 'd.revision'),
       )
       .selectAll('r')
+      .where('d.owner', '=', owner)
       .where('d.name', '=', name)
       .executeTakeFirst();
-    return row && toRecord(row, await this.createdAt(name));
+    return row && toRecord(row, await firstDeployedAt(this.db, owner, name));
   }
 
-  async list(): Promise<DeploymentRecord[]> {
-    const rows = await this.db
+  async list(owner?: string): Promise<DeploymentRecord[]> {
+    let query = this.db
       .selectFrom('deployments as d')
       .innerJoin('deployment_revisions as r', (j) =>
-        j.onRef('r.name', '=', 'd.name').onRef('r.revision', '=', 'd.revision'),
+        j
+          .onRef('r.owner', '=', 'd.owner')
+          .onRef('r.name', '=', 'd.name')
+          .onRef('r.revision', '=', 'd.revision'),
       )
       .selectAll('r')
-      .orderBy('r.name')
-      .execute();
-    const firsts = await this.db
+      .orderBy('r.owner')
+      .orderBy('r.name');
+    if (owner !== undefined) query = query.where('d.owner', '=', owner);
+    const rows = await query.execute();
+    let firstsQuery = this.db
       .selectFrom('deployment_revisions')
-      .select(['name', 'deployed_at'])
-      .where('revision', '=', 1)
-      .execute();
-    const created = new Map(firsts.map((f) => [f.name, f.deployed_at]));
-    return rows.map((row) => toRecord(row, created.get(row.name) ?? row.deployed_at));
+      .select(['owner', 'name', 'deployed_at'])
+      .where('revision', '=', 1);
+    if (owner !== undefined) firstsQuery = firstsQuery.where('owner', '=', owner);
+    const firsts = await firstsQuery.execute();
+    const created = new Map(firsts.map((f) => [deploymentKey(f.owner, f.name), f.deployed_at]));
+    return rows.map((row) =>
+      toRecord(row, created.get(deploymentKey(row.owner, row.name)) ?? row.deployed_at),
+    );
   }
 
-  async history(name: string): Promise<DeploymentRecord[]> {
+  async history(owner: string, name: string): Promise<DeploymentRecord[]> {
     const rows = await this.db
       .selectFrom('deployment_revisions')
       .selectAll()
+      .where('owner', '=', owner)
       .where('name', '=', name)
       .orderBy('revision', 'desc')
       .execute();
@@ -77,11 +92,16 @@ export class KyselyDeploymentStore implements DeploymentStore {
     return rows.map((row) => toRecord(row, created));
   }
 
-  async remove(name: string): Promise<boolean> {
+  async remove(owner: string, name: string): Promise<boolean> {
     return this.db.transaction().execute(async (trx) => {
-      await trx.deleteFrom('deployment_plugins').where('name', '=', name).execute();
+      await trx
+        .deleteFrom('deployment_plugins')
+        .where('owner', '=', owner)
+        .where('name', '=', name)
+        .execute();
       const result = await trx
         .deleteFrom('deployments')
+        .where('owner', '=', owner)
         .where('name', '=', name)
         .executeTakeFirst();
       return Number(result.numDeletedRows) > 0;
@@ -101,18 +121,11 @@ export class KyselyDeploymentStore implements DeploymentStore {
   }
 
   async revisions(): Promise<Map<string, number>> {
-    const rows = await this.db.selectFrom('deployments').select(['name', 'revision']).execute();
-    return new Map(rows.map((r) => [r.name, Number(r.revision)]));
-  }
-
-  private async createdAt(name: string): Promise<string> {
-    const first = await this.db
-      .selectFrom('deployment_revisions')
-      .select('deployed_at')
-      .where('name', '=', name)
-      .where('revision', '=', 1)
-      .executeTakeFirst();
-    return first?.deployed_at ?? '';
+    const rows = await this.db
+      .selectFrom('deployments')
+      .select(['owner', 'name', 'revision'])
+      .execute();
+    return new Map(rows.map((r) => [deploymentKey(r.owner, r.name), Number(r.revision)]));
   }
 }
 
@@ -123,12 +136,14 @@ async function insertRevision(
   const last = await trx
     .selectFrom('deployment_revisions')
     .select('revision')
+    .where('owner', '=', record.owner)
     .where('name', '=', record.name)
     .orderBy('revision', 'desc')
     .limit(1)
     .executeTakeFirst();
   const revision = (last ? Number(last.revision) : 0) + 1;
   const row = {
+    owner: record.owner,
     name: record.name,
     revision,
     version: record.version,
@@ -142,25 +157,38 @@ async function insertRevision(
   await trx.insertInto('deployment_revisions').values(row).execute();
   await trx
     .insertInto('deployments')
-    .values({ name: record.name, revision })
-    .onConflict((oc) => oc.column('name').doUpdateSet({ revision }))
+    .values({ owner: record.owner, name: record.name, revision })
+    .onConflict((oc) => oc.columns(['owner', 'name']).doUpdateSet({ revision }))
     .execute();
-  await trx.deleteFrom('deployment_plugins').where('name', '=', record.name).execute();
+  await trx
+    .deleteFrom('deployment_plugins')
+    .where('owner', '=', record.owner)
+    .where('name', '=', record.name)
+    .execute();
   const plugins = uniquePlugins(record.plugins);
   if (plugins.length > 0) {
     await trx
       .insertInto('deployment_plugins')
-      .values(plugins.map((p) => ({ name: record.name, slug: p.slug, version: p.version ?? '' })))
+      .values(
+        plugins.map((p) => ({
+          owner: record.owner,
+          name: record.name,
+          slug: p.slug,
+          version: p.version ?? '',
+        })),
+      )
       .execute();
   }
-  const created = revision === 1 ? record.deployed_at : await firstDeployedAt(trx, record.name);
+  const created =
+    revision === 1 ? record.deployed_at : await firstDeployedAt(trx, record.owner, record.name);
   return toRecord(row, created);
 }
 
-async function firstDeployedAt(trx: Kysely<Database>, name: string): Promise<string> {
-  const first = await trx
+async function firstDeployedAt(db: Kysely<Database>, owner: string, name: string): Promise<string> {
+  const first = await db
     .selectFrom('deployment_revisions')
     .select('deployed_at')
+    .where('owner', '=', owner)
     .where('name', '=', name)
     .where('revision', '=', 1)
     .executeTakeFirst();
@@ -175,6 +203,7 @@ function uniquePlugins(plugins: PluginReference[]): PluginReference[] {
 
 function toRecord(row: Selectable<DeploymentRevisionsTable>, createdAt: string): DeploymentRecord {
   return {
+    owner: row.owner,
     name: row.name,
     version: row.version,
     revision: Number(row.revision),

@@ -7,6 +7,7 @@ import { triggersMigration } from './triggers-migration.js';
 import { waitingMigration } from './waiting-migration.js';
 import { auditMigration, auditOwnerMigration } from './audit-migration.js';
 import { retentionMigration } from './retention-migration.js';
+import { deploymentOwnerMigration } from './deployment-owner-migration.js';
 
 /** The one migration set of weft, in order; dialect-specific only where SQL differs. */
 function migrations(dialect: Dialect): Record<string, Migration> {
@@ -222,6 +223,7 @@ function migrations(dialect: Dialect): Record<string, Migration> {
     },
     '0016_audit_owner': auditOwnerMigration(),
     '0017_retention': retentionMigration(dialect),
+    '0018_deployment_owner': deploymentOwnerMigration(dialect),
   };
 }
 

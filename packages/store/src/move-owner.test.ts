@@ -110,10 +110,23 @@ for (const kind of ['sqlite', 'postgres'] as const) {
         source: 'api',
         deployed_at: AT,
       };
-      await store.deployments.put({ ...base, name: 'payout', deployed_by: OLD, deployer });
-      await store.deployments.put({ ...base, name: 'payout', deployed_by: OLD, deployer });
       await store.deployments.put({
         ...base,
+        owner: OLD,
+        name: 'payout',
+        deployed_by: OLD,
+        deployer,
+      });
+      await store.deployments.put({
+        ...base,
+        owner: OLD,
+        name: 'payout',
+        deployed_by: OLD,
+        deployer,
+      });
+      await store.deployments.put({
+        ...base,
+        owner: 'globex',
         name: 'other',
         deployed_by: 'globex',
         deployer: null,
@@ -148,7 +161,8 @@ for (const kind of ['sqlite', 'postgres'] as const) {
       expect((await store.executions.get('e2'))?.owner).toBe('globex');
       expect((await store.registry.findApiKey('aaaaaaaaaaaa'))?.owner).toBe('acme');
       expect(await store.registry.listSigningKeys('acme')).toHaveLength(1);
-      for (const revision of await store.deployments.history('payout')) {
+      for (const revision of await store.deployments.history('acme', 'payout')) {
+        expect(revision.owner).toBe('acme');
         expect(revision.deployed_by).toBe('acme');
         expect(revision.deployer).toMatchObject({
           owner: 'acme',
@@ -156,7 +170,14 @@ for (const kind of ['sqlite', 'postgres'] as const) {
           subject: '3f2a-ada',
         });
       }
-      expect((await store.deployments.get('other'))?.deployed_by).toBe('globex');
+      expect((await store.deployments.get('globex', 'other'))?.deployed_by).toBe('globex');
+      expect(await store.deployments.get(OLD, 'payout')).toBeUndefined();
+      expect(await store.deployments.revisions()).toEqual(
+        new Map([
+          ['acme/payout', 2],
+          ['globex/other', 1],
+        ]),
+      );
       const after = await store.audit.read({ afterSeq: 0, limit: 10 });
       expect(after.map((e) => e.owner)).toEqual(['acme', 'globex']);
       // Only the owner column changed: the sealed content and its hashes are as they were.
@@ -177,6 +198,29 @@ for (const kind of ['sqlite', 'postgres'] as const) {
       expect((refused as Error).message).toContain('AAAA0000AAAA0000AAAA0000AAAA0001');
       expect((await store.executions.get('e1'))?.owner).toBe(OLD);
       expect((await store.registry.findApiKey('aaaaaaaaaaaa'))?.owner).toBe(OLD);
+    });
+
+    it('refuses, changing nothing, when the target has a deployment of the same name', async () => {
+      await store.deployments.put({
+        owner: 'acme',
+        name: 'payout',
+        version: '1.0.0',
+        definition: { name: 'payout' },
+        plugins: [],
+        source: 'api',
+        deployed_by: 'acme',
+        deployer: null,
+        deployed_at: AT,
+      });
+      await expect(store.moveOwner(OLD, 'acme')).rejects.toMatchObject({
+        code: 'CONFLICT',
+        details: { reason: 'owner_conflict', workflows: ['payout'] },
+      });
+      expect((await store.deployments.history(OLD, 'payout')).map((r) => r.owner)).toEqual([
+        OLD,
+        OLD,
+      ]);
+      expect((await store.executions.get('e1'))?.owner).toBe(OLD);
     });
 
     it('refuses a target that is not an owner name, or the same owner', async () => {

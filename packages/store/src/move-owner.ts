@@ -82,9 +82,9 @@ export async function moveOwner(
 }
 
 /**
- * What `to` already has that `from` would bring again. Plugin slugs and deployment names are
- * unique across the whole server, so only signing keys (one row per owner and fingerprint) can
- * meet.
+ * What `to` already has that `from` would bring again. Plugin slugs are unique across the whole
+ * server; signing keys (one row per owner and fingerprint) and deployment names (unique per
+ * owner) can meet.
  */
 async function refuseConflicts(
   trx: Transaction<Database>,
@@ -99,6 +99,22 @@ async function refuseConflicts(
     .where('staying.owner', '=', to)
     .orderBy('moving.fingerprint')
     .execute();
+  const names = await trx
+    .selectFrom('deployment_revisions as moving')
+    .innerJoin('deployment_revisions as staying', 'staying.name', 'moving.name')
+    .select('moving.name')
+    .distinct()
+    .where('moving.owner', '=', from)
+    .where('staying.owner', '=', to)
+    .orderBy('moving.name')
+    .execute();
+  if (names.length > 0) {
+    const workflows = names.map((row) => row.name);
+    throw new ConflictError(
+      `owner ${to} already has deployments named ${workflows.join(', ')} that ${from} has too: delete or rename them in one of the owners first; nothing was moved`,
+      { reason: 'owner_conflict', workflows },
+    );
+  }
   if (keys.length === 0) return;
   const fingerprints = keys.map((key) => key.fingerprint);
   throw new ConflictError(
@@ -107,7 +123,10 @@ async function refuseConflicts(
   );
 }
 
-/** Re-owns every revision deployed by `from`: `deployed_by` and the deployer snapshot's owner. */
+/**
+ * Re-owns every revision of `from` (its `owner`, `deployed_by` and the deployer snapshot's owner),
+ * the active pointers and plugin references of its deployments.
+ */
 async function moveDeployments(
   trx: Transaction<Database>,
   from: string,
@@ -115,21 +134,31 @@ async function moveDeployments(
 ): Promise<number> {
   const revisions = await trx
     .selectFrom('deployment_revisions')
-    .select(['name', 'revision', 'deployed_by', 'deployer'])
-    .where((eb) => eb.or([eb('deployed_by', '=', from), eb('deployer', 'is not', null)]))
+    .select(['owner', 'name', 'revision', 'deployed_by', 'deployer'])
+    .where((eb) =>
+      eb.or([eb('owner', '=', from), eb('deployed_by', '=', from), eb('deployer', 'is not', null)]),
+    )
+    .execute();
+  await trx.updateTable('deployments').set({ owner: to }).where('owner', '=', from).execute();
+  await trx
+    .updateTable('deployment_plugins')
+    .set({ owner: to })
+    .where('owner', '=', from)
     .execute();
   let moved = 0;
   for (const row of revisions) {
     const deployer =
       row.deployer === null ? null : (JSON.parse(row.deployer) as { owner?: string });
     const ownedByDeployer = deployer?.owner === from;
-    if (row.deployed_by !== from && !ownedByDeployer) continue;
+    if (row.owner !== from && row.deployed_by !== from && !ownedByDeployer) continue;
     await trx
       .updateTable('deployment_revisions')
       .set({
+        ...(row.owner === from ? { owner: to } : {}),
         ...(row.deployed_by === from ? { deployed_by: to } : {}),
         ...(ownedByDeployer ? { deployer: JSON.stringify({ ...deployer, owner: to }) } : {}),
       })
+      .where('owner', '=', row.owner)
       .where('name', '=', row.name)
       .where('revision', '=', row.revision)
       .execute();

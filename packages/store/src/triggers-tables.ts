@@ -34,14 +34,17 @@ export interface ScheduleFiresTable {
   claimed_at: number;
 }
 
-/** `deployments`: the active deployment of each workflow name. */
+/** `deployments`: the active deployment of each workflow name of each owner. */
 export interface DeploymentsTable {
+  /** The workspace the deployment belongs to (migration 0018; names are per owner). */
+  owner: string;
   name: string;
   revision: number;
 }
 
 /** `deployment_revisions`: every deployment ever made. */
 export interface DeploymentRevisionsTable {
+  owner: string;
   name: string;
   revision: number;
   version: string;
@@ -58,6 +61,7 @@ export interface DeploymentRevisionsTable {
 
 /** `deployment_plugins`: plugin versions referenced by active deployments. */
 export interface DeploymentPluginsTable {
+  owner: string;
   name: string;
   slug: string;
   /** '' for an unpinned reference. */

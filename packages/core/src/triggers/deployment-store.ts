@@ -56,13 +56,33 @@ export function deployerPrincipal(snapshot: DeployerSnapshot): Principal {
   };
 }
 
+/**
+ * The key of a deployment among every owner's: `owner/name`. Owner names never hold a `/`
+ * (identity-provider owners of before workspaces may, hence the split at the last one: workflow
+ * names hold none). Replicas compare revisions and schedules are stored under it.
+ */
+export function deploymentKey(owner: string, name: string): string {
+  return `${owner}/${name}`;
+}
+
+/** The owner and name of a {@link deploymentKey}. */
+export function parseDeploymentKey(key: string): { owner: string; name: string } {
+  const slash = key.lastIndexOf('/');
+  return { owner: key.slice(0, slash), name: key.slice(slash + 1) };
+}
+
 /** One deployment of a workflow, as stored. */
 export interface DeploymentRecord {
-  /** Workflow name (unique among deployed workflows). */
+  /**
+   * The workspace it belongs to: the deploying key's owner, or the workflows directory's
+   * (`WEFT_WORKFLOWS_OWNER`). Names are unique per owner, not per server.
+   */
+  owner: string;
+  /** Workflow name (unique among the deployed workflows of its owner). */
   name: string;
   /** The workflow's own `version` (default 1.0.0). */
   version: string;
-  /** 1 for the first deployment of this name, +1 on every redeployment. */
+  /** 1 for the first deployment of this name by its owner, +1 on every redeployment. */
   revision: number;
   /** The workflow definition as deployed (the object inside `workflows`). */
   definition: Record<string, unknown>;
@@ -93,26 +113,26 @@ export interface DeploymentStore {
   /** `memory`, `sqlite` or `postgres`, for logs. */
   readonly kind: string;
   /**
-   * Stores a new revision of `record.name` (revision = previous + 1, created_at kept) and makes it
-   * the active one; returns the stored record.
+   * Stores a new revision of `record.name` of `record.owner` (revision = previous + 1 of that
+   * owner's name, created_at kept) and makes it the active one; returns the stored record.
    */
   put(record: Omit<DeploymentRecord, 'revision' | 'created_at'>): Promise<DeploymentRecord>;
-  /** The active deployment of a name. */
-  get(name: string): Promise<DeploymentRecord | undefined>;
-  /** Every active deployment, by name. */
-  list(): Promise<DeploymentRecord[]>;
-  /** Every revision of a name, newest first (kept after removal too). */
-  history(name: string): Promise<DeploymentRecord[]>;
-  /** Undeploys a name; false when it was not deployed. History is kept. */
-  remove(name: string): Promise<boolean>;
+  /** The active deployment of a name of `owner`. */
+  get(owner: string, name: string): Promise<DeploymentRecord | undefined>;
+  /** The active deployments of `owner`, by name; without it, every owner's (by owner, name). */
+  list(owner?: string): Promise<DeploymentRecord[]>;
+  /** Every revision of a name of `owner`, newest first (kept after removal too). */
+  history(owner: string, name: string): Promise<DeploymentRecord[]>;
+  /** Undeploys a name of `owner`; false when it was not deployed. History is kept. */
+  remove(owner: string, name: string): Promise<boolean>;
   /**
-   * Names of active deployments referencing `slug@version`; with `version` null, those
-   * referencing `slug` bare (no version: the registry's latest at run time).
+   * Names of active deployments (of every owner, each name once) referencing `slug@version`;
+   * with `version` null, those referencing `slug` bare (the registry's latest at run time).
    */
   usersOf(slug: string, version: string | null): Promise<string[]>;
   /**
-   * The active revision of every deployed name: one cheap read that replicas poll to notice
-   * deployments and undeployments made elsewhere.
+   * The active revision of every deployment, by {@link deploymentKey}: one cheap read that
+   * replicas poll to notice deployments and undeployments made elsewhere.
    */
   revisions(): Promise<Map<string, number>>;
 }

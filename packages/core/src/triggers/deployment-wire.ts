@@ -25,9 +25,15 @@ export const DeployerBody = Type.Object({
 /** A deployed workflow, as `GET /workflows` lists it. */
 export const DeployedWorkflowSummary = Type.Object(
   {
+    owner: Type.String({
+      description:
+        'The workspace it belongs to: names are per owner, so two owners may each deploy a workflow of one name',
+    }),
     name: Type.String(),
     version: Type.String({ description: 'The workflow’s own version' }),
-    revision: Type.Integer({ description: '1 for the first deployment, +1 on each redeployment' }),
+    revision: Type.Integer({
+      description: '1 for the first deployment of the name by its owner, +1 on each redeployment',
+    }),
     triggers: Type.Array(Type.String(), {
       description: 'Trigger types, e.g. ["webhook", "schedule"]',
     }),
@@ -102,6 +108,14 @@ export const DeployQuery = Type.Object(
           'Check everything a deployment checks and answer status "checked"; nothing is deployed',
       }),
     ),
+    owner: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 300,
+        description:
+          'Admin keys: the owner (workspace) to deploy into (default: the key’s own owner). Other keys may name only their own',
+      }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -157,3 +171,20 @@ export const EventAccepted = Type.Object({
   ),
 });
 export type EventAccepted = Static<typeof EventAccepted>;
+
+/**
+ * Query of `GET /workflows`, `GET /workflows/{name}` and `DELETE /workflows/{name}`: an admin key
+ * may name another owner (workspace) than its own; other keys act in their own owner only (naming
+ * another finds nothing).
+ */
+export const DeploymentOwnerQuery = Type.Object({
+  owner: Type.Optional(
+    Type.String({
+      minLength: 1,
+      maxLength: 300,
+      description:
+        'Admin keys: the owner whose deployments to act on (default: the key’s own owner). Other keys: only their own owner is found',
+    }),
+  ),
+});
+export type DeploymentOwnerQuery = Static<typeof DeploymentOwnerQuery>;

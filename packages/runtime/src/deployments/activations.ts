@@ -2,6 +2,8 @@ import {
   assertNever,
   ConflictError,
   deployerPrincipal,
+  deploymentKey,
+  parseDeploymentKey,
   type DeployerSnapshot,
   type DeploymentRecord,
   type EventTrigger,
@@ -36,8 +38,8 @@ export interface Activation {
 /** One workflow whose triggers this process serves. */
 interface Active {
   workflow: WorkflowDefinition;
-  /** `deployed_by` of the deployment (null: the workflows directory). */
-  deployedBy: string | null;
+  /** The workspace the deployment belongs to. */
+  owner: string;
   /** Who deployed it, as recorded: what the runs of its triggers act as. */
   deployer: DeployerSnapshot | null;
   /** The principal of `deployer`, built once (every webhook request asks for it). */
@@ -50,45 +52,49 @@ interface Active {
  * The deployments this process serves: compiles a workflow's triggers (secrets, routes,
  * schedules, event sources, refusing a webhook route another workflow serves), then serves them
  * on the webhook table, the scheduler and the event router, remembering which revision it serves.
+ * Every deployment is known by its key, `owner/name` ({@link deploymentKey}): two owners'
+ * workflows of one name are two deployments, with their own schedules and subscriptions.
  */
 export class Activations {
   private readonly active = new Map<string, Active>();
 
   constructor(private readonly options: ActivationsOptions) {}
 
-  /** Names of the workflows served. */
-  names(): string[] {
+  /** Keys of the deployments served. */
+  keys(): string[] {
     return [...this.active.keys()];
   }
 
-  /** The served definition of a workflow. */
-  workflow(name: string): WorkflowDefinition | undefined {
-    return this.active.get(name)?.workflow;
+  /** The served definition of a deployment. */
+  workflow(key: string): WorkflowDefinition | undefined {
+    return this.active.get(key)?.workflow;
   }
 
-  /** The served revision of a workflow. */
-  revision(name: string): number | undefined {
-    return this.active.get(name)?.revision;
+  /** The served revision of a deployment. */
+  revision(key: string): number | undefined {
+    return this.active.get(key)?.revision;
   }
 
-  /** `deployed_by` of a served workflow (null: the workflows directory; undefined: not served). */
-  deployedBy(name: string): string | null | undefined {
-    return this.active.get(name)?.deployedBy;
+  /** The owner of a served deployment (undefined: not served). */
+  owner(key: string): string | undefined {
+    return this.active.get(key)?.owner;
   }
 
-  /** What the runs of a served workflow's triggers act as (undefined: no deployer recorded). */
-  principal(name: string): Principal | undefined {
-    return this.active.get(name)?.principal;
+  /** What the runs of a served deployment's triggers act as (undefined: no deployer recorded). */
+  principal(key: string): Principal | undefined {
+    return this.active.get(key)?.principal;
   }
 
   /**
-   * Compiles the triggers of a workflow; throws what a deployment would be refused with. A
-   * webhook path another workflow serves is refused naming that workflow only when `reveal`
-   * says the deployer may see it (another owner's stays unnamed).
+   * Compiles the triggers of a workflow to be deployed for `owner`; throws what a deployment
+   * would be refused with. Webhook paths are one namespace across owners (they are URLs): a path
+   * another deployment serves is refused, naming that workflow only when `reveal` says the
+   * deployer may see it (given the deployment's key; another owner's stays unnamed).
    */
   async compile(
     workflow: WorkflowDefinition,
-    reveal: (name: string) => boolean = () => true,
+    owner: string,
+    reveal: (key: string) => boolean = () => true,
   ): Promise<Activation> {
     const activation: Activation = { workflow, hooks: [], schedules: [], events: [] };
     for (const [index, trigger] of (workflow.triggers ?? []).entries()) {
@@ -117,7 +123,7 @@ export class Activations {
       }
     }
     const collisions = this.options.webhooks.collisions(
-      workflow.name,
+      deploymentKey(owner, workflow.name),
       activation.hooks.map((h) => h.key),
     );
     if (collisions.length > 0) {
@@ -129,9 +135,10 @@ export class Activations {
           { reason: 'route_taken', route: first.route },
         );
       }
+      const { name } = parseDeploymentKey(first.workflow);
       throw new ConflictError(
-        `the webhook ${route} is already served by the workflow "${first.workflow}"; choose another path`,
-        { reason: 'route_taken', route: first.route, workflow: first.workflow },
+        `the webhook ${route} is already served by the workflow "${name}"; choose another path`,
+        { reason: 'route_taken', route: first.route, workflow: name },
       );
     }
     return activation;
@@ -142,38 +149,38 @@ export class Activations {
    * here): unless an earlier revision is served, its webhook routes answer 503, not 404.
    * `null` forgets what was noted (the workflow was undeployed).
    */
-  unservable(name: string, workflow: WorkflowDefinition | null): void {
-    if (workflow === null || this.active.has(name)) {
-      this.options.webhooks.forgetUnservable(name);
+  unservable(key: string, workflow: WorkflowDefinition | null): void {
+    if (workflow === null || this.active.has(key)) {
+      this.options.webhooks.forgetUnservable(key);
       return;
     }
     const keys = (workflow.triggers ?? []).flatMap((t) =>
       t.type === 'webhook' ? [`${t.method ?? 'POST'} ${t.path}`] : [],
     );
-    this.options.webhooks.markUnservable(name, keys);
+    this.options.webhooks.markUnservable(key, keys);
   }
 
   /** Serves the compiled triggers of the stored deployment `record`, replacing earlier ones. */
   async activate(activation: Activation, record: DeploymentRecord): Promise<void> {
-    const name = activation.workflow.name;
+    const key = deploymentKey(record.owner, record.name);
     // First: a webhook served below already starts executions for the deployment's owner.
-    this.active.set(name, {
+    this.active.set(key, {
       workflow: activation.workflow,
-      deployedBy: record.deployed_by,
+      owner: record.owner,
       deployer: record.deployer ?? null,
       principal: record.deployer ? deployerPrincipal(record.deployer) : undefined,
       revision: record.revision,
     });
-    this.options.webhooks.replace(name, activation.hooks);
-    await this.options.scheduler.register(name, activation.schedules, record.revision);
-    await this.options.events.register(activation.workflow, activation.events);
+    this.options.webhooks.replace(key, activation.hooks);
+    await this.options.scheduler.register(key, activation.schedules, record.revision);
+    await this.options.events.register(activation.workflow, activation.events, key);
   }
 
-  /** Stops serving a workflow; `forgetSchedules` also drops its stored next fires. */
-  async deactivate(name: string, forgetSchedules: boolean): Promise<void> {
-    this.options.webhooks.remove(name);
-    await this.options.scheduler.unregister(name, forgetSchedules);
-    await this.options.events.unregister(name);
-    this.active.delete(name);
+  /** Stops serving a deployment; `forgetSchedules` also drops its stored next fires. */
+  async deactivate(key: string, forgetSchedules: boolean): Promise<void> {
+    this.options.webhooks.remove(key);
+    await this.options.scheduler.unregister(key, forgetSchedules);
+    await this.options.events.unregister(key);
+    this.active.delete(key);
   }
 }

@@ -86,7 +86,7 @@ describe('deploying agent steps', () => {
       'agent:acme/helper@^1',
       'agent:acme/missing@^2',
     ]);
-    expect((await store.get('support'))?.revision).toBe(1);
+    expect((await store.get('acme', 'support'))?.revision).toBe(1);
   });
 
   it('checks the agent steps of the workflows a subworkflow step calls', async () => {
@@ -124,8 +124,8 @@ describe('deploying agent steps', () => {
       dryRun: true,
     });
     expect(dry.warnings).toHaveLength(1);
-    expect(await store.get('strict-one')).toBeUndefined();
-    expect(triggers.service.workflow('strict-one')).toBeUndefined();
+    expect(await store.get('acme', 'strict-one')).toBeUndefined();
+    expect(triggers.service.workflowOf('strict-one', 'acme')).toBeUndefined();
   });
 
   it('counts agent steps in the unpublish "in use" check (DeploymentService.usage)', async () => {
@@ -166,7 +166,7 @@ describe('deploying agent steps', () => {
       expect(warned).toEqual([
         `${path}: agent step "ask" references agent:acme/nope@1, which this server cannot run: runs of "filed" fail with VALIDATION until it can (unknown agent agent:acme/nope@1)`,
       ]);
-      expect((await store.get('filed'))?.source).toBe(`file:${path}`);
+      expect((await store.get('local', 'filed'))?.source).toBe(`file:${path}`);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

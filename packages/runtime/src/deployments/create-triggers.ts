@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import {
+  deploymentKey,
   systemClock,
   type Clock,
   type DeploymentStore,
@@ -118,16 +119,20 @@ export function createTriggers(options: TriggersOptions): Triggers {
   const logger = options.logger ?? silentLogger;
   const webhooks = new WebhookTable();
   // Triggers without a caller run for the deployment's owner, acting as its deployer
-  // (`service` is built below).
-  const owned = (request: StartRequest): OwnedStartRequest => ({
-    ...request,
-    owner: request.owner ?? service.ownerOf(request.workflow.name),
-    principal: request.principal ?? service.actingPrincipal(request.workflow.name),
-    // What it may call: deployments of its own workspace only.
-    library: libraryOf(request.workflow, (name) =>
-      service.workflowOf(name, service.ownerOf(request.workflow.name)),
-    ),
-  });
+  // (`service` is built below); they name their deployment by its key (`owner/name`).
+  const owned = (request: StartRequest): OwnedStartRequest => {
+    const key =
+      request.deployment ??
+      deploymentKey(request.owner ?? options.defaultOwner ?? 'local', request.workflow.name);
+    const owner = request.owner ?? service.ownerOf(key);
+    return {
+      ...request,
+      owner,
+      principal: request.principal ?? service.actingPrincipal(key),
+      // What it may call: deployments of its own workspace only.
+      library: libraryOf(request.workflow, (name) => service.workflowOf(name, owner)),
+    };
+  };
   const start: StartExecution = (request) => options.start(owned(request));
   const { prepareStarts } = options;
   const scheduler = new Scheduler({
@@ -162,9 +167,10 @@ export function createTriggers(options: TriggersOptions): Triggers {
     ...(options.checkAgent ? { checkAgent: options.checkAgent } : {}),
     ...(options.resolveAgentVersions ? { resolveAgentVersions: options.resolveAgentVersions } : {}),
   });
-  // A caller's event starts the workflows of its own owner only (an admin key: every one).
-  const mayStart = (workflow: string, caller: Principal) =>
-    caller.admin || service.ownerOf(workflow) === caller.owner;
+  // A caller's event starts the workflows of its own owner only (an admin key: every one);
+  // listeners are named by their deployment key.
+  const mayStart = (deployment: string, caller: Principal) =>
+    caller.admin || service.ownerOf(deployment) === caller.owner;
   let watched: WatchedDirectory | undefined;
   let pruneTimer: NodeJS.Timeout | undefined;
   let stopReconciling: (() => void) | undefined;

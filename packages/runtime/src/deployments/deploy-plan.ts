@@ -11,9 +11,10 @@ import type { ValidDefinition } from './parse-definition.js';
 import { pluginReferences } from './plugin-refs.js';
 
 /**
- * Who deploys or changes a deployment: the owner of a key, whether it is an admin key, and the
- * caller's principal (checked against the workflow's authorization and recorded as its deployer;
- * without one, a guarded workflow is refused).
+ * Who deploys or changes a deployment: the owner (workspace) it acts in, whether it is an admin
+ * key, and the caller's principal (checked against the workflow's authorization and recorded as
+ * its deployer; without one, a guarded workflow is refused). The owner is the key's own, except
+ * for an admin key naming another with `?owner=` (reads and undeploys only).
  */
 export interface Deployer {
   owner: string;
@@ -97,10 +98,14 @@ function agentWarning(name: string, { workflow, step, agent, reason }: Unavailab
   return `agent step "${step}"${where} references ${agent}, which this server cannot run: runs of "${name}" fail with VALIDATION until it can (${reason})`;
 }
 
-/** What committing a prepared definition would answer at `now`, without storing or serving it. */
+/**
+ * What committing a prepared definition to `owner`'s workspace would answer at `now`, without
+ * storing or serving it.
+ */
 export function dryRunAnswer(
   { valid, previous, activation, warnings }: Prepared,
   source: string,
+  owner: string,
   deployer: Deployer | null,
   snapshot: DeployerSnapshot | null,
   now: number,
@@ -109,6 +114,7 @@ export function dryRunAnswer(
   const at = new Date(now).toISOString();
   return {
     record: {
+      owner,
       name: workflow.name,
       version: workflow.version,
       revision: (previous?.revision ?? 0) + 1,

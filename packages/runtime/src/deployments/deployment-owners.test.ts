@@ -119,11 +119,9 @@ describe('who executions of a deployed workflow belong to', () => {
   it('runs manual executions for the caller, who can then poll them', async () => {
     await put('orders', 'Bearer acme');
     expect((await run('orders', 'Bearer acme')).statusCode).toBe(202);
-    expect((await run('orders', 'Bearer root')).statusCode).toBe(202);
-    expect(starter.requests.map((r) => [r.owner, r.keyId])).toEqual([
-      ['acme', 'k-acme'],
-      ['ops', 'k-root'],
-    ]);
+    // An admin key runs the workflows of its own owner: `orders` is acme's, not ops'.
+    expect((await run('orders', 'Bearer root')).statusCode).toBe(404);
+    expect(starter.requests.map((r) => [r.owner, r.keyId])).toEqual([['acme', 'k-acme']]);
   });
 
   it('runs workflows deployed without a key (the workflows directory) for the default owner', async () => {
@@ -141,8 +139,8 @@ const run = (name: string, key: string) =>
     url: `/workflows/${name}/executions`,
     headers: { authorization: key },
   });
-const names = async (key: string) =>
-  (await get('/workflows', key)).json().workflows.map((w: { name: string }) => w.name);
+const names = async (key: string, query = '') =>
+  (await get(`/workflows${query}`, key)).json().workflows.map((w: { name: string }) => w.name);
 
 describe('reading deployments of other owners', () => {
   beforeEach(async () => {
@@ -178,11 +176,29 @@ describe('reading deployments of other owners', () => {
     });
   });
 
-  it('lets an admin key see and read every deployment', async () => {
-    expect(await names('Bearer root')).toEqual(['invoices', 'nightly', 'orders']);
-    for (const name of ['orders', 'invoices', 'nightly']) {
-      expect((await get(`/workflows/${name}`, 'Bearer root')).statusCode).toBe(200);
-    }
+  it('lets an admin key read another owner’s deployments by naming it with ?owner=', async () => {
+    expect(await names('Bearer root')).toEqual([]);
+    expect(await names('Bearer root', '?owner=acme')).toEqual(['orders']);
+    expect(await names('Bearer root', '?owner=operators')).toEqual(['nightly']);
+    expect((await get('/workflows/invoices', 'Bearer root')).statusCode).toBe(404);
+    const read = await get('/workflows/invoices?owner=other', 'Bearer root');
+    expect(read.statusCode).toBe(200);
+    expect(read.json()).toMatchObject({ owner: 'other', name: 'invoices' });
+  });
+
+  it('finds nothing when another key names an owner not its own with ?owner=', async () => {
+    expect(await names('Bearer acme', '?owner=other')).toEqual([]);
+    expect(await names('Bearer acme', '?owner=acme')).toEqual(['orders']);
+    const theirs = await get('/workflows/invoices?owner=other', 'Bearer acme');
+    expect(theirs.statusCode).toBe(404);
+    expect(theirs.json()).toMatchObject({ code: 'NOT_FOUND', details: { name: 'invoices' } });
+    const del = await app.inject({
+      method: 'DELETE',
+      url: '/workflows/invoices?owner=other',
+      headers: { authorization: 'Bearer acme' },
+    });
+    expect(del.statusCode).toBe(404);
+    expect(await names('Bearer other')).toEqual(['invoices']);
   });
 
   it('shows workflows of the workflows directory to keys of the default owner', async () => {
@@ -196,26 +212,95 @@ describe('reading deployments of other owners', () => {
     expect(response.statusCode).toBe(404);
     expect(response.json()).toMatchObject({ code: 'NOT_FOUND', details: { name: 'invoices' } });
     expect((await run('nightly', 'Bearer acme')).statusCode).toBe(404);
+    expect((await run('invoices', 'Bearer root')).statusCode).toBe(404);
     expect(starter.requests).toEqual([]);
-    expect((await run('invoices', 'Bearer root')).statusCode).toBe(202);
   });
 });
 
-describe('changing another owner’s deployment', () => {
-  it('refuses a redeploy by another owner with 409 naming nothing of the deployment, changing nothing', async () => {
-    await put('orders', 'Bearer acme');
-    const response = await put('orders', 'Bearer other', { ...hooked('orders'), version: '2.0.0' });
-    expect(response.statusCode).toBe(409);
-    expect(response.json()).toEqual({
-      status: 'error',
-      code: 'CONFLICT',
-      message: 'the workflow name "orders" is taken on this server: deploy it under another name',
-      details: { reason: 'name_taken', name: 'orders' },
-    });
-    expect((await triggers.service.get('orders'))?.version).toBe('1.0.0');
+describe('names are per owner', () => {
+  /** `orders` without its webhook: webhook paths are one namespace across owners. */
+  const manualOnly = (version: string) => ({
+    ...hooked('orders'),
+    version,
+    triggers: [{ type: 'manual' }],
   });
 
-  it('answers an undeploy by another owner with the 404 of an unknown name and lets an admin key do both', async () => {
+  it('deploys a name another owner holds as the caller’s own, leaving the other’s unchanged', async () => {
+    expect((await put('orders', 'Bearer acme')).statusCode).toBe(201);
+    const theirs = await put('orders', 'Bearer other', manualOnly('2.0.0'));
+    expect(theirs.statusCode).toBe(201);
+    expect(theirs.json()).toMatchObject({ name: 'orders', revision: 1, previous_version: null });
+    expect((await triggers.service.get('acme', 'orders'))?.version).toBe('1.0.0');
+    expect((await get('/workflows/orders', 'Bearer acme')).json()).toMatchObject({
+      owner: 'acme',
+      version: '1.0.0',
+      revisions: [{ revision: 1 }],
+    });
+    expect((await get('/workflows/orders', 'Bearer other')).json()).toMatchObject({
+      owner: 'other',
+      version: '2.0.0',
+      revisions: [{ revision: 1 }],
+    });
+    // Each runs its own; acme's webhook still serves acme.
+    expect((await run('orders', 'Bearer other')).statusCode).toBe(202);
+    expect((await run('orders', 'Bearer acme')).statusCode).toBe(202);
+    expect((await signedPost('/orders', '{}')).statusCode).toBe(202);
+    expect(starter.requests.map((r) => [r.owner, r.workflow.version])).toEqual([
+      ['other', '2.0.0'],
+      ['acme', '1.0.0'],
+      ['acme', '1.0.0'],
+    ]);
+    // A redeploy by either is a revision of its own only.
+    expect((await put('orders', 'Bearer other', manualOnly('2.1.0'))).json()).toMatchObject({
+      revision: 2,
+      previous_version: '2.0.0',
+    });
+    expect((await triggers.service.get('acme', 'orders'))?.revision).toBe(1);
+    // Deleting one leaves the other serving.
+    const del = await app.inject({
+      method: 'DELETE',
+      url: '/workflows/orders',
+      headers: { authorization: 'Bearer other' },
+    });
+    expect(del.statusCode).toBe(200);
+    expect((await triggers.service.get('acme', 'orders'))?.version).toBe('1.0.0');
+    expect(triggers.webhooks.routesOf('acme/orders')).toEqual(['POST /hooks/orders']);
+    expect((await run('orders', 'Bearer other')).statusCode).toBe(404);
+  });
+
+  it('keeps two owners’ schedules of one name apart', async () => {
+    const scheduled = (cron: string) => ({
+      ...hooked('nightly'),
+      triggers: [{ type: 'schedule', cron, timezone: 'UTC' }],
+    });
+    expect((await put('nightly', 'Bearer acme', scheduled('0 9 * * *'))).statusCode).toBe(201);
+    expect((await put('nightly', 'Bearer other', scheduled('0 18 * * *'))).statusCode).toBe(201);
+    const acme = triggers.scheduler.nextFires('acme/nightly');
+    const other = triggers.scheduler.nextFires('other/nightly');
+    expect(acme).toHaveLength(1);
+    expect(other).toHaveLength(1);
+    expect(acme[0]).not.toBe(other[0]);
+    await app.inject({
+      method: 'DELETE',
+      url: '/workflows/nightly',
+      headers: { authorization: 'Bearer other' },
+    });
+    expect(triggers.scheduler.nextFires('acme/nightly')).toEqual(acme);
+    expect(triggers.scheduler.nextFires('other/nightly')).toEqual([]);
+  });
+
+  it('refuses a webhook path another owner serves without naming its workflow', async () => {
+    await put('orders', 'Bearer acme');
+    const response = await put('billing', 'Bearer other', {
+      ...hooked('billing'),
+      triggers: [hooked('orders').triggers[1]],
+    });
+    expect(response.statusCode).toBe(409);
+    expect(response.json().details).toEqual({ reason: 'route_taken', route: 'POST /orders' });
+    expect(response.body).not.toContain('acme');
+  });
+
+  it('answers an undeploy by another owner with the 404 of an unknown name; an admin key names the owner', async () => {
     await put('orders', 'Bearer acme');
     const del = (name: string) =>
       app.inject({
@@ -226,14 +311,14 @@ describe('changing another owner’s deployment', () => {
     const refused = await del('orders');
     expect(refused.statusCode).toBe(404);
     expect(refused.body.replaceAll('orders', 'nothing')).toBe((await del('nothing')).body);
-    expect(triggers.webhooks.routesOf('orders')).toEqual(['POST /hooks/orders']);
-    expect((await put('orders', 'Bearer root')).statusCode).toBe(200);
-    const removed = await app.inject({
-      method: 'DELETE',
-      url: '/workflows/orders',
-      headers: { authorization: 'Bearer root' },
-    });
-    expect(removed.statusCode).toBe(200);
+    expect(triggers.webhooks.routesOf('acme/orders')).toEqual(['POST /hooks/orders']);
+    const admin = (url: string) =>
+      app.inject({ method: 'DELETE', url, headers: { authorization: 'Bearer root' } });
+    // An admin key acts in its own owner unless it names another.
+    expect((await admin('/workflows/orders')).statusCode).toBe(404);
+    expect((await admin('/workflows/orders?owner=acme')).statusCode).toBe(200);
+    expect(await triggers.service.get('acme', 'orders')).toBeUndefined();
+    expect(triggers.webhooks.routesOf('acme/orders')).toEqual([]);
   });
 });
 

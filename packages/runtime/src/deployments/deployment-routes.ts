@@ -6,9 +6,11 @@ import {
   DeployedWorkflowDetail,
   DeployedWorkflowList,
   DeployedWorkflowSummary,
+  DeploymentOwnerQuery,
   DeployQuery,
   DeployResponse,
   ExecutionRecord,
+  ForbiddenError,
   ManualRunRequest,
   NotFoundError,
   replyWithError,
@@ -43,10 +45,13 @@ const YAML_TYPES = ['application/yaml', 'application/x-yaml', 'text/yaml', 'text
  * Deployed workflows over HTTP (bearer key on every route): `PUT /workflows/{name}` deploys a
  * definition sent as JSON or YAML, `GET /workflows` and `GET /workflows/{name}` read them,
  * `DELETE /workflows/{name}` undeploys, and `POST /workflows/{name}/executions` starts one by
- * hand, answering 202 with the pending record. A key sees, starts and undeploys only its owner's
- * deployments (another owner's answer 404 like an unknown name; a PUT to its name 409
- * `name_taken`); an admin key sees all. A guarded current revision guards its own redeploy and
- * undeploy (docs/authorization.md#guarded-deployments).
+ * hand, answering 202 with the pending record. Names are per owner: `{name}` is always resolved
+ * within the caller's owner, so a key sees, deploys, starts and undeploys only its owner's
+ * deployments, and a PUT of a name another owner uses creates the caller's own. An admin key
+ * acts in its own owner too, and may name another with `?owner=` on the reads, the deploy and the
+ * undeploy (a manual run is always in the caller's own owner).
+ * A guarded current revision guards its own redeploy and undeploy
+ * (docs/authorization.md#guarded-deployments).
  */
 export function deploymentRoutes(options: DeploymentRoutesOptions) {
   const { service } = options;
@@ -103,10 +108,17 @@ export function deploymentRoutes(options: DeploymentRoutesOptions) {
             { field: 'body', constraint: 'required' },
           );
         }
+        const deployer = scopedDeployerOf(request, request.query.owner);
+        if (!deployer) {
+          throw new ForbiddenError(
+            'only an admin key may deploy into another owner than its own: leave out ?owner=',
+            { reason: 'owner_not_yours', field: 'owner' },
+          );
+        }
         const deployed = await service.deploy(
           request.body.definition,
           'api',
-          deployerOf(request),
+          deployer,
           request.params.name,
           { strict: request.query.strict === true, dryRun: request.query.dry_run === true },
         );
@@ -123,49 +135,55 @@ export function deploymentRoutes(options: DeploymentRoutesOptions) {
       },
     );
 
-    app.get(
+    app.get<{ Querystring: DeploymentOwnerQuery }>(
       '/workflows',
       {
         onRequest: auth,
         schema: {
           summary:
-            'List deployed workflows (an admin key sees all, other keys those of their owner)',
+            'List the deployed workflows of the caller’s owner (an admin key: of `?owner=`, default its own)',
           tags: ['workflows'],
           security: bearer,
+          querystring: DeploymentOwnerQuery,
           response: { 200: DeployedWorkflowList, ...errorResponses(401) },
         },
       },
       async (request) => {
-        const records = await service.list(deployerOf(request));
+        const by = scopedDeployerOf(request, request.query.owner);
+        const records = by ? await service.list(by.owner) : [];
         return {
           total: records.length,
-          workflows: records.map((r) => summary(r, service.webhooksOf(r.name), service.now())),
+          workflows: records.map((r) =>
+            summary(r, service.webhooksOf(r.owner, r.name), service.now()),
+          ),
         };
       },
     );
 
-    app.get<{ Params: { name: string } }>(
+    app.get<{ Params: { name: string }; Querystring: DeploymentOwnerQuery }>(
       '/workflows/:name',
       {
         onRequest: auth,
         schema: {
-          summary: 'A deployed workflow with its definition and revisions',
+          summary:
+            'A deployed workflow of the caller’s owner (an admin key: of `?owner=`) with its definition and revisions',
           tags: ['workflows'],
           security: bearer,
           params: NameParams,
+          querystring: DeploymentOwnerQuery,
           response: { 200: DeployedWorkflowDetail, ...errorResponses(401, 404) },
         },
       },
       async (request) => {
-        const by = deployerOf(request);
-        const record = await service.get(request.params.name, by);
+        const by = scopedDeployerOf(request, request.query.owner);
+        const record = by && (await service.get(by.owner, request.params.name));
         if (!record)
           throw new NotFoundError(`no deployed workflow is named "${request.params.name}"`, {
             name: request.params.name,
           });
-        const history = await service.history(record.name, by);
+        const history = await service.history(record.owner, record.name);
         return {
-          ...summary(record, service.webhooksOf(record.name), service.now()),
+          ...summary(record, service.webhooksOf(record.owner, record.name), service.now()),
           definition: record.definition,
           revisions: history.map((h) => ({
             revision: h.revision,
@@ -177,21 +195,27 @@ export function deploymentRoutes(options: DeploymentRoutesOptions) {
       },
     );
 
-    app.delete<{ Params: { name: string } }>(
+    app.delete<{ Params: { name: string }; Querystring: DeploymentOwnerQuery }>(
       '/workflows/:name',
       {
         onRequest: auth,
         schema: {
           summary:
-            'Undeploy a workflow (its execution history is kept); a guarded current revision needs its authorization',
+            'Undeploy a workflow of the caller’s owner (an admin key: of `?owner=`; its execution history is kept); a guarded current revision needs its authorization',
           tags: ['workflows'],
           security: bearer,
           params: NameParams,
+          querystring: DeploymentOwnerQuery,
           response: { 200: UndeployResponse, ...errorResponses(401, 403, 404) },
         },
       },
       async (request) => {
-        await service.undeploy(request.params.name, deployerOf(request));
+        const by = scopedDeployerOf(request, request.query.owner);
+        if (!by)
+          throw new NotFoundError(`no deployed workflow is named "${request.params.name}"`, {
+            name: request.params.name,
+          });
+        await service.undeploy(request.params.name, by);
         return { status: 'undeployed', name: request.params.name };
       },
     );
@@ -229,6 +253,19 @@ function deployerOf(request: FastifyRequest): Deployer {
   return { owner: principal.owner, admin: principal.admin, principal };
 }
 
+/**
+ * The caller acting in the owner `?owner=` names: an admin key may name any; another key only
+ * its own, and naming another finds nothing (undefined: answered like an unknown name, no hint).
+ */
+function scopedDeployerOf(
+  request: FastifyRequest,
+  owner: string | undefined,
+): Deployer | undefined {
+  const by = deployerOf(request);
+  if (owner === undefined || owner === by.owner) return by;
+  return by.admin === true ? { ...by, owner } : undefined;
+}
+
 /** The `inputs` of a manual-run body ({@link ManualRunRequest}); an absent body means none. */
 function manualInputs(body: unknown): Record<string, unknown> {
   if (body === undefined || body === null) return {};
@@ -258,6 +295,7 @@ function manualInputs(body: unknown): Record<string, unknown> {
 function summary(record: DeploymentRecord, webhooks: string[], nowMs: number) {
   const triggers = (record.definition['triggers'] as { type: string }[] | undefined) ?? [];
   return {
+    owner: record.owner,
     name: record.name,
     version: record.version,
     revision: record.revision,

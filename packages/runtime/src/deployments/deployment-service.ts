@@ -1,7 +1,9 @@
 import { isDeepStrictEqual } from 'node:util';
 import {
   deployerSnapshot,
+  deploymentKey,
   keyPrincipal,
+  parseDeploymentKey,
   NotFoundError,
   systemClock,
   ValidationError,
@@ -27,7 +29,7 @@ import {
   type Prepared,
 } from './deploy-plan.js';
 import { auditAllowed, mergeGuards, type Guard } from './change-audit.js';
-import { checkGuard, guardOf, nameTaken } from './guard.js';
+import { checkGuard, guardOf } from './guard.js';
 import { libraryOf } from './library.js';
 import { validateDefinition, type ValidDefinition } from './parse-definition.js';
 import { pluginReferences, pluginUsage } from './plugin-refs.js';
@@ -38,12 +40,17 @@ import { reconcileDeployments, type Reconciled } from './reconcile.js';
  * routes, schedules, event sources) and refuses it before anything changes when one fails or a
  * webhook route belongs to another workflow; then stores the revision and serves its triggers.
  * {@link reconcile} serves what other replicas deployed and stops what they undeployed.
+ *
+ * Names are per owner (workspace): every deployment is (owner, name), and a name is always
+ * resolved within the caller's owner; another owner's deployment of the same name is another
+ * deployment, never seen, run, changed or refused because of it. Webhook paths are the one
+ * namespace shared by every owner (they are URLs): first come, first served.
  */
 export class DeploymentService {
   private readonly clock: Clock;
   private readonly logger: TriggerLogger;
   private readonly activations: Activations;
-  /** Stored revisions this process could not serve (not retried until they change). */
+  /** Stored revisions this process could not serve, by deployment key (not retried until they change). */
   private readonly failed = new Map<string, number>();
   /** Serialises deployments so route collision checks and activation never interleave. */
   private queue: Promise<unknown> = Promise.resolve();
@@ -110,7 +117,8 @@ export class DeploymentService {
       const home = this.ownerFor(deployer);
       const known = [...new Set([...this.namesOf(home), ...siblings.filter(isString)])];
       const valid: Validated[] = [];
-      for (const raw of raws) valid.push(await this.validate(raw, known, deployer, expectedName));
+      for (const raw of raws)
+        valid.push(await this.validate(raw, known, home, deployer, expectedName));
       const prepared: Prepared[] = [];
       for (const item of valid) {
         prepared.push(await this.prepare(item, valid, deployer, source, options.strict === true));
@@ -120,7 +128,7 @@ export class DeploymentService {
       for (const item of prepared) {
         deployed.push(
           options.dryRun === true
-            ? dryRunAnswer(item, source, deployer, snapshot, this.clock.now())
+            ? dryRunAnswer(item, source, home, deployer, snapshot, this.clock.now())
             : await this.commit(item, source, deployer, snapshot),
         );
       }
@@ -129,31 +137,33 @@ export class DeploymentService {
   }
 
   /**
-   * Undeploys a workflow: its triggers stop, its history stays. With `by`, only a key of its
-   * owner (or an admin key) may: another owner's is `NOT_FOUND` like an unknown name; a guarded
-   * current revision needs its block's grants ({@link checkGuard}). Audited (`workflow.delete`)
-   * before anything changes.
+   * Undeploys the workflow `name` of `by`'s owner (without `by`: of `owner`, default the
+   * workflows directory's): its triggers stop, its history stays. Another owner's deployment of
+   * that name is untouched; none of the caller's is `NOT_FOUND`. A guarded current revision
+   * needs its block's grants ({@link checkGuard}). Audited (`workflow.delete`) before anything
+   * changes.
    */
-  undeploy(name: string, by?: Deployer): Promise<void> {
+  undeploy(name: string, by?: Deployer, owner?: string): Promise<void> {
     return this.serialised(async () => {
-      const current = await this.options.store.get(name);
-      if (!current || (by && !this.visibleTo(current, by))) throw unknownName(name);
+      const home = by?.owner ?? owner ?? this.ownerFor(null);
+      const current = await this.options.store.get(home, name);
+      if (!current) throw unknownName(name);
       const guard = by
         ? await checkGuard(current, by, 'workflow.delete', this.options.audit)
         : guardOf(current);
       await auditAllowed(this.options.audit, {
         action: 'workflow.delete',
         principal: by ? by.principal : this.options.directoryPrincipal?.(),
-        owner: by?.owner ?? this.recordOwner(current),
+        owner: home,
         workflow: name,
         what: `revision ${current.revision} undeployed`,
         guard,
         by,
         required: guard,
       });
-      if (!(await this.options.store.remove(name))) throw unknownName(name);
-      await this.activations.deactivate(name, true);
-      this.logger.info({ workflow: name }, 'workflow undeployed');
+      if (!(await this.options.store.remove(home, name))) throw unknownName(name);
+      await this.activations.deactivate(deploymentKey(home, name), true);
+      this.logger.info({ workflow: name, owner: home }, 'workflow undeployed');
     });
   }
 
@@ -178,42 +188,32 @@ export class DeploymentService {
     );
   }
 
-  /** Every active deployment, by name; with `by`, only those it may see ({@link visibleTo}). */
-  async list(by?: Deployer): Promise<DeploymentRecord[]> {
-    const records = await this.options.store.list();
-    return by ? records.filter((r) => this.visibleTo(r, by)) : records;
+  /**
+   * The active deployments of `owner`, by name; without it, every owner's (the server's own
+   * bookkeeping: the workflows directory, retention).
+   */
+  async list(owner?: string): Promise<DeploymentRecord[]> {
+    return this.options.store.list(owner);
   }
 
-  /** The active deployment of a name; with `by`, undefined when it may not see it. */
-  async get(name: string, by?: Deployer): Promise<DeploymentRecord | undefined> {
-    const record = await this.options.store.get(name);
-    return record && (!by || this.visibleTo(record, by)) ? record : undefined;
+  /** The active deployment of a name of `owner`. */
+  async get(owner: string, name: string): Promise<DeploymentRecord | undefined> {
+    return this.options.store.get(owner, name);
   }
 
   /**
-   * Whether `by` may see a deployment: an admin key sees all, any other key only its owner's
-   * (those of the workflows directory belong to `defaultOwner`).
+   * Every revision of a name of `owner`, newest first (another owner's revisions of the same
+   * name are its own).
    */
-  visibleTo(record: DeploymentRecord, by: Deployer): boolean {
-    return by.admin === true || this.recordOwner(record) === by.owner;
+  async history(owner: string, name: string): Promise<DeploymentRecord[]> {
+    return this.options.store.history(owner, name);
   }
 
-  /**
-   * Every revision of a name, newest first; with `by`, only those it may see (a name undeployed
-   * by one owner and deployed again by another keeps the first owner's revisions to itself).
-   */
-  async history(name: string, by?: Deployer): Promise<DeploymentRecord[]> {
-    const revisions = await this.options.store.history(name);
-    return by ? revisions.filter((r) => this.visibleTo(r, by)) : revisions;
-  }
-
-  /** Undeploys every workflow deployed from `source` (a removed file). */
+  /** Undeploys every workflow deployed from `source` (a removed file), of whichever owner. */
   async undeploySource(source: string): Promise<string[]> {
-    const gone = (await this.options.store.list())
-      .filter((r) => r.source === source)
-      .map((r) => r.name);
-    for (const name of gone) await this.undeploy(name);
-    return gone;
+    const gone = (await this.options.store.list()).filter((r) => r.source === source);
+    for (const record of gone) await this.undeploy(record.name, undefined, record.owner);
+    return gone.map((r) => r.name);
   }
 
   /**
@@ -227,68 +227,68 @@ export class DeploymentService {
       const execution = record.definition['execution'];
       const days = isPlainObject(execution) ? execution['retention_days'] : undefined;
       if (typeof days === 'number' && Number.isInteger(days) && days >= 1) {
-        overrides.push({ owner: this.recordOwner(record), workflow: record.name, days });
+        overrides.push({ owner: record.owner, workflow: record.name, days });
       }
     }
     return overrides;
   }
 
-  /** The active definition of a deployed workflow. */
-  workflow(name: string): WorkflowDefinition | undefined {
-    return this.activations.workflow(name);
-  }
-
   /**
-   * The active definition of a deployed workflow of `owner`; undefined for another owner's, so
-   * that a subworkflow step never reaches across workspaces.
+   * The active definition of the deployed workflow `name` of `owner`: a subworkflow step never
+   * reaches across workspaces.
    */
   workflowOf(name: string, owner: string): WorkflowDefinition | undefined {
-    return this.ownerOf(name) === owner ? this.activations.workflow(name) : undefined;
+    return this.activations.workflow(deploymentKey(owner, name));
   }
 
   /** Names of the active deployments of `owner`. */
   private namesOf(owner: string): string[] {
-    return this.activations.names().filter((name) => this.ownerOf(name) === owner);
+    return this.activations
+      .keys()
+      .map(parseDeploymentKey)
+      .filter((key) => key.owner === owner)
+      .map((key) => key.name);
   }
 
-  /** Served webhooks of a workflow, as `METHOD /hooks/path`. */
-  webhooksOf(name: string): string[] {
-    return this.options.webhooks.routesOf(name);
-  }
-
-  /**
-   * The owner executions of a deployed workflow run for when no caller started them (webhooks,
-   * schedules, events): the owner of the key that deployed it, or `defaultOwner`.
-   */
-  ownerOf(name: string): string {
-    return this.activations.deployedBy(name) ?? this.options.defaultOwner ?? 'local';
+  /** Served webhooks of the workflow `name` of `owner`, as `METHOD /hooks/path`. */
+  webhooksOf(owner: string, name: string): string[] {
+    return this.options.webhooks.routesOf(deploymentKey(owner, name));
   }
 
   /**
-   * The principal the runs of a deployed workflow's triggers act as: its deployer as recorded
-   * at deployment (roles and permissions then); for a deployment recorded without one, its
-   * owner with no grants (a guarded workflow's runs are then refused).
+   * The owner executions of a deployment (by its key, `owner/name`) run for when no caller
+   * started them (webhooks, schedules, events): the deployment's owner.
    */
-  actingPrincipal(name: string): Principal {
-    const principal = this.activations.principal(name);
+  ownerOf(key: string): string {
+    return this.activations.owner(key) ?? parseDeploymentKey(key).owner;
+  }
+
+  /**
+   * The principal the runs of a deployment's triggers act as (by its key): its deployer as
+   * recorded at deployment (roles and permissions then); for a deployment recorded without one,
+   * its owner with no grants (a guarded workflow's runs are then refused).
+   */
+  actingPrincipal(key: string): Principal {
+    const principal = this.activations.principal(key);
     if (principal) return principal;
-    const owner = this.ownerOf(name);
+    const owner = this.ownerOf(key);
     return keyPrincipal({ keyId: `owner:${owner}`, owner });
   }
 
   /**
-   * Starts a deployed workflow by hand (`POST /workflows/{name}/executions`); the execution
-   * belongs to the caller, who polls it. A caller that may not see the workflow (another owner's,
-   * not an admin key) gets NOT_FOUND, as for an unknown name.
+   * Starts the deployed workflow `name` of the caller's owner by hand (`POST
+   * /workflows/{name}/executions`; without a caller, of the workflows directory's owner); the
+   * execution belongs to the caller, who polls it. None of that name in the caller's owner is
+   * NOT_FOUND, whatever other owners deployed.
    */
   async runManually(
     name: string,
     inputs: Record<string, unknown>,
     caller?: Principal,
   ): Promise<PendingRecord> {
-    const workflow = this.activations.workflow(name);
-    const hidden = caller && !caller.admin && this.ownerOf(name) !== caller.owner;
-    if (!workflow || hidden) throw unknownName(name);
+    const owner = caller?.owner ?? this.ownerFor(null);
+    const workflow = this.activations.workflow(deploymentKey(owner, name));
+    if (!workflow) throw unknownName(name);
     return this.options.start({
       workflow,
       inputs,
@@ -303,10 +303,14 @@ export class DeploymentService {
     await this.options.events.close();
   }
 
-  /** Validates one definition and checks that `deployer` may (re)deploy its name; changes nothing. */
+  /**
+   * Validates one definition and checks that `deployer` may (re)deploy its name in `owner`'s
+   * workspace; changes nothing.
+   */
   private async validate(
     raw: unknown,
     known: readonly string[],
+    owner: string,
     deployer: Deployer | null,
     expectedName: string | undefined,
   ): Promise<Validated> {
@@ -318,10 +322,9 @@ export class DeploymentService {
         { field: 'name', constraint: 'matches_path' },
       );
     }
-    const previous = await this.options.store.get(name);
+    // Only the owner's own deployment of the name is replaced: another owner's is another one.
+    const previous = await this.options.store.get(owner, name);
     if (!previous || !deployer) return { valid, previous, guard: undefined };
-    if (!this.visibleTo(previous, deployer))
-      throw await nameTaken(name, deployer, this.options.audit);
     // A guard protects itself: replacing the revision (even by one without the block) needs it.
     const guard = await checkGuard(previous, deployer, 'workflow.deploy', this.options.audit);
     return { valid, previous, guard };
@@ -360,7 +363,8 @@ export class DeploymentService {
     // A webhook path another owner's workflow serves is refused without naming it.
     const activation = await this.activations.compile(
       workflow,
-      (name) => !deployer || deployer.admin === true || this.ownerOf(name) === deployer.owner,
+      this.ownerFor(deployer),
+      (key) => !deployer || deployer.admin === true || this.ownerOf(key) === deployer.owner,
     );
     const found = {
       validator: valid.warnings,
@@ -391,6 +395,8 @@ export class DeploymentService {
     snapshot: DeployerSnapshot | null,
   ): Promise<Deployed> {
     const workflow = valid.workflow;
+    const owner = this.ownerFor(deployer);
+    const key = deploymentKey(owner, workflow.name);
     const deployedBy = deployer?.owner ?? null;
     const unchanged =
       previous !== undefined &&
@@ -403,11 +409,11 @@ export class DeploymentService {
     if (deployer || !unchanged) {
       const revision = unchanged
         ? previous.revision
-        : ((await this.options.store.history(workflow.name))[0]?.revision ?? 0) + 1;
+        : ((await this.options.store.history(owner, workflow.name))[0]?.revision ?? 0) + 1;
       await auditAllowed(this.options.audit, {
         action: 'workflow.deploy',
         principal: this.actingAs(deployer),
-        owner: this.ownerFor(deployer),
+        owner,
         workflow: workflow.name,
         what: unchanged ? `revision ${revision} kept (unchanged)` : `revision ${revision} deployed`,
         guard: previous && guardOf(previous),
@@ -418,6 +424,7 @@ export class DeploymentService {
     const record = unchanged
       ? previous
       : await this.options.store.put({
+          owner,
           name: workflow.name,
           version: workflow.version,
           definition: valid.raw,
@@ -428,17 +435,17 @@ export class DeploymentService {
           deployed_at: new Date(this.clock.now()).toISOString(),
         });
     await this.activations.activate(activation, record);
-    this.failed.delete(workflow.name);
+    this.failed.delete(key);
     if (!unchanged) {
       this.logger.info(
-        { workflow: workflow.name, revision: record.revision, source },
+        { workflow: workflow.name, owner, revision: record.revision, source },
         'workflow deployed',
       );
     }
     return {
       record,
       previousVersion: previous?.version ?? null,
-      webhooks: this.options.webhooks.routesOf(workflow.name),
+      webhooks: this.options.webhooks.routesOf(key),
       warnings,
       dryRun: false,
     };
@@ -447,11 +454,6 @@ export class DeploymentService {
   /** The workspace a deployment goes to: the caller's owner, or `defaultOwner`. */
   private ownerFor(deployer: Deployer | null): string {
     return deployer?.owner ?? this.options.defaultOwner ?? 'local';
-  }
-
-  /** The owner of a stored deployment: the key's owner, or `defaultOwner` for the directory. */
-  private recordOwner(record: DeploymentRecord): string {
-    return record.deployed_by ?? this.options.defaultOwner ?? 'local';
   }
 
   private serialised<T>(task: () => Promise<T>): Promise<T> {

@@ -90,7 +90,7 @@ describe('PUT /workflows/{name}', () => {
     });
     expect(await triggers.service.usage.activeWorkflows('slack', '1.4.0')).toEqual(['orders']);
     expect(await triggers.service.usage.activeWorkflows('shipping', '2.1.0')).toEqual(['orders']);
-    expect(triggers.scheduler.nextFires('orders')).toHaveLength(1);
+    expect(triggers.scheduler.nextFires('acme/orders')).toHaveLength(1);
     const body = '{"id":7}';
     const hook = await app.inject({
       method: 'POST',
@@ -173,7 +173,7 @@ describe('PUT /workflows/{name}', () => {
       details: { reason: 'route_taken', workflow: 'orders' },
     });
     expect((await store.list()).map((r) => r.name)).toEqual(['orders']);
-    expect(triggers.webhooks.routesOf('orders')).toEqual(['POST /hooks/orders']);
+    expect(triggers.webhooks.routesOf('acme/orders')).toEqual(['POST /hooks/orders']);
   });
 
   it('dispatches an event posted to a hook path to event triggers with source webhook', async () => {
@@ -309,7 +309,7 @@ describe('reading, undeploying and running deployed workflows', () => {
       ).statusCode,
     ).toBe(404);
     expect(await triggers.service.usage.activeWorkflows('slack', '1.4.0')).toEqual([]);
-    expect(triggers.scheduler.nextFires('orders')).toEqual([]);
+    expect(triggers.scheduler.nextFires('acme/orders')).toEqual([]);
   });
 
   it('serves stored deployments again after a restart', async () => {
@@ -322,7 +322,7 @@ describe('reading, undeploying and running deployed workflows', () => {
       secrets: new EnvironmentSecretsProvider({ HOOK_SECRET }),
     });
     await again.start();
-    expect(again.webhooks.routesOf('orders')).toEqual(['POST /hooks/orders']);
+    expect(again.webhooks.routesOf('acme/orders')).toEqual(['POST /hooks/orders']);
     await again.close();
   });
 });

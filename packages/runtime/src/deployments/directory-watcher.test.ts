@@ -20,8 +20,9 @@ let stores: TestTriggerStores;
 let triggers: Triggers;
 
 /** A server's triggers on the shared SQLite store (a restart is a new one). */
-async function server(): Promise<Triggers> {
+async function server(defaultOwner?: string): Promise<Triggers> {
   const made = createTriggers({
+    ...(defaultOwner !== undefined ? { defaultOwner } : {}),
     start: new RecordingStarter().start,
     authenticate: async () => keyPrincipal({ keyId: 'k', owner: 'acme' }),
     triggerStore: stores.triggers,
@@ -65,10 +66,21 @@ describe('the workflows directory at start', () => {
     await triggers.close();
     unlinkSync(join(flows, 'a.yaml'));
     triggers = await server();
-    expect(triggers.service.workflow('a')).toBeDefined();
+    expect(triggers.service.workflowOf('a', 'local')).toBeDefined();
     await watchWorkflowDirectory(flows, triggers.service, { once: true });
     expect(await names()).toEqual(['api', 'b', 'elsewhere']);
-    expect(triggers.service.workflow('a')).toBeUndefined();
+    expect(triggers.service.workflowOf('a', 'local')).toBeUndefined();
+  });
+
+  it('moves a file’s workflows to a new directory owner, the old owner’s stopping', async () => {
+    writeFileSync(join(dir, 'a.yaml'), file(flow('a')));
+    await watchWorkflowDirectory(dir, triggers.service, { once: true });
+    await triggers.close();
+    triggers = await server('ops');
+    await watchWorkflowDirectory(dir, triggers.service, { once: true });
+    expect((await stores.deployments.list()).map((r) => `${r.owner}/${r.name}`)).toEqual(['ops/a']);
+    expect(triggers.service.workflowOf('a', 'local')).toBeUndefined();
+    expect(triggers.service.workflowOf('a', 'ops')).toBeDefined();
   });
 
   it('adds no revision when a file is deployed again unchanged, as on every restart', async () => {
@@ -76,10 +88,10 @@ describe('the workflows directory at start', () => {
     await watchWorkflowDirectory(dir, triggers.service, { once: true });
     await restart();
     await watchWorkflowDirectory(dir, triggers.service, { once: true });
-    expect((await stores.deployments.history('a')).map((r) => r.revision)).toEqual([1]);
+    expect((await stores.deployments.history('local', 'a')).map((r) => r.revision)).toEqual([1]);
     writeFileSync(join(dir, 'a.yaml'), file(flow('a', { version: '1.1.0' })));
     await watchWorkflowDirectory(dir, triggers.service, { once: true });
-    expect((await stores.deployments.history('a')).map((r) => r.revision)).toEqual([2, 1]);
+    expect((await stores.deployments.history('local', 'a')).map((r) => r.revision)).toEqual([2, 1]);
   });
 });
 
@@ -98,6 +110,6 @@ describe('a workflow file with several workflows', () => {
       'first@1.0.0#1',
       'second@1.0.0#1',
     ]);
-    expect(triggers.service.workflow('first')?.version).toBe('1.0.0');
+    expect(triggers.service.workflowOf('first', 'local')?.version).toBe('1.0.0');
   });
 });

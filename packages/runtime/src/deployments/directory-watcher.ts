@@ -1,7 +1,7 @@
 import { watch, type FSWatcher } from 'node:fs';
 import { readdir, readFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
-import { ForbiddenError } from '@weft/core';
+import { deploymentKey, ForbiddenError } from '@weft/core';
 import { isPlainObject } from '@weft/engine';
 import { silentLogger, type TriggerLogger } from '../triggers/logger.js';
 import type { DeploymentService } from './deployment-service.js';
@@ -64,14 +64,16 @@ export async function watchWorkflowDirectory(
         isPlainObject(value) && Array.isArray(value['workflows']) ? value['workflows'] : undefined;
       if (!list) throw new Error('a workflow file needs a top-level "workflows" list');
       const deployed = await service.deployAll(list, source, null);
-      const names = new Set(deployed.map((d) => d.record.name));
+      // By owner and name: a file's workflows of an earlier directory owner
+      // (`WEFT_WORKFLOWS_OWNER` changed) are this file's no more, and stop serving.
+      const keys = new Set(deployed.map((d) => deploymentKey(d.record.owner, d.record.name)));
       for (const item of deployed) {
         for (const warning of item.warnings)
           logger.warn({ file: path, workflow: item.record.name }, `${path}: ${warning}`);
       }
       for (const record of await service.list()) {
-        if (record.source === source && !names.has(record.name))
-          await service.undeploy(record.name);
+        if (record.source === source && !keys.has(deploymentKey(record.owner, record.name)))
+          await service.undeploy(record.name, undefined, record.owner);
       }
     } catch (error) {
       logger.error(

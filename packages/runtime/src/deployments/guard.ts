@@ -1,5 +1,4 @@
 import {
-  ConflictError,
   ForbiddenError,
   missingGrants,
   type DeploymentRecord,
@@ -71,27 +70,4 @@ export async function checkGuard(
     missing_roles: missing.missing_roles,
     missing_permissions: missing.missing_permissions,
   });
-}
-
-/**
- * The refusal of a deploy to a name another owner's deployment holds. Deployment names are one
- * namespace per server, so the conflict cannot be hidden; the answer says nothing else of it
- * (not its owner, revision or guard). Audited as a denied deploy.
- */
-export async function nameTaken(
-  name: string,
-  by: Deployer,
-  audit: AuditLog | undefined,
-): Promise<ConflictError> {
-  await audit?.record({
-    ...auditedCaller(by.principal, by.owner),
-    action: 'workflow.deploy',
-    decision: 'deny',
-    reason: 'the name belongs to a deployment of another owner',
-    workflow: name,
-  });
-  return new ConflictError(
-    `the workflow name "${name}" is taken on this server: deploy it under another name`,
-    { reason: 'name_taken', name },
-  );
 }

@@ -1,4 +1,9 @@
-import { WeftError, type DeploymentStore, type DetectorNames } from '@weft/core';
+import {
+  parseDeploymentKey,
+  WeftError,
+  type DeploymentStore,
+  type DetectorNames,
+} from '@weft/core';
 import type { WorkflowDefinition } from '@weft/engine';
 import type { TriggerLogger } from '../triggers/logger.js';
 import type { Activations } from './activations.js';
@@ -6,16 +11,16 @@ import { validateDefinition } from './parse-definition.js';
 
 /** What one reconciliation changed. */
 export interface Reconciled {
-  /** Workflows whose stored revision is now served (new or redeployed elsewhere). */
+  /** Deployments (`owner/name`) whose stored revision is now served (new or redeployed elsewhere). */
   loaded: string[];
-  /** Workflows no longer deployed, whose triggers stopped. */
+  /** Deployments (`owner/name`) no longer deployed, whose triggers stopped. */
   removed: string[];
 }
 
 /**
  * Brings the triggers this process serves in line with the deployments table: reads the active
- * revision of every name (one cheap query), stops serving names no longer deployed, and loads
- * only the names whose revision changed. A stored revision that cannot be served here (a secret
+ * revision of every deployment (one cheap query, by `owner/name`), stops serving those no longer
+ * deployed, and loads only those whose revision changed. A stored revision that cannot be served here (a secret
  * this process lacks) is logged once and not retried until its revision changes; `failed`
  * remembers those revisions between calls.
  */
@@ -28,36 +33,42 @@ export async function reconcileDeployments(
 ): Promise<Reconciled> {
   const stored = await store.revisions();
   const result: Reconciled = { loaded: [], removed: [] };
-  for (const name of activations.names()) {
-    if (stored.has(name)) continue;
+  for (const key of activations.keys()) {
+    if (stored.has(key)) continue;
     // The replica that undeployed it cleared its schedule state; clearing again could race a
     // redeployment made since.
-    await activations.deactivate(name, false);
-    result.removed.push(name);
-    logger.info({ workflow: name }, 'workflow undeployed (seen in the store)');
+    await activations.deactivate(key, false);
+    result.removed.push(key);
+    logger.info({ deployment: key }, 'workflow undeployed (seen in the store)');
   }
-  for (const name of failed.keys()) {
-    if (stored.has(name)) continue;
-    failed.delete(name);
-    activations.unservable(name, null);
+  for (const key of failed.keys()) {
+    if (stored.has(key)) continue;
+    failed.delete(key);
+    activations.unservable(key, null);
   }
-  const known = [...stored.keys()];
-  for (const [name, revision] of stored) {
-    if (activations.revision(name) === revision || failed.get(name) === revision) continue;
-    const record = await store.get(name);
+  // The names a definition may call: those of its own owner.
+  const namesOf = new Map<string, string[]>();
+  for (const key of stored.keys()) {
+    const { owner, name } = parseDeploymentKey(key);
+    namesOf.set(owner, [...(namesOf.get(owner) ?? []), name]);
+  }
+  for (const [key, revision] of stored) {
+    if (activations.revision(key) === revision || failed.get(key) === revision) continue;
+    const { owner, name } = parseDeploymentKey(key);
+    const record = await store.get(owner, name);
     if (!record) continue;
     let workflow: WorkflowDefinition | undefined;
     try {
-      ({ workflow } = validateDefinition(record.definition, known, detectors));
-      await activations.activate(await activations.compile(workflow), record);
-      failed.delete(name);
-      result.loaded.push(name);
+      ({ workflow } = validateDefinition(record.definition, namesOf.get(owner) ?? [], detectors));
+      await activations.activate(await activations.compile(workflow, owner), record);
+      failed.delete(key);
+      result.loaded.push(key);
     } catch (error) {
-      failed.set(name, record.revision);
+      failed.set(key, record.revision);
       // Fail closed, and say so: its webhooks answer 503 here rather than 404.
-      if (workflow && isMissingSecret(error)) activations.unservable(name, workflow);
+      if (workflow && isMissingSecret(error)) activations.unservable(key, workflow);
       logger.error(
-        { workflow: name, revision: record.revision, err: error },
+        { workflow: name, owner, revision: record.revision, err: error },
         'could not serve the triggers of a deployed workflow',
       );
     }

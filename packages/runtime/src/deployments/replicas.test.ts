@@ -110,10 +110,10 @@ describe.each([
     async () => {
       await a.triggers.service.deploy(orders, 'api', 'acme');
       // B has not reconciled: the miss brings its table in line before answering.
-      expect(b.triggers.service.workflow('orders')).toBeUndefined();
+      expect(b.triggers.service.workflowOf('orders', 'acme')).toBeUndefined();
       expect((await signed(b)).statusCode).toBe(202);
       expect(b.starter.requests.map((r) => r.trigger.type)).toEqual(['webhook']);
-      expect(b.triggers.scheduler.nextFires('orders')).toEqual([NINE_BERLIN]);
+      expect(b.triggers.scheduler.nextFires('acme/orders')).toEqual([NINE_BERLIN]);
     },
   );
 
@@ -167,7 +167,7 @@ describe.each([
         expect(refused.json().message).not.toContain('HOOK_SECRET');
         expect(c.starter.requests).toEqual([]);
         expect((await signed(a)).statusCode).toBe(202);
-        await a.triggers.service.undeploy('orders');
+        await a.triggers.service.undeploy('orders', undefined, 'acme');
         await c.tick();
         expect((await signed(c)).statusCode).toBe(404);
       } finally {
@@ -178,21 +178,48 @@ describe.each([
   );
 
   it.skipIf(skip)(
+    'keeps two owners’ deployments of one name apart on every replica, fires included',
+    async () => {
+      const theirs = { ...orders, triggers: [orders.triggers[1]] };
+      await a.triggers.service.deploy(orders, 'api', 'acme');
+      await a.triggers.service.deploy({ ...theirs, version: '2.0.0' }, 'api', 'globex');
+      await b.tick();
+      expect(b.triggers.service.workflowOf('orders', 'acme')?.version).toBe('1.0.0');
+      expect(b.triggers.service.workflowOf('orders', 'globex')?.version).toBe('2.0.0');
+      await a.triggers.service.undeploy('orders', undefined, 'globex');
+      await b.tick();
+      expect(b.triggers.service.workflowOf('orders', 'globex')).toBeUndefined();
+      expect(b.triggers.service.workflowOf('orders', 'acme')).toBeDefined();
+      await a.tick();
+      // The acme schedule fires once, on one replica, for acme.
+      clock.ms = NINE_BERLIN + 10;
+      const fired = [
+        ...(await a.triggers.scheduler.tick()),
+        ...(await b.triggers.scheduler.tick()),
+      ];
+      expect(fired).toEqual([{ workflow: 'orders', fireAt: NINE_BERLIN }]);
+      expect([...a.starter.requests, ...b.starter.requests].map((r) => r.deployment)).toEqual([
+        'acme/orders',
+      ]);
+    },
+  );
+
+  it.skipIf(skip)(
     'stops serving and never fires a workflow undeployed on another replica',
     async () => {
       await a.triggers.service.deploy(orders, 'api', 'acme');
       await b.tick();
-      await a.triggers.service.undeploy('orders');
+      await a.triggers.service.undeploy('orders', undefined, 'acme');
       // Before B reconciles, its schedule comes due: the claim-time check keeps it from firing
       // and from writing back the schedule state A cleared.
       clock.ms = NINE_BERLIN + 10;
       expect(await b.triggers.scheduler.tick()).toEqual([]);
       expect(b.starter.requests).toEqual([]);
       const trigger = '1:0 9 * * *@Europe/Berlin';
-      expect(await opened[1]!.triggers.getNextFire('orders', trigger)).toBeUndefined();
+      expect(await opened[1]!.triggers.getNextFire('acme/orders', trigger)).toBeUndefined();
       await b.tick();
       expect((await signed(b)).statusCode).toBe(404);
-      expect(b.triggers.service.workflow('orders')).toBeUndefined();
+      expect(b.triggers.service.workflowOf('orders', 'acme')).toBeUndefined();
     },
   );
 
@@ -208,7 +235,7 @@ describe.each([
         { workflow: 'orders', fireAt: NINE_BERLIN },
       ]);
       await b.tick();
-      expect(b.triggers.service.workflow('orders')?.version).toBe('1.1.0');
+      expect(b.triggers.service.workflowOf('orders', 'acme')?.version).toBe('1.1.0');
     },
   );
 });
@@ -232,9 +259,9 @@ describe('the reconciliation timer', () => {
     try {
       await a.service.deploy(orders, 'api', 'acme');
       const deadline = Date.now() + 2000;
-      while (b.webhooks.routesOf('orders').length === 0 && Date.now() < deadline)
+      while (b.webhooks.routesOf('acme/orders').length === 0 && Date.now() < deadline)
         await new Promise((resolve) => setTimeout(resolve, 10));
-      expect(b.webhooks.routesOf('orders')).toEqual(['POST /hooks/orders']);
+      expect(b.webhooks.routesOf('acme/orders')).toEqual(['POST /hooks/orders']);
     } finally {
       await a.close();
       await b.close();

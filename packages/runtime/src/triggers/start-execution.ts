@@ -13,6 +13,11 @@ export interface TriggerInfo {
 /** A request to start one execution of a deployed workflow. */
 export interface StartRequest {
   workflow: WorkflowDefinition;
+  /**
+   * The key (`owner/name`) of the deployment whose trigger starts it: {@link createTriggers}
+   * finds its owner and deployer by it. Unset for manual runs (the caller is known).
+   */
+  deployment?: string;
   inputs: Record<string, unknown>;
   trigger: TriggerInfo;
   /**

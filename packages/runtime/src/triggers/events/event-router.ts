@@ -8,6 +8,8 @@ import type { EventSource } from './source.js';
 /** One event trigger of a deployed workflow. */
 interface Subscription {
   workflow: WorkflowDefinition;
+  /** The key of the deployment listening (`owner/name`). */
+  deployment: string;
   filter: Record<string, unknown> | undefined;
 }
 
@@ -54,14 +56,21 @@ export class EventRouter {
     }
   }
 
-  /** Listens for the event triggers of a workflow, replacing those it had. */
-  async register(workflow: WorkflowDefinition, triggers: readonly EventTrigger[]): Promise<void> {
+  /**
+   * Listens for the event triggers of a workflow deployed as `deployment` (its key; default its
+   * name), replacing those it had.
+   */
+  async register(
+    workflow: WorkflowDefinition,
+    triggers: readonly EventTrigger[],
+    deployment: string = workflow.name,
+  ): Promise<void> {
     this.check(triggers.map((trigger, index) => ({ trigger, index })));
-    this.removeFromMaps(workflow.name);
+    this.removeFromMaps(deployment);
     for (const trigger of triggers) {
       const key = `${trigger.source}\u0000${trigger.topic}`;
       const list = this.subscriptions.get(key) ?? [];
-      list.push({ workflow, filter: trigger.filter });
+      list.push({ workflow, deployment, filter: trigger.filter });
       this.subscriptions.set(key, list);
       const source = this.sources.get(trigger.source);
       if (source && !this.stops.has(key)) {
@@ -74,17 +83,17 @@ export class EventRouter {
     await this.stopUnused();
   }
 
-  /** Stops listening for a workflow's events. */
+  /** Stops listening for the events of a deployment (its key). */
   async unregister(workflow: string): Promise<void> {
     this.removeFromMaps(workflow);
     await this.stopUnused();
   }
 
-  /** True when some workflow (that `may` accepts) listens to `topic` of `source`. */
+  /**
+   * True when some workflow (whose deployment key `may` accepts) listens to `topic` of `source`.
+   */
   has(source: string, topic: string, may: (workflow: string) => boolean = () => true): boolean {
-    return (this.subscriptions.get(`${source}\u0000${topic}`) ?? []).some((s) =>
-      may(s.workflow.name),
-    );
+    return (this.subscriptions.get(`${source}\u0000${topic}`) ?? []).some((s) => may(s.deployment));
   }
 
   /** Emits a `custom` event in process (the SDK's `weft.emit`); resolves with what it started. */
@@ -108,11 +117,13 @@ export class EventRouter {
   ): Promise<EventStart[]> {
     const started: EventStart[] = [];
     let failure: unknown;
-    for (const { workflow, filter } of this.subscriptions.get(`${source}\u0000${topic}`) ?? []) {
-      if (!may(workflow.name) || !matchesFilter(event, filter)) continue;
+    const listening = this.subscriptions.get(`${source}\u0000${topic}`) ?? [];
+    for (const { workflow, deployment, filter } of listening) {
+      if (!may(deployment) || !matchesFilter(event, filter)) continue;
       try {
         const record = await this.options.start({
           workflow,
+          deployment,
           inputs: {},
           trigger: { type: 'event', event },
         });
@@ -138,7 +149,7 @@ export class EventRouter {
 
   private removeFromMaps(workflow: string): void {
     for (const [key, list] of this.subscriptions) {
-      const kept = list.filter((s) => s.workflow.name !== workflow);
+      const kept = list.filter((s) => s.deployment !== workflow);
       if (kept.length > 0) this.subscriptions.set(key, kept);
       else this.subscriptions.delete(key);
     }

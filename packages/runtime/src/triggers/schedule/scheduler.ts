@@ -57,6 +57,11 @@ export type PrepareStarts = (requests: readonly StartRequest[]) => Promise<{
 }>;
 
 interface Entry {
+  /**
+   * What the schedule is registered and stored under: the deployment's key (`owner/name`, so
+   * that two owners' workflows of one name never share a schedule), or any name in tests.
+   */
+  key: string;
   schedule: CompiledSchedule;
   next: number | undefined;
   /** The deployment revision it was registered for (checked before claiming a fire). */
@@ -94,7 +99,8 @@ export class Scheduler {
   }
 
   /**
-   * Schedules `schedules` of a workflow, replacing those it had. A schedule whose next fire is
+   * Schedules `schedules` of a workflow under `workflow` (its deployment key), replacing those
+   * it had. A schedule whose next fire is
    * already stored keeps it (so fires missed while no server ran are caught up on the next
    * tick); a new one starts at its first fire after now. With `revision`, its fires are claimed
    * only while that revision is the deployed one (see `deployedRevisions`).
@@ -112,7 +118,7 @@ export class Scheduler {
       if (stored === undefined && next !== undefined) {
         await this.options.store.setNextFire(workflow, schedule.triggerId, next);
       }
-      entries.push({ schedule, next, revision });
+      entries.push({ key: workflow, schedule, next, revision });
     }
     if (entries.length > 0) this.entries.set(workflow, entries);
     else this.entries.delete(workflow);
@@ -149,7 +155,7 @@ export class Scheduler {
     const onTime: Entry[] = [];
     for (const entry of due) {
       const { schedule } = entry;
-      const workflow = schedule.workflow.name;
+      const workflow = entry.key;
       if (now - entry.next! <= this.limits.graceMs) {
         // The common case: fire the stored instant now, compute what follows after starting it.
         wanted.push({ workflow, triggerId: schedule.triggerId, fireAtMs: entry.next!, entry });
@@ -161,7 +167,8 @@ export class Scheduler {
       if (plan.skipped > 0) {
         this.logger.warn(
           {
-            workflow,
+            workflow: schedule.workflow.name,
+            deployment: workflow,
             trigger: schedule.triggerId,
             skipped: plan.skipped,
             policy: schedule.catchup,
@@ -194,7 +201,7 @@ export class Scheduler {
       entry.next = following.get(key);
       if (entry.next !== undefined) {
         nexts.push({
-          workflow: entry.schedule.workflow.name,
+          workflow: entry.key,
           triggerId: entry.schedule.triggerId,
           fireAtMs: entry.next,
         });
@@ -232,8 +239,7 @@ export class Scheduler {
     const current = await this.options.deployedRevisions();
     const stale = new Set<string>();
     for (const e of due) {
-      const workflow = e.schedule.workflow.name;
-      if (e.revision !== undefined && current.get(workflow) !== e.revision) stale.add(workflow);
+      if (e.revision !== undefined && current.get(e.key) !== e.revision) stale.add(e.key);
     }
     for (const workflow of stale) {
       this.entries.delete(workflow);
@@ -242,7 +248,7 @@ export class Scheduler {
         'schedule: the workflow was undeployed or redeployed elsewhere; not fired here',
       );
     }
-    return due.filter((e) => !stale.has(e.schedule.workflow.name));
+    return due.filter((e) => !stale.has(e.key));
   }
 
   /**
@@ -257,6 +263,7 @@ export class Scheduler {
     const prepared = await this.prepareStarts(
       fires.map(({ entry, fireAtMs }) => ({
         workflow: entry.schedule.workflow,
+        deployment: entry.key,
         inputs: {},
         trigger: { type: 'schedule', payload: { scheduled_at: new Date(fireAtMs).toISOString() } },
       })),
@@ -269,7 +276,8 @@ export class Scheduler {
     const firedMs = this.clock.now();
     const started: { workflow: string; fireAt: number }[] = [];
     results.forEach((result, i) => {
-      const { workflow, triggerId, fireAtMs } = fires[i]!;
+      const { entry, triggerId, fireAtMs } = fires[i]!;
+      const workflow = entry.schedule.workflow.name;
       if (result.status === 'fulfilled') {
         this.options.onFire?.({ workflow, triggerId, dueMs: fireAtMs, firedMs });
         started.push({ workflow, fireAt: fireAtMs });

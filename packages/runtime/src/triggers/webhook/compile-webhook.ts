@@ -33,6 +33,11 @@ export type CompiledAuth =
 /** A webhook trigger ready to serve: secrets resolved, lists parsed, limits filled in. */
 export interface CompiledWebhook {
   workflow: WorkflowDefinition;
+  /**
+   * The key (`owner/name`) of the deployment serving it, set by `WebhookTable.replace`:
+   * webhook paths are one namespace across owners, the deployments serving them are not.
+   */
+  deployment?: string;
   /** `POST /github`: the route within `/hooks`, also the scope of its replay and rate state. */
   key: string;
   method: string;

@@ -265,6 +265,7 @@ export function webhookRoutes(options: WebhookRoutesOptions) {
       const trace = traceCarrierOf(request.headers);
       pending = await options.start({
         workflow: hook.workflow,
+        ...(hook.deployment !== undefined ? { deployment: hook.deployment } : {}),
         inputs: {},
         trigger: { type: 'webhook', payload },
         ...(trace ? { trace } : {}),

@@ -37,21 +37,27 @@ export class WebhookTable {
     for (const [key, owner] of this.unservable) if (owner === workflow) this.unservable.delete(key);
   }
 
-  /** Routes of `hooks` already served by a workflow other than `workflow`, with their owner. */
+  /**
+   * Routes of `hooks` already served by a deployment other than `workflow` (a deployment key),
+   * with the key of the one serving each.
+   */
   collisions(workflow: string, keys: readonly string[]): { route: string; workflow: string }[] {
     const out: { route: string; workflow: string }[] = [];
     for (const key of keys) {
-      const owner = this.routes.get(key)?.workflow.name;
+      const owner = this.routes.get(key)?.deployment;
       if (owner !== undefined && owner !== workflow) out.push({ route: key, workflow: owner });
     }
     return out;
   }
 
-  /** Serves `hooks` for `workflow`, replacing the webhooks it had. */
+  /**
+   * Serves `hooks` for `workflow` (the deployment's key, `owner/name`), replacing the webhooks it
+   * had.
+   */
   replace(workflow: string, hooks: readonly CompiledWebhook[]): void {
     this.remove(workflow);
     for (const hook of hooks) {
-      this.routes.set(hook.key, hook);
+      this.routes.set(hook.key, { ...hook, deployment: workflow });
       this.unservable.delete(hook.key);
     }
     this.byWorkflow.set(
@@ -64,7 +70,7 @@ export class WebhookTable {
   remove(workflow: string): void {
     this.forgetUnservable(workflow);
     for (const key of this.byWorkflow.get(workflow) ?? []) {
-      if (this.routes.get(key)?.workflow.name === workflow) this.routes.delete(key);
+      if (this.routes.get(key)?.deployment === workflow) this.routes.delete(key);
     }
     this.byWorkflow.delete(workflow);
   }
