@@ -9,7 +9,7 @@ import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { writeResults, type BenchResult } from './harness.js';
 
-const ROUNDS = Number(process.env['WEFT_BENCH_ROUNDS'] ?? 15);
+const ROUNDS = Number(process.env['WEFT_BENCH_ROUNDS'] ?? 11);
 const root = fileURLToPath(new URL('..', import.meta.url));
 const weft = fileURLToPath(new URL('../packages/cli/bin/weft.js', import.meta.url));
 
