@@ -71,7 +71,19 @@ const PACKAGES = {
   router: { may: ['core', 'sdk/client', 'identity'] },
   runtime: { may: ['core', 'engine', 'sdk', 'identity', 'guardrails', 'telemetry'] },
   server: { may: '*' },
-  cli: { may: ['sdk', 'server', 'core', 'identity', 'engine', 'agents', 'telemetry'] },
+  cli: {
+    may: [
+      'sdk',
+      'server',
+      'core',
+      'identity',
+      'engine',
+      'agents',
+      'telemetry',
+      'registry/definitions',
+      'store',
+    ],
+  },
   agents: { may: ['core', 'engine', 'sdk', 'guardrails'] },
   console: {
     may: ['sdk/client', 'core'],

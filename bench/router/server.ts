@@ -14,7 +14,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pino } from 'pino';
-import { createConnectorService } from '@weft/sdk';
+import { createConnectorService } from '@weft/sdk/service';
 import { createApiKey } from '@weft/identity';
 import { buildServer } from '@weft/server';
 

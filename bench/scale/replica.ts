@@ -7,7 +7,7 @@
  * Prints `listening on <url>`; closes on SIGTERM.
  */
 import { pino } from 'pino';
-import { createConnectorService, type ConnectorService } from '@weft/sdk';
+import { createConnectorService, type ConnectorService } from '@weft/sdk/service';
 import { serverOptionsFromEnv, startServer } from '@weft/server';
 import { COUNT_SERVICE, TASK_OPTIONS } from './workload.js';
 

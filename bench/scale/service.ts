@@ -6,7 +6,7 @@
  */
 import { pino } from 'pino';
 import { connectBroker } from '@weft/broker';
-import { createConnectorService } from '@weft/sdk';
+import { createConnectorService } from '@weft/sdk/service';
 import { COUNT_SERVICE, TASK_OPTIONS } from './workload.js';
 
 const broker = await connectBroker(process.env['WEFT_BROKER']);

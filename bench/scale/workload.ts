@@ -2,7 +2,7 @@
  * The workload of the scale benchmark: plugin `count` (action `step` adds 1 to `input.v`, at
  * once) and a 5-step workflow chaining it, so that every step is one action call.
  */
-import type { ConnectorServiceOptions } from '@weft/sdk';
+import type { ConnectorServiceOptions } from '@weft/sdk/service';
 
 /** Steps per execution of {@link FIVE_STEPS}. */
 export const STEPS = 5;

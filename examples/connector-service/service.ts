@@ -10,7 +10,8 @@
  */
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { createConnectorService, type ExecutionContext } from '@weft/sdk';
+import { type ExecutionContext } from '@weft/sdk';
+import { createConnectorService } from '@weft/sdk/service';
 import { Warehouse } from './inventory.js';
 
 const env = process.env;

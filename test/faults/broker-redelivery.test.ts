@@ -24,7 +24,7 @@ const SERVICE = `
 import { appendFileSync, readFileSync } from 'node:fs';
 import { pino } from 'pino';
 import { connectBroker } from '@weft/broker';
-import { createConnectorService } from '@weft/sdk';
+import { createConnectorService } from '@weft/sdk/service';
 
 const ledger = process.env.LEDGER;
 const broker = await connectBroker(process.env.BROKER);

@@ -9,7 +9,7 @@ import {
   type Broker,
   type BrokerMessage,
 } from '@weft/core';
-import { createConnectorService, type ConnectorService } from '@weft/sdk';
+import { createConnectorService, type ConnectorService } from '@weft/sdk/service';
 import { NATS_URL, SKIP_REASON, waitUntil } from './support.js';
 
 describe.skipIf(SKIP_REASON)(

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pino } from 'pino';
 import { afterAll, describe, expect, it } from 'vitest';
-import { createConnectorService, type ConnectorService } from '@weft/sdk';
+import { createConnectorService, type ConnectorService } from '@weft/sdk/service';
 import { createLocalKey, startServer, type RunningServer } from '@weft/server';
 import { root, waitFor } from './router-support.js';
 

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createConnectorService, type ConnectorService } from '@weft/sdk';
+import { createConnectorService, type ConnectorService } from '@weft/sdk/service';
 import { buildServer, type BuiltServer } from '@weft/server';
 import { call, waitFor } from './router-support.js';
 

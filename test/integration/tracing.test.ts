@@ -21,7 +21,7 @@ const SERVICE = `
 import { pino } from 'pino';
 import { trace } from '@opentelemetry/api';
 import { connectBroker } from '@weft/broker';
-import { createConnectorService } from '@weft/sdk';
+import { createConnectorService } from '@weft/sdk/service';
 import { startTelemetry } from '@weft/telemetry/setup';
 
 // The plugin author's process: its own OpenTelemetry SDK, exporting protobuf.

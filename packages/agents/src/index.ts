@@ -51,3 +51,14 @@ export {
   type JudgeDetectorOptions,
 } from './judge/judge-detector.js';
 export { JUDGE_SYSTEM_PROMPT } from './judge/prompt.js';
+export {
+  configuredDetectorsOf,
+  moderationDetectorOptions,
+  moderationSettingsFromEnv,
+  type ModerationSettings,
+} from './detector-settings/moderation-settings.js';
+export {
+  judgeDetectorOptions,
+  judgeSettingsFromEnv,
+  type JudgeSettings,
+} from './detector-settings/judge-settings.js';

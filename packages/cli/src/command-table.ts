@@ -1,8 +1,16 @@
 import type { Command } from 'commander';
 import type { Io } from './io.js';
 
-/** Adds a top-level command (with its subcommands) to the program. */
-export type Registrar = (program: Command, io: Io, setExit: (code: number) => void) => unknown;
+/**
+ * Adds a top-level command (with its subcommands) to the program; given `argv`, it may load
+ * only the subcommand that runs.
+ */
+export type Registrar = (
+  program: Command,
+  io: Io,
+  setExit: (code: number) => void,
+  argv?: readonly string[],
+) => unknown;
 
 /** A top-level command: what `weft --help` says of it and how to load it when it is used. */
 export interface TopCommand {
@@ -11,9 +19,6 @@ export interface TopCommand {
   /** Imports the command's module only when the command runs (keeps start-up fast). */
   load: () => Promise<Registrar>;
 }
-
-const registry = async (): Promise<Registrar> =>
-  (await import('./commands/registry-commands.js')).registerRegistryCommands;
 
 /** Every top-level command, in the order `weft --help` lists them. */
 export const TOP_COMMANDS: readonly TopCommand[] = [
@@ -25,13 +30,20 @@ export const TOP_COMMANDS: readonly TopCommand[] = [
   {
     name: 'server',
     description: 'run the platform server: plugin registry, router, health and OpenAPI on one port',
-    load: registry,
+    load: async () => (await import('./commands/server.js')).registerServer,
   },
-  { name: 'auth', description: 'API keys and signing keys', load: registry },
+  {
+    name: 'auth',
+    description: 'API keys and signing keys',
+    load: async () => {
+      const { registerAuth } = await import('./commands/auth.js');
+      return (program, io, setExit) => registerAuth(program.command('auth'), io, setExit);
+    },
+  },
   {
     name: 'plugin',
     description: 'validate, publish, search, install, list and verify plugins',
-    load: registry,
+    load: async () => (await import('./commands/plugin.js')).registerPlugin,
   },
   {
     name: 'approvals',

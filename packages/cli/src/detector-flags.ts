@@ -3,7 +3,7 @@ import {
   configuredDetectorsOf,
   judgeSettingsFromEnv,
   moderationSettingsFromEnv,
-} from '@weft/server';
+} from '@weft/agents';
 
 /** The flags of the model-judged detectors (`weft workflow run|test|validate`). */
 export interface DetectorFlags {

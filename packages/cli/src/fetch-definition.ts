@@ -1,5 +1,5 @@
 import type { PluginDetail } from '@weft/core';
-import { checksumOf } from '@weft/server';
+import { checksumOf } from '@weft/registry/definitions';
 import type { RegistryClient } from './registry-client.js';
 
 /** A definition downloaded and checked against its advertised checksum, or why not. */

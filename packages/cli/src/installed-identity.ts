@@ -1,5 +1,5 @@
 import { ValidationError } from '@weft/core';
-import { agentSlug, isAgentSubmission, parseDefinitionBytes } from '@weft/server';
+import { agentSlug, isAgentSubmission, parseDefinitionBytes } from '@weft/registry/definitions';
 
 /**
  * Refuses downloaded definition bytes whose own slug (a plugin's `slug`, an agent's

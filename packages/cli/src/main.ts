@@ -7,9 +7,9 @@ import { processIo, type Io } from './io.js';
 export const VERSION = '0.1.0';
 
 /**
- * Builds the `weft` command tree, writing through `io`. Only the top-level command `argv` runs is
- * loaded (the others are listed by name and description), so `weft --version` and `weft --help`
- * import no command module; without `argv` every command is loaded.
+ * Builds the `weft` command tree, writing through `io`. Only the command `argv` runs is loaded
+ * (the others are listed by name and description, see lazy-commands.ts), so `weft --version`
+ * and `weft workflow --help` import no command module; without `argv` every command is loaded.
  */
 export async function buildProgram(
   io: Io,
@@ -31,7 +31,7 @@ export async function buildProgram(
     const register = await load();
     if (registered.has(register)) continue;
     registered.add(register);
-    register(program, io, setExit);
+    await register(program, io, setExit, argv);
   }
   for (const top of TOP_COMMANDS) {
     const command =

@@ -1,13 +1,13 @@
 import { extname } from 'node:path';
+import { checkAgentDefinition } from '@weft/agents';
 import {
   agentDefinition,
   isAgentSubmission,
   parseDefinitionBytes,
-  registryAgentCheck,
   validateDefinition,
   type DefinitionFormat,
   type DefinitionProblem,
-} from '@weft/server';
+} from '@weft/registry/definitions';
 import { ValidationError, type PluginDefinition, type StoredDefinition } from '@weft/core';
 import type { Diagnostic } from '@weft/engine';
 import { LocalInvoker } from '@weft/sdk';
@@ -60,7 +60,7 @@ export async function loadDefinitionFile(file: string): Promise<LoadedDefinition
   if (!parsed.ok) return { ok: false, problems: parsed.problems };
   if (isAgentSubmission(parsed.value)) {
     // The registry's own check of agent definitions (the agents' schema, then the slug).
-    const agent = agentDefinition(registryAgentCheck, read.bytes, format, '');
+    const agent = agentDefinition(checkAgentDefinition, read.bytes, format, '');
     if (!agent.ok) return { ok: false, problems: agent.problems };
     return { ok: true, kind: 'agent', bytes: read.bytes, format, definition: agent.definition };
   }
@@ -96,7 +96,7 @@ export function localLoadProblems(bytes: Uint8Array, file: string): DefinitionPr
 
 /** What keeps downloaded agent definition bytes from loading in a local run (`--agents`). */
 export function agentLoadProblems(bytes: Uint8Array): DefinitionProblem[] {
-  const checked = registryAgentCheck(bytes, 'yaml');
+  const checked = checkAgentDefinition(bytes);
   return checked.ok ? [] : checked.problems;
 }
 

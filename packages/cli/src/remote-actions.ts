@@ -6,7 +6,7 @@ import {
   type PublishedAction,
 } from '@weft/agents';
 import { ValidationError, WeftError, type RoutesResponse } from '@weft/core';
-import { parseDefinitionBytes } from '@weft/server';
+import { parseDefinitionBytes } from '@weft/registry/definitions';
 
 /** An answer of {@link RemoteServer.get}. */
 export interface RemoteAnswer {

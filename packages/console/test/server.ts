@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pino } from 'pino';
-import { createConnectorService, type ConnectorService } from '@weft/sdk';
+import { createConnectorService, type ConnectorService } from '@weft/sdk/service';
 import { createLocalKey, startServer, type RunningServer, type ServerOptions } from '@weft/server';
 
 /** A workflow that waits for an approval of `lead` before it pays. */

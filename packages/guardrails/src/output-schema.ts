@@ -1,7 +1,8 @@
 import { ValidationError } from '@weft/core';
 import { Ajv, type ValidateFunction } from 'ajv';
 
-const ajv = new Ajv({ strict: false, allErrors: true });
+// Made on first use: an ajv instance compiles its meta-schema, which every importer would pay.
+let ajv: Ajv | undefined;
 const compiled = new WeakMap<object, ValidateFunction>();
 
 /** At most this many schema errors go into the error details. */
@@ -14,7 +15,11 @@ const MAX_ERRORS = 20;
  */
 export function checkOutputSchema(step: string, schema: object, output: unknown): void {
   let validate = compiled.get(schema);
-  if (!validate) compiled.set(schema, (validate = ajv.compile(schema)));
+  if (!validate)
+    compiled.set(
+      schema,
+      (validate = (ajv ??= new Ajv({ strict: false, allErrors: true })).compile(schema)),
+    );
   if (validate(output)) return;
   const errors = (validate.errors ?? []).slice(0, MAX_ERRORS).map((error) => ({
     path: error.instancePath === '' ? '/' : error.instancePath,

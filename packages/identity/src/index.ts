@@ -25,3 +25,9 @@ export type { OidcOptions, CompiledOidcOptions, OidcOptionLabels } from './oidc/
 export { claimAt } from './oidc/claims.js';
 export { discoverSignInEndpoints } from './oidc/discovery.js';
 export type { SignInEndpoints } from './oidc/discovery.js';
+export { compileIdentityOptions, identityOptionsFromEnv } from './identity-options.js';
+export type {
+  IdentityServerOptions,
+  CompiledIdentityOptions,
+  ConsoleSignIn,
+} from './identity-options.js';

@@ -16,7 +16,7 @@ export type {
 } from './definition/parse.js';
 export { validateDefinition } from './definition/validate.js';
 export type { ValidationResult } from './definition/validate.js';
-export { checksumOf, contentTypeOf } from './prepare-version.js';
+export { checksumOf, contentTypeOf } from './definition/checksum.js';
 export {
   signedPayload,
   verifyDefinitionSignature,

@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import {
   ValidationError,
   type NewVersion,
@@ -11,18 +10,9 @@ import {
   type DefinitionFormat,
   type DefinitionProblem,
 } from './definition/parse.js';
+import { checksumOf, contentTypeOf } from './definition/checksum.js';
 import { validateDefinition } from './definition/validate.js';
 import { verifyDefinitionSignature } from './signatures.js';
-
-/** `sha256:<hex>` of bytes: the checksum of a stored definition. */
-export function checksumOf(bytes: Uint8Array): string {
-  return `sha256:${createHash('sha256').update(bytes).digest('hex')}`;
-}
-
-/** The content type a definition is stored and served with. */
-export function contentTypeOf(format: DefinitionFormat): string {
-  return format === 'json' ? 'application/json' : 'application/yaml';
-}
 
 /** Throws the VALIDATION error of a list of problems: the first names field and constraint. */
 export function problemsError(

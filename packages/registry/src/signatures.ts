@@ -1,6 +1,9 @@
 import canonicalize from 'canonicalize';
-import * as openpgp from 'openpgp';
+import type * as OpenPgp from 'openpgp';
 import { ValidationError, type PluginDefinition, type SigningKeyRecord } from '@weft/core';
+
+/** OpenPGP, loaded when a key or signature is first read: most importers only parse definitions. */
+const loadOpenPgp = (): Promise<typeof OpenPgp> => import('openpgp');
 
 /** The bytes a signature (docs/registry.md#checksums-and-signatures) signs: RFC 8785 canonical JSON of the definition without `signature`. */
 export function signedPayload(definition: PluginDefinition | Record<string, unknown>): Uint8Array {
@@ -14,7 +17,8 @@ export async function readPublicKey(
   owner: string,
   at: string,
 ): Promise<SigningKeyRecord> {
-  let key: openpgp.Key;
+  const openpgp = await loadOpenPgp();
+  let key: OpenPgp.Key;
   try {
     key = await openpgp.readKey({ armoredKey: armored });
   } catch (error) {
@@ -77,6 +81,7 @@ export async function verifyDefinitionSignature(
     };
   }
   try {
+    const openpgp = await loadOpenPgp();
     const verificationKey = await openpgp.readKey({ armoredKey: candidate.armored });
     const signature = await openpgp.readSignature({ armoredSignature: block.signature });
     const message = await openpgp.createMessage({ binary: signedPayload(definition) });
@@ -114,6 +119,7 @@ export async function signDefinition(
   armoredPrivateKey: string,
   passphrase?: string,
 ): Promise<PluginDefinition> {
+  const openpgp = await loadOpenPgp();
   let privateKey = await openpgp.readPrivateKey({ armoredKey: armoredPrivateKey });
   if (passphrase !== undefined) privateKey = await openpgp.decryptKey({ privateKey, passphrase });
   const message = await openpgp.createMessage({ binary: signedPayload(definition) });

@@ -91,7 +91,11 @@ export {
   checkRouterUrl,
   type RouterInvokerOptions,
 } from './invoker/router-invoker.js';
-export * from './service/index.js';
+/**
+ * The connector service kit (`createConnectorService`, `ConnectorHost`, the Fastify routes) is
+ * `@weft/sdk/service`: it loads Fastify, which a client, handler or CLI never needs.
+ */
+export type { ClientTls } from './service/router-client.js';
 export type { ExecutionContext, ExecutionRecord, Principal } from '@weft/core';
 /** Declares who a local run acts as: `new Weft({ identity: localPrincipal({ roles, permissions }) })`. */
 export { localPrincipal } from '@weft/core';

@@ -2,7 +2,7 @@ import { AuthConfig } from '@weft/core';
 import type { FastifyInstance } from 'fastify';
 import { discoverSignInEndpoints, type SignInEndpoints } from '@weft/identity';
 import type { CompiledOidcOptions } from '@weft/identity';
-import type { ConsoleSignIn } from './identity-config.js';
+import type { ConsoleSignIn } from '@weft/identity';
 
 /** Where the identity provider sends the browser back after sign-in. */
 export const CONSOLE_CALLBACK_PATH = '/console/callback';

@@ -3,7 +3,7 @@ import {
   registryAgentCheck,
   type PublishedAgents,
 } from './published-agents.js';
-import { configuredDetectorsOf } from './moderation-config.js';
+import { configuredDetectorsOf } from '@weft/agents';
 import { servedVersionOf, serverAgents } from './server-agents.js';
 import { routeAiSdkWarnings } from '@weft/agents';
 import { readFileSync } from 'node:fs';

@@ -7,9 +7,9 @@ import {
   identityOptionsFromEnv,
   type CompiledIdentityOptions,
   type IdentityServerOptions,
-} from './identity-config.js';
-import { judgeSettingsFromEnv, type JudgeSettings } from './judge-config.js';
-import { moderationSettingsFromEnv, type ModerationSettings } from './moderation-config.js';
+} from '@weft/identity';
+import { judgeSettingsFromEnv, type JudgeSettings } from '@weft/agents';
+import { moderationSettingsFromEnv, type ModerationSettings } from '@weft/agents';
 import {
   checkPublishedAgentSecrets,
   publishedAgentSecretsFromEnv,

@@ -1,6 +1,6 @@
 import { Authenticator, OidcVerifier, type ApiKeyStore } from '@weft/identity';
 import { AccessFileWatcher, type AccessFileLog } from './access-file-watcher.js';
-import type { CompiledIdentityOptions } from './identity-config.js';
+import type { CompiledIdentityOptions } from '@weft/identity';
 
 /** The server's one authenticator, and what keeps it current. */
 export interface ServerIdentity {

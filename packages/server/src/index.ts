@@ -5,16 +5,17 @@ export type { RunningServer } from './start.js';
 export { compileServerOptions, serverOptionsFromEnv, envFlag } from './config.js';
 export type { ServerOptions, CompiledServerOptions } from './config.js';
 export { createLocalKey, moveLocalOwner, revokeLocalKey } from './local-keys.js';
+/** Detector settings are `@weft/agents`' (the CLI reads them too); kept here for callers. */
 export {
   configuredDetectorsOf,
   moderationDetectorOptions,
   moderationSettingsFromEnv,
-} from './moderation-config.js';
-export type { ModerationSettings } from './moderation-config.js';
-export { judgeDetectorOptions, judgeSettingsFromEnv } from './judge-config.js';
-export type { JudgeSettings } from './judge-config.js';
-export { compileIdentityOptions, identityOptionsFromEnv } from './identity-config.js';
-export type { IdentityServerOptions, CompiledIdentityOptions } from './identity-config.js';
+  judgeDetectorOptions,
+  judgeSettingsFromEnv,
+} from '@weft/agents';
+export type { ModerationSettings, JudgeSettings } from '@weft/agents';
+export { compileIdentityOptions, identityOptionsFromEnv } from '@weft/identity';
+export type { IdentityServerOptions, CompiledIdentityOptions } from '@weft/identity';
 export { AccessFileWatcher } from './access-file-watcher.js';
 export type { ServerIdentity } from './identity.js';
 export { registerHealth, SERVER_VERSION } from './health.js';

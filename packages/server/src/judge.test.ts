@@ -6,7 +6,7 @@ import { ScriptedModelServer } from '@weft/agents/testing';
 import { createApiKey } from '@weft/identity';
 import { buildServer, type BuiltServer } from './build.js';
 import { serverOptionsFromEnv } from './config.js';
-import { judgeDetectorOptions } from './judge-config.js';
+import { judgeDetectorOptions } from '@weft/agents';
 
 /** The judge detector of weft server (WEFT_JUDGE_*), against the scripted model server. */
 const model = new ScriptedModelServer((body) => {

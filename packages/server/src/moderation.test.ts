@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApiKey } from '@weft/identity';
 import { buildServer, type BuiltServer } from './build.js';
 import { serverOptionsFromEnv } from './config.js';
-import { moderationDetectorOptions } from './moderation-config.js';
+import { moderationDetectorOptions } from '@weft/agents';
 
 /** The moderation endpoint of weft server (WEFT_MODERATION_*), against a loopback /moderations. */
 let moderation: Server;

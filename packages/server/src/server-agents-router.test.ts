@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ScriptedModelServer } from '@weft/agents/testing';
-import { createConnectorService, type ConnectorService } from '@weft/sdk';
+import { createConnectorService, type ConnectorService } from '@weft/sdk/service';
 import { createLocalKey } from './local-keys.js';
 import { startServer, type RunningServer } from './start.js';
 import { pluginDefinition } from './test-support/harness.js';

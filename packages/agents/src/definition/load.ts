@@ -22,7 +22,8 @@ export interface LoadedAgent {
 }
 
 const checker = new SchemaChecker(AgentFile);
-const ajv = new Ajv({ strict: false, validateSchema: true });
+// Made on first use: an ajv instance compiles its meta-schema, which every importer would pay.
+let ajv: Ajv | undefined;
 
 /**
  * Parses and checks the text of an agent definition file (YAML or JSON with a top-level
@@ -75,7 +76,7 @@ function checkAgent(agent: AgentDefinition, reporter: Reporter): void {
   }
   if (agent.output_schema !== undefined) {
     try {
-      ajv.compile(agent.output_schema);
+      (ajv ??= new Ajv({ strict: false, validateSchema: true })).compile(agent.output_schema);
     } catch (error) {
       reporter.error(
         [...at, 'output_schema'],

@@ -20,7 +20,8 @@ export type ActionLookup = (
   action: string,
 ) => ActionDescription | undefined | Promise<ActionDescription | undefined>;
 
-const ajv = new Ajv({ strict: false, allErrors: true });
+// Made on first use: an ajv instance compiles its meta-schema, which every importer would pay.
+let ajv: Ajv | undefined;
 const compiled = new WeakMap<object, ValidateFunction>();
 
 /**
@@ -55,7 +56,9 @@ export async function prepareTools(
     }
     let validate = compiled.get(described.inputSchema);
     if (!validate) {
-      validate = ajv.compile(described.inputSchema);
+      validate = (ajv ??= new Ajv({ strict: false, allErrors: true })).compile(
+        described.inputSchema,
+      );
       compiled.set(described.inputSchema, validate);
     }
     prepared.push({

@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import type { Command } from 'commander';
 import type { CreatedKey, RevokedKey, SigningKeyInfo } from '@weft/core';
-import { createLocalKey, revokeLocalKey } from '@weft/server';
+import { createLocalKey, revokeLocalKey } from '../local-keys.js';
 import { EXIT } from '../exit-codes.js';
 import type { Io } from '../io.js';
 import { guard } from '../command-errors.js';

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { checksumOf, slugProblem } from '@weft/server';
+import { checksumOf, slugProblem } from '@weft/registry/definitions';
 import { ValidationError } from '@weft/core';
 import { EXIT } from '../exit-codes.js';
 import type { Io } from '../io.js';

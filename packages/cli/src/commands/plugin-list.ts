@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Command } from 'commander';
-import { checksumOf, parseDefinitionBytes } from '@weft/server';
+import { checksumOf, parseDefinitionBytes } from '@weft/registry/definitions';
 import { EXIT } from '../exit-codes.js';
 import type { Io } from '../io.js';
 import { outputOption } from '../options.js';

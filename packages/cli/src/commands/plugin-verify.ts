@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import type { Command } from 'commander';
-import { parseDefinitionBytes, verifyDefinitionSignature } from '@weft/server';
+import { parseDefinitionBytes, verifyDefinitionSignature } from '@weft/registry/definitions';
 import type { PluginDefinition } from '@weft/core';
 import * as keyring from '../keyring.js';
 import { EXIT } from '../exit-codes.js';

@@ -10,8 +10,13 @@ import {
   WeftError,
   type Principal,
 } from '@weft/core';
-import { MAX_TOKEN_LENGTH, OidcVerifier, parseAccessPolicy } from '@weft/identity';
-import { compileIdentityOptions, identityOptionsFromEnv } from '@weft/server';
+import {
+  compileIdentityOptions,
+  identityOptionsFromEnv,
+  MAX_TOKEN_LENGTH,
+  OidcVerifier,
+  parseAccessPolicy,
+} from '@weft/identity';
 
 /** The flags saying who a local run acts as, and whether its approval is given up front. */
 export interface IdentityFlags {

@@ -1,17 +1,52 @@
 import type { Command } from 'commander';
 import type { Io } from '../io.js';
-import { registerWorkflowDeploy } from './workflow-deploy.js';
-import { registerWorkflowList } from './workflow-list.js';
-import { registerWorkflowRun } from './workflow-run.js';
-import { registerWorkflowTest } from './workflow-test.js';
-import { registerWorkflowValidate } from './workflow-validate.js';
+import { registerLazy, type LazySubcommand } from '../lazy-commands.js';
 
-/** `weft workflow ...`: validate, list, run, test and deploy workflow files. */
-export function registerWorkflow(program: Command, io: Io, setExit: (code: number) => void): void {
+/** The subcommands of `weft workflow`, in the order its help lists them. */
+export const WORKFLOW_SUBCOMMANDS: readonly LazySubcommand[] = [
+  {
+    name: 'validate',
+    term: 'validate [options] <files...>',
+    description: 'check workflow files (YAML or JSON) and report every error with its place',
+    load: async () => (await import('./workflow-validate.js')).registerWorkflowValidate,
+  },
+  {
+    name: 'list',
+    term: 'list [options] <files...>',
+    description: 'list the workflows of files: name, version, triggers, step count, description',
+    load: async () => (await import('./workflow-list.js')).registerWorkflowList,
+  },
+  {
+    name: 'run',
+    term: 'run [options] <file>',
+    description:
+      'run workflows of a file locally, with connectors from ./plugins and handlers from --require',
+    load: async () => (await import('./workflow-run.js')).registerWorkflowRun,
+  },
+  {
+    name: 'test',
+    term: 'test [options] <file>',
+    description: "run testing.fixtures and compare each one's expectedOutputs with the outputs",
+    load: async () => (await import('./workflow-test.js')).registerWorkflowTest,
+  },
+  {
+    name: 'deploy',
+    term: 'deploy [options] <file>',
+    description: 'deploy the workflows of a file to a weft server, where their triggers run',
+    load: async () => (await import('./workflow-deploy.js')).registerWorkflowDeploy,
+  },
+];
+
+/**
+ * `weft workflow ...`: validate, list, run, test and deploy workflow files. Only the subcommand
+ * `argv` runs is loaded (all of them without `argv`).
+ */
+export async function registerWorkflow(
+  program: Command,
+  io: Io,
+  setExit: (code: number) => void,
+  argv?: readonly string[],
+): Promise<void> {
   const workflow = program.command('workflow');
-  registerWorkflowValidate(workflow, io, setExit);
-  registerWorkflowList(workflow, io, setExit);
-  registerWorkflowRun(workflow, io, setExit);
-  registerWorkflowTest(workflow, io, setExit);
-  registerWorkflowDeploy(workflow, io, setExit);
+  await registerLazy(workflow, WORKFLOW_SUBCOMMANDS, io, setExit, argv);
 }

@@ -10,7 +10,8 @@ import type { Path } from '../diagnostics.js';
 import type { Reporter } from '../load/reporter.js';
 import { inferStepType, type WorkflowDefinition } from '../model.js';
 
-const ajv = new Ajv({ strict: false, allErrors: false, validateSchema: true });
+// Made on first use: an ajv instance compiles its meta-schema, which every importer would pay.
+let ajv: Ajv | undefined;
 const WORD = /[\p{L}\p{N}]/u;
 const DETECTOR_NAME = new RegExp(DETECTOR_NAME_PATTERN);
 
@@ -25,7 +26,9 @@ export function checkGuardrails(step: Step, at: Path, reporter: Reporter): void 
   const here = [...at, 'guardrails'];
   if (guardrails.outputSchema) {
     try {
-      ajv.compile(guardrails.outputSchema);
+      (ajv ??= new Ajv({ strict: false, allErrors: false, validateSchema: true })).compile(
+        guardrails.outputSchema,
+      );
     } catch (error) {
       reporter.error(
         [...here, 'outputSchema'],

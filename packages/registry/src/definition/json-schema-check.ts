@@ -1,18 +1,10 @@
 import { Ajv, type AnySchema } from 'ajv';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 
-const draft7 = new Ajv({
-  strict: false,
-  allErrors: false,
-  addUsedSchema: false,
-  validateFormats: false,
-});
-const draft2020 = new Ajv2020({
-  strict: false,
-  allErrors: false,
-  addUsedSchema: false,
-  validateFormats: false,
-});
+const OPTIONS = { strict: false, allErrors: false, addUsedSchema: false, validateFormats: false };
+// Made on first use: an ajv instance compiles its meta-schema, which every importer would pay.
+let draft7: Ajv | undefined;
+let draft2020: Ajv2020 | undefined;
 
 /** Most verdicts remembered: compiling a schema costs about a millisecond, its text a few µs. */
 const MAX_VERDICTS = 2000;
@@ -44,7 +36,10 @@ export function jsonSchemaProblem(schema: unknown): string | undefined {
 
 function checkSchema(schema: object): string | undefined {
   const declared = (schema as Record<string, unknown>)['$schema'];
-  const ajv = typeof declared === 'string' && declared.includes('2020-12') ? draft2020 : draft7;
+  const ajv =
+    typeof declared === 'string' && declared.includes('2020-12')
+      ? (draft2020 ??= new Ajv2020(OPTIONS))
+      : (draft7 ??= new Ajv(OPTIONS));
   if (!ajv.validateSchema(schema as AnySchema)) {
     return ajv.errorsText(ajv.errors, { dataVar: 'schema' });
   }

@@ -1,12 +1,12 @@
-import { Ajv, type ErrorObject } from 'ajv';
+import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import semver from 'semver';
 import { didYouMean, PluginDefinition } from '@weft/core';
 import { jsonSchemaProblem } from './json-schema-check.js';
 import type { DefinitionProblem } from './parse.js';
 import { parseMemory, slugProblem, versionProblem } from '../rules/names.js';
 
-const ajv = new Ajv({ allErrors: true, strict: false, validateFormats: false });
-const checkShape = ajv.compile<PluginDefinition>(PluginDefinition);
+/** The definition schema, compiled when a definition is first checked (not at import). */
+let checkShape: ValidateFunction<PluginDefinition> | undefined;
 const TOP_LEVEL_KEYS = Object.keys(PluginDefinition.properties);
 
 /** A validated definition, or every problem found. */
@@ -22,6 +22,9 @@ const MAX_MEMORY_BYTES = 4 * 1000 ** 3;
  * schema a valid JSON Schema. Reports all problems at once.
  */
 export function validateDefinition(value: unknown): ValidationResult {
+  checkShape ??= new Ajv({ allErrors: true, strict: false, validateFormats: false }).compile(
+    PluginDefinition,
+  );
   if (!checkShape(value)) {
     const problems = dedupe((checkShape.errors ?? []).map(fromAjvError));
     return { ok: false, problems: problems.map((p) => refine(p, value)) };

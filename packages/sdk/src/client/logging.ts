@@ -1,6 +1,7 @@
+import { createRequire } from 'node:module';
 import type { StreamEvent } from '@weft/core';
-import { pino, type Logger } from 'pino';
-import pretty from 'pino-pretty';
+import { pino, type DestinationStream, type Logger } from 'pino';
+import type PinoPretty from 'pino-pretty';
 import { traceFields } from '@weft/telemetry';
 import type { LogLevel } from './options.js';
 
@@ -15,13 +16,28 @@ export function createLogger(
   traced = false,
 ): Logger {
   const base = { level, base: { service: 'weft' }, ...(traced ? { mixin: traceFields } : {}) };
-  if (format === 'text') {
-    return pino(
-      base,
-      pretty({ destination, colorize: false, sync: true, ignore: 'pid,hostname,service' }),
-    );
-  }
+  if (format === 'text') return pino(base, prettyWhenWritten(destination));
   return pino(base, destination);
+}
+
+/**
+ * A stream that formats lines as readable text, loading pino-pretty when the first line is
+ * written: most runs log nothing at their level, and pino-pretty is slow to load.
+ */
+function prettyWhenWritten(destination: NodeJS.WritableStream): DestinationStream {
+  let pretty: DestinationStream | undefined;
+  return {
+    write(line: string) {
+      // pino-pretty is CommonJS: required synchronously, so no line is reordered or lost.
+      pretty ??= (createRequire(import.meta.url)('pino-pretty') as typeof PinoPretty)({
+        destination,
+        colorize: false,
+        sync: true,
+        ignore: 'pid,hostname,service',
+      });
+      pretty.write(line);
+    },
+  };
 }
 
 /**

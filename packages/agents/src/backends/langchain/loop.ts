@@ -34,7 +34,8 @@ interface AskedCall {
   refused?: string;
 }
 
-const ajv = new Ajv({ strict: false, allErrors: true });
+// Made on first use: an ajv instance compiles its meta-schema, which every importer would pay.
+let ajv: Ajv | undefined;
 const outputChecks = new WeakMap<object, ValidateFunction>();
 
 /**
@@ -262,7 +263,7 @@ function answerOf(text: string, schema: Record<string, unknown> | undefined): Ag
   if (schema === undefined) return { text };
   let check = outputChecks.get(schema);
   if (!check) {
-    check = ajv.compile(schema);
+    check = (ajv ??= new Ajv({ strict: false, allErrors: true })).compile(schema);
     outputChecks.set(schema, check);
   }
   let data: unknown;

@@ -4,9 +4,9 @@ import {
   type DetectorRegistry,
   type ModerationDetectorOptions,
 } from '@weft/guardrails';
-import { judgeDetectors } from '@weft/agents';
+import { judgeDetectors } from '../judge/judge-detector.js';
 import { detectorKey, detectorEnv } from './detector-env.js';
-import { judgeDetectorOptions, type JudgeSettings } from './judge-config.js';
+import { judgeDetectorOptions, type JudgeSettings } from './judge-settings.js';
 
 /**
  * The moderation endpoint of `weft server` and `weft workflow run` (`WEFT_MODERATION_*`): an

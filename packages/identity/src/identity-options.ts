@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
 import { isKeyRole, ValidationError } from '@weft/core';
-import { compileOidcOptions, type CompiledOidcOptions, type OidcOptions } from '@weft/identity';
+import { compileOidcOptions, type CompiledOidcOptions, type OidcOptions } from './oidc/options.js';
 
 /** Identity-provider tokens and access management of `weft server`. */
 export interface IdentityServerOptions {

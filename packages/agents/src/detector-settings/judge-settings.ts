@@ -1,4 +1,4 @@
-import { checkJudgeOptions, type JudgeDetectorOptions } from '@weft/agents';
+import { checkJudgeOptions, type JudgeDetectorOptions } from '../judge/judge-detector.js';
 import { detectorEnv, detectorKey } from './detector-env.js';
 
 /**

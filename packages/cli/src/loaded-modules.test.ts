@@ -1,0 +1,64 @@
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { afterAll, describe, expect, it } from 'vitest';
+
+const root = fileURLToPath(new URL('../../..', import.meta.url));
+const weft = join(root, 'packages/cli/bin/weft.js');
+const recorder = join(root, 'packages/cli/test/record-modules.mjs');
+const dir = mkdtempSync(join(tmpdir(), 'weft-modules-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+let runs = 0;
+/** The modules (file URLs, deduplicated) the built `weft ...args` loads, run from the repo root. */
+async function modulesLoadedBy(...args: string[]): Promise<string[]> {
+  const file = join(dir, `modules-${++runs}.txt`);
+  await promisify(execFile)(process.execPath, ['--import', recorder, weft, ...args], {
+    cwd: root,
+    env: { ...process.env, WEFT_RECORD_MODULES: file },
+  });
+  return [...new Set(readFileSync(file, 'utf8').split('\n').filter(Boolean))];
+}
+
+/** What a command that needs no server must never load: the HTTP server, SQL, the OTel SDK. */
+const SERVER_ONLY =
+  /\/node_modules\/(fastify|kysely|pg|better-sqlite3|@opentelemetry\/sdk-[^/]+)\//;
+
+describe('what the weft command loads', { timeout: 60_000 }, () => {
+  it('validates a workflow without Fastify, kysely or the OpenTelemetry SDK', async () => {
+    const loaded = await modulesLoadedBy('workflow', 'validate', 'examples/order-fulfilment.yaml');
+    // The recorder sees the modules it should: the engine that validates, through the CLI.
+    expect(loaded.some((url) => url.includes('/packages/engine/'))).toBe(true);
+    expect(loaded.filter((url) => SERVER_ONLY.test(url))).toEqual([]);
+  });
+
+  it('runs a one-step workflow locally without them, nor pino-pretty when no line is logged', async () => {
+    const loaded = await modulesLoadedBy('workflow', 'run', 'bench/cli/one-step.yaml');
+    expect(loaded.some((url) => url.includes('/packages/sdk/'))).toBe(true);
+    expect(loaded.filter((url) => SERVER_ONLY.test(url) || url.includes('/pino-pretty/'))).toEqual(
+      [],
+    );
+    // With step lines to write as text, pino-pretty loads (a CommonJS require the recorder sees).
+    const logging = await modulesLoadedBy(
+      'workflow',
+      'run',
+      'bench/cli/one-step.yaml',
+      '--log-level',
+      'info',
+    );
+    expect(logging.some((url) => url.includes('/node_modules/pino-pretty/'))).toBe(true);
+  });
+
+  it('prints the version and a command group’s help without loading a subcommand', async () => {
+    for (const args of [['--version'], ['workflow', '--help'], ['plugin', '--help']]) {
+      const loaded = await modulesLoadedBy(...args);
+      const subcommands = loaded.filter(
+        (url) => /\/commands\/(workflow|plugin)-/.test(url) || url.includes('/packages/engine/'),
+      );
+      expect(subcommands, args.join(' ')).toEqual([]);
+    }
+  });
+});
