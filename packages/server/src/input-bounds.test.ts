@@ -103,6 +103,17 @@ describe('nesting depth of every HTTP input, over loopback', () => {
     expectTooDeep(await send('PUT', '/plugins/deep', 'application/yaml', flow));
   });
 
+  it('refuses deep JSON on the router, the keys API and the action calls, and the server goes on', async () => {
+    const call = `{"action":"http.get","input":${deepObject(10_000)}}`;
+    expectTooDeep(await send('POST', '/execute', 'application/json', call));
+    expectTooDeep(await send('POST', '/http/execute', 'application/json', call));
+    const register = `{"plugin_slug":"x","instance_id":"i","url":"http://127.0.0.1:1","actions":${deepObject(10_000)}}`;
+    expectTooDeep(await send('POST', '/register', 'application/json', register));
+    expectTooDeep(await send('POST', '/auth/keys', 'application/json', deepObject(10_000)));
+    const health = await fetch(`${server.url}/healthz`);
+    expect(health.status).toBe(200);
+  });
+
   it('fails a for_each over WEFT_MAX_FOR_EACH_ITEMS with VALIDATION naming the limit', async () => {
     const workflow = (items: string) =>
       `{"workflow":{"name":"each","steps":[{"name":"s","type":"transform","for_each":${items},"input":{"v":"{{ item }}"}}],"outputs":{"all":{"value":"{{ steps.s.output }}"}}}}`;

@@ -93,3 +93,12 @@ export function tooDeepError(field: string, limit = MAX_NESTING_DEPTH): Validati
     { field, constraint: 'too_deep', limit },
   );
 }
+
+/**
+ * Refuses JSON text nested deeper than `limit` with {@link tooDeepError} naming `field`, from one
+ * scan of the text and before anything parses or walks it: the check every JSON body takes
+ * first.
+ */
+export function assertJsonTextDepth(text: string, field = 'body', limit = MAX_NESTING_DEPTH): void {
+  if (jsonTextDepth(text, limit) > limit) throw tooDeepError(field, limit);
+}

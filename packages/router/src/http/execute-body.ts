@@ -1,4 +1,4 @@
-import { ValidationError } from '@weft/core';
+import { assertJsonTextDepth, ValidationError } from '@weft/core';
 import { parseAction } from '../dispatch.js';
 
 /** What `POST /execute` needs of its body: where to route it and the bytes to send on. */
@@ -27,9 +27,11 @@ export function readExecuteBody(raw: unknown, pathSlug?: string): ExecuteCall {
       constraint: 'media_type',
     });
   }
+  const text = raw.toString('utf8');
+  assertJsonTextDepth(text);
   let json: unknown;
   try {
-    json = JSON.parse(raw.toString('utf8'));
+    json = JSON.parse(text);
   } catch (error) {
     throw new ValidationError(
       raw.length === 0

@@ -120,6 +120,7 @@ export function routerRoutes(router: Router) {
     // The connector contract in its own context: the body is taken as bytes (no framework
     // parse, schema pass or re-encoding), checked by readExecuteBody and sent on as received.
     await app.register(async (calls) => {
+      calls.removeContentTypeParser('application/json');
       calls.addContentTypeParser(
         'application/json',
         { parseAs: 'buffer', bodyLimit },

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { jsonTextDepth, MAX_NESTING_DEPTH, tooDeepError } from '@weft/core';
+import { assertJsonTextDepth, MAX_NESTING_DEPTH } from '@weft/core';
 
 /**
  * Replaces a scope's JSON body parser with Fastify's own behind a depth check: a body nested
@@ -13,8 +13,10 @@ export function installDepthCheckedJson(app: FastifyInstance): void {
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
     const text = body as string;
-    if (jsonTextDepth(text, MAX_NESTING_DEPTH) > MAX_NESTING_DEPTH) {
-      done(tooDeepError('body'), undefined);
+    try {
+      assertJsonTextDepth(text);
+    } catch (error) {
+      done(error as Error, undefined);
       return;
     }
     parse(request, text, done);

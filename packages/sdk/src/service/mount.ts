@@ -1,6 +1,12 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { FastifyInstance } from 'fastify';
-import { NotFoundError, PayloadTooLargeError, toErrorObject, ValidationError } from '@weft/core';
+import {
+  assertJsonTextDepth,
+  NotFoundError,
+  PayloadTooLargeError,
+  toErrorObject,
+  ValidationError,
+} from '@weft/core';
 import type { LocalInvoker } from '../invoker/local-invoker.js';
 import { ConnectorHost, type ConnectorHostOptions } from './host.js';
 import { callerGone, executeTraced } from './routes.js';
@@ -112,8 +118,10 @@ async function readJson(req: IncomingMessage, limit: number): Promise<unknown> {
       throw new PayloadTooLargeError(`the request body is over ${limit} bytes`, { limit });
     chunks.push(chunk);
   }
+  const text = Buffer.concat(chunks).toString('utf8');
+  assertJsonTextDepth(text);
   try {
-    return JSON.parse(Buffer.concat(chunks).toString('utf8')) as unknown;
+    return JSON.parse(text) as unknown;
   } catch {
     throw new ValidationError('the body is not JSON', { field: 'body', constraint: 'syntax' });
   }

@@ -1,6 +1,12 @@
 import type { ServerResponse } from 'node:http';
 import type { FastifyInstance } from 'fastify';
-import { lingerIfBodyUnread } from '@weft/core';
+import {
+  assertJsonTextDepth,
+  HTTP_STATUS,
+  lingerIfBodyUnread,
+  toErrorObject,
+  WeftError,
+} from '@weft/core';
 import { continueTrace } from '@weft/telemetry';
 import type { ConnectorHost, HostAnswer } from './host.js';
 
@@ -12,7 +18,23 @@ export function connectorServiceRoutes(host: ConnectorHost) {
       lingerIfBodyUnread(request.raw, reply.getHeader('connection') === 'close');
       done();
     });
+    // Nesting is checked on the text, before parsing and before a handler walks the input.
+    const parse = app.getDefaultJsonParser('error', 'ignore');
+    app.removeContentTypeParser('application/json');
+    app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+      try {
+        assertJsonTextDepth(body as string);
+      } catch (error) {
+        done(error as Error, undefined);
+        return;
+      }
+      parse(request, body as string, done);
+    });
     app.setErrorHandler((error, _request, reply) => {
+      if (error instanceof WeftError) {
+        const object = toErrorObject(error);
+        return reply.code(HTTP_STATUS[object.code]).send(object);
+      }
       const statusCode = (error as { statusCode?: number }).statusCode ?? 500;
       const code =
         statusCode === 413

@@ -8,6 +8,7 @@ import {
   ValidationError,
   type Clock,
   type Principal,
+  assertJsonTextDepth,
 } from '@weft/core';
 import { principalOf, requirePrincipal } from '@weft/identity';
 import { ensureErrorSchema, errorResponses, sendTriggerError } from '../http-errors.js';
@@ -71,8 +72,13 @@ export function eventRoutes(options: EventRoutesOptions) {
       { parseAs: 'string', bodyLimit: options.bodyLimit ?? 1024 * 1024 },
       (_r, body, done) => {
         try {
+          if (body !== '') assertJsonTextDepth(body as string);
           done(null, body === '' ? {} : JSON.parse(body as string));
         } catch (error) {
+          if (error instanceof ValidationError) {
+            done(error, undefined);
+            return;
+          }
           done(
             new ValidationError(`the body is not valid JSON: ${(error as Error).message}`, {
               field: 'body',
