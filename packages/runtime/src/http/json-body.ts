@@ -1,9 +1,9 @@
 import type { FastifyInstance } from 'fastify';
-import { assertJsonTextDepth, MAX_NESTING_DEPTH } from '@weft/core';
+import { assertJsonTextDepth } from '@weft/core';
 
 /**
  * Replaces a scope's JSON body parser with Fastify's own behind a depth check: a body nested
- * deeper than {@link MAX_NESTING_DEPTH} is refused with `VALIDATION` (400, field `body`, the
+ * deeper than core's `MAX_NESTING_DEPTH` is refused with `VALIDATION` (400, field `body`, the
  * limit named) from one scan of its text, before parsing and before anything walks it
  * recursively (schema validation, serialising an inline workflow, the workflow loader).
  * Prototype poisoning is refused as by Fastify's defaults.
