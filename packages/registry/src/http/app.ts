@@ -1,6 +1,6 @@
 import swagger from '@fastify/swagger';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
-import { assertJsonTextDepth, lingerIfBodyUnread } from '@weft/core';
+import { depthCheckedJson, lingerIfBodyUnread } from '@weft/core';
 import { sendError, sendNotFound } from './errors.js';
 import { ErrorBody } from './schemas.js';
 
@@ -32,15 +32,7 @@ export async function createHttpApp(options: FastifyServerOptions = {}): Promise
   // validation or a route walks it (those recurse): too deep is 400 naming the limit.
   const parseJson = app.getDefaultJsonParser('error', 'ignore');
   app.removeContentTypeParser('application/json');
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
-    try {
-      assertJsonTextDepth(body as string);
-    } catch (error) {
-      done(error as Error, undefined);
-      return;
-    }
-    parseJson(request, body as string, done);
-  });
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, depthCheckedJson(parseJson));
   // Only answers sent as errors pass here (a body parser's refusal is one): success pays nothing.
   app.addHook('onError', (request, reply, _error, done) => {
     lingerIfBodyUnread(request.raw, reply.getHeader('connection') === 'close');

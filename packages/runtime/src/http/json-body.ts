@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { assertJsonTextDepth } from '@weft/core';
+import { depthCheckedJson } from '@weft/core';
 
 /**
  * Replaces a scope's JSON body parser with Fastify's own behind a depth check: a body nested
@@ -11,14 +11,5 @@ import { assertJsonTextDepth } from '@weft/core';
 export function installDepthCheckedJson(app: FastifyInstance): void {
   const parse = app.getDefaultJsonParser('error', 'ignore');
   app.removeContentTypeParser('application/json');
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
-    const text = body as string;
-    try {
-      assertJsonTextDepth(text);
-    } catch (error) {
-      done(error as Error, undefined);
-      return;
-    }
-    parse(request, text, done);
-  });
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, depthCheckedJson(parse));
 }

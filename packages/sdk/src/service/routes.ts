@@ -1,7 +1,7 @@
 import type { ServerResponse } from 'node:http';
 import type { FastifyInstance } from 'fastify';
 import {
-  assertJsonTextDepth,
+  depthCheckedJson,
   HTTP_STATUS,
   lingerIfBodyUnread,
   toErrorObject,
@@ -21,15 +21,7 @@ export function connectorServiceRoutes(host: ConnectorHost) {
     // Nesting is checked on the text, before parsing and before a handler walks the input.
     const parse = app.getDefaultJsonParser('error', 'ignore');
     app.removeContentTypeParser('application/json');
-    app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
-      try {
-        assertJsonTextDepth(body as string);
-      } catch (error) {
-        done(error as Error, undefined);
-        return;
-      }
-      parse(request, body as string, done);
-    });
+    app.addContentTypeParser('application/json', { parseAs: 'string' }, depthCheckedJson(parse));
     app.setErrorHandler((error, _request, reply) => {
       if (error instanceof WeftError) {
         const object = toErrorObject(error);
