@@ -27,12 +27,30 @@ async function modulesLoadedBy(...args: string[]): Promise<string[]> {
 const SERVER_ONLY =
   /\/node_modules\/(fastify|kysely|pg|better-sqlite3|@opentelemetry\/sdk-[^/]+)\//;
 
+/**
+ * What loads only when it is used: the AI SDK (and zod) at the first model call, the guardrail
+ * detectors' libraries at the first text checked, token verification (jose) for `--identity`.
+ */
+const ON_USE =
+  /\/node_modules\/(ai|@ai-sdk\/[^/]+|zod|@langchain\/[^/]+|libphonenumber-js|obscenity|jose)\//;
+
+/** The modules of `loaded` that `pattern` matches, by package (one line each, for the diff). */
+function packagesMatching(loaded: readonly string[], pattern: RegExp): string[] {
+  const names = loaded
+    .filter((url) => pattern.test(url))
+    .map((url) => /\/node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(url)![1]!);
+  return [...new Set(names)].sort();
+}
+
 describe('what the weft command loads', { timeout: 60_000 }, () => {
-  it('validates a workflow without Fastify, kysely or the OpenTelemetry SDK', async () => {
+  it('validates a workflow without Fastify, kysely, the OpenTelemetry SDK or the AI SDK', async () => {
     const loaded = await modulesLoadedBy('workflow', 'validate', 'examples/order-fulfilment.yaml');
     // The recorder sees the modules it should: the engine that validates, through the CLI.
     expect(loaded.some((url) => url.includes('/packages/engine/'))).toBe(true);
     expect(loaded.filter((url) => SERVER_ONLY.test(url))).toEqual([]);
+    expect(packagesMatching(loaded, ON_USE)).toEqual([]);
+    // Nor what only agent steps that run need: the registry's definition parser, tracing.
+    expect(loaded.filter((url) => /\/packages\/(registry|telemetry)\//.test(url))).toEqual([]);
   });
 
   it('runs a one-step workflow locally without them, nor pino-pretty when no line is logged', async () => {
@@ -41,6 +59,7 @@ describe('what the weft command loads', { timeout: 60_000 }, () => {
     expect(loaded.filter((url) => SERVER_ONLY.test(url) || url.includes('/pino-pretty/'))).toEqual(
       [],
     );
+    expect(packagesMatching(loaded, ON_USE)).toEqual([]);
     // With step lines to write as text, pino-pretty loads (a CommonJS require the recorder sees).
     const logging = await modulesLoadedBy(
       'workflow',

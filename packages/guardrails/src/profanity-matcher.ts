@@ -1,14 +1,12 @@
-import {
-  SyntaxKind,
-  englishDataset,
-  englishRecommendedTransformers,
-  type BlacklistedTerm,
-  type MatchPayload,
-  type Node,
-  type ParsedPattern,
-  type TransformerContainer,
-  type TransformerFn,
+import type {
+  BlacklistedTerm,
+  MatchPayload,
+  Node,
+  ParsedPattern,
+  TransformerContainer,
+  TransformerFn,
 } from 'obscenity';
+import { obscenityLibrary } from './libraries.js';
 
 /** A text after a transformer chain, and for each of its code units the original's index. */
 interface Transformed {
@@ -134,6 +132,7 @@ export function patternSource(pattern: ParsedPattern): string {
 }
 
 function nodeSource(node: Node): string {
+  const { SyntaxKind } = obscenityLibrary();
   switch (node.kind) {
     case SyntaxKind.Literal:
       return String.fromCodePoint(...node.chars).replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
@@ -222,5 +221,6 @@ function originalEnd(input: string, end: number): number {
 
 /** The matcher over obscenity's English dataset with its recommended transformers. */
 export function englishProfanityMatcher(): ProfanityMatcher {
+  const { englishDataset, englishRecommendedTransformers } = obscenityLibrary();
   return new ProfanityMatcher({ ...englishDataset.build(), ...englishRecommendedTransformers });
 }

@@ -1,11 +1,11 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import { BackendError, ValidationError, type ContentCheck } from '@weft/core';
 import type { Detection, DetectionRequest, Detector } from '@weft/guardrails';
-import { APICallError, generateText, jsonSchema, Output, type LanguageModel } from 'ai';
+import type { LanguageModel } from 'ai';
 import type { AgentDefinition } from '../definition/schema.js';
 import { MODEL_PATTERN } from '../definition/schema.js';
 import { providerModel } from '../backends/ai-sdk/models.js';
+import { loadAiSdk, type AiSdk } from '../backends/ai-sdk/sdk.js';
 import { retryAfterMs } from '../backends/common.js';
 import { findLimitError, limitedFetch } from '../backends/limited-fetch.js';
 import { DEFAULT_MAX_RESPONSE_BYTES } from '../run/runner.js';
@@ -51,13 +51,19 @@ const MODEL = new RegExp(MODEL_PATTERN);
  * whose instructions are ignored. One model call serves every check of one output. A failed
  * call (after one retry on 429 or 5xx), a timeout, an answer over the size limit or one that is
  * not that verdict fails the step with `BACKEND_ERROR` naming the detector (fail closed); the
- * judged text goes into no error, event or log.
+ * judged text goes into no error, event or log. The settings are checked at once; the model
+ * (and the AI SDK) is made at the first verdict asked.
  */
 export function judgeDetectors(options: JudgeDetectorOptions): Detector[] {
   const name = options.name ?? 'judge';
   const timeoutMs = options.timeoutMs ?? 30_000;
   const retryDelayMs = options.retryDelayMs ?? 500;
-  const model = options.languageModel ?? judgeModel(options);
+  // Settings that cannot work are refused now (fail closed at start), the model made later.
+  const { languageModel } = options;
+  if (!languageModel) checkJudgeOptions(options);
+  let made: Promise<LanguageModel> | undefined;
+  const model = (): Promise<LanguageModel> =>
+    (made ??= languageModel ? Promise.resolve(languageModel) : judgeModel(options));
   const label = options.languageModel ? name : options.model;
   // One verdict per detection request: the guardrails interceptor asks each check in turn.
   const verdicts = new WeakMap<DetectionRequest, Promise<Verdict | JudgeFailure>>();
@@ -142,12 +148,13 @@ export function checkJudgeOptions(
   }
 }
 
-function judgeModel(options: JudgeDetectorOptions): LanguageModel {
-  checkJudgeOptions(options);
+/** The model of checked `options`, its provider package imported first. */
+async function judgeModel(options: JudgeDetectorOptions): Promise<LanguageModel> {
   const fetch = limitedFetch(options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES, 'judge');
   const id = options.model.slice(options.model.indexOf(':') + 1);
   if (options.model.startsWith('openai-compatible:')) {
     // Local servers (Ollama, vLLM, llama.cpp, LM Studio) take a JSON schema as response format.
+    const { createOpenAICompatible } = await import('@ai-sdk/openai-compatible');
     return createOpenAICompatible({
       name: 'openai-compatible',
       baseURL: options.baseUrl!,
@@ -162,16 +169,18 @@ function judgeModel(options: JudgeDetectorOptions): LanguageModel {
 
 /** Asks the model once, again once after a 429 or 5xx; a failure as a {@link JudgeFailure}. */
 async function judge(
-  model: LanguageModel,
+  model: () => Promise<LanguageModel>,
   request: DetectionRequest,
   timeoutMs: number,
   retryDelayMs: number,
 ): Promise<Verdict | JudgeFailure> {
   const timeout = AbortSignal.timeout(timeoutMs);
   const signal = request.signal ? AbortSignal.any([request.signal, timeout]) : timeout;
+  const [ai, languageModel] = await Promise.all([loadAiSdk(), model()]);
+  const { generateText, jsonSchema, Output } = ai;
   const ask = async () => {
     const result = await generateText({
-      model,
+      model: languageModel,
       system: JUDGE_SYSTEM_PROMPT,
       prompt: judgeMessage(request.text, request.kinds, request.topics),
       output: Output.object({ schema: jsonSchema(verdictSchema(request.topics) as never) }),
@@ -187,14 +196,14 @@ async function judge(
     try {
       answer = await ask();
     } catch (error) {
-      const failure = failureOf(error, timeout.aborted, timeoutMs, signal.aborted);
+      const failure = failureOf(ai, error, timeout.aborted, timeoutMs, signal.aborted);
       const status = failure.details['status'];
       const retryable = typeof status === 'number' && (status === 429 || status >= 500);
       if (!retryable || attempt > 1) return failure;
       try {
-        await sleep(retryAfterOf(error) ?? retryDelayMs, undefined, { signal });
+        await sleep(retryAfterOf(ai, error) ?? retryDelayMs, undefined, { signal });
       } catch {
-        return failureOf(error, timeout.aborted, timeoutMs, true);
+        return failureOf(ai, error, timeout.aborted, timeoutMs, true);
       }
       continue;
     }
@@ -207,6 +216,7 @@ async function judge(
 
 /** What went wrong, in words that never hold the judged text nor the model's answer. */
 function failureOf(
+  { APICallError }: AiSdk,
   error: unknown,
   timedOut: boolean,
   timeoutMs: number,
@@ -250,7 +260,7 @@ function networkReason(cause: unknown): string {
 }
 
 /** The server's `retry-after-ms` or `Retry-After`, when within 5 s. */
-function retryAfterOf(error: unknown): number | undefined {
+function retryAfterOf({ APICallError }: AiSdk, error: unknown): number | undefined {
   if (!APICallError.isInstance(error)) return undefined;
   const headers = error.responseHeaders ?? {};
   return retryAfterMs((name) => headers[name], 5000);

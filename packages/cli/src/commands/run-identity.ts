@@ -10,13 +10,6 @@ import {
   WeftError,
   type Principal,
 } from '@weft/core';
-import {
-  compileIdentityOptions,
-  identityOptionsFromEnv,
-  MAX_TOKEN_LENGTH,
-  OidcVerifier,
-  parseAccessPolicy,
-} from '@weft/identity';
 
 /** The flags saying who a local run acts as, and whether its approval is given up front. */
 export interface IdentityFlags {
@@ -75,7 +68,8 @@ function grantParser(valid: (value: string) => boolean, expected: string) {
  * grants to its roles; undefined without those flags. Throws `VALIDATION` (exit 2) for flags
  * that exclude each other or settings that are missing, `UNAUTHORIZED` for a token that fails
  * verification and `UNAVAILABLE` when the provider's keys cannot be read: never a principal
- * that was not checked.
+ * that was not checked. `@weft/identity` (jose, the access file's YAML) is imported only when a
+ * token is verified or an access file read: most runs do neither.
  */
 export async function resolvePrincipal(
   flags: IdentityFlags,
@@ -104,11 +98,14 @@ export async function resolvePrincipal(
       'WEFT_ACCESS_FILE',
     );
   }
+  const { parseAccessPolicy } = await import('@weft/identity');
   return expandPrincipal(principal, parseAccessPolicy(text, accessFile));
 }
 
 /** The user of an `--identity` token, verified with the `WEFT_OIDC_*` settings of `env`. */
 async function verifiedPrincipal(value: string, env: NodeJS.ProcessEnv): Promise<Principal> {
+  const { compileIdentityOptions, identityOptionsFromEnv, MAX_TOKEN_LENGTH, OidcVerifier } =
+    await import('@weft/identity');
   const oidc = compileIdentityOptions(identityOptionsFromEnv(env)).oidc;
   if (!oidc) {
     throw usage(
@@ -116,18 +113,18 @@ async function verifiedPrincipal(value: string, env: NodeJS.ProcessEnv): Promise
       'WEFT_OIDC_ISSUER',
     );
   }
-  const token = readToken(value);
+  const token = readToken(value, MAX_TOKEN_LENGTH);
   if (token.length > MAX_TOKEN_LENGTH)
     throw usage(`--identity: the token is longer than ${MAX_TOKEN_LENGTH} characters`, 'identity');
   return new OidcVerifier({ ...oidc, verifiedCacheSize: 0 }).verify(token);
 }
 
 /** The token of `--identity`: as given, or the content of the file after `@`, trimmed. */
-function readToken(value: string): string {
+function readToken(value: string, maxLength: number): string {
   if (!value.startsWith('@')) return value.trim();
   const file = value.slice(1);
   try {
-    if (statSync(file).size > MAX_TOKEN_LENGTH * 2)
+    if (statSync(file).size > maxLength * 2)
       throw usage(`--identity: ${file} is too large to hold a token`, 'identity');
     return readFileSync(file, 'utf8').trim();
   } catch (error) {

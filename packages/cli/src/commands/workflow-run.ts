@@ -5,12 +5,12 @@ import { resolveInputs, type WorkflowDefinition } from '@weft/engine';
 import { Weft, type RunResult, type WeftOptions } from '@weft/sdk';
 import { EXIT } from '../exit-codes.js';
 import type { Io } from '../io.js';
-import { loadAgentsFlag, localAgentRunner } from '../agents-dir.js';
+import { loadAgentsFlag } from '../agents-dir.js';
 import { LiveStepList } from '../follow-execution.js';
 import { loadFile } from '../load-files.js';
 import { addDetectorOptions, cliDetectors, type DetectorFlags } from '../detector-flags.js';
 import { maxFileSizeOption, outputOption, workflowOption } from '../options.js';
-import { routeAiSdkWarnings } from '@weft/agents';
+import { routeAiSdkWarnings, type AgentDefinition, type AgentRunner } from '@weft/agents';
 import { countLine, printDiagnostics } from '../report.js';
 import {
   collectExecution,
@@ -28,7 +28,6 @@ import {
 import { printRun, runDocument } from './run-output.js';
 import { RunInterrupts } from './run-interrupt.js';
 import { runProgress } from './run-progress.js';
-import { remoteToolSchemas } from './run-tool-schemas.js';
 import {
   addIdentityOptions,
   hasIdentityFlags,
@@ -197,8 +196,8 @@ async function runCommand(io: Io, file: string, flags: RunFlags): Promise<number
   let weft: Weft;
   try {
     const agents = mode === 'cloud' ? [] : await loadAgentsFlag(flags.agents);
-    const remote = remoteToolSchemas(mode, flags, () => weft);
-    const runner = agents.length > 0 ? localAgentRunner(agents, () => weft, remote) : undefined;
+    const runner =
+      agents.length > 0 ? await agentRunner(agents, mode, flags, () => weft) : undefined;
     weft = new Weft({
       ...(runner ? { agents: runner } : {}),
       ...(detectors ? { guardrails: { ...runner?.guardrailsOptions(), detectors } } : {}),
@@ -247,6 +246,24 @@ async function runCommand(io: Io, file: string, flags: RunFlags): Promise<number
   } finally {
     interrupts.dispose();
   }
+}
+
+/**
+ * The runner of the agent steps, with tools looked up on the router or server when the mode
+ * sends actions there. Its modules (the model backends, tracing, the registry's definition
+ * parser) are imported only here, for a file that has agents to run.
+ */
+async function agentRunner(
+  agents: AgentDefinition[],
+  mode: RunMode,
+  flags: RunFlags,
+  weft: () => Weft,
+): Promise<AgentRunner> {
+  const [{ localAgentRunner }, { remoteToolSchemas }] = await Promise.all([
+    import('../agent-runner.js'),
+    import('./run-tool-schemas.js'),
+  ]);
+  return localAgentRunner(agents, weft, remoteToolSchemas(mode, flags, weft));
 }
 
 /** Runs the selected workflows one after the other; an interrupt cancels the run and stops. */

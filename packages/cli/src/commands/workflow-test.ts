@@ -4,7 +4,7 @@ import { WeftError, type Principal } from '@weft/core';
 import { Weft, type RunResult, type WorkflowDefinition } from '@weft/sdk';
 import { EXIT } from '../exit-codes.js';
 import type { Io } from '../io.js';
-import { loadAgentsFlag, localAgentRunner } from '../agents-dir.js';
+import { loadAgentsFlag } from '../agents-dir.js';
 import { loadFile } from '../load-files.js';
 import { addDetectorOptions, cliDetectors, type DetectorFlags } from '../detector-flags.js';
 import { maxFileSizeOption, workflowOption } from '../options.js';
@@ -126,7 +126,10 @@ async function testCommand(io: Io, file: string, flags: TestFlags): Promise<numb
     io.err(`weft: ${(error as Error).message}\n`);
     return EXIT.invalid;
   }
-  const runner = agents.length > 0 ? localAgentRunner(agents, () => weft) : undefined;
+  const runner =
+    agents.length > 0
+      ? (await import('../agent-runner.js')).localAgentRunner(agents, () => weft)
+      : undefined;
   const weft: Weft = new Weft({
     logLevel: 'silent',
     ...(runner ? { agents: runner } : {}),

@@ -1,4 +1,5 @@
-import { parsePhoneNumberFromString, type CountryCode } from 'libphonenumber-js/max';
+import type { CountryCode } from 'libphonenumber-js/max';
+import { phoneNumberLibrary } from '../libraries.js';
 
 /**
  * A phone-like run: an optional `+`, then digits with spaces, dashes, dots, slashes or
@@ -25,7 +26,7 @@ export function countPhones(text: string, defaultCountry: CountryCode | undefine
     const digits = candidate.replace(/\D/g, '').length;
     if (digits < 7 || digits > 15) continue;
     if (!international && defaultCountry === undefined) continue;
-    const number = parsePhoneNumberFromString(candidate, defaultCountry);
+    const number = phoneNumberLibrary().parsePhoneNumberFromString(candidate, defaultCountry);
     if (number?.isValid()) count++;
   }
   return count;

@@ -1,22 +1,11 @@
 import { BackendError, WeftError } from '@weft/core';
-import {
-  APICallError,
-  generateText,
-  jsonSchema,
-  Output,
-  RetryError,
-  stepCountIs,
-  streamText,
-  tool,
-  type LanguageModel,
-  type StepResult,
-  type ToolSet,
-} from 'ai';
+import type { LanguageModel, StepResult, ToolSet } from 'ai';
 import type { AgentAnswer, AgentBackend, AgentRequest, PreparedTool } from '../../run/contract.js';
 import { describeInvalid } from '../../run/prepare-tools.js';
 import { errorText, maxStepsError, userMessage } from '../common.js';
 import { findLimitError, limitedFetch } from '../limited-fetch.js';
 import { providerModel, type ModelFactory } from './models.js';
+import { loadAiSdk, type AiSdk } from './sdk.js';
 import { keepAiSdkWarningsOffStdout } from './warnings.js';
 
 /** Options of {@link AiSdkBackend}. */
@@ -32,13 +21,14 @@ export interface AiSdkBackendOptions {
  * agent with `streaming: true`) with weft's tools, budgets and limits wired into its hooks:
  * arguments checked by the action's schema before `execute` (an invalid call goes back to the
  * model as a tool error), `maxToolCalls` counted inside `execute`, output tokens capped per turn
- * in `prepareStep`, and the loop stopped as soon as a budget trips.
+ * in `prepareStep`, and the loop stopped as soon as a budget trips. The AI SDK is imported at
+ * the first step that runs.
  */
 export class AiSdkBackend implements AgentBackend {
   readonly name = 'ai-sdk';
   private readonly model: ModelFactory;
   private readonly maxRetries: number;
-  private readonly models = new WeakMap<object, Map<string, LanguageModel>>();
+  private readonly models = new WeakMap<object, Map<string, Promise<LanguageModel>>>();
 
   constructor(options: AiSdkBackendOptions = {}) {
     this.model = options.model ?? providerModel;
@@ -47,7 +37,8 @@ export class AiSdkBackend implements AgentBackend {
   }
 
   async run(request: AgentRequest): Promise<AgentAnswer> {
-    const model = this.modelOf(request);
+    const [ai, model] = await Promise.all([loadAiSdk(), this.modelOf(request)]);
+    const { generateText, jsonSchema, Output, stepCountIs } = ai;
     const { budget } = request;
     let turn = 0;
     let cap: number | undefined;
@@ -55,7 +46,7 @@ export class AiSdkBackend implements AgentBackend {
       model,
       ...(request.agent.instructions !== undefined ? { system: request.agent.instructions } : {}),
       prompt: userMessage(request),
-      tools: toolSet(request),
+      tools: toolSet(ai, request),
       maxRetries: this.maxRetries,
       abortSignal: request.signal,
       ...(request.agent.temperature !== undefined
@@ -90,7 +81,7 @@ export class AiSdkBackend implements AgentBackend {
         : {}),
     };
     try {
-      if (request.agent.streaming) return await this.stream(settings, request, () => turn);
+      if (request.agent.streaming) return await this.stream(ai, settings, request, () => turn);
       const result = await generateText(settings);
       return answer(
         result.text,
@@ -100,12 +91,15 @@ export class AiSdkBackend implements AgentBackend {
         request,
       );
     } catch (error) {
-      throw budget.tripped ?? findLimitError(error) ?? asModelError(error, request.apiKey);
+      throw budget.tripped ?? findLimitError(error) ?? asModelError(ai, error, request.apiKey);
     }
   }
 
-  /** The model of an agent, made once per definition, key and limit (providers are reusable). */
-  private modelOf(request: AgentRequest): LanguageModel {
+  /**
+   * The model of an agent, made once per definition, key and limit (providers are reusable); a
+   * factory that fails is asked again by the next step.
+   */
+  private modelOf(request: AgentRequest): Promise<LanguageModel> {
     let byAgent = this.models.get(request.agent);
     if (!byAgent) {
       byAgent = new Map();
@@ -114,16 +108,23 @@ export class AiSdkBackend implements AgentBackend {
     const key = `${request.maxResponseBytes}:${request.apiKey ?? ''}`;
     let model = byAgent.get(key);
     if (!model) {
-      model = this.model(request.agent, request.apiKey, limitedFetch(request.maxResponseBytes));
+      const fetch = limitedFetch(request.maxResponseBytes);
+      const made = (async () => this.model(request.agent, request.apiKey, fetch))();
       // A rotated key leaves its old entry: keep only the latest few.
       if (byAgent.size >= 4) byAgent.clear();
-      byAgent.set(key, model);
+      byAgent.set(key, made);
+      const entries = byAgent;
+      made.catch(() => {
+        if (entries.get(key) === made) entries.delete(key);
+      });
+      model = made;
     }
     return model;
   }
 
   private async stream(
-    settings: Parameters<typeof streamText>[0],
+    { streamText }: AiSdk,
+    settings: Parameters<AiSdk['streamText']>[0],
     request: AgentRequest,
     turns: () => number,
   ): Promise<AgentAnswer> {
@@ -158,13 +159,13 @@ function answer(
   return { text, ...(data !== undefined ? { data } : {}) };
 }
 
-function toolSet(request: AgentRequest): ToolSet {
+function toolSet(ai: AiSdk, request: AgentRequest): ToolSet {
   const tools: ToolSet = {};
-  for (const prepared of request.tools) tools[prepared.spec.name] = toolOf(prepared, request);
+  for (const prepared of request.tools) tools[prepared.spec.name] = toolOf(ai, prepared, request);
   return tools;
 }
 
-function toolOf(prepared: PreparedTool, request: AgentRequest) {
+function toolOf({ tool, jsonSchema }: AiSdk, prepared: PreparedTool, request: AgentRequest) {
   return tool({
     description: prepared.description,
     inputSchema: jsonSchema<Record<string, unknown>>(prepared.inputSchema as never, {
@@ -191,7 +192,11 @@ function toolOf(prepared: PreparedTool, request: AgentRequest) {
 }
 
 /** A model call that failed (after the AI SDK's retries) as `BACKEND_ERROR`, without the key. */
-function asModelError(error: unknown, apiKey: string | undefined): WeftError {
+function asModelError(
+  { APICallError, RetryError }: AiSdk,
+  error: unknown,
+  apiKey: string | undefined,
+): WeftError {
   if (error instanceof WeftError) return error;
   const last = RetryError.isInstance(error) ? error.lastError : error;
   const status = APICallError.isInstance(last) ? last.statusCode : undefined;

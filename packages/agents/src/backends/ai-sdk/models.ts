@@ -1,6 +1,3 @@
-import { createAnthropic } from '@ai-sdk/anthropic';
-import { createOpenAI } from '@ai-sdk/openai';
-import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import { ValidationError } from '@weft/core';
 import type { LanguageModel } from 'ai';
 import type { AgentDefinition } from '../../definition/schema.js';
@@ -10,15 +7,17 @@ export type ModelFactory = (
   agent: AgentDefinition,
   apiKey: string | undefined,
   fetch: typeof globalThis.fetch,
-) => LanguageModel;
+) => LanguageModel | Promise<LanguageModel>;
 
 /**
  * The model of `agent.model` (`<provider>:<model id>`) through the AI SDK's provider packages:
  * `openai` (the Chat Completions API), `anthropic`, `openai-compatible` (at `base_url`, asking
  * for usage when streaming). The key comes only from `api_key_secret`: the providers' own
- * fallback to environment variables is not used, so `openai` and `anthropic` need one.
+ * fallback to environment variables is not used, so `openai` and `anthropic` need one. Each
+ * provider package is imported when its first model is made, so a process that makes none
+ * does not load them.
  */
-export const providerModel: ModelFactory = (agent, apiKey, fetch) => {
+export const providerModel: ModelFactory = async (agent, apiKey, fetch) => {
   const colon = agent.model.indexOf(':');
   const provider = agent.model.slice(0, colon);
   const id = agent.model.slice(colon + 1);
@@ -33,11 +32,16 @@ export const providerModel: ModelFactory = (agent, apiKey, fetch) => {
     );
   }
   switch (provider) {
-    case 'openai':
+    case 'openai': {
+      const { createOpenAI } = await import('@ai-sdk/openai');
       return createOpenAI({ apiKey: apiKey!, fetch, ...(baseURL ? { baseURL } : {}) }).chat(id);
-    case 'anthropic':
+    }
+    case 'anthropic': {
+      const { createAnthropic } = await import('@ai-sdk/anthropic');
       return createAnthropic({ apiKey: apiKey!, fetch, ...(baseURL ? { baseURL } : {}) })(id);
-    case 'openai-compatible':
+    }
+    case 'openai-compatible': {
+      const { createOpenAICompatible } = await import('@ai-sdk/openai-compatible');
       return createOpenAICompatible({
         name: 'openai-compatible',
         baseURL: baseURL!,
@@ -45,6 +49,7 @@ export const providerModel: ModelFactory = (agent, apiKey, fetch) => {
         includeUsage: true,
         fetch,
       }).chatModel(id);
+    }
     default:
       throw new ValidationError(`unknown model provider "${provider}"`, {
         field: 'agent.model',
