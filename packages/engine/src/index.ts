@@ -26,6 +26,10 @@ export { calledWorkflows, pickWorkflow, type WorkflowCall } from './run/workflow
 export type { AgentCall, AgentInvoker, ToolCallRequest, ToolRunner } from './run/agent-call.js';
 export type { ToolInvocationInfo } from './run/attempt-tools.js';
 export { DryRunInterceptor, ownerOf, type DryRunSettings } from './run/dry-run.js';
+export {
+  standardInterceptors,
+  type StandardInterceptorParts,
+} from './run/standard-interceptors.js';
 export type {
   Invocation,
   RunInfo,

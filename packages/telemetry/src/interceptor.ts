@@ -1,15 +1,17 @@
 import { context, SpanKind, trace, type Tracer } from '@opentelemetry/api';
-import type { ActionCall } from '@weft/core';
+import { parseConnectorRef, type ActionCall } from '@weft/core';
 import type { Invocation, RunInterceptor, StepCall, StepOutcome } from '@weft/engine';
 import { ATTR } from './attributes.js';
 import { errorCodeOf, failSpan } from './errors.js';
 
-/** `plugin` of a target: the slug, or the `namespace/name` of a `connector:` reference. */
+/**
+ * `plugin` of a target: the slug, or the `namespace/name` of a `connector:` reference (a
+ * malformed one, which validation keeps from running, as it is written).
+ */
 export function pluginName(target: ActionCall['target']): string {
   if (target.kind === 'plugin') return target.slug;
-  const ref = target.ref.replace(/^connector:/, '');
-  const at = ref.lastIndexOf('@');
-  return at > 0 ? ref.slice(0, at) : ref;
+  const ref = parseConnectorRef(target.ref);
+  return ref ? `${ref.namespace}/${ref.name}` : target.ref;
 }
 
 /**

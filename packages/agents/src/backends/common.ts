@@ -20,20 +20,3 @@ export function maxStepsError(maxSteps: number): ValidationError {
     { field: 'agent.max_steps', constraint: 'max_steps', limit: maxSteps },
   );
 }
-
-/**
- * The wait a server asks for before a retry: `retry-after-ms`, else `retry-after` (seconds or an
- * HTTP date), when from 0 to `maxMs`. `get` reads a header of the failed answer.
- */
-export function retryAfterMs(
-  get: (name: string) => string | null | undefined,
-  maxMs: number,
-): number | undefined {
-  const ms = Number(get('retry-after-ms') ?? NaN);
-  if (Number.isFinite(ms) && ms >= 0 && ms <= maxMs) return ms;
-  const raw = get('retry-after');
-  if (raw == null) return undefined;
-  const seconds = Number(raw);
-  const wait = Number.isFinite(seconds) ? seconds * 1000 : Date.parse(raw) - Date.now();
-  return Number.isFinite(wait) && wait >= 0 && wait <= maxMs ? wait : undefined;
-}

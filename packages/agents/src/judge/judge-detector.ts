@@ -1,12 +1,11 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { BackendError, ValidationError, type ContentCheck } from '@weft/core';
+import { BackendError, retryAfterMs, ValidationError, type ContentCheck } from '@weft/core';
 import type { Detection, DetectionRequest, Detector } from '@weft/guardrails';
 import type { LanguageModel } from 'ai';
 import type { AgentDefinition } from '../definition/schema.js';
 import { MODEL_PATTERN } from '../definition/schema.js';
 import { providerModel } from '../backends/ai-sdk/models.js';
 import { loadAiSdk, type AiSdk } from '../backends/ai-sdk/sdk.js';
-import { retryAfterMs } from '../backends/common.js';
 import { findLimitError, limitedFetch } from '../backends/limited-fetch.js';
 import { DEFAULT_MAX_RESPONSE_BYTES } from '../run/runner.js';
 import { JUDGE_SYSTEM_PROMPT, judgeMessage } from './prompt.js';
@@ -263,5 +262,5 @@ function networkReason(cause: unknown): string {
 function retryAfterOf({ APICallError }: AiSdk, error: unknown): number | undefined {
   if (!APICallError.isInstance(error)) return undefined;
   const headers = error.responseHeaders ?? {};
-  return retryAfterMs((name) => headers[name], 5000);
+  return retryAfterMs((name) => headers[name], { maxMs: 5000 });
 }

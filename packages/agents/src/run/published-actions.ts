@@ -1,5 +1,5 @@
 import semver from 'semver';
-import { CONNECTOR_REF_PATTERN, ValidationError, type ActionCall } from '@weft/core';
+import { targetPlugin, ValidationError } from '@weft/core';
 import type { ActionDescription, ActionLookup } from './prepare-tools.js';
 
 /** An action of a published plugin definition, as the registry holds it. */
@@ -31,8 +31,6 @@ export interface ServedInstance {
   actions: readonly string[];
 }
 
-const REF = new RegExp(CONNECTOR_REF_PATTERN);
-
 /**
  * The input schemas of actions that run elsewhere (on a router, on a server), from the published
  * definitions of `source`: of the version the tool's connector reference pins, else the version
@@ -42,7 +40,9 @@ const REF = new RegExp(CONNECTOR_REF_PATTERN);
  */
 export function publishedActions(source: PublishedDefinitions): ActionLookup {
   return async (target, action): Promise<ActionDescription> => {
-    const { slug, pinned } = pluginOf(target);
+    const { slug, version: pinned } = targetPlugin(target, (ref) =>
+      toolSchemaError(`"${ref}" is not a connector reference`, 'pattern'),
+    );
     let version = pinned;
     let from = 'the version the tool names';
     if (version === undefined && (version = await source.served?.(slug, action)) !== undefined)
@@ -100,11 +100,4 @@ export function highestServedVersion(
 /** The `VALIDATION` of a tool whose input schema cannot be known (`reason`: why). */
 export function toolSchemaError(message: string, reason: string): ValidationError {
   return new ValidationError(message, { field: 'agent.tools', constraint: 'input_schema', reason });
-}
-
-function pluginOf(target: ActionCall['target']): { slug: string; pinned?: string } {
-  if (target.kind === 'plugin') return { slug: target.slug };
-  const match = REF.exec(target.ref);
-  if (!match) throw toolSchemaError(`"${target.ref}" is not a connector reference`, 'pattern');
-  return { slug: match[2]!, pinned: match[3]! };
 }

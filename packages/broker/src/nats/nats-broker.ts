@@ -7,6 +7,7 @@ import {
 } from '@nats-io/jetstream';
 import { connect, headers as natsHeaders, type NatsConnection } from '@nats-io/transport-node';
 import {
+  backoffDelay,
   UnavailableError,
   type Broker,
   type ConsumeOptions,
@@ -142,7 +143,8 @@ export class NatsBroker implements Broker {
         } catch (error) {
           if (this.nc.isClosed() || Date.now() >= deadline) throw error;
           this.streams.delete(subject); // the stream may be gone or the server restarted
-          await new Promise((resolve) => setTimeout(resolve, Math.min(1000, 50 * 2 ** attempt)));
+          const delay = backoffDelay(attempt + 1, { initialMs: 50, maxMs: 1000 });
+          await new Promise((resolve) => setTimeout(resolve, delay));
         }
       }
     } finally {

@@ -1,1 +1,2 @@
 export * from './definition.js';
+export * from './reference.js';

@@ -1,4 +1,4 @@
-import type { ActionCall, RetrySpec } from '@weft/core';
+import { backoffDelay, type ActionCall, type RetrySpec } from '@weft/core';
 import { compileTemplate, hasTemplate, type CompiledTemplate } from '@weft/expr';
 import type { StepDefinition, WorkflowDefinition } from '../model.js';
 import type { StepInfo } from './interceptors.js';
@@ -119,7 +119,8 @@ export function planRetry(spec: RetrySpec): RetryPlan {
 
 /** Delay before the attempt after `failures` failed ones. */
 export function retryDelayMs(retry: RetryPlan, failures: number): number {
-  return retry.backoff === 'fixed' ? retry.firstDelayMs : retry.firstDelayMs * 2 ** (failures - 1);
+  const factor = retry.backoff === 'fixed' ? 1 : 2;
+  return backoffDelay(failures, { initialMs: retry.firstDelayMs, factor });
 }
 
 function collectSecrets(value: unknown, into: Set<string>): void {

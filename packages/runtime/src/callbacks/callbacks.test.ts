@@ -10,7 +10,6 @@ import {
   type RuntimeHarness,
 } from '../test-support/harness.js';
 import { signWebhook } from './sign.js';
-import { retryAfterMs } from './deliver.js';
 
 interface Received {
   headers: IncomingHttpHeaders;
@@ -164,14 +163,5 @@ describe('completion callbacks', () => {
     await until(async () => (await record(id)).callback?.status === 'failed');
     expect(received).toHaveLength(0);
     expect((await record(id)).callback.last_error).toContain('loopback');
-  });
-});
-
-describe('Retry-After', () => {
-  it('reads delta seconds and HTTP dates', () => {
-    expect(retryAfterMs('3', 0)).toBe(3000);
-    expect(retryAfterMs(new Date(10_000).toUTCString(), 4000)).toBe(6000);
-    expect(retryAfterMs('soon', 0)).toBeUndefined();
-    expect(retryAfterMs(undefined, 0)).toBeUndefined();
   });
 });

@@ -1,6 +1,12 @@
 import { Agent, request } from 'undici';
 import type { TraceCarrier } from '@weft/telemetry';
-import type { CallbackBody, CallbackState, StoredExecution } from '@weft/core';
+import {
+  backoffDelay,
+  parseRetryAfter,
+  type CallbackBody,
+  type CallbackState,
+  type StoredExecution,
+} from '@weft/core';
 import type { CompiledRuntimeOptions } from '../options.js';
 import type { CallbackEgress } from './egress.js';
 import { generateSigningSecret, signWebhook } from './sign.js';
@@ -96,8 +102,11 @@ export class CallbackSender {
         state,
       );
       if (state.status !== 'pending') return;
-      const backoff = callbacks.firstDelayMs * 2 ** (attempt - 1);
-      const delay = Math.min(callbacks.maxDelayMs, outcome.retryAfterMs ?? backoff);
+      // The receiver's Retry-After wins over the backoff, within the same cap.
+      const delay = Math.min(
+        callbacks.maxDelayMs,
+        outcome.retryAfterMs ?? backoffDelay(attempt, { initialMs: callbacks.firstDelayMs }),
+      );
       try {
         await clock.sleep(delay, this.stop.signal);
       } catch {
@@ -137,7 +146,9 @@ export class CallbackSender {
       });
       await response.body.dump();
       const status = response.statusCode;
-      const retryAfter = retryAfterMs(response.headers['retry-after'], this.options.clock.now());
+      const retryAfter = parseRetryAfter(response.headers['retry-after'], {
+        now: this.options.clock.now(),
+      });
       return {
         status,
         error: status >= 200 && status < 300 ? null : `HTTP ${status}`,
@@ -149,16 +160,4 @@ export class CallbackSender {
       return { status: null, error: code ? `${code}: ${message}` : message };
     }
   }
-}
-
-/** `Retry-After` as milliseconds: delta seconds or an HTTP date. */
-export function retryAfterMs(
-  header: string | string[] | undefined,
-  now: number,
-): number | undefined {
-  const value = Array.isArray(header) ? header[0] : header;
-  if (value === undefined || value.trim() === '') return undefined;
-  if (/^\d+$/.test(value.trim())) return Number(value.trim()) * 1000;
-  const date = Date.parse(value);
-  return Number.isNaN(date) ? undefined : Math.max(0, date - now);
 }

@@ -1,13 +1,12 @@
 import {
   AGENT_REF_PATTERN,
-  CONNECTOR_REF_PATTERN,
+  parseConnectorRef,
   type DeploymentStore,
   type PluginReference,
   type PluginUsage,
 } from '@weft/core';
 import { listSteps, type StepDefinition, type WorkflowDefinition } from '@weft/engine';
 
-const CONNECTOR_REF = new RegExp(CONNECTOR_REF_PATTERN);
 const AGENT_REF = new RegExp(AGENT_REF_PATTERN);
 
 /**
@@ -29,8 +28,8 @@ export function pluginReferences(workflow: WorkflowDefinition): PluginReference[
   const visit = (steps: readonly StepDefinition[]) => {
     for (const step of steps) {
       if (typeof step.connector === 'string') {
-        const match = CONNECTOR_REF.exec(step.connector);
-        if (match) found.set(`${match[2]}@${match[3]}`, { slug: match[2]!, version: match[3]! });
+        const ref = parseConnectorRef(step.connector);
+        if (ref) found.set(`${ref.name}@${ref.version}`, { slug: ref.name, version: ref.version });
       } else if (typeof step.plugin === 'string') {
         found.set(`${step.plugin}@`, { slug: step.plugin, version: null });
       }

@@ -10,6 +10,7 @@ import {
   needsStepPermissions,
   pickWorkflow,
   runWorkflow,
+  standardInterceptors,
   type JournaledStep,
   type RunInterceptor,
   type RunResult,
@@ -82,15 +83,18 @@ export function runClaimed(
     },
   };
   const principal = principalOf(execution);
-  const interceptors: RunInterceptor[] = [counter];
-  if (needsGuardrails([workflow]) || needsGuardrails(library))
-    interceptors.unshift(options.guardrails);
-  if (needsStepPermissions(library) || needsStepPermissions([workflow]))
-    interceptors.unshift(auditedStepPermissions(options.audit, execution));
   const { tracing, metrics } = options;
-  if (metrics) interceptors.push(metrics.interceptor);
-  // Outermost: a step's span covers its permission check, and spans wrap every invoker.
-  if (tracing) interceptors.unshift(tracing.interceptor);
+  const interceptors = standardInterceptors({
+    tracing: tracing?.interceptor,
+    stepPermissions:
+      needsStepPermissions(library) || needsStepPermissions([workflow])
+        ? auditedStepPermissions(options.audit, execution)
+        : undefined,
+    guardrails:
+      needsGuardrails([workflow]) || needsGuardrails(library) ? options.guardrails : undefined,
+    usage: counter,
+    metrics: metrics?.interceptor,
+  });
   const run = async (): Promise<StoredExecution | undefined> => {
     options.runLog?.started(execution, journal.length > 0 || lastSeq > 0);
     const result = await runWorkflow(workflow, execution.inputs, {

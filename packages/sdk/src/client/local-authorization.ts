@@ -62,20 +62,20 @@ export interface RunAuthorizationContext {
 /**
  * Authorizes a local run before any step: {@link authorizeLocalRun} (throws `FORBIDDEN`), then
  * the approval the workflow asks for, if its inputs are valid (bad inputs fail the run anyway:
- * they are not worth an approver's time), by {@link approveLocalRun}. Gives the interceptors the
- * run needs for step-level permissions (none when no step asks any).
+ * they are not worth an approver's time), by {@link approveLocalRun}. Gives the interceptor the
+ * run needs for step-level permissions (undefined when no step asks any).
  */
 export async function authorizeRun(
   workflow: WorkflowDefinition,
   inputs: Readonly<Record<string, unknown>>,
   context: RunAuthorizationContext,
-): Promise<readonly RunInterceptor[]> {
+): Promise<RunInterceptor | undefined> {
   const scope = runScope(workflow, context.resolve);
   const check = authorizeLocalRun(workflow, context.identity, context.resolve, scope);
   if (check.approval && inputsValid(workflow, inputs)) {
     await approveLocalRun(workflow, check, context.identity, context.approve, context.signal);
   }
-  return scope.stepPermissions ? STEP_PERMISSIONS : [];
+  return scope.stepPermissions ? STEP_PERMISSIONS : undefined;
 }
 
 /** Whether `inputs` are valid for `workflow` (the run reports why when they are not). */
@@ -249,4 +249,4 @@ function visitSteps(
 }
 
 /** The step-permissions interceptor of runs whose {@link RunScope} needs it. */
-export const STEP_PERMISSIONS: readonly RunInterceptor[] = [stepPermissions()];
+export const STEP_PERMISSIONS: RunInterceptor = stepPermissions();

@@ -63,7 +63,7 @@ export function runLocally(run: LocalRun): Promise<RunResult> {
     resolveWorkflow: (called, range) => run.find(called, range),
     ...(hybrid ? { invokerFor: (step) => hybrid.forStep(step) } : {}),
     ...(identity ? { principal: identity } : {}),
-    // Step permissions before the mocks: a refused step is not answered from mockData either.
+    // In the order of `standardInterceptors` (a refused step is not answered from mockData).
     ...(chain.length > 0 ? { interceptors: chain } : {}),
     // Agent steps of a dry run are answered from mockData or refused, never run.
     ...(mocks ? { agents: mocks.refusing } : agents ? { agents } : {}),

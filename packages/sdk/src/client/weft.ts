@@ -12,6 +12,7 @@ import {
 import {
   DryRunInterceptor,
   pickWorkflow,
+  standardInterceptors,
   type AuthorizationCheck,
   type RunInterceptor,
   type RunResult,
@@ -190,25 +191,20 @@ export class Weft extends ServerExecutions {
     const hybrid = mocks ? undefined : this.hybridInvoker(options);
     const invoker: ActionInvoker = hybrid ?? this.actionInvoker();
     const { identity, approve } = this.options;
-    const interceptors = await authorizeRun(workflow, inputs, {
+    const stepPermissions = await authorizeRun(workflow, inputs, {
       identity,
       approve,
       resolve: (name, range) => this.find(name, range),
       signal: options.signal,
     });
-    // Guardrails inside step permissions (a refused step produces nothing to check), and around
-    // mocked answers too, so that `workflow test` fixtures meet them.
-    const guardrails = this.guardrailsFor(workflow);
     const telemetry = await this.startTelemetry();
-    const tracing = telemetry?.tracing;
-    const chain = [
-      // Spans outermost, counters innermost (they count what reached an invoker).
-      ...(tracing ? [tracing.interceptor] : []),
-      ...interceptors,
-      ...(guardrails ? [guardrails] : []),
-      ...(mocks ? [mocks] : []),
-      ...(telemetry ? [telemetry.metrics.interceptor] : []),
-    ];
+    const chain = standardInterceptors({
+      tracing: telemetry?.tracing?.interceptor,
+      stepPermissions,
+      guardrails: this.guardrailsFor(workflow),
+      mocks,
+      metrics: telemetry?.metrics.interceptor,
+    });
     // Known before the run starts, for its span.
     const executionId = options.executionId ?? randomUUID();
     const runIt = () =>

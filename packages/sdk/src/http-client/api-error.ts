@@ -1,4 +1,10 @@
-import { fromErrorObject, WeftError, type ErrorCode, type ErrorDetailsByCode } from '@weft/core';
+import {
+  fromErrorObject,
+  parseRetryAfter,
+  WeftError,
+  type ErrorCode,
+  type ErrorDetailsByCode,
+} from '@weft/core';
 import type { ResponseHeaders } from './transport.js';
 
 /** A non-2xx answer of the server: its status, headers and body parsed as JSON (if any). */
@@ -60,11 +66,8 @@ export class ApiError<C extends ErrorCode = ErrorCode> extends WeftError<C> {
   }
 }
 
-/** `Retry-After` as seconds: a number of seconds or an HTTP date (RFC 9110 §10.2.3). */
+/** `Retry-After` in whole seconds (an HTTP date's wait rounded up): delay seconds or an HTTP date. */
 function retryAfterOf(header: string | string[] | undefined): number | undefined {
-  const text = (Array.isArray(header) ? header[0] : header)?.trim();
-  if (!text) return undefined;
-  if (/^\d+$/.test(text)) return Number(text);
-  const at = Date.parse(text);
-  return Number.isNaN(at) ? undefined : Math.max(0, Math.ceil((at - Date.now()) / 1000));
+  const ms = parseRetryAfter(header);
+  return ms === undefined ? undefined : Math.ceil(ms / 1000);
 }

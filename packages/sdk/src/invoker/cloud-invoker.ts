@@ -1,15 +1,12 @@
 import {
   BackendError,
-  CONNECTOR_REF_PATTERN,
-  ValidationError,
+  targetPlugin,
   type ActionCall,
   type ActionInvoker,
   type InvocationResult,
 } from '@weft/core';
 import type { HttpApi } from '../http-client/http-api.js';
 import { abortError } from '../kinds/errors.js';
-
-const REF = new RegExp(CONNECTOR_REF_PATTERN);
 
 /**
  * Runs single actions on the server (the cloud steps of `hybrid` mode, docs/protocol.md#execution-modes):
@@ -21,7 +18,7 @@ export class CloudInvoker implements ActionInvoker {
   constructor(private readonly api: HttpApi) {}
 
   async invoke(call: ActionCall): Promise<InvocationResult> {
-    const { plugin, version } = pluginOf(call.target);
+    const { slug: plugin, version } = targetPlugin(call.target);
     const { context } = call;
     if (context.aborted) throw abortError(context.signal);
     const headers: Record<string, string> = {};
@@ -45,17 +42,4 @@ export class CloudInvoker implements ActionInvoker {
     }
     return { output: body.data ?? {} };
   }
-}
-
-/** The plugin slug (and pinned version) of a target; throws `VALIDATION` on a bad reference. */
-export function pluginOf(target: ActionCall['target']): { plugin: string; version?: string } {
-  if (target.kind === 'plugin') return { plugin: target.slug };
-  const match = REF.exec(target.ref);
-  if (!match) {
-    throw new ValidationError(
-      `"${target.ref}" is not a connector reference connector:<namespace>/<name>@<version>`,
-      { field: 'connector', constraint: 'pattern' },
-    );
-  }
-  return { plugin: match[2]!, version: match[3]! };
 }

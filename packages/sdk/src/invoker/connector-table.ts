@@ -1,4 +1,4 @@
-import { CONNECTOR_REF_PATTERN, suggestion, ValidationError, type ActionCall } from '@weft/core';
+import { parseConnectorRef, suggestion, ValidationError, type ActionCall } from '@weft/core';
 import type { CompiledAction, CompiledConnector } from '../connector/compile-connector.js';
 import type { ActionHandler } from '../handlers/handler.js';
 
@@ -12,8 +12,6 @@ export interface Resolved {
   /** `<plugin>.<action>`. */
   call: string;
 }
-
-const REF = new RegExp(CONNECTOR_REF_PATTERN);
 
 /**
  * Connectors and handlers by name, and the resolution rules: `plugin: <name>` names a
@@ -111,8 +109,8 @@ export class ConnectorTable {
   private byConnectorRef(ref: string): CompiledConnector {
     const found = this.byRef.get(ref);
     if (found) return found;
-    const match = REF.exec(ref);
-    const sameName = match ? this.connectors().filter((c) => c.name === match[2]) : [];
+    const name = parseConnectorRef(ref)?.name;
+    const sameName = name ? this.connectors().filter((c) => c.name === name) : [];
     const loaded = sameName.length > 0 ? ` (loaded: ${sameName.map((c) => c.ref).join(', ')})` : '';
     throw new ValidationError(
       `unknown connector "${ref}"${loaded || suggestion(ref, this.byRef.keys())}: load a connector definition with that namespace, name and version`,

@@ -1,12 +1,12 @@
 import {
   assertNever,
+  targetPlugin,
   ValidationError,
   type ActionCall,
   type ActionInvoker,
   type InvocationResult,
 } from '@weft/core';
 import type { StepDefinition } from '@weft/engine';
-import { pluginOf } from './cloud-invoker.js';
 
 /** The places a step's `execution` field names (docs/workflow-language.md#steps): `local` or `cloud`. */
 export type StepExecution = 'local' | 'cloud';
@@ -106,7 +106,7 @@ export class HybridInvoker implements ActionInvoker {
           const invoker = this.invokerAt(place, target);
           // Like `cloud` and `self_hosted` mode: a reference must name a plugin; the server or
           // the router answers for the rest when the step runs.
-          if (place !== 'local') pluginOf(target);
+          if (place !== 'local') targetPlugin(target);
           invoker.check?.(target, action);
         },
       };
@@ -137,7 +137,7 @@ export class HybridInvoker implements ActionInvoker {
 }
 
 function pluginSlug(target: ActionCall['target']): string {
-  return pluginOf(target).plugin;
+  return targetPlugin(target).slug;
 }
 
 const PLACE_LIST = `one of ${EXECUTION_PLACES.map((p) => `"${p}"`).join(', ')}`;

@@ -1,10 +1,9 @@
 import { Agent, request } from 'undici';
 import {
   BackendError,
-  CONNECTOR_REF_PATTERN,
   fromErrorObject,
+  targetPlugin,
   UnavailableError,
-  ValidationError,
   type ActionCall,
   type ActionInvoker,
   type InvocationResult,
@@ -30,7 +29,6 @@ export interface RouterInvokerOptions {
   credential?: string;
 }
 
-const REF = new RegExp(CONNECTOR_REF_PATTERN);
 const UNREACHABLE = new Set([
   'ECONNREFUSED',
   'ENOTFOUND',
@@ -72,7 +70,7 @@ export class RouterInvoker implements ActionInvoker {
   }
 
   async invoke(call: ActionCall): Promise<InvocationResult> {
-    const plugin = pluginOf(call.target);
+    const plugin = targetPlugin(call.target).slug;
     const { context } = call;
     if (context.aborted) throw abortError(context.signal);
     const headers: Record<string, string> = {
@@ -210,19 +208,4 @@ export class RouterInvoker implements ActionInvoker {
 /** Checks a router URL: absolute http(s), no credentials. Throws `VALIDATION` naming `field`. */
 export function checkRouterUrl(text: string | undefined, field: string): URL {
   return checkServerUrl(text, field, { role: 'router', example: 'http://127.0.0.1:8080' });
-}
-
-function pluginOf(target: ActionCall['target']): string {
-  if (target.kind === 'plugin') return target.slug;
-  const match = REF.exec(target.ref);
-  if (!match) {
-    throw new ValidationError(
-      `"${target.ref}" is not a connector reference connector:<namespace>/<name>@<version>`,
-      {
-        field: 'connector',
-        constraint: 'pattern',
-      },
-    );
-  }
-  return match[2]!;
 }

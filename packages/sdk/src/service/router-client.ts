@@ -1,5 +1,10 @@
 import { Agent, request, type Dispatcher } from 'undici';
-import { fromErrorObject, type RegistrationResponse, type RouterRegistration } from '@weft/core';
+import {
+  backoffDelay,
+  fromErrorObject,
+  type RegistrationResponse,
+  type RouterRegistration,
+} from '@weft/core';
 
 /** Client certificate (PEM) for mutual TLS with the router (docs/router.md#protection). */
 export interface ClientTls {
@@ -86,8 +91,8 @@ export async function registerWithRouter(
     if (final !== undefined) throw final;
     if (attempt >= attempts) throw retryable;
     options.onRetry?.(attempt, retryable);
-    const delay = Math.min(max, initial * 2 ** (attempt - 1));
-    await sleep(delay / 2 + Math.random() * (delay / 2), options.signal);
+    const delay = backoffDelay(attempt, { initialMs: initial, maxMs: max, jitter: 'equal' });
+    await sleep(delay, options.signal);
   }
 }
 

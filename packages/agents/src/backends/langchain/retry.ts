@@ -1,4 +1,4 @@
-import { retryAfterMs } from '../common.js';
+import { backoffDelay, retryAfterMs } from '@weft/core';
 import { findLimitError } from '../limited-fetch.js';
 
 /** How a model call is retried: attempts after the first, and the first backoff. */
@@ -33,7 +33,8 @@ export async function withRetry<T>(
       return await call();
     } catch (error) {
       if (attempt >= policy.maxRetries || signal.aborted || !retryable(error)) throw error;
-      const wait = retryAfter(error) ?? policy.initialDelayMs * 2 ** attempt;
+      const wait =
+        retryAfter(error) ?? backoffDelay(attempt + 1, { initialMs: policy.initialDelayMs });
       await sleep(wait, signal);
     }
   }
@@ -59,7 +60,7 @@ function retryAfter(error: unknown): number | undefined {
         : typeof headers === 'object' && headers !== null
           ? (headers as Record<string, string | undefined>)[name]
           : undefined,
-    MAX_RETRY_AFTER_MS,
+    { maxMs: MAX_RETRY_AFTER_MS },
   );
 }
 

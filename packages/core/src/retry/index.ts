@@ -1,0 +1,2 @@
+export * from './backoff.js';
+export * from './retry-after.js';
