@@ -63,7 +63,8 @@ const PACKAGES = {
     forbid: HTTP_AND_DATABASES,
     why: 'telemetry speaks OpenTelemetry only; transports call its propagation helpers',
   },
-  sdk: { may: ['core', 'engine', 'expr', 'guardrails', 'telemetry'] },
+  // `broker/tasks`: the connector service kit serves broker tasks; the subpath loads no broker client.
+  sdk: { may: ['core', 'engine', 'expr', 'guardrails', 'telemetry', 'broker/tasks'] },
   store: { may: ['core'] },
   broker: { may: ['core'] },
   identity: { may: ['core'] },
