@@ -70,7 +70,11 @@ const PACKAGES = {
   identity: { may: ['core'] },
   registry: { may: ['core', 'identity'] },
   router: { may: ['core', 'sdk/client', 'identity'] },
-  runtime: { may: ['core', 'engine', 'sdk', 'identity', 'guardrails', 'telemetry'] },
+  runtime: {
+    may: ['core', 'engine', 'sdk', 'identity', 'guardrails', 'telemetry'],
+    forbid: ['@nats-io/*', 'kafkajs', '@aws-sdk/*'],
+    why: 'event sources live beside the brokers in @weft/broker; the runtime takes them through the EventSource port',
+  },
   server: { may: '*' },
   cli: {
     may: [

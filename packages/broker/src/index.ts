@@ -1,4 +1,7 @@
-/** @packageDocumentation weft broker: in-memory, NATS JetStream and Kafka implementations of the Broker port, and the task protocol on them */
+/**
+ * @packageDocumentation weft broker: in-memory, NATS JetStream and Kafka implementations of the
+ * Broker port, and the task protocol on them. The event sources are at `@weft/broker/events`.
+ */
 export * from './connect.js';
 export * from './consume-options.js';
 export { MemoryBroker } from './memory/memory-broker.js';
