@@ -63,13 +63,18 @@ const PACKAGES = {
     forbid: HTTP_AND_DATABASES,
     why: 'telemetry speaks OpenTelemetry only; transports call its propagation helpers',
   },
-  sdk: { may: ['core', 'engine', 'expr', 'guardrails', 'telemetry'] },
+  // `broker/tasks`: the connector service kit serves broker tasks; the subpath loads no broker client.
+  sdk: { may: ['core', 'engine', 'expr', 'guardrails', 'telemetry', 'broker/tasks'] },
   store: { may: ['core'] },
   broker: { may: ['core'] },
   identity: { may: ['core'] },
   registry: { may: ['core', 'identity'] },
   router: { may: ['core', 'sdk/client', 'identity'] },
-  runtime: { may: ['core', 'engine', 'sdk', 'identity', 'guardrails', 'telemetry'] },
+  runtime: {
+    may: ['core', 'engine', 'sdk', 'identity', 'guardrails', 'telemetry'],
+    forbid: ['@nats-io/*', 'kafkajs', '@aws-sdk/*'],
+    why: 'event sources live beside the brokers in @weft/broker; the runtime takes them through the EventSource port',
+  },
   server: { may: '*' },
   cli: {
     may: [

@@ -4,7 +4,7 @@
  */
 import { createServer, request, Agent } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { consumeTasks, TaskDispatcher } from '@weft/core';
+import { consumeTasks, TaskDispatcher } from '@weft/broker';
 import type { BrokerClients } from './throughput.js';
 
 /** Measured latency of one case. */

@@ -4,13 +4,8 @@
  * jobs on the local Redis.
  */
 import { Queue, Worker } from 'bullmq';
-import {
-  consumeTasks,
-  dispatchTask,
-  RESULTS_SUBJECT,
-  type Broker,
-  type Subscription,
-} from '@weft/core';
+import { consumeTasks, dispatchTask, RESULTS_SUBJECT } from '@weft/broker';
+import type { Broker, Subscription } from '@weft/core';
 
 /**
  * Tasks in flight from the producer at a time (BullMQ's side adds jobs 1,000 per `addBulk`). All

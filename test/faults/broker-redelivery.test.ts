@@ -2,14 +2,15 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { NatsBroker, testNamespace } from '@weft/broker';
 import {
+  NatsBroker,
+  parseTaskResultMessage,
   RESULTS_SUBJECT,
   TaskDispatcher,
-  parseTaskResultMessage,
-  type Broker,
+  testNamespace,
   type TaskResultMessage,
-} from '@weft/core';
+} from '@weft/broker';
+import type { Broker } from '@weft/core';
 import { NATS_URL, startInline, stop, waitUntil, type Child } from './support.js';
 
 const SKIP = NATS_URL ? undefined : 'needs WEFT_TEST_NATS_URL (.ci/run sets it)';

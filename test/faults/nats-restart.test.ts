@@ -3,14 +3,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { connectBroker } from '@weft/broker';
-import {
-  consumeTasks,
-  TaskDispatcher,
-  type Broker,
-  type Subscription,
-  type TaskResultMessage,
-} from '@weft/core';
+import { connectBroker, consumeTasks, TaskDispatcher, type TaskResultMessage } from '@weft/broker';
+import type { Broker, Subscription } from '@weft/core';
 import { freePort, NATS_URL, stop, waitUntil } from './support.js';
 
 const NATS_SERVER = '/usr/sbin/nats-server';

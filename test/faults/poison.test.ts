@@ -1,11 +1,9 @@
 import { pino } from 'pino';
 import { afterAll, describe, expect, it } from 'vitest';
-import { openTestBroker, type TestBroker } from '@weft/broker';
+import { openTestBroker, TaskDispatcher, taskSubject, type TestBroker } from '@weft/broker';
 import {
   deadLetterSubjectOf,
   DEAD_LETTER_HEADERS,
-  TaskDispatcher,
-  taskSubject,
   type Broker,
   type BrokerMessage,
 } from '@weft/core';

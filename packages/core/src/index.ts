@@ -10,7 +10,6 @@ export * from './identity/index.js';
 export * from './triggers/index.js';
 export * from './router/index.js';
 export * from './net/index.js';
-export * from './broker/index.js';
 export * from './runtime/index.js';
 export * from './audit/index.js';
 export * from './limits/index.js';

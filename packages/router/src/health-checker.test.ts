@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { MemoryRoutesStore } from '@weft/core';
+import { MemoryRoutesStore } from '@weft/store/memory';
 import { Router } from './router.js';
 import { record, startInstance, TestClock, type TestInstance } from './test-support/instances.js';
 

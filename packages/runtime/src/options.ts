@@ -1,5 +1,4 @@
 import {
-  MemoryAuditStore,
   systemClock,
   type ActionCall,
   type ActionInvoker,
@@ -14,6 +13,7 @@ import type { AgentInvoker, RunInterceptor } from '@weft/engine';
 import { defaultDetectors, guardrailsInterceptor, type GuardrailsOptions } from '@weft/guardrails';
 import type { WeftMetrics, WorkflowTracing } from '@weft/telemetry';
 import { AuditLog, type AuditOptions } from './audit/audit-log.js';
+import { MemoryAuditStore } from './audit/memory-audit-store.js';
 import type { RetentionOptions } from './retention/sweeper.js';
 
 /** Who an execution runs for: what the server's action invoker may need to know. */

@@ -1,10 +1,5 @@
-import {
-  fromErrorObject,
-  type ActionCall,
-  type InvocationResult,
-  type TaskDispatcher,
-  type TaskResultMessage,
-} from '@weft/core';
+import type { TaskDispatcher, TaskResultMessage } from '@weft/broker';
+import { fromErrorObject, type ActionCall, type InvocationResult } from '@weft/core';
 import type { Router } from '@weft/router';
 import { injectTraceContext } from '@weft/telemetry';
 

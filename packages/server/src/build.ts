@@ -9,8 +9,6 @@ import { routeAiSdkWarnings } from '@weft/agents';
 import { readFileSync } from 'node:fs';
 import { LogController, type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import {
-  MemoryAuditStore,
-  MemoryRoutesStore,
   type AuditStore,
   type ExecutionsStore,
   type PluginUsage,
@@ -23,6 +21,7 @@ import {
 import { createHttpApp, registryPlugin, type RegistryClock } from '@weft/registry';
 import { Router } from '@weft/router';
 import {
+  MemoryAuditStore,
   pluginUsage,
   Runtime,
   runtimeRoutes,
@@ -31,6 +30,7 @@ import {
   type Triggers,
 } from '@weft/runtime';
 import { openStore, type StoreOptions } from '@weft/store';
+import { MemoryRoutesStore } from '@weft/store/memory';
 import { traceFields } from '@weft/telemetry';
 import { startTelemetry, type Telemetry } from '@weft/telemetry/setup';
 import { compileServerOptions, type CompiledServerOptions, type ServerOptions } from './config.js';

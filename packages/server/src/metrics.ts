@@ -1,12 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import {
-  ForbiddenError,
-  RESULTS_SUBJECT,
-  taskSubject,
-  type Broker,
-  type Principal,
-  type RoutesStore,
-} from '@weft/core';
+import { RESULTS_SUBJECT, taskSubject } from '@weft/broker';
+import { ForbiddenError, type Broker, type Principal, type RoutesStore } from '@weft/core';
 import type { ObservedSources, WeftMetrics } from '@weft/telemetry';
 import { isBrokerInstance } from './broker-dispatch.js';
 

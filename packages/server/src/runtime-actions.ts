@@ -7,8 +7,8 @@ import {
   type ActionInvoker,
   type InvocationResult,
   type RegistryStore,
-  type TaskDispatcher,
 } from '@weft/core';
+import type { TaskDispatcher } from '@weft/broker';
 import type { Router } from '@weft/router';
 import { CallbackEgress, type ServerActions } from '@weft/runtime';
 import { LocalInvoker, type LocalInvokerOptions } from '@weft/sdk';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { MemoryRoutesStore } from '@weft/core';
 import { checkRegistration, Router } from '@weft/router';
+import { MemoryRoutesStore } from '@weft/store/memory';
 import { servedVersionOf } from './server-agents.js';
 
 // The version an agent tool's schema is read for is the one the router's instances serve; an

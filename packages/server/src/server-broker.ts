@@ -1,5 +1,5 @@
-import { TaskDispatcher, type Broker } from '@weft/core';
-import { connectBroker } from '@weft/broker';
+import type { Broker } from '@weft/core';
+import { connectBroker, TaskDispatcher } from '@weft/broker';
 import type { CompiledServerOptions } from './config.js';
 
 /** The server's broker and its side of task dispatch. */

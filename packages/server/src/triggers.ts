@@ -3,6 +3,7 @@ import {
   localPrincipal,
   type AccessPolicy,
   type DeploymentStore,
+  type EventSource,
   type ExecutionRecord,
   type Principal,
   type RegistryStore,
@@ -10,16 +11,13 @@ import {
   type TriggerStore,
 } from '@weft/core';
 import type { FastifyInstance } from 'fastify';
+import { KafkaEventSource, NatsEventSource, SqsEventSource } from '@weft/broker/events';
 import type { Authenticate } from '@weft/identity';
 import {
   actionTargets,
   createTriggers,
-  KafkaEventSource,
-  NatsEventSource,
   SnsEventSource,
-  SqsEventSource,
   toExecutionRecord,
-  type EventSource,
   type ExecutionRequest,
   type OwnedStartRequest,
   type Runtime,

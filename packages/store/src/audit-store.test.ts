@@ -1,5 +1,5 @@
 import { describe } from 'vitest';
-import { MemoryAuditStore } from '@weft/core';
+import { MemoryAuditStore } from '@weft/runtime';
 import { auditStoreContract } from './audit-store.contract.js';
 import { openTestAuditStore } from './audit-test-store.js';
 

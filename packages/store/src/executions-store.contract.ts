@@ -5,7 +5,7 @@ import {
   type ExecutionsStore,
   type StoredExecution,
 } from '@weft/core';
-import type { TestExecutionsStore } from './executions-test-store.js';
+import type { TestExecutions } from './executions-test-store.js';
 
 let counter = 0;
 
@@ -50,8 +50,8 @@ const event = (seq: number, type = 'step.started') => ({
 });
 
 /** The contract every {@link ExecutionsStore} implementation passes. */
-export function executionsStoreContract(open: () => Promise<TestExecutionsStore>): void {
-  let test: TestExecutionsStore;
+export function executionsStoreContract(open: () => Promise<TestExecutions>): void {
+  let test: TestExecutions;
   let store: ExecutionsStore;
   beforeEach(async () => {
     await test?.dispose();

@@ -4,6 +4,10 @@ import { openTestExecutionsStore } from './executions-test-store.js';
 
 const url = process.env['WEFT_TEST_DATABASE_URL'];
 
+describe('executions store in memory', () => {
+  executionsStoreContract(() => openTestExecutionsStore('memory'));
+});
+
 describe('executions store on SQLite', () => {
   executionsStoreContract(() => openTestExecutionsStore('sqlite'));
 });

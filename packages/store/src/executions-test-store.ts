@@ -1,24 +1,41 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import type { ExecutionsStore, RegistryStore } from '@weft/core';
+import { MemoryExecutionsStore } from './memory/memory-executions-store.js';
 import { openStore } from './open.js';
 
-/** A throwaway executions store for tests (with the registry store on the same data). */
-export interface TestExecutionsStore {
+/** A throwaway executions store for tests. */
+export interface TestExecutions {
   executions: ExecutionsStore;
-  registry: RegistryStore;
   /** Closes the store and drops its data (the PostgreSQL schema). */
   dispose(): Promise<void>;
 }
 
+/** A throwaway executions store on a database, with the registry store on the same data. */
+export interface TestExecutionsStore extends TestExecutions {
+  registry: RegistryStore;
+}
+
 /**
- * Opens a fresh executions store: in-memory SQLite, or a new schema `weft_test_<random>` in the
- * PostgreSQL database at `databaseUrl`, dropped by `dispose()`.
+ * Opens a fresh executions store: in process memory (no database, no registry store), in-memory
+ * SQLite, or a new schema `weft_test_<random>` in the PostgreSQL database at `databaseUrl`,
+ * dropped by `dispose()`.
  */
-export async function openTestExecutionsStore(
+export function openTestExecutionsStore(kind: 'memory'): Promise<TestExecutions>;
+export function openTestExecutionsStore(
   kind: 'sqlite' | 'postgres',
   databaseUrl?: string,
-): Promise<TestExecutionsStore> {
+): Promise<TestExecutionsStore>;
+export function openTestExecutionsStore(
+  kind: 'memory' | 'sqlite' | 'postgres',
+  databaseUrl?: string,
+): Promise<TestExecutions>;
+export async function openTestExecutionsStore(
+  kind: 'memory' | 'sqlite' | 'postgres',
+  databaseUrl?: string,
+): Promise<TestExecutions | TestExecutionsStore> {
+  if (kind === 'memory')
+    return { executions: new MemoryExecutionsStore(), dispose: async () => {} };
   if (kind === 'sqlite') {
     const opened = await openStore({ kind: 'sqlite', dataDir: ':memory:' });
     return {

@@ -1,6 +1,6 @@
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import type { ExecutionOutcome, ExecutionsStore, StoredExecution, WaitingFor } from '@weft/core';
-import type { TestExecutionsStore } from './executions-test-store.js';
+import type { TestExecutions } from './executions-test-store.js';
 
 let counter = 0;
 
@@ -66,8 +66,8 @@ const EXPIRED: ExecutionOutcome = {
 };
 
 /** The contract of waiting executions every {@link ExecutionsStore} passes. */
-export function executionsWaitsContract(open: () => Promise<TestExecutionsStore>): void {
-  let test: TestExecutionsStore;
+export function executionsWaitsContract(open: () => Promise<TestExecutions>): void {
+  let test: TestExecutions;
   let store: ExecutionsStore;
   beforeEach(async () => {
     await test?.dispose();

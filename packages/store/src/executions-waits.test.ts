@@ -12,6 +12,10 @@ import { openStore } from './open.js';
 
 const url = process.env['WEFT_TEST_DATABASE_URL'];
 
+describe('waiting executions in memory', () => {
+  executionsWaitsContract(() => openTestExecutionsStore('memory'));
+});
+
 describe('waiting executions on SQLite', () => {
   executionsWaitsContract(() => openTestExecutionsStore('sqlite'));
 

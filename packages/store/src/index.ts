@@ -12,7 +12,7 @@ export { openTestTriggerStores } from './triggers-test-stores.js';
 export type { TestTriggerStores } from './triggers-test-stores.js';
 export { KyselyExecutionsStore } from './executions-store.js';
 export { openTestExecutionsStore } from './executions-test-store.js';
-export type { TestExecutionsStore } from './executions-test-store.js';
+export type { TestExecutions, TestExecutionsStore } from './executions-test-store.js';
 export { KyselyAuditStore } from './audit-store.js';
 export { moveOwner, type OwnerMove } from './move-owner.js';
 export { openTestAuditStore } from './audit-test-store.js';

@@ -2,9 +2,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe } from 'vitest';
-import { MemoryRoutesStore } from '@weft/core';
 import { routesStoreContract } from './routes-store.contract.js';
 import { openTestRoutesStore } from './routes-test-store.js';
+import { MemoryRoutesStore } from './memory/index.js';
 
 const url = process.env['WEFT_TEST_DATABASE_URL'];
 

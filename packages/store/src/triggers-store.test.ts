@@ -1,8 +1,8 @@
 import { describe } from 'vitest';
-import { MemoryDeploymentStore, MemoryTriggerStore } from '@weft/core';
 import { deploymentStoreContract } from './deployments-store.contract.js';
 import { triggerStoreContract } from './triggers-store.contract.js';
 import { openTestTriggerStores } from './triggers-test-stores.js';
+import { MemoryDeploymentStore, MemoryTriggerStore } from './memory/index.js';
 
 const url = process.env['WEFT_TEST_DATABASE_URL'];
 const noop = async () => {};

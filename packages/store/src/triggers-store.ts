@@ -1,13 +1,8 @@
 import { sql, type Kysely } from 'kysely';
-import {
-  LocalBuckets,
-  type BucketSpec,
-  type FireKey,
-  type TokenResult,
-  type TriggerStore,
-} from '@weft/core';
+import type { BucketSpec, FireKey, TokenResult, TriggerStore } from '@weft/core';
 import type { Database, Dialect } from './database.js';
 import type { SqliteGroupCommit } from './sqlite-group-commit.js';
+import { LocalBuckets } from './token-bucket.js';
 
 /**
  * The per-request webhook writes on SQLite, as fixed text (building them with Kysely cost ~8% of a

@@ -1,4 +1,3 @@
 export * from './entry.js';
 export * from './store.js';
 export * from './chain.js';
-export * from './memory-audit-store.js';

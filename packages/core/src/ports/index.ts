@@ -4,3 +4,4 @@ export * from './secrets-provider.js';
 export * from './clock.js';
 export * from './events.js';
 export * from './broker.js';
+export * from './event-source.js';

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { MemoryRoutesStore, UnauthorizedError } from '@weft/core';
+import { UnauthorizedError } from '@weft/core';
+import { MemoryRoutesStore } from '@weft/store/memory';
 import { Router } from '../router.js';
 import { echoInstance, record, routerApp, type TestInstance } from '../test-support/instances.js';
 

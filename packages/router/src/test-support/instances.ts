@@ -1,7 +1,8 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import Fastify, { type FastifyInstance } from 'fastify';
-import { MemoryRoutesStore, type Clock } from '@weft/core';
+import type { Clock } from '@weft/core';
+import { MemoryRoutesStore } from '@weft/store/memory';
 import { Router } from '../router.js';
 import type { RouterOptions } from '../options.js';
 

@@ -2,7 +2,6 @@ import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import {
   GENESIS_HASH,
-  MemoryAuditStore,
   type AuditDraft,
   type AuditEntry,
   type AuditSeal,
@@ -11,6 +10,7 @@ import {
 } from '@weft/core';
 import { AuditLog, type AuditEvent, type AuditLogger } from './audit-log.js';
 import { auditHash } from './hash.js';
+import { MemoryAuditStore } from './memory-audit-store.js';
 
 const clock = (ms: number): Clock => ({ now: () => ms, sleep: async () => {} });
 

@@ -1,7 +1,7 @@
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { openTestExecutionsStore, type TestExecutionsStore } from '@weft/store';
+import { openTestExecutionsStore, type TestExecutions } from '@weft/store';
 import {
   buildRuntimeHarness,
   KEYS,
@@ -16,7 +16,7 @@ interface Received {
   body: string;
 }
 
-let store: TestExecutionsStore;
+let store: TestExecutions;
 let h: RuntimeHarness;
 let receiver: Server;
 let received: Received[];
@@ -29,7 +29,7 @@ const WORKFLOW = workflowText(
 );
 
 beforeEach(async () => {
-  store = await openTestExecutionsStore('sqlite');
+  store = await openTestExecutionsStore('memory');
   received = [];
   answers = [];
   receiver = createServer((request, response) => {

@@ -2,12 +2,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import {
-  EnvironmentSecretsProvider,
-  MemoryDeploymentStore,
-  MemoryTriggerStore,
-  UnauthorizedError,
-} from '@weft/core';
+import { EnvironmentSecretsProvider, UnauthorizedError } from '@weft/core';
+import { MemoryDeploymentStore, MemoryTriggerStore } from '@weft/store/memory';
 import { RecordingStarter } from '../triggers/test-support.js';
 import { createTriggers, type Triggers } from './create-triggers.js';
 import { watchWorkflowDirectory } from './directory-watcher.js';

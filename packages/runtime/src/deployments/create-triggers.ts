@@ -5,6 +5,7 @@ import {
   type Clock,
   type DeploymentStore,
   type DetectorNames,
+  type EventSource,
   type Principal,
   type SecretsProvider,
   type TriggerStore,
@@ -13,7 +14,6 @@ import type { WorkflowDefinition } from '@weft/engine';
 import type { AuditLog } from '../audit/audit-log.js';
 import { EventRouter } from '../triggers/events/event-router.js';
 import { eventRoutes, type EventRoutesOptions } from '../triggers/events/events-plugin.js';
-import type { EventSource } from '../triggers/events/source.js';
 import { silentLogger, type TriggerLogger } from '../triggers/logger.js';
 import { Scheduler, type PrepareStarts } from '../triggers/schedule/scheduler.js';
 import type {

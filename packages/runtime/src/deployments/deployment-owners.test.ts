@@ -3,12 +3,11 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
   EnvironmentSecretsProvider,
-  MemoryDeploymentStore,
-  MemoryTriggerStore,
   UnauthorizedError,
   keyPrincipal,
   type Principal,
 } from '@weft/core';
+import { MemoryDeploymentStore, MemoryTriggerStore } from '@weft/store/memory';
 import { RecordingStarter } from '../triggers/test-support.js';
 import { createTriggers, type Triggers } from './create-triggers.js';
 

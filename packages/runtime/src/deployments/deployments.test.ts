@@ -4,13 +4,8 @@ import { join } from 'node:path';
 import { createHmac } from 'node:crypto';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import {
-  EnvironmentSecretsProvider,
-  MemoryDeploymentStore,
-  MemoryTriggerStore,
-  UnauthorizedError,
-  keyPrincipal,
-} from '@weft/core';
+import { EnvironmentSecretsProvider, UnauthorizedError, keyPrincipal } from '@weft/core';
+import { MemoryDeploymentStore, MemoryTriggerStore } from '@weft/store/memory';
 import { pendingRecordOf, RecordingStarter } from '../triggers/test-support.js';
 import { createTriggers, type Triggers } from './create-triggers.js';
 import { watchWorkflowDirectory } from './directory-watcher.js';

@@ -2,7 +2,7 @@ import { keyPrincipal } from '@weft/core';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { StoredExecution } from '@weft/core';
 import { loadWorkflowSource, type WorkflowDefinition } from '@weft/engine';
-import { openTestExecutionsStore, type TestExecutionsStore } from '@weft/store';
+import { openTestExecutionsStore, type TestExecutions } from '@weft/store';
 import { buildRuntimeHarness, testActions, type RuntimeHarness } from '../test-support/harness.js';
 
 /** Loads one workflow file's workflows by name. */
@@ -23,7 +23,7 @@ const FILE = workflows(`workflows:
       - { name: a, plugin: nowhere, action: echo, input: {} }
 `);
 
-let store: TestExecutionsStore | undefined;
+let store: TestExecutions | undefined;
 let harness: RuntimeHarness | undefined;
 
 afterEach(async () => {
@@ -33,7 +33,7 @@ afterEach(async () => {
 });
 
 async function start() {
-  store = await openTestExecutionsStore('sqlite');
+  store = await openTestExecutionsStore('memory');
   const calls: unknown[] = [];
   harness = await buildRuntimeHarness(
     store.executions,

@@ -1,8 +1,9 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { keyPrincipal, MemoryAuditStore, UnauthorizedError, type Principal } from '@weft/core';
+import { keyPrincipal, UnauthorizedError, type Principal } from '@weft/core';
 import { openTestExecutionsStore, type TestExecutionsStore } from '@weft/store';
 import { buildRuntimeHarness, testActions, type RuntimeHarness } from '../test-support/harness.js';
 import { WAIT_STORES } from '../test-support/waits.js';
+import { MemoryAuditStore } from '../audit/memory-audit-store.js';
 
 const PAYOUT = `workflows:
   - name: payout

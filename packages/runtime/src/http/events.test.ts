@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
-import { openTestExecutionsStore, type TestExecutionsStore } from '@weft/store';
+import { openTestExecutionsStore, type TestExecutions } from '@weft/store';
 import {
   buildRuntimeHarness,
   KEYS,
@@ -16,12 +16,12 @@ const THREE = workflowText(
 `,
 );
 
-let store: TestExecutionsStore;
+let store: TestExecutions;
 let h: RuntimeHarness;
 let url: string;
 
 beforeEach(async () => {
-  store = await openTestExecutionsStore('sqlite');
+  store = await openTestExecutionsStore('memory');
   h = await buildRuntimeHarness(
     store.executions,
     testActions({

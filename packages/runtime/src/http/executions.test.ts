@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { openTestExecutionsStore, type TestExecutionsStore } from '@weft/store';
+import { openTestExecutionsStore, type TestExecutions } from '@weft/store';
 import {
   buildRuntimeHarness,
   KEYS,
@@ -17,13 +17,13 @@ const DOUBLE = workflowText(
 `,
 );
 
-let store: TestExecutionsStore;
+let store: TestExecutions;
 let h: RuntimeHarness;
 let gate: Promise<void>;
 let open: () => void;
 
 beforeEach(async () => {
-  store = await openTestExecutionsStore('sqlite');
+  store = await openTestExecutionsStore('memory');
   gate = Promise.resolve();
   const actions = testActions({
     'math.double': (input) => ({ v: (input['v'] as number) * 2 }),

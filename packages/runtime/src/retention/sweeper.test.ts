@@ -1,10 +1,11 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { MemoryAuditStore, type AuditDraft, type StoredExecution } from '@weft/core';
+import { type AuditDraft, type StoredExecution } from '@weft/core';
 import { openTestExecutionsStore, type TestExecutionsStore } from '@weft/store';
 import { startTelemetry } from '@weft/telemetry/setup';
 import { auditHash } from '../audit/hash.js';
 import { verifyAuditChain } from '../audit/verify.js';
 import { RetentionSweeper } from './sweeper.js';
+import { MemoryAuditStore } from '../audit/memory-audit-store.js';
 
 const NOW = Date.parse('2026-06-01T00:00:00.000Z');
 const daysAgo = (days: number) => new Date(NOW - days * 86_400_000).toISOString();

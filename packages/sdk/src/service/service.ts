@@ -5,10 +5,10 @@ import {
   INSTANCE_ID_PATTERN,
   ValidationError,
   type Broker,
-  type ConsumeTasksOptions,
   type RegistrationResponse,
   type Subscription,
 } from '@weft/core';
+import type { ConsumeTasksOptions } from '@weft/broker/tasks';
 import { createLogger } from '../client/logging.js';
 import type { ActionHandler } from '../handlers/handler.js';
 import { LocalInvoker } from '../invoker/local-invoker.js';

@@ -1,10 +1,5 @@
-import {
-  consumeTasks,
-  fromErrorObject,
-  type Broker,
-  type ConsumeTasksOptions,
-  type Subscription,
-} from '@weft/core';
+import { fromErrorObject, type Broker, type Subscription } from '@weft/core';
+import { consumeTasks, type ConsumeTasksOptions } from '@weft/broker/tasks';
 import { continueTrace } from '@weft/telemetry';
 import type { Logger } from 'pino';
 import type { ConnectorHost } from './host.js';

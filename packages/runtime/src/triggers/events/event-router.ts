@@ -1,9 +1,8 @@
-import { ValidationError, type EventTrigger } from '@weft/core';
+import { ValidationError, type EventSource, type EventTrigger } from '@weft/core';
 import type { WorkflowDefinition } from '@weft/engine';
 import { silentLogger, type TriggerLogger } from '../logger.js';
 import type { PendingRecord, StartExecution } from '../start-execution.js';
 import { matchesFilter } from './filter.js';
-import type { EventSource } from './source.js';
 
 /** One event trigger of a deployed workflow. */
 interface Subscription {

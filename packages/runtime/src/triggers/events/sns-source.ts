@@ -1,4 +1,4 @@
-import type { EventSource } from './source.js';
+import type { EventSource } from '@weft/core';
 
 /**
  * SNS as an event source: SNS pushes to the `POST /sns` endpoint (see `eventRoutes`), so

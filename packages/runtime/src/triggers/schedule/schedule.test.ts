@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { MemoryTriggerStore, type ScheduleTrigger } from '@weft/core';
+import { type ScheduleTrigger } from '@weft/core';
+import { MemoryTriggerStore } from '@weft/store/memory';
 import { FakeClock, pendingRecordOf, RecordingStarter, workflowWith } from '../test-support.js';
 import { compileSchedule, dueFires, nextFireAfter, upcomingFires } from './schedule.js';
 import { Scheduler } from './scheduler.js';

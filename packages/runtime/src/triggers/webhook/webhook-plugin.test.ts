@@ -2,7 +2,8 @@ import { createHmac } from 'node:crypto';
 import { request as httpRequest } from 'node:http';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { MemoryTriggerStore, type WebhookTrigger } from '@weft/core';
+import { type WebhookTrigger } from '@weft/core';
+import { MemoryTriggerStore } from '@weft/store/memory';
 import {
   FakeClock,
   pendingRecordOf,

@@ -1,7 +1,8 @@
 import { createHmac } from 'node:crypto';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { MemoryTriggerStore, type WebhookTrigger } from '@weft/core';
+import { type WebhookTrigger } from '@weft/core';
+import { MemoryTriggerStore } from '@weft/store/memory';
 import { FakeClock, RecordingStarter, secretsOf, workflowWith } from '../test-support.js';
 import { compileWebhook } from './compile-webhook.js';
 import type { WebhookAuditEntry } from './refusal.js';

@@ -1,10 +1,18 @@
-import type { AuditEntry } from './entry.js';
-import { chainAuditDrafts, type AuditChainHead } from './chain.js';
-import type { AuditDraft, AuditQuery, AuditSeal, AuditStore } from './store.js';
+import {
+  chainAuditDrafts,
+  type AuditChainHead,
+  type AuditDraft,
+  type AuditEntry,
+  type AuditQuery,
+  type AuditSeal,
+  type AuditStore,
+} from '@weft/core';
 
 /**
  * {@link AuditStore} in process memory: for tests and for a runtime built without a database.
- * Nothing survives the process, so it is no audit log for production.
+ * Nothing survives the process, so it is no audit log for production. It lives with the audit
+ * log rather than in `@weft/store/memory` because it is the runtime's own default, and the runtime
+ * may not import the store package.
  */
 export class MemoryAuditStore implements AuditStore {
   readonly kind = 'memory';

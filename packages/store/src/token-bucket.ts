@@ -1,4 +1,4 @@
-import type { BucketSpec, TokenResult } from './trigger-store.js';
+import type { BucketSpec, TokenResult } from '@weft/core';
 
 /** The state of one token bucket. */
 export interface BucketState {

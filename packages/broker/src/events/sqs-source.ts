@@ -5,9 +5,9 @@ import {
   SQSClient,
   type SQSClientConfig,
 } from '@aws-sdk/client-sqs';
-import { silentLogger, type TriggerLogger } from '../logger.js';
-import { decodeEvent } from './filter.js';
-import type { EventHandler, EventSource } from './source.js';
+import type { EventHandler, EventSource } from '@weft/core';
+import { decodeEvent } from './decode.js';
+import { silentLogger, type EventSourceLogger } from './logger.js';
 
 /** Options of {@link SqsEventSource}. */
 export interface SqsSourceOptions {
@@ -15,7 +15,7 @@ export interface SqsSourceOptions {
   client?: SQSClientConfig;
   /** Long-poll wait, seconds (1–20). Default 20. */
   waitSeconds?: number;
-  logger?: TriggerLogger;
+  logger?: EventSourceLogger;
 }
 
 /**

@@ -1,11 +1,11 @@
-import { toErrorObject } from '../errors/index.js';
-import type {
-  Broker,
-  BrokerHeaders,
-  BrokerMessage,
-  ConsumeOptions,
-  Subscription,
-} from '../ports/broker.js';
+import {
+  toErrorObject,
+  type Broker,
+  type BrokerHeaders,
+  type BrokerMessage,
+  type ConsumeOptions,
+  type Subscription,
+} from '@weft/core';
 import {
   parseTaskMessage,
   RESULTS_SUBJECT,

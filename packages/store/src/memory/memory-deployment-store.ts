@@ -1,4 +1,4 @@
-import { deploymentKey, type DeploymentRecord, type DeploymentStore } from './deployment-store.js';
+import { deploymentKey, type DeploymentRecord, type DeploymentStore } from '@weft/core';
 
 /** {@link DeploymentStore} in process memory, keyed by (owner, name). */
 export class MemoryDeploymentStore implements DeploymentStore {

@@ -1,5 +1,5 @@
-import { LocalBuckets } from './token-bucket.js';
-import type { BucketSpec, FireKey, TokenResult, TriggerStore } from './trigger-store.js';
+import type { BucketSpec, FireKey, TokenResult, TriggerStore } from '@weft/core';
+import { LocalBuckets } from '../token-bucket.js';
 
 interface Delivery {
   expiresAtMs: number;

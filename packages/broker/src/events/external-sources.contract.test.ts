@@ -7,8 +7,6 @@ import {
 } from '@aws-sdk/client-sqs';
 import { Kafka, logLevel } from 'kafkajs';
 import { describe, expect, it } from 'vitest';
-import { RecordingStarter, workflowWith } from '../test-support.js';
-import { EventRouter } from './event-router.js';
 import { KafkaEventSource } from './kafka-source.js';
 import { SqsEventSource } from './sqs-source.js';
 
@@ -23,26 +21,19 @@ async function until(check: () => boolean, ms = 30_000): Promise<void> {
 describe.skipIf(!brokers)(
   'Kafka event source contract (set WEFT_TEST_KAFKA_BROKERS to run)',
   () => {
-    it('consumes a topic in a consumer group and starts filtered events', async () => {
+    it('consumes a topic in a consumer group from the beginning, each message decoded', async () => {
       const topic = `weft-test-${randomBytes(4).toString('hex')}`;
       const kafka = new Kafka({ brokers: brokers!.split(','), logLevel: logLevel.NOTHING });
       const admin = kafka.admin();
       await admin.connect();
       await admin.createTopics({ topics: [{ topic }], waitForLeaders: true });
-      const starter = new RecordingStarter();
-      const router = new EventRouter({
-        start: starter.start,
-        sources: [
-          new KafkaEventSource({
-            brokers: brokers!.split(','),
-            groupId: `g-${topic}`,
-            fromBeginning: true,
-          }),
-        ],
+      const source = new KafkaEventSource({
+        brokers: brokers!.split(','),
+        groupId: `g-${topic}`,
+        fromBeginning: true,
       });
-      await router.register(workflowWith('k', []), [
-        { type: 'event', source: 'kafka', topic, filter: { ok: true } },
-      ]);
+      const received: unknown[] = [];
+      await source.subscribe(topic, async (event) => void received.push(event));
       const producer = kafka.producer();
       await producer.connect();
       await producer.send({
@@ -53,13 +44,10 @@ describe.skipIf(!brokers)(
           { value: '{"ok":true,"n":2}' },
         ],
       });
-      await until(() => starter.requests.length >= 2);
-      expect(starter.requests.map((r) => r.trigger.event)).toEqual([
-        { ok: true, n: 1 },
-        { ok: true, n: 2 },
-      ]);
+      await until(() => received.length >= 3);
+      expect(received).toEqual([{ ok: true, n: 1 }, { ok: false }, { ok: true, n: 2 }]);
       await producer.disconnect();
-      await router.close();
+      await source.close();
       await admin.deleteTopics({ topics: [topic] });
       await admin.disconnect();
     }, 60_000);
@@ -69,24 +57,17 @@ describe.skipIf(!brokers)(
 describe.skipIf(!sqsUrl)(
   'SQS event source contract (set WEFT_TEST_SQS_URL to an SQS endpoint to run)',
   () => {
-    it('long-polls a queue, starts filtered events and deletes what it handled', async () => {
+    it('long-polls a queue and unwraps an SNS envelope to its message', async () => {
       const client = new SQSClient({ endpoint: sqsUrl!, region: 'us-east-1' });
       const { QueueUrl } = await client.send(
         new CreateQueueCommand({ QueueName: `weft-test-${randomBytes(4).toString('hex')}` }),
       );
-      const starter = new RecordingStarter();
-      const router = new EventRouter({
-        start: starter.start,
-        sources: [
-          new SqsEventSource({
-            client: { endpoint: sqsUrl!, region: 'us-east-1' },
-            waitSeconds: 1,
-          }),
-        ],
+      const source = new SqsEventSource({
+        client: { endpoint: sqsUrl!, region: 'us-east-1' },
+        waitSeconds: 1,
       });
-      await router.register(workflowWith('q', []), [
-        { type: 'event', source: 'sqs', topic: QueueUrl!, filter: { ok: true } },
-      ]);
+      const received: unknown[] = [];
+      await source.subscribe(QueueUrl!, async (event) => void received.push(event));
       await client.send(new SendMessageCommand({ QueueUrl, MessageBody: '{"ok":true,"n":1}' }));
       await client.send(
         new SendMessageCommand({
@@ -94,12 +75,12 @@ describe.skipIf(!sqsUrl)(
           MessageBody: JSON.stringify({ Type: 'Notification', Message: '{"ok":true,"n":2}' }),
         }),
       );
-      await until(() => starter.requests.length >= 2);
-      expect(starter.requests.map((r) => r.trigger.event)).toEqual([
+      await until(() => received.length >= 2);
+      expect(received).toEqual([
         { ok: true, n: 1 },
         { ok: true, n: 2 },
       ]);
-      await router.close();
+      await source.close();
       await client.send(new DeleteQueueCommand({ QueueUrl }));
     }, 60_000);
   },

@@ -4,7 +4,7 @@ import type {
   NewRegistration,
   RouteInstance,
   RoutesStore,
-} from './store.js';
+} from '@weft/core';
 
 interface Row {
   instance: RouteInstance;

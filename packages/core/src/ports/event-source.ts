@@ -1,4 +1,14 @@
-/** Receives the events of one subscription; a rejection leaves the message unacknowledged. */
+/**
+ * The event source port (docs/design.md#ports): an external event bus whose messages start the
+ * workflows with event triggers. The runtime's event router consumes it; the implementations for
+ * NATS, Kafka and SQS live in `@weft/broker/events`, beside the brokers, and the server chooses
+ * which to give the runtime.
+ */
+
+/**
+ * Receives the events of one subscription, each decoded (JSON when it parses, else the text); a
+ * rejection leaves the message unacknowledged.
+ */
 export type EventHandler = (event: unknown) => Promise<void>;
 
 /** Kinds of external event sources (custom and webhook events arrive over HTTP or in process). */

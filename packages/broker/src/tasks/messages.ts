@@ -1,7 +1,6 @@
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler';
-import { ValidationError } from '../errors/index.js';
-import { PLUGIN_SLUG_PATTERN } from '../registry/definition.js';
+import { PLUGIN_SLUG_PATTERN, ValidationError } from '@weft/core';
 
 /** ISO 8601 UTC timestamp, as `Date.prototype.toISOString` writes it (seconds fraction optional). */
 const ISO_UTC_PATTERN = '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}(\\.\\d{1,9})?Z$';

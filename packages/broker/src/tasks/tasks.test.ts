@@ -1,22 +1,14 @@
 /**
- * The task protocol (docs/protocol.md#broker-tasks) of `@weft/core` (`consumeTasks`, `TaskDispatcher`) over real brokers:
+ * The task protocol (docs/protocol.md#broker-tasks) (`consumeTasks`, `TaskDispatcher`) over real brokers:
  * in-memory always, NATS JetStream when WEFT_TEST_NATS_URL is set.
  */
-import {
-  consumeTasks,
-  DEAD_LETTER_HEADERS,
-  RESULTS_SUBJECT,
-  TaskDispatcher,
-  TimeoutError,
-  ValidationError,
-  type Broker,
-  type TaskContext,
-  type TaskMessage,
-  type TaskResultMessage,
-} from '@weft/core';
+import { DEAD_LETTER_HEADERS, TimeoutError, ValidationError, type Broker } from '@weft/core';
 import { afterAll, describe, expect, it } from 'vitest';
-import { waitFor } from './broker.contract.js';
-import { openTestBroker, type TestBroker } from './test-brokers.js';
+import { waitFor } from '../broker.contract.js';
+import { openTestBroker, type TestBroker } from '../test-brokers.js';
+import { TaskDispatcher } from './dispatcher.js';
+import { RESULTS_SUBJECT, type TaskMessage, type TaskResultMessage } from './messages.js';
+import { consumeTasks, type TaskContext } from './worker.js';
 
 const backends: TestBroker[] = [openTestBroker('memory')];
 const natsUrl = process.env['WEFT_TEST_NATS_URL'];

@@ -1,5 +1,4 @@
-import { TimeoutError } from '../errors/index.js';
-import type { Broker, ConsumeOptions, Subscription } from '../ports/broker.js';
+import { TimeoutError, type Broker, type ConsumeOptions, type Subscription } from '@weft/core';
 import {
   parseTaskResultMessage,
   RESULTS_SUBJECT,

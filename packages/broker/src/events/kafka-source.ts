@@ -1,7 +1,7 @@
 import { Kafka, logLevel, type Consumer } from 'kafkajs';
-import { silentLogger, type TriggerLogger } from '../logger.js';
-import { decodeEvent } from './filter.js';
-import type { EventHandler, EventSource } from './source.js';
+import type { EventHandler, EventSource } from '@weft/core';
+import { decodeEvent } from './decode.js';
+import { silentLogger, type EventSourceLogger } from './logger.js';
 
 /** Options of {@link KafkaEventSource}. */
 export interface KafkaSourceOptions {
@@ -12,7 +12,7 @@ export interface KafkaSourceOptions {
   clientId?: string;
   /** Read topics from the beginning the first time the group sees them. Default false. */
   fromBeginning?: boolean;
-  logger?: TriggerLogger;
+  logger?: EventSourceLogger;
 }
 
 /**

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ValidationError } from '../errors/index.js';
+import { ValidationError } from '@weft/core';
 import { parseTaskMessage, parseTaskResultMessage, taskSubject } from './messages.js';
 
 const task = {

@@ -1,7 +1,7 @@
 import { connect, type NatsConnection } from '@nats-io/transport-node';
-import { silentLogger, type TriggerLogger } from '../logger.js';
-import { decodeEvent } from './filter.js';
-import type { EventHandler, EventSource } from './source.js';
+import type { EventHandler, EventSource } from '@weft/core';
+import { decodeEvent } from './decode.js';
+import { silentLogger, type EventSourceLogger } from './logger.js';
 
 /** Options of {@link NatsEventSource}. */
 export interface NatsSourceOptions {
@@ -9,7 +9,7 @@ export interface NatsSourceOptions {
   servers: string;
   /** Queue group shared by replicas: each message goes to one of them. Default `weft-triggers`. */
   queue?: string;
-  logger?: TriggerLogger;
+  logger?: EventSourceLogger;
 }
 
 /** NATS subjects as an event source (topic = subject, wildcards allowed); messages are JSON or text. */

@@ -1,3 +1,0 @@
-export * from './messages.js';
-export * from './worker.js';
-export * from './dispatcher.js';
