@@ -38,7 +38,7 @@ import { registerAuthConfig, SignInProvider } from './auth-config.js';
 import { consoleDistDir, loadConsoleFiles, registerConsole } from './console.js';
 import { registerHealth } from './health.js';
 import { openIdentity, type ServerIdentity } from './identity.js';
-import { RouterAndRegistryActions } from './runtime-actions.js';
+import { createDispatch } from './dispatch/index.js';
 import { buildTriggers, latestVersionOf, logTriggeredEnd } from './triggers.js';
 import { trackInFlight } from './in-flight.js';
 import { executionLog } from './run-log.js';
@@ -255,9 +255,16 @@ export async function buildServer(
   const brokered = await openServerBroker(compiled, dependencies.broker);
   const tracked = executions ? trackInFlight(executions) : undefined;
   const runtimeSecrets = { get: async (name: string) => compiled.runtimeSecrets[name] };
+  const dispatch = createDispatch({
+    router,
+    registry: store,
+    tasks: brokered?.tasks,
+    taskTimeoutMs: compiled.routerTimeoutMs,
+    egressAllowlist: compiled.egressAllowlist,
+  });
   const served = tracked
     ? await serverAgents(compiled.agentsDir, store, runtimeSecrets, {
-        egressAllowlist: compiled.egressAllowlist,
+        publishedModelFetch: dispatch.publishedModelFetch,
         publishedAgentSecrets: compiled.publishedAgentSecrets,
         turns: telemetry.tracing?.modelTurns,
         executions: tracked.store,
@@ -288,12 +295,7 @@ export async function buildServer(
         guardrails: { ...agents?.guardrailsOptions(), detectors },
         store: tracked.store,
         authenticate,
-        actions: new RouterAndRegistryActions(
-          router,
-          store,
-          brokered?.tasks,
-          compiled.routerTimeoutMs,
-        ),
+        actions: dispatch.actions,
         egressAllowlist: compiled.egressAllowlist,
         secrets: runtimeSecrets,
         // One server owns an embedded SQLite file: it takes over every unfinished execution.

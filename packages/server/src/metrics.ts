@@ -8,7 +8,7 @@ import {
   type RoutesStore,
 } from '@weft/core';
 import type { ObservedSources, WeftMetrics } from '@weft/telemetry';
-import { isBrokerInstance } from './broker-dispatch.js';
+import { isBrokerInstance } from './dispatch/index.js';
 
 /** What `GET /metrics` reports on besides the instruments the runs update. */
 export interface MetricsSources {
