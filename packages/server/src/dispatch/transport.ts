@@ -74,7 +74,8 @@ export async function transportOf(
       if (router.table.instancesOf(slug).length > 0) return { via: 'router' };
       if (await published.listed(slug, version)) return { via: 'published' };
     } else {
-      if (router.table.pick(slug, action)) return { via: 'router' };
+      // `serves`, not `pick`: deciding must not take a turn of the round-robin the call takes.
+      if (router.table.serves(slug, action)) return { via: 'router' };
       const invoker = await published.invoker(slug, version);
       if (invoker) return { via: 'published', invoker };
     }
