@@ -5,9 +5,8 @@ import { DispatchActions } from './actions.js';
 import { egressCheckedFetch, pluginEgress } from './egress.js';
 import { PublishedPlugins } from './published.js';
 
-export { isBrokerInstance, BROKER_TRANSPORT } from './broker.js';
-export { pluginOf } from './actions.js';
-export type { PluginEgress } from './egress.js';
+/** The metrics count the queues of instances that take their actions by broker. */
+export { isBrokerInstance } from './broker.js';
 
 /** What {@link createDispatch} sends actions through. */
 export interface DispatchOptions {
