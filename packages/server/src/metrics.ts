@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { RESULTS_SUBJECT, taskSubject } from '@weft/broker';
 import { ForbiddenError, type Broker, type Principal, type RoutesStore } from '@weft/core';
 import type { ObservedSources, WeftMetrics } from '@weft/telemetry';
-import { isBrokerInstance } from './broker-dispatch.js';
+import { isBrokerInstance } from './dispatch/index.js';
 
 /** What `GET /metrics` reports on besides the instruments the runs update. */
 export interface MetricsSources {

@@ -23,10 +23,8 @@ import {
 } from '@weft/core';
 import type { Router } from '@weft/router';
 import { journaledCostUsd, type AgentCheck } from '@weft/runtime';
-import { egressCheckedFetch } from './agent-egress.js';
 import { publishedSecretRefusal } from './published-agent-secrets.js';
 import { PublishedAgents } from './published-agents.js';
-import { pluginEgress, type PluginEgress } from './runtime-actions.js';
 
 const AGENT_REF = new RegExp(AGENT_REF_PATTERN);
 
@@ -36,9 +34,9 @@ const AGENT_REF = new RegExp(AGENT_REF_PATTERN);
  * `agent`, kept current by the returned {@link PublishedAgents}), the ai-sdk and langchain
  * backends, tool schemas from the registry's published plugin definitions (of the version the
  * router's instances serve, when `served` knows one), keys from the
- * runtime's secrets (`WEFT_SECRET_<NAME>`). The models of published agents are called under the
- * egress policy of published plugins (`egressAllowlist`), on either backend; those of the local
- * directory are the operator's own. A published agent's `api_key_secret` must be one of
+ * runtime's secrets (`WEFT_SECRET_<NAME>`). The models of published agents are called through
+ * `publishedModelFetch` (the dispatch's egress policy of published plugins), on either backend;
+ * those of the local directory are the operator's own. A published agent's `api_key_secret` must be one of
  * `publishedAgentSecrets` (names, or prefixes ending in `*`; default none), else its step fails
  * with `VALIDATION` before the secret is read; local agents read any secret. `turns` (the tracing's GenAI spans) sees each model turn.
  * `maxCost` spending starts, for an execution taken over from another replica, from what its
@@ -49,9 +47,12 @@ export async function serverAgents(
   registry: RegistryStore,
   secrets: SecretsProvider,
   options: {
-    egressAllowlist: readonly string[];
+    /** Wraps the `fetch` of a published agent's model (`ServerDispatch.publishedModelFetch`). */
+    publishedModelFetch: (
+      fetch: typeof globalThis.fetch,
+      agentRef: string,
+    ) => typeof globalThis.fetch;
     publishedAgentSecrets?: readonly string[];
-    egress?: Pick<PluginEgress, 'refusal'>;
     onError?: (error: unknown, slug: string) => void;
     turns?: ModelTurnObserver | undefined;
     executions?: Pick<ExecutionsStore, 'steps'>;
@@ -63,9 +64,8 @@ export async function serverAgents(
   const catalog = new AgentCatalog(local);
   const published = new PublishedAgents(registry, catalog, options.onError);
   await published.load();
-  const egress = options.egress ?? pluginEgress(options.egressAllowlist);
   const checked = (agent: AgentDefinition, fetch: typeof globalThis.fetch) =>
-    published.has(agent) ? egressCheckedFetch(fetch, egress, agentRef(agent)) : fetch;
+    published.has(agent) ? options.publishedModelFetch(fetch, agentRef(agent)) : fetch;
   const runner = new AgentRunner({
     agents: catalog,
     actions: registryActions(registry, options.served),

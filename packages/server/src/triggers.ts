@@ -129,7 +129,7 @@ export function buildTriggers(parts: TriggerParts): Triggers {
 
 /**
  * The registry's latest version of a plugin: what a bare `plugin: <slug>` step runs (see
- * `RouterAndRegistryActions`) and so what the unpublish check counts it as using.
+ * the dispatch's `published` transport) and so what the unpublish check counts it as using.
  */
 export function latestVersionOf(
   registry: RegistryStore,

@@ -1,4 +1,3 @@
-import { isDeepStrictEqual } from 'node:util';
 import {
   deployerSnapshot,
   deploymentKey,
@@ -6,7 +5,6 @@ import {
   parseDeploymentKey,
   NotFoundError,
   systemClock,
-  ValidationError,
   type Clock,
   type DeployerSnapshot,
   type DeploymentRecord,
@@ -17,22 +15,19 @@ import { isPlainObject, type WorkflowDefinition } from '@weft/engine';
 import { silentLogger, type TriggerLogger } from '../triggers/logger.js';
 import type { PendingRecord } from '../triggers/start-execution.js';
 import { Activations } from './activations.js';
-import type { DeploymentServiceOptions } from './deployment-options.js';
-import { unavailableAgents } from './agent-refs.js';
-import { authorizeDeploy } from './deploy-check.js';
+import { auditAllowed } from './change-audit.js';
+import { commitDeploy, type CommitScope } from './deploy-commit.js';
 import {
-  deployWarnings,
   dryRunAnswer,
   type Deployed,
   type Deployer,
   type DeployOptions,
   type Prepared,
 } from './deploy-plan.js';
-import { auditAllowed, mergeGuards, type Guard } from './change-audit.js';
+import { prepareDeploy, validateDeploy, type Validated } from './deploy-prepare.js';
+import type { DeploymentServiceOptions } from './deployment-options.js';
 import { checkGuard, guardOf } from './guard.js';
-import { libraryOf } from './library.js';
-import { validateDefinition, type ValidDefinition } from './parse-definition.js';
-import { pluginReferences, pluginUsage } from './plugin-refs.js';
+import { pluginUsage } from './plugin-refs.js';
 import { reconcileDeployments, type Reconciled } from './reconcile.js';
 
 /**
@@ -113,15 +108,16 @@ export class DeploymentService {
     const deployer = typeof deployedBy === 'string' ? { owner: deployedBy } : deployedBy;
     return this.serialised(async () => {
       const siblings = raws.map((raw) => (isNamed(raw) ? raw.name : undefined));
+      const scope = this.scopeOf(deployer);
       // A subworkflow step calls a workflow of the same workspace only.
-      const home = this.ownerFor(deployer);
+      const home = scope.owner;
       const known = [...new Set([...this.namesOf(home), ...siblings.filter(isString)])];
+      // Every definition is checked before any is stored or served.
       const valid: Validated[] = [];
-      for (const raw of raws)
-        valid.push(await this.validate(raw, known, home, deployer, expectedName));
+      for (const raw of raws) valid.push(await validateDeploy(scope, raw, known, expectedName));
       const prepared: Prepared[] = [];
       for (const item of valid) {
-        prepared.push(await this.prepare(item, valid, deployer, source, options.strict === true));
+        prepared.push(await prepareDeploy(scope, item, valid, source, options.strict === true));
       }
       const snapshot = this.snapshotOf(deployer);
       const deployed: Deployed[] = [];
@@ -129,7 +125,7 @@ export class DeploymentService {
         deployed.push(
           options.dryRun === true
             ? dryRunAnswer(item, source, home, deployer, snapshot, this.clock.now())
-            : await this.commit(item, source, deployer, snapshot),
+            : await commitDeploy(scope, item, source, snapshot),
         );
       }
       return deployed;
@@ -303,79 +299,6 @@ export class DeploymentService {
     await this.options.events.close();
   }
 
-  /**
-   * Validates one definition and checks that `deployer` may (re)deploy its name in `owner`'s
-   * workspace; changes nothing.
-   */
-  private async validate(
-    raw: unknown,
-    known: readonly string[],
-    owner: string,
-    deployer: Deployer | null,
-    expectedName: string | undefined,
-  ): Promise<Validated> {
-    const valid = validateDefinition(raw, known, this.options.detectors);
-    const name = valid.workflow.name;
-    if (expectedName !== undefined && name !== expectedName) {
-      throw new ValidationError(
-        `the definition is named "${name}", not "${expectedName}" as in the path`,
-        { field: 'name', constraint: 'matches_path' },
-      );
-    }
-    // Only the owner's own deployment of the name is replaced: another owner's is another one.
-    const previous = await this.options.store.get(owner, name);
-    if (!previous || !deployer) return { valid, previous, guard: undefined };
-    // A guard protects itself: replacing the revision (even by one without the block) needs it.
-    const guard = await checkGuard(previous, deployer, 'workflow.deploy', this.options.audit);
-    return { valid, previous, guard };
-  }
-
-  /**
-   * Checks the deployer's authorization (audited), collects the warnings (refusing them when
-   * `strict`) and compiles the triggers of a validated definition; changes nothing.
-   * `deployedWith` are the definitions deployed together, which it may call.
-   */
-  private async prepare(
-    { valid, previous, guard }: Validated,
-    deployedWith: readonly { valid: ValidDefinition }[],
-    deployer: Deployer | null,
-    source: string,
-    strict: boolean,
-  ): Promise<Prepared> {
-    const workflow = valid.workflow;
-    const library = libraryOf(
-      workflow,
-      (name) =>
-        deployedWith.find((d) => d.valid.workflow.name === name)?.valid.workflow ??
-        this.workflowOf(name, this.ownerFor(deployer)),
-    );
-    const required = await authorizeDeploy({
-      workflow,
-      library,
-      principal: this.actingAs(deployer),
-      source,
-      owner: this.ownerFor(deployer),
-      audit: this.options.audit,
-    });
-    const { unavailablePlugins, checkAgent } = this.options;
-    // Triggers compile first: a refused secret or route wins over the warnings, and a short
-    // secret is itself a warning (refused with `strict`).
-    // A webhook path another owner's workflow serves is refused without naming it.
-    const activation = await this.activations.compile(
-      workflow,
-      this.ownerFor(deployer),
-      (key) => !deployer || deployer.admin === true || this.ownerOf(key) === deployer.owner,
-    );
-    const found = {
-      validator: valid.warnings,
-      plugins: (await unavailablePlugins?.(workflow, library)) ?? [],
-      agents: checkAgent ? await unavailableAgents(workflow, library, checkAgent) : [],
-      triggers: activation.hooks.flatMap((hook) => hook.warnings),
-    };
-    const warnings = deployWarnings(workflow.name, found, strict);
-    return { valid, previous, activation, warnings, required: mergeGuards(guard, required) };
-  }
-
   /** The principal a deployment acts as: the caller's, or the workflows directory's. */
   private actingAs(deployer: Deployer | null): Principal | undefined {
     return deployer ? deployer.principal : this.options.directoryPrincipal?.();
@@ -387,67 +310,19 @@ export class DeploymentService {
     return principal ? deployerSnapshot(principal) : null;
   }
 
-  /** Stores a prepared definition (unless equal to the active revision) and serves it. */
-  private async commit(
-    { valid, previous, activation, warnings, required }: Prepared,
-    source: string,
-    deployer: Deployer | null,
-    snapshot: DeployerSnapshot | null,
-  ): Promise<Deployed> {
-    const workflow = valid.workflow;
-    const owner = this.ownerFor(deployer);
-    const key = deploymentKey(owner, workflow.name);
-    const deployedBy = deployer?.owner ?? null;
-    const unchanged =
-      previous !== undefined &&
-      previous.source === source &&
-      previous.deployed_by === deployedBy &&
-      isDeepStrictEqual(previous.deployer, snapshot) &&
-      isDeepStrictEqual(previous.definition, valid.raw);
-    // Every deploy by a caller is audited, and every new revision of the workflows directory,
-    // before it is stored: nothing is deployed unrecorded.
-    if (deployer || !unchanged) {
-      const revision = unchanged
-        ? previous.revision
-        : ((await this.options.store.history(owner, workflow.name))[0]?.revision ?? 0) + 1;
-      await auditAllowed(this.options.audit, {
-        action: 'workflow.deploy',
-        principal: this.actingAs(deployer),
-        owner,
-        workflow: workflow.name,
-        what: unchanged ? `revision ${revision} kept (unchanged)` : `revision ${revision} deployed`,
-        guard: previous && guardOf(previous),
-        by: deployer ?? undefined,
-        required,
-      });
-    }
-    const record = unchanged
-      ? previous
-      : await this.options.store.put({
-          owner,
-          name: workflow.name,
-          version: workflow.version,
-          definition: valid.raw,
-          plugins: pluginReferences(workflow),
-          source,
-          deployed_by: deployedBy,
-          deployer: snapshot,
-          deployed_at: new Date(this.clock.now()).toISOString(),
-        });
-    await this.activations.activate(activation, record);
-    this.failed.delete(key);
-    if (!unchanged) {
-      this.logger.info(
-        { workflow: workflow.name, owner, revision: record.revision, source },
-        'workflow deployed',
-      );
-    }
+  /** What checking and committing a deployment by `deployer` read of this service. */
+  private scopeOf(deployer: Deployer | null): CommitScope {
     return {
-      record,
-      previousVersion: previous?.version ?? null,
-      webhooks: this.options.webhooks.routesOf(key),
-      warnings,
-      dryRun: false,
+      options: this.options,
+      activations: this.activations,
+      deployer,
+      owner: this.ownerFor(deployer),
+      actingAs: () => this.actingAs(deployer),
+      workflowOf: (name, owner) => this.workflowOf(name, owner),
+      ownerOf: (key) => this.ownerOf(key),
+      clock: this.clock,
+      logger: this.logger,
+      failed: this.failed,
     };
   }
 
@@ -461,13 +336,6 @@ export class DeploymentService {
     this.queue = run.catch(() => undefined);
     return run;
   }
-}
-
-/** A definition validated, with the active revision it replaces and that revision's guard. */
-interface Validated {
-  valid: ValidDefinition;
-  previous: DeploymentRecord | undefined;
-  guard: Guard | undefined;
 }
 
 /** The `NOT_FOUND` of a name nobody deployed, also given for another owner's. */

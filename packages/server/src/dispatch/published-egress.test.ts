@@ -6,9 +6,9 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WeftError, type ActionCall, type ExecutionContext } from '@weft/core';
 import { createApiKey } from '@weft/identity';
-import { buildServer, type BuiltServer } from './build.js';
-import { pluginEgress, RouterAndRegistryActions } from './runtime-actions.js';
-import { pluginDefinition } from './test-support/harness.js';
+import { buildServer, type BuiltServer } from '../build.js';
+import { pluginDefinition } from '../test-support/harness.js';
+import { createDispatch } from './index.js';
 
 /**
  * Published `http` plugins are called from the server, to URLs any key holder writes: the
@@ -178,15 +178,14 @@ describe('the egress of published plugins with a resolver (DNS names and rebindi
     expect(published.statusCode, published.body).toBe(201);
   });
 
-  /** The server's actions over the published `named`, with this egress. */
-  function call(egress: ReturnType<typeof pluginEgress>): Promise<unknown> {
-    const actions = new RouterAndRegistryActions(
-      on.server.router,
-      on.server.store,
-      undefined,
-      5_000,
-      egress,
-    );
+  /** The server's actions over the published `named`, with this allowlist and resolver. */
+  function call(allowlist: string[], resolve: (host: string) => Promise<string[]>) {
+    const { actions } = createDispatch({
+      router: on.server.router,
+      registry: on.server.store,
+      egressAllowlist: allowlist,
+      resolve,
+    });
     const signal = new AbortController().signal;
     const context: ExecutionContext = {
       aborted: false,
@@ -203,14 +202,14 @@ describe('the egress of published plugins with a resolver (DNS names and rebindi
     };
     const target: ActionCall['target'] = { kind: 'plugin', slug: 'named' };
     return actions
-      .invoker()
+      .invoker({ owner: 'acme', keyId: null })
       .invoke({ target, action: 'get', input: {}, context })
       .then((result) => result.output);
   }
 
   it('refuses a name resolving to loopback before connecting', async () => {
     const before = received.length;
-    const error = await call(pluginEgress([], async () => ['127.0.0.1'])).catch((e: unknown) => e);
+    const error = await call([], async () => ['127.0.0.1']).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(WeftError);
     expect(error).toMatchObject({ code: 'VALIDATION', details: { constraint: 'egress' } });
     expect((error as Error).message).toBe(
@@ -223,7 +222,7 @@ describe('the egress of published plugins with a resolver (DNS names and rebindi
     const before = received.length;
     let lookups = 0;
     const rebinding = async () => (++lookups === 1 ? ['93.184.216.34'] : ['127.0.0.1']);
-    const error = await call(pluginEgress([], rebinding)).catch((e: unknown) => e);
+    const error = await call([], rebinding).catch((e: unknown) => e);
     expect(error).toMatchObject({
       code: 'VALIDATION',
       details: { field: 'request.url', constraint: 'egress' },
@@ -237,7 +236,7 @@ describe('the egress of published plugins with a resolver (DNS names and rebindi
 
   it('connects through the checked lookup when the allowlist covers the address', async () => {
     const before = received.length;
-    const answer = await call(pluginEgress(['127.0.0.0/8'], async () => ['127.0.0.1']));
+    const answer = await call(['127.0.0.0/8'], async () => ['127.0.0.1']);
     expect(answer).toEqual({ ok: true });
     expect(received.slice(before)).toEqual([`GET api.example.test:${port} /thing`]);
   });

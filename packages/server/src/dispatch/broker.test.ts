@@ -5,8 +5,8 @@ import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MemoryBackend, MemoryBroker } from '@weft/broker';
 import { createConnectorService, type ConnectorService } from '@weft/sdk/service';
-import { startServer, type RunningServer } from './start.js';
-import { createLocalKey } from './local-keys.js';
+import { startServer, type RunningServer } from '../start.js';
+import { createLocalKey } from '../local-keys.js';
 
 const workflow = `workflows:
   - name: chain

@@ -1,6 +1,5 @@
 import type { TaskDispatcher, TaskResultMessage } from '@weft/broker';
 import { fromErrorObject, type ActionCall, type InvocationResult } from '@weft/core';
-import type { Router } from '@weft/router';
 import { injectTraceContext } from '@weft/telemetry';
 
 /**
@@ -13,21 +12,6 @@ export const BROKER_TRANSPORT = 'broker';
 /** Whether a registered instance takes its actions by broker. */
 export function isBrokerInstance(metadata: Readonly<Record<string, unknown>>): boolean {
   return metadata['transport'] === BROKER_TRANSPORT;
-}
-
-/**
- * The dispatch rule: an action goes by broker when a broker is configured and every instance of
- * its plugin that serves it (and is not unhealthy) registered with `metadata.transport:
- * "broker"`. As long as one HTTP instance serves it, the router calls that one.
- */
-export function servedByBrokerOnly(router: Router, slug: string, action: string): boolean {
-  let broker = false;
-  for (const instance of router.table.instancesOf(slug)) {
-    if (!instance.actions.has(action) || instance.health === 'unhealthy') continue;
-    if (!isBrokerInstance(instance.record.metadata)) return false;
-    broker = true;
-  }
-  return broker;
 }
 
 /**

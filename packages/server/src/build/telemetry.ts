@@ -1,0 +1,43 @@
+import { startTelemetry, type Telemetry } from '@weft/telemetry/setup';
+import type { InFlightTracking } from '../in-flight.js';
+import { observedSources } from '../metrics.js';
+import type { ServerBroker } from '../server-broker.js';
+import type { Router } from '@weft/router';
+import type { BuildContext } from './context.js';
+
+/**
+ * The telemetry phase, first: traces (when configured) and the metric instruments, shut down
+ * last (unless given), so that the spans of runs that end while the server closes are sent.
+ */
+export function openTelemetry({ options, dependencies, stack }: BuildContext): Telemetry {
+  if (dependencies.telemetry) return dependencies.telemetry;
+  const telemetry = startTelemetry(options.telemetry);
+  stack.push(() => telemetry.shutdown());
+  return telemetry;
+}
+
+/** What the server's gauges read (`weft_*` at `GET /metrics`). */
+export interface ObservedParts {
+  telemetry: Telemetry;
+  router: Router;
+  tracked: InFlightTracking | undefined;
+  broker: ServerBroker | undefined;
+}
+
+/** Points the gauges at the routing table, the executions in flight and the broker's queues. */
+export function observeServer({ options }: BuildContext, parts: ObservedParts): void {
+  const { telemetry, router, tracked, broker } = parts;
+  telemetry.metrics.observe(
+    observedSources({
+      replica: options.replicaId,
+      routes: router.options.store,
+      ...(tracked
+        ? {
+            inFlight: tracked.inFlight,
+            claimable: () => tracked.store.claimableCount(Date.now()),
+          }
+        : {}),
+      ...(broker ? { broker: broker.broker, resultsGroup: broker.resultsGroup } : {}),
+    }),
+  );
+}
