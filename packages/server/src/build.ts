@@ -231,8 +231,8 @@ export async function buildServer(
     (error) => app.log.error({ err: error }, 'router health check failed'),
   );
   await app.register(router.plugin());
-  // Plain POST /execute and /{plugin_slug}/execute calls skip Fastify (issue 20); not when every
-  // request is logged, so that debug logs keep their per-request lines.
+  // Plain POST /execute and /{plugin_slug}/execute calls skip Fastify, most of the router's own
+  // latency; not when every request is logged, so that debug logs keep their per-request lines.
   if (compiled.logLevel !== 'debug' && compiled.logLevel !== 'trace') {
     const fast = router.fastPath(app);
     app.addHook('preClose', (done) => {
