@@ -1,112 +1,11 @@
-import { builtinModules } from 'node:module';
 import js from '@eslint/js';
 import globals from 'globals';
 import prettier from 'eslint-config-prettier';
 import tseslint from 'typescript-eslint';
 import weft from './eslint/package-boundaries.js';
+import { PACKAGES, ZONES } from './eslint/packages.js';
 
 const CODE = '**/*.{js,mjs,cjs,ts,mts,cts,tsx,jsx}';
-
-/** Node's built-in modules, with and without `node:`. */
-const NODE_BUILTINS = ['node:*', ...builtinModules.filter((name) => !name.startsWith('_'))];
-
-/** HTTP, database and broker libraries: the engine knows none of them (docs/design.md#import-rules). */
-const HTTP_AND_DATABASES = [
-  'fastify',
-  '@fastify/*',
-  'undici',
-  'ws',
-  'node:http',
-  'node:https',
-  'node:http2',
-  'node:net',
-  'http',
-  'https',
-  'http2',
-  'net',
-  'pg',
-  'pg-*',
-  'better-sqlite3',
-  'kysely',
-  '@nats-io/*',
-  'kafkajs',
-  'ioredis',
-  'bullmq',
-  '@aws-sdk/*',
-];
-
-/** What code that runs in the browser cannot import. */
-const NODE_ONLY = [...NODE_BUILTINS, 'fastify', '@fastify/*', 'pino', 'pino-*', 'undici', 'ws'];
-
-/**
- * The import rules (docs/design.md#import-rules): the workspace packages each package may
- * import (`sdk` = `@weft/sdk` and the subpaths it exports, `sdk/client` = that subpath only),
- * and the libraries it must not.
- * Arrows never point back; `server` is the composition root.
- */
-const PACKAGES = {
-  core: {
-    may: [],
-    // The browser client (`@weft/sdk/client`) bundles core: it stays free of Node.
-    forbid: NODE_ONLY,
-    why: 'core is bundled into the browser console (@weft/sdk/client), so it uses no Node API',
-  },
-  expr: { may: ['core'] },
-  engine: {
-    may: ['core', 'expr'],
-    forbid: HTTP_AND_DATABASES,
-    why: 'the engine knows no HTTP and no database (docs/design.md#import-rules)',
-  },
-  guardrails: { may: ['core', 'engine'] },
-  telemetry: {
-    may: ['core', 'engine'],
-    forbid: HTTP_AND_DATABASES,
-    why: 'telemetry speaks OpenTelemetry only; transports call its propagation helpers',
-  },
-  // `broker/tasks`: the connector service kit serves broker tasks; the subpath loads no broker client.
-  sdk: { may: ['core', 'engine', 'expr', 'guardrails', 'telemetry', 'broker/tasks'] },
-  store: { may: ['core'] },
-  broker: { may: ['core'] },
-  identity: { may: ['core'] },
-  registry: { may: ['core', 'identity'] },
-  router: { may: ['core', 'sdk/client', 'identity'] },
-  runtime: {
-    may: ['core', 'engine', 'sdk', 'identity', 'guardrails', 'telemetry'],
-    forbid: ['@nats-io/*', 'kafkajs', '@aws-sdk/*'],
-    why: 'event sources live beside the brokers in @weft/broker; the runtime takes them through the EventSource port',
-  },
-  server: { may: '*' },
-  cli: {
-    may: [
-      'sdk',
-      'server',
-      'core',
-      'identity',
-      'engine',
-      'agents',
-      'telemetry',
-      'registry/definitions',
-      'store',
-    ],
-  },
-  agents: { may: ['core', 'engine', 'sdk', 'guardrails'] },
-  console: {
-    may: ['sdk/client', 'core'],
-    forbid: NODE_ONLY,
-    why: 'the console runs in the browser and talks to the public HTTP API only (through @weft/sdk/client)',
-  },
-};
-
-/** Folders inside a package held to a stricter rule than the package. */
-const ZONES = [
-  {
-    files: ['packages/sdk/src/http-client/**'],
-    may: ['core'],
-    forbid: NODE_ONLY,
-    confine: 'packages/sdk/src/http-client',
-    why: 'this folder is the browser entry @weft/sdk/client, shared with the Node SDK, which imports it, never the reverse',
-  },
-];
 
 /** The options of `weft/package-boundaries` for one package. */
 function boundaries(name) {
@@ -141,6 +40,29 @@ export default tseslint.config(
     files: ['packages/*/src/**/*.ts'],
     ignores: ['packages/cli/**', '**/*.test.ts'],
     rules: { 'no-console': 'error' },
+  },
+  // Rules that need types, with the type checker's program of `npm run typecheck`: one program
+  // for sources and tests. The project service (a program per package tsconfig.json) took more
+  // time for sources alone, and those tsconfig.json files leave the tests out.
+  {
+    files: ['packages/*/src/**/*.{ts,tsx}', 'packages/*/test/**/*.ts', 'test/**/*.ts'],
+    languageOptions: {
+      parserOptions: {
+        project: ['./tsconfig.check.json', './packages/console/tsconfig.json'],
+        tsconfigRootDir: import.meta.dirname,
+      },
+    },
+    rules: {
+      '@typescript-eslint/no-floating-promises': 'error',
+      '@typescript-eslint/no-misused-promises': 'error',
+      // A `default` is a decision too (`typeof` switches, ranges of an outside library): the rule
+      // is for switches without one, which must then name every case.
+      '@typescript-eslint/switch-exhaustiveness-check': [
+        'error',
+        { considerDefaultExhaustiveForUnions: true },
+      ],
+      '@typescript-eslint/no-unnecessary-type-assertion': 'error',
+    },
   },
   // Package boundaries (docs/design.md#import-rules). A later block replaces an earlier one's options.
   {

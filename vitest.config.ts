@@ -1,18 +1,48 @@
+import { existsSync, readdirSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
+
+/** A path from the repository root, whichever directory Vitest runs from (`npm test -w ...`). */
+const fromRoot = (path: string) => new URL(path, import.meta.url);
+
+/** The workspace packages, read from disk so a new package gets its project without an edit here. */
+const packages = readdirSync(fromRoot('packages/')).filter((name) =>
+  existsSync(fromRoot(`packages/${name}/package.json`)),
+);
+
+/** The folders of cross-package tests under `test/` (integration, faults, ...). */
+const testFolders = readdirSync(fromRoot('test/'), { withFileTypes: true })
+  .filter((entry) => entry.isDirectory())
+  .map((entry) => entry.name);
 
 export default defineConfig({
   resolve: { conditions: ['source'] },
   // Tests run in Vite's SSR environment: without this, @weft/* resolve to dist/ (stale builds).
   ssr: { resolve: { conditions: ['source'], externalConditions: ['source'] } },
   test: {
-    include: ['packages/*/src/**/*.test.ts', 'packages/*/test/**/*.test.ts', 'test/**/*.test.ts'],
+    // One project per package (`vitest run --project engine`, or `npm test -w @weft/engine`) and
+    // one per folder of `test/` (`--project test/integration`). Each inherits this file's settings.
+    projects: [
+      ...packages.map((name) => ({
+        extends: true as const,
+        test: {
+          name,
+          include: [`packages/${name}/src/**/*.test.ts`, `packages/${name}/test/**/*.test.ts`],
+        },
+      })),
+      ...testFolders.map((folder) => ({
+        extends: true as const,
+        test: { name: `test/${folder}`, include: [`test/${folder}/**/*.test.ts`] },
+      })),
+    ],
     // Real servers and processes: 5 s is too tight on a loaded 2-core machine (CLI start-up alone
     // took seconds there). A hung test still fails.
     testTimeout: 20_000,
     hookTimeout: 30_000,
-    // Most tests wait on sockets and child processes, not the CPU: three workers on a 2-core
-    // machine take the suite from ~14 to ~8 minutes (one worker is Vitest's default there).
-    maxWorkers: 3,
+    // Most tests wait on sockets and child processes, not the CPU: one and a half workers per
+    // core (three on a 2-core machine) take the suite from ~14 to ~8 minutes there, where one
+    // worker per core is Vitest's default.
+    maxWorkers: Math.max(2, Math.round(availableParallelism() * 1.5)),
     // The AI SDK's eventsource-parser exports TypeScript under `source` too: Vite compiles it
     // (and the AI SDK packages that import it) instead of handing it to Node.
     server: { deps: { inline: ['eventsource-parser', /@ai-sdk\//, /node_modules\/ai\//] } },

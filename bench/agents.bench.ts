@@ -1,5 +1,5 @@
 /**
- * Agent steps (issue 17): weft's overhead per model turn and per tool call over the bare Vercel
+ * Agent steps: weft's overhead per model turn and per tool call over the bare Vercel
  * AI SDK (backend `ai-sdk`) and over a bare LangChain.js tool loop (backend `langchain`), all
  * calling the same scripted OpenAI-compatible server on loopback in the same run, interleaved.
  * Scenarios (the model id picks one): `s1` one turn answering text; `s2` a turn with one tool
@@ -307,7 +307,7 @@ export async function run(): Promise<void> {
     row('CPU median: langchain over bare, per tool call', lcCpuMedian.perTool, 200_000, false),
   ];
   printTable(
-    `agents (issue 17): weft vs the bare AI SDK and bare LangChain, median of ${ROUNDS} runs`,
+    `agents: weft vs the bare AI SDK and bare LangChain, median of ${ROUNDS} runs`,
     results,
   );
   writeResults('agents', results, { rounds: ROUNDS });

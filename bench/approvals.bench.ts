@@ -1,6 +1,6 @@
 /**
- * Approvals (issue 16): "1,000 waiting executions cost no CPU while they wait (no polling per
- * run)".
+ * Approvals. The target: 1,000 waiting executions cost no CPU while they wait (no polling per
+ * run).
  * 1. Idle CPU of this process (`process.cpuUsage`, user + system, per second of wall time) over
  *    `WEFT_BENCH_SECONDS` of doing nothing: before any server exists (the limit: Node idling),
  *    with the server (SQLite, its default timers) and no execution waiting, and with
@@ -194,7 +194,7 @@ export async function run(): Promise<{ cpu: CpuRow[]; latency: LatencyRow[] }> {
         await completed(id);
       }),
     );
-    console.log(`\napprovals (issue 16): idle CPU over ${SECONDS} s, SQLite`);
+    console.log(`\napprovals: idle CPU over ${SECONDS} s, SQLite`);
     console.table(cpu);
     console.log(`approvals: HTTP round trips on loopback, ${N} sequential samples each`);
     console.table(rows);

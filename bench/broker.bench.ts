@@ -1,5 +1,5 @@
 /**
- * Broker-mode execution (issue 7): throughput of no-op tasks (docs/protocol.md#broker-tasks) (published, consumed by the
+ * Broker-mode execution: throughput of no-op tasks (docs/protocol.md#broker-tasks) (published, consumed by the
  * task worker, result published and received) on the in-memory broker and on NATS JetStream,
  * next to BullMQ on the local Redis in the same run; and the dispatch latency through NATS
  * next to a bare node:http round trip. NATS runs when WEFT_TEST_NATS_URL is set (a namespace of

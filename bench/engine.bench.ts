@@ -1,5 +1,5 @@
 /**
- * Engine overhead per step (issue 3): a 1,000-step linear workflow of no-op handlers, with
+ * Engine overhead per step: a 1,000-step linear workflow of no-op handlers, with
  * literal inputs and with one template per step, and a 100,000-item for_each (sequential and
  * concurrent), next to a bare loop that awaits the same handler directly (the limit).
  */
@@ -156,7 +156,7 @@ export async function run(): Promise<void> {
     result('for_each 100,000 items sequential, whole run', eachSeq, 1, null, 500e6),
     result('for_each 100,000 items parallel: true, whole run', eachPar, 1, null, 500e6),
   ];
-  printTable('engine (issue 3): per-step overhead', results);
+  printTable('engine: per-step overhead', results);
   writeResults('engine', results, { rounds: 30 });
 
   const gc = (globalThis as { gc?: () => void }).gc;

@@ -1,5 +1,5 @@
 /**
- * Registry under load (issue 4): 10,000 published plugins; search and detail under 64
+ * Registry under load: 10,000 published plugins; search and detail under 64
  * concurrent connections (autocannon) next to a bare Fastify route returning a constant on the
  * same server (the limit), with the answer cache on (default) and off; search both over a fixed
  * set of ~100 queries (each visited once beforehand) and over a typed mix of ~1,300 queries with

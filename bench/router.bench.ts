@@ -1,5 +1,5 @@
 /**
- * Router overhead (issue 5): the same call (docs/protocol.md#action-calls) to a connector service, measured as a bare
+ * Router overhead: the same call (docs/protocol.md#action-calls) to a connector service, measured as a bare
  * node:http round trip (the physical limit: no work at all), a direct call to the connector
  * service, the call through a naive node:http proxy (what a user would write instead), and the
  * call through weft's router (with health checks running every second). Each sequentially (one

@@ -1,5 +1,5 @@
 /**
- * The runtime (issue 6): a one-step workflow run in-process (local mode), through the server
+ * The runtime: a one-step workflow run in-process (local mode), through the server
  * with `Prefer: wait`, and started asynchronously then followed over SSE until
  * `workflow.completed`; p50/p99 latency and executions per second (one client, sequential) on
  * SQLite and PostgreSQL (when WEFT_TEST_DATABASE_URL is set); journaled steps per second of a
@@ -197,7 +197,7 @@ export async function run(): Promise<Row[]> {
   rows.push(...(await serverCases('sqlite')));
   if (databaseUrl) rows.push(...(await serverCases('postgres')));
   else console.log('(PostgreSQL cases skipped: set WEFT_TEST_DATABASE_URL)');
-  console.log('\nruntime (issue 6)');
+  console.log('\nruntime');
   console.table(rows);
   const dir = fileURLToPath(new URL('./results/', import.meta.url));
   mkdirSync(dir, { recursive: true });

@@ -1,5 +1,5 @@
 /**
- * Scale-out (issue 7, "Speed"): executions per second of a 5-step workflow on 1, 2 and 4
+ * Scale-out: executions per second of a 5-step workflow on 1, 2 and 4
  * `weft server` replicas (child processes) on PostgreSQL + NATS JetStream, with plugin `count`
  * served by broker from a connector service process (`createConnectorService({ broker })`,
  * registered with `metadata.transport: "broker"`), next to one replica on SQLite with the

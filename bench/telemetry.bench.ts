@@ -1,10 +1,10 @@
 /**
- * Cost of tracing (issue 18): per step and per action call in the engine (a 1,000-step workflow
+ * Cost of tracing: per step and per action call in the engine (a 1,000-step workflow
  * of no-op actions: one step span and one CLIENT span per step) with tracing off (no
  * interceptor), on and sampled at 100%, on and sampled at 0%, and the metrics interceptor alone,
  * next to a bare loop awaiting the handler (the limit); then a one-step execution through a
  * `weft server` over HTTP (`Prefer: wait`), next to a bare `node:http` round trip: with no
- * telemetry interceptor installed at all (`absent`: what "before issue 18" cost), with
+ * telemetry interceptor installed at all (`absent`: what a run cost before telemetry existed), with
  * `OTEL_SDK_DISABLED=true` (the metrics interceptor only; an OTLP endpoint is set and ignored),
  * and with tracing on at 100%, each pair alternating call by call in the same run. Spans go to a no-op exporter through the batch processor, so the rows are the
  * cost of making spans, not of a collector. The cases without tracing run first: once a context

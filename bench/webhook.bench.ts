@@ -1,5 +1,5 @@
 /**
- * Triggers under load (issue 8).
+ * Triggers under load.
  * 1. Signed webhook requests accepted end to end by the real server (HMAC verified, timestamp and
  *    delivery id checked, the execution's record durable in SQLite, the execution then run)
  *    under 64 connections, next to a bare Fastify route on the same server (the limit). The

@@ -14,8 +14,7 @@ import {
 } from './support.js';
 
 /**
- * Issue 16: "a waiting run that survives SIGKILL of the server and is approved on another
- * replica". Two real `weft server` processes on one PostgreSQL schema (no broker); runs that
+ * A waiting run survives SIGKILL of the server and is approved on another replica. Two real `weft server` processes on one PostgreSQL schema (no broker); runs that
  * wait for approval are started on A, A is killed with SIGKILL, and B decides them (approved:
  * it completes, each step called once) or their deadline ends them (TIMEOUT, on B).
  */

@@ -13,7 +13,7 @@ import {
 } from './support.js';
 
 /**
- * Issue 20: no refusal rests on a replica's stale copy. Two real `weft server` processes on one
+ * No refusal rests on a replica's stale copy. Two real `weft server` processes on one
  * PostgreSQL schema: an instance registered on A is usable on B as soon as the register call
  * has answered (100 times in a row, each a new plugin B has never seen), and a key revoked on A
  * is refused on B within 1 s.

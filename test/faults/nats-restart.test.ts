@@ -25,8 +25,8 @@ async function startNats(port: number, dir: string): Promise<ChildProcess> {
         resolve();
       }
     };
-    child.stdout!.on('data', read);
-    child.stderr!.on('data', read);
+    child.stdout.on('data', read);
+    child.stderr.on('data', read);
     child.once('exit', (code, signal) => {
       clearTimeout(timer);
       reject(new Error(`nats-server exited (${code ?? signal}): ${out}`));

@@ -73,7 +73,7 @@ async function startNode(
   let out = '';
   const url = await new Promise<string>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`${file} did not start: ${out}`)), 30_000);
-    child.stdout!.on('data', (chunk: Buffer) => {
+    child.stdout.on('data', (chunk: Buffer) => {
       out += chunk.toString();
       const match = /listening on (\S+)/.exec(out);
       if (match) {
@@ -81,7 +81,7 @@ async function startNode(
         resolve(match[1]!);
       }
     });
-    child.stderr!.on('data', (chunk: Buffer) => (out += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (out += chunk.toString()));
     child.once('exit', (code, signal) => {
       clearTimeout(timer);
       reject(new Error(`${file} exited (${code ?? signal}): ${out}`));

@@ -46,8 +46,8 @@ export function startProcess(
         resolve({ child, match, output: () => out, stop });
       }
     };
-    child.stdout!.on('data', onData);
-    child.stderr!.on('data', onData);
+    child.stdout.on('data', onData);
+    child.stderr.on('data', onData);
     child.once('exit', (code, signal) => {
       clearTimeout(timer);
       reject(new Error(`${command} exited with ${code ?? signal} before it was ready:\n${out}`));

@@ -63,8 +63,8 @@ beforeAll(async () => {
     startInventory(server.url, 'inv-a'),
     startInventory(server.url, 'inv-b'),
   ]);
-  services.set('inv-a', a!);
-  services.set('inv-b', b!);
+  services.set('inv-a', a);
+  services.set('inv-b', b);
 }, 60_000);
 
 afterAll(async () => {

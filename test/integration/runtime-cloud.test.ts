@@ -226,36 +226,34 @@ describe('cloud mode over a real server', () => {
   });
 
   it('sends each subworkflow in the version its step pins, picked as a local run picks it', async () => {
-    const sub = (version: string): WorkflowDefinition =>
-      ({
-        name: 'sub',
-        version,
-        inputs: { n: { type: 'number', required: true } },
-        steps: [
-          {
-            name: 'd',
-            type: 'action',
-            plugin: 'calc',
-            action: 'double',
-            input: { v: '{{ inputs.n }}' },
-          },
-        ],
-        outputs: { v: { value: '{{ steps.d.output.v }}' }, version: { value: version } },
-      }) as WorkflowDefinition;
-    const caller = (name: string, pins: string[]): WorkflowDefinition =>
-      ({
-        name,
-        version: '1.0.0',
-        inputs: {},
-        steps: pins.map((pin, i) => ({
-          name: `call${i}`,
-          type: 'workflow',
-          workflow: 'sub',
-          version: pin,
-          input: { n: 5 },
-        })),
-        outputs: { version: { value: '{{ steps.call0.outputs.version }}' } },
-      }) as WorkflowDefinition;
+    const sub = (version: string): WorkflowDefinition => ({
+      name: 'sub',
+      version,
+      inputs: { n: { type: 'number', required: true } },
+      steps: [
+        {
+          name: 'd',
+          type: 'action',
+          plugin: 'calc',
+          action: 'double',
+          input: { v: '{{ inputs.n }}' },
+        },
+      ],
+      outputs: { v: { value: '{{ steps.d.output.v }}' }, version: { value: version } },
+    });
+    const caller = (name: string, pins: string[]): WorkflowDefinition => ({
+      name,
+      version: '1.0.0',
+      inputs: {},
+      steps: pins.map((pin, i) => ({
+        name: `call${i}`,
+        type: 'workflow',
+        workflow: 'sub',
+        version: pin,
+        input: { n: 5 },
+      })),
+      outputs: { version: { value: '{{ steps.call0.outputs.version }}' } },
+    });
     const weft = client();
     weft.addWorkflows([
       sub('1.0.0'),

@@ -39,8 +39,8 @@ export async function startServerProcess(
       const match = /listening on (http:\/\/\S+)/.exec(out);
       if (match) resolve(match[1]!);
     };
-    child.stdout!.on('data', onData);
-    child.stderr!.on('data', (chunk: Buffer) => (out += chunk.toString()));
+    child.stdout.on('data', onData);
+    child.stderr.on('data', (chunk: Buffer) => (out += chunk.toString()));
     child.once('exit', (code) => reject(new Error(`server exited with ${code}: ${out}`)));
   });
   return { url, child };

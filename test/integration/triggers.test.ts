@@ -109,8 +109,8 @@ async function startWeftServer(): Promise<ServerProcess> {
       const match = /listening on (http:\/\/[0-9.:]+)/.exec(out);
       if (match) resolve(match[1]!);
     };
-    child.stdout!.on('data', onData);
-    child.stderr!.on('data', onData);
+    child.stdout.on('data', onData);
+    child.stderr.on('data', onData);
     child.once('exit', (code) => reject(new Error(`weft server exited with ${code}: ${out}`)));
   });
   return { url, child };

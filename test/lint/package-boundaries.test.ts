@@ -10,7 +10,20 @@ const root = fileURLToPath(new URL('../../', import.meta.url));
 let eslint: ESLint;
 
 beforeAll(() => {
-  eslint = new ESLint({ cwd: root });
+  // The snippets are files no tsconfig includes: lint them without the type-aware rules (which
+  // need a program) so only the import table speaks.
+  eslint = new ESLint({
+    cwd: root,
+    overrideConfig: {
+      languageOptions: { parserOptions: { project: null } },
+      rules: {
+        '@typescript-eslint/no-floating-promises': 'off',
+        '@typescript-eslint/no-misused-promises': 'off',
+        '@typescript-eslint/switch-exhaustiveness-check': 'off',
+        '@typescript-eslint/no-unnecessary-type-assertion': 'off',
+      },
+    },
+  });
 });
 
 /** The `weft/package-boundaries` messages for `code` as the file `path`. */
@@ -110,7 +123,7 @@ describe('the package boundaries lint rule', () => {
         `import { a } from '@weft/sdk/client';\nimport { b } from '@weft/sdk';\nexport { a, b };\n`,
       ),
     ).toEqual([
-      '@weft/router may import @weft/core, @weft/sdk/client, @weft/identity (docs/design.md#import-rules), not "@weft/sdk": arrows between packages never point back.',
+      '@weft/router may import @weft/core, @weft/sdk/client (docs/design.md#import-rules), not "@weft/sdk": arrows between packages never point back.',
     ]);
     const browser = await boundaryErrors(
       'packages/console/src/main.ts',
@@ -140,7 +153,7 @@ describe('the package boundaries lint rule', () => {
         `import { a } from '@weft/core';\nimport { b } from '@weft/registry';\nexport { a, b };\n`,
       ),
     ).toHaveLength(1);
-    for (const user of ['registry', 'runtime', 'router', 'cli']) {
+    for (const user of ['registry', 'runtime', 'cli']) {
       expect(
         await boundaryErrors(
           `packages/${user}/src/fixture.ts`,

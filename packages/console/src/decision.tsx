@@ -43,10 +43,10 @@ export function Decision({
         onInput={(event) => setComment(event.currentTarget.value)}
       />
       <div class="actions">
-        <button type="button" disabled={busy} onClick={() => decide('approve')}>
+        <button type="button" disabled={busy} onClick={() => void decide('approve')}>
           Approve
         </button>
-        <button type="button" class="danger" disabled={busy} onClick={() => decide('reject')}>
+        <button type="button" class="danger" disabled={busy} onClick={() => void decide('reject')}>
           Reject
         </button>
       </div>

@@ -41,7 +41,7 @@ export function compilePath(
   const slow = (scope: Scope): unknown => walkPath(spec, scope, optional);
   const keys = spec.segments.map((segment) => segment.key);
   if (spec.root === undefined || !keys.every((key) => key !== undefined)) return slow;
-  return fastPath(ROOT_READERS[spec.root], keys as Key[], slow);
+  return fastPath(ROOT_READERS[spec.root], keys, slow);
 }
 
 /** Path depth up to which the fast path looks for verified frozen data (see freezeData). */

@@ -20,7 +20,7 @@ async function setup(options: Parameters<typeof routerApp>[0] = {}) {
 async function add(instance: TestInstance, id: string, extra: Record<string, unknown> = {}) {
   instances.push(instance);
   const answer = await router.register(
-    record(instance.url, { metadata: { instance_id: id }, ...extra }) as never,
+    record(instance.url, { metadata: { instance_id: id }, ...extra }),
   );
   return answer;
 }
@@ -100,7 +100,7 @@ describe('POST /execute', () => {
     const { store, clock } = router.options;
     await store.register(
       await checkRegistration(
-        record(other.url, { metadata: { instance_id: 'elsewhere' } }) as never,
+        record(other.url, { metadata: { instance_id: 'elsewhere' } }),
         router.options,
         clock.now(),
       ),

@@ -52,7 +52,7 @@ describe('health checker', () => {
     const instance = await healthInstance(answer);
     const { r, store, clock } = router();
     await r.start();
-    await r.register(record(instance.url, { metadata: { instance_id: 'a' } }) as never);
+    await r.register(record(instance.url, { metadata: { instance_id: 'a' } }));
     await r.health.tick();
     expect((await store.list())[0]).toMatchObject({
       health: 'degraded',
@@ -79,7 +79,7 @@ describe('health checker', () => {
       const instance = await healthInstance(answer);
       const { r, store, clock } = router();
       await r.start();
-      await r.register(record(instance.url, { metadata: { instance_id: 'a' } }) as never);
+      await r.register(record(instance.url, { metadata: { instance_id: 'a' } }));
       for (let i = 1; i <= 2; i++) {
         await r.health.tick();
         expect((await store.list())[0]).toMatchObject({
@@ -98,7 +98,7 @@ describe('health checker', () => {
     const instance = await healthInstance({ body: body('ok') });
     const { r, store } = router();
     await r.start();
-    await r.register(record(instance.url, { metadata: { instance_id: 'a' } }) as never);
+    await r.register(record(instance.url, { metadata: { instance_id: 'a' } }));
     await instance.close();
     await r.health.tick();
     expect((await store.list())[0]).toMatchObject({
@@ -121,7 +121,7 @@ describe('health checker', () => {
     const two = router(store, clock).r;
     await one.start();
     await two.start();
-    await one.register(record(instance.url, { metadata: { instance_id: 'a' } }) as never);
+    await one.register(record(instance.url, { metadata: { instance_id: 'a' } }));
     await Promise.all([one.health.tick(), two.health.tick(), one.health.tick(), two.health.tick()]);
     expect(checks).toBe(1);
   });
@@ -138,7 +138,7 @@ describe('health checker', () => {
     const r = new Router({ store, openExecute: true, healthIntervalMs: 3_600_000 });
     routers.push(r);
     await r.start();
-    await r.register(record(instance.url, { metadata: { instance_id: 'a' } }) as never);
+    await r.register(record(instance.url, { metadata: { instance_id: 'a' } }));
     await until(async () => (await store.list())[0]?.health === 'ok');
     expect(checks).toBe(1);
   });

@@ -6,7 +6,6 @@ import type {
 } from '@weft/core';
 import { Dispatcher } from './dispatch.js';
 import { HealthChecker } from './health-checker.js';
-import type { Server } from 'node:http';
 import type { FastifyInstance } from 'fastify';
 import { installExecuteFastPath, type ExecuteFastPath } from './http/fast-execute.js';
 import { routerRoutes } from './http/routes.js';
@@ -50,7 +49,7 @@ export class Router {
    * stays the app's. `disable()` it when the app starts closing.
    */
   fastPath(app: FastifyApp): ExecuteFastPath {
-    return installExecuteFastPath(app.server as Server, this, app.log, (url) => {
+    return installExecuteFastPath(app.server, this, app.log, (url) => {
       const found = app.findRoute({ method: 'POST', url });
       return found !== null && found.params['plugin_slug'] !== undefined;
     });

@@ -47,7 +47,7 @@ async function start(options: ServerOptions, localAgents: Record<string, string>
     writeFileSync(join(agentsDir, file), text);
   }
   const read: string[] = [];
-  const runtimeSecrets = new Proxy(SECRETS as Record<string, string>, {
+  const runtimeSecrets = new Proxy<Record<string, string>>(SECRETS, {
     get: (target, name) => {
       if (typeof name === 'string') read.push(name);
       return target[name as string];

@@ -1,7 +1,7 @@
 import { sql, type Kysely, type Migration } from 'kysely';
 import type { Dialect } from './database.js';
 
-/** `audit_entries`: the hash-chained audit log (issue 16), one row per entry. */
+/** `audit_entries`: the hash-chained audit log (docs/authorization.md), one row per entry. */
 export interface AuditEntriesTable {
   /** Position in the chain (primary key: two writers can never both take one). */
   seq: number | string;

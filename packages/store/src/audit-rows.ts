@@ -86,7 +86,7 @@ export function auditEntryOf(row: Selectable<AuditEntriesTable>): ReadAuditEntry
   text('owner', true);
   const seq = Number(row.seq);
   if (problems.length === 0) return { seq, ...fields } as AuditEntry;
-  return { seq, damaged: true, damage: problems.join('; '), ...fields } as ReadAuditEntry;
+  return { seq, damaged: true, damage: problems.join('; '), ...fields };
 }
 
 /** `{roles, permissions}` from its JSON text, or why it is not one. */

@@ -15,5 +15,5 @@ export function effectiveGuardrails(
   if (!step) return defaults;
   const merged: Record<string, unknown> = { ...defaults };
   for (const [field, value] of Object.entries(step)) if (value !== undefined) merged[field] = value;
-  return merged as Guardrails;
+  return merged;
 }

@@ -188,7 +188,7 @@ async function judge(
       maxRetries: 0,
       abortSignal: signal,
     });
-    return result.output as unknown;
+    return result.output;
   };
   for (let attempt = 1; ; attempt++) {
     let answer: unknown;

@@ -43,7 +43,7 @@ export async function prepareTools(
       throw new WeftError(
         error.code,
         `tool ${spec.name}: ${error.message}`,
-        { ...error.details, tool: spec.name } as typeof error.details,
+        { ...error.details, tool: spec.name },
         { cause: error },
       );
     }

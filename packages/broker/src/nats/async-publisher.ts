@@ -75,7 +75,7 @@ export class AsyncPublisher {
           this.nc.publish(subject, data, { reply: `${this.prefix}.${token}`, headers });
         } catch (error) {
           this.waiting.delete(token);
-          reject(error as Error);
+          reject(error);
         }
       });
     });

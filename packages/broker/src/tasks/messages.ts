@@ -125,7 +125,7 @@ function parseAs<T extends TSchema>(schema: T, what: string, text: string): Stat
       constraint: first.message,
     });
   }
-  return value as Static<T>;
+  return value;
 }
 
 /** Parses a task message (docs/protocol.md#broker-tasks); throws a `ValidationError` naming the first bad field. */

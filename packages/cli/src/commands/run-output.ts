@@ -3,7 +3,7 @@ import type { Io } from '../io.js';
 import { paint } from '../style.js';
 import { errorOfAStep } from './run-progress.js';
 
-/** The `--output json` document of one run (issue 3's contract). */
+/** The `--output json` document of one run (a contract: scripts parse it, so fields are only ever added). */
 export function runDocument(result: RunResult): Record<string, unknown> {
   const steps: Record<string, unknown> = {};
   for (const [name, step] of Object.entries(result.steps)) {

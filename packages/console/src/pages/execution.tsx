@@ -117,7 +117,7 @@ export function ExecutionPage({ client, id }: { client: WeftClient; id: string }
       </dl>
       {!finished ? (
         <div class="actions">
-          <button type="button" class="danger" onClick={cancel}>
+          <button type="button" class="danger" onClick={() => void cancel()}>
             Cancel
           </button>
         </div>

@@ -53,7 +53,7 @@ export function SignInPage({ onSignIn, notice }: { onSignIn(key: string): void; 
         </div>
       ) : null}
       {config.error !== undefined ? <ErrorBox error={config.error} /> : null}
-      <form class="sign-in" method="post" onSubmit={submit}>
+      <form class="sign-in" method="post" onSubmit={(event) => void submit(event)}>
         <label for="api-key">API key</label>
         <input
           id="api-key"

@@ -56,7 +56,7 @@ export type AuditRequirement = Static<typeof AuditRequirement>;
 const Hash = Type.String({ pattern: '^[0-9a-f]{64}$' });
 
 /**
- * One entry of the audit log (issue 16): an authorization decision or an approval outcome.
+ * One entry of the audit log (docs/authorization.md): an authorization decision or an approval outcome.
  * Entries are hash-chained: `hash` is the SHA-256 (hex) of the RFC 8785 canonical JSON of the
  * entry without `hash`, and `prev_hash` is the `hash` of the entry before (64 zeros for the
  * first), so that a deleted or edited entry shows.

@@ -1,5 +1,5 @@
 import { isErrorCode, type ErrorCode } from './codes.js';
-import { WeftError, type ErrorDetailsByCode } from './weft-error.js';
+import { WeftError } from './weft-error.js';
 
 /** The error object (docs/protocol.md#error-object), as it travels on the wire. */
 export interface ErrorObject {
@@ -62,5 +62,5 @@ export function fromErrorObject(value: unknown): WeftError {
       original_error: typeof code === 'string' ? `${code}: ${message}` : message,
     });
   }
-  return new WeftError(code, message, details as ErrorDetailsByCode[typeof code]);
+  return new WeftError(code, message, details);
 }

@@ -65,6 +65,9 @@ export function errorFromRequest(error: unknown, options: RequestErrorOptions = 
         field: 'body',
         constraint: 'syntax',
       });
+    default:
+      // Any other framework error is mapped by its status below.
+      break;
   }
   const status = framework.statusCode ?? 500;
   if (status === 404) return new NotFoundError(framework.message ?? 'not found');

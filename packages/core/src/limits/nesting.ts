@@ -109,10 +109,11 @@ export type JsonParserDone = (error: Error | null, body?: unknown) => void;
 /**
  * Wraps a JSON text parser (Fastify's default one, with its prototype-poisoning checks) so that
  * the text's nesting is checked first ({@link assertJsonTextDepth}): a body too deep is refused
- * before anything parses or walks it.
+ * before anything parses or walks it. The parser may answer through `done` or, as Fastify's
+ * types allow, with a promise: either way `done` is called once.
  */
 export function depthCheckedJson<R>(
-  parse: (request: R, text: string, done: JsonParserDone) => void,
+  parse: (request: R, text: string, done: JsonParserDone) => void | Promise<unknown>,
 ): (request: R, text: string, done: JsonParserDone) => void {
   return (request, text, done) => {
     try {
@@ -121,6 +122,12 @@ export function depthCheckedJson<R>(
       done(error as Error, undefined);
       return;
     }
-    parse(request, text, done);
+    const answer = parse(request, text, done);
+    if (answer instanceof Promise) {
+      answer.then(
+        (body) => done(null, body),
+        (error: unknown) => done(error instanceof Error ? error : new Error(String(error))),
+      );
+    }
   };
 }

@@ -3,7 +3,6 @@ import {
   Trigger,
   Workflow,
   WorkflowFile,
-  type Step,
   type Workflow as RawWorkflow,
 } from '@weft/core';
 import { sortDiagnostics, type Diagnostic } from '../diagnostics.js';
@@ -77,7 +76,7 @@ export function loadWorkflowSource(
   const siblings = new Map<string, WorkflowDefinition>();
   const defined: { index: number; workflow: WorkflowDefinition }[] = [];
   for (const { index, raw } of valid) {
-    checkStepStructure(raw.steps as Step[], ['workflows', index], reporter);
+    checkStepStructure(raw.steps, ['workflows', index], reporter);
     const workflow = normalizeWorkflow(raw);
     if (siblings.has(workflow.name)) {
       reporter.error(

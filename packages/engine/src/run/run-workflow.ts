@@ -94,7 +94,7 @@ async function runSteps(run: Run, steps: StepPlan[]): Promise<WeftError | undefi
 
 function errorOf(object: unknown): WeftError {
   const error = object as ErrorObject;
-  return new WeftError(error.code, error.message, error.details as never);
+  return new WeftError(error.code, error.message, error.details);
 }
 
 /** Evaluates the outputs; refuses any that reads or carries a secret (docs/workflow-language.md#secrets). */

@@ -102,7 +102,7 @@ export class Run {
       executionMode: options.executionMode,
       environment: options.environment,
       secrets: secrets.values,
-      previousSteps: steps as SharedContext['previousSteps'],
+      previousSteps: steps,
       progress: (step, percent, message) => this.emit('step.progress', step, { percent, message }),
       addSecret: (name, value) => secrets.add(name, value),
     };
@@ -258,7 +258,7 @@ export class Run {
   restore(plan: StepPlan): StepEntry | undefined {
     const journaled = this.options.journal?.get(plan.path);
     if (!journaled) return undefined;
-    const entry = journaled.entry as StepEntry;
+    const entry = journaled.entry;
     this.records.set(plan.name, {
       entry,
       attempts: journaled.attempts,

@@ -33,7 +33,7 @@ export async function runStep(run: Run, plan: StepPlan): Promise<StepEntry> {
   if (run.journalPending) await run.durable();
   const startedMs = run.now();
   const record: InternalRecord = {
-    entry: { status: 'success' } as StepEntry,
+    entry: { status: 'success' },
     attempts: 0,
     usage: undefined,
     startedMs,

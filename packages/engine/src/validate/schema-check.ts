@@ -48,7 +48,7 @@ export class SchemaChecker {
   private readonly patterns = new Map<string, RegExp>();
 
   constructor(root: unknown) {
-    this.collectIds(root as Schema);
+    this.collectIds(root);
   }
 
   /** Paths of the values found wrong by the running check (missing keys excluded). */
@@ -377,7 +377,7 @@ export class SchemaChecker {
       const node = stack.pop();
       if (typeof node !== 'object' || node === null) continue;
       const id = (node as Schema).$id;
-      if (id !== undefined) this.refs.set(id, node as Schema);
+      if (id !== undefined) this.refs.set(id, node);
       for (const child of Object.values(node)) stack.push(child);
     }
   }

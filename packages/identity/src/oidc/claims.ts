@@ -28,7 +28,7 @@ export function rolesClaim(
   const value = claimAt(payload, path);
   if (value === undefined) return NO_GRANTS;
   if (Array.isArray(value) && value.every((role) => typeof role === 'string')) {
-    return grantList(value as string[]);
+    return grantList(value);
   }
   throw badClaim(path, value, 'a list of strings', 'WEFT_OIDC_ROLES_CLAIM');
 }
@@ -47,7 +47,7 @@ export function permissionsClaim(
   const found: string[] = [];
   if (typeof value === 'string') found.push(...value.split(/\s+/));
   else if (Array.isArray(value) && value.every((entry) => typeof entry === 'string')) {
-    found.push(...(value as string[]));
+    found.push(...value);
   } else if (value !== undefined) {
     throw badClaim(
       path,

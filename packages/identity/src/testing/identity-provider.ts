@@ -202,7 +202,7 @@ export class TestIdentityProvider {
     for (const [name, value] of Object.entries(payload))
       if (value === undefined) delete payload[name];
     return new SignJWT(payload)
-      .setProtectedHeader({ alg: key.alg, kid: key.kid, typ: 'JWT', ...options.header } as never)
+      .setProtectedHeader({ alg: key.alg, kid: key.kid, typ: 'JWT', ...options.header })
       .sign(key.privateKey);
   }
 }

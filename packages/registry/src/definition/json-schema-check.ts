@@ -40,7 +40,7 @@ function checkSchema(schema: object): string | undefined {
     typeof declared === 'string' && declared.includes('2020-12')
       ? (draft2020 ??= new Ajv2020(OPTIONS))
       : (draft7 ??= new Ajv(OPTIONS));
-  if (!ajv.validateSchema(schema as AnySchema)) {
+  if (!ajv.validateSchema(schema)) {
     return ajv.errorsText(ajv.errors, { dataVar: 'schema' });
   }
   try {
@@ -49,6 +49,6 @@ function checkSchema(schema: object): string | undefined {
   } catch (error) {
     return (error as Error).message.split('\n')[0];
   } finally {
-    ajv.removeSchema(schema as AnySchema);
+    ajv.removeSchema(schema);
   }
 }

@@ -26,7 +26,7 @@ async function setup() {
     received();
   });
   instances.push(instance);
-  await made.router.register(record(instance.url, { metadata: { instance_id: 'a' } }) as never);
+  await made.router.register(record(instance.url, { metadata: { instance_id: 'a' } }));
   return { ...made, receivedCall, closedCall };
 }
 

@@ -22,7 +22,7 @@ async function guardedRouter(options: Parameters<typeof routerApp>[0]) {
   apps.push(made);
   const instance = await echoInstance('a');
   instances.push(instance);
-  await made.router.register(record(instance.url, { metadata: { instance_id: 'a' } }) as never);
+  await made.router.register(record(instance.url, { metadata: { instance_id: 'a' } }));
   const execute = (headers: Record<string, string> = {}, url = '/execute') =>
     made.app.inject({
       method: 'POST',

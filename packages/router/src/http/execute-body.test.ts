@@ -25,7 +25,7 @@ async function setup() {
     received.push(body);
     res.end('{"status":"success","data":{"ok":true}}');
   });
-  await router.register(record(instance.url, { metadata: { instance_id: 'a' } }) as never);
+  await router.register(record(instance.url, { metadata: { instance_id: 'a' } }));
 }
 
 const post = (payload: string, url = '/execute', contentType = 'application/json') =>

@@ -32,7 +32,7 @@ async function served(options: Parameters<typeof routerApp>[0]) {
   apps.push(made);
   const instance = await echoInstance('a');
   instances.push(instance);
-  await made.router.register(record(instance.url, { metadata: { instance_id: 'a' } }) as never);
+  await made.router.register(record(instance.url, { metadata: { instance_id: 'a' } }));
   const fast = made.router.fastPath(made.app);
   await made.app.listen({ host: '127.0.0.1', port: 0 });
   const base = `http://127.0.0.1:${(made.app.server.address() as AddressInfo).port}`;
@@ -57,13 +57,13 @@ async function both(base: string, app: Awaited<ReturnType<typeof routerApp>>['ap
       status: wire.status,
       type: wire.headers.get('content-type'),
       instance: wire.headers.get('x-weft-instance-id'),
-      body: (await wire.json()) as unknown,
+      body: await wire.json(),
     },
     framework: {
       status: injected.statusCode,
       type: injected.headers['content-type'] ?? null,
       instance: (injected.headers['x-weft-instance-id'] as string | undefined) ?? null,
-      body: injected.json() as unknown,
+      body: injected.json<unknown>(),
     },
   };
 }

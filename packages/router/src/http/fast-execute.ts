@@ -35,7 +35,7 @@ const OWNED_CACHE = 1024;
  * Answers the router's `POST /execute` and `POST /{plugin_slug}/execute`
  * (docs/protocol.md#action-calls) from a node:http request listener in front of Fastify on the
  * same server, so that a connector call skips the framework's routing, hook chains, content-type
- * parser and reply pipeline (the largest part of the router's own latency; issue 20). It does
+ * parser and reply pipeline (the largest part of the router's own latency). It does
  * what the Fastify routes do, in the same order: the credential check ({@link executeCheck}:
  * router token or API key, unless execute is open), the body read as bytes and checked by
  * {@link readExecuteBody}, dispatch, and the answer or the error object with its status. It

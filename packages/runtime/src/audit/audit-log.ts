@@ -72,7 +72,7 @@ const MAX_BATCH = 256;
 const silent: AuditLogger = { info() {}, warn() {}, error() {} };
 
 /**
- * The audit log of authorization decisions (issue 16): {@link record} writes an entry durably
+ * The audit log of authorization decisions (docs/authorization.md): {@link record} writes an entry durably
  * and hash-chained, then logs it as one structured line. Entries asked for while an append is
  * in flight go together in the next one (one transaction, one lock), so a burst costs a few
  * commits rather than one each.

@@ -72,7 +72,7 @@ export function validateDefinition(
   }
   return {
     workflow,
-    raw: raw as Record<string, unknown>,
+    raw,
     // A list of warnings: each says where and what, not again that it is a warning.
     warnings: diagnostics.filter((d) => d.severity === 'warning').map(formatWarning),
   };

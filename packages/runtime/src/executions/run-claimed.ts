@@ -198,7 +198,7 @@ function outcomeOf(result: RunResult, execution: StoredExecution): ExecutionOutc
         : null,
     result: {
       outputs: result.outputs,
-      steps: cleanSteps(result.steps) as unknown as Record<string, unknown>,
+      steps: cleanSteps(result.steps),
     },
     error,
     callback,

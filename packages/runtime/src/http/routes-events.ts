@@ -1,10 +1,4 @@
-import type {
-  FastifyInstance,
-  FastifyReply,
-  FastifyRequest,
-  FastifySchema,
-  RouteOptions,
-} from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
 import type { WebSocket } from 'ws';
 import { Type } from '@sinclair/typebox';
 import { ValidationError, WeftError, type EventRow } from '@weft/core';
@@ -55,7 +49,7 @@ export function registerEventRoutes(app: FastifyInstance, runtime: Runtime): voi
         200: Type.String({ description: 'text/event-stream' }),
         ...ERROR_RESPONSES,
       },
-    } as FastifySchema,
+    },
     handler: async (request, reply) => {
       const { id, after, follow } = await target(runtime, request);
       serveSse(runtime, id, after, follow, request, reply);

@@ -53,7 +53,7 @@ export function workflowWith(name: string, triggers: Trigger[]): WorkflowDefinit
     inputs: {},
     triggers,
     steps: [{ name: 'noop', type: 'transform', output: { ok: true } } as never],
-  } as WorkflowDefinition;
+  };
 }
 
 /** Secrets from a plain map. */

@@ -3,7 +3,6 @@ import {
   calledWorkflows,
   pickWorkflow,
   type RunResult,
-  type StepRecord,
   type WorkflowDefinition,
 } from '@weft/engine';
 import { postExecution, type StartOptions } from '../http-client/executions.js';
@@ -75,7 +74,7 @@ export function toRunResult(record: ExecutionRecord): RunResult {
     workflow: record.workflow,
     status,
     outputs: record.result?.outputs ?? {},
-    steps: (record.result?.steps ?? {}) as Record<string, StepRecord>,
+    steps: record.result?.steps ?? {},
     ...(record.error ? { error: record.error as ErrorObject } : {}),
     started_at: started,
     finished_at: finished,

@@ -87,7 +87,7 @@ export async function sendRequest(
       const reason = await egress.refusal(new URL(url));
       if (reason !== undefined) throw refused(run, field, url, reason);
       const answer = await undiciFetch(url, { ...request, dispatcher: dispatcherOf(egress) });
-      response = answer as unknown as Response;
+      response = answer;
     } else {
       response = await fetch(url, request);
     }

@@ -36,9 +36,9 @@ export function remoteError(body: Record<string, unknown>, run: ActionRun): Weft
         }
       : {};
   const text = (key: string, fallback: string) =>
-    typeof details[key] === 'string' ? (details[key] as string) : fallback;
+    typeof details[key] === 'string' ? details[key] : fallback;
   const integer = (key: string) =>
-    typeof details[key] === 'number' ? Math.round(details[key] as number) : 0;
+    typeof details[key] === 'number' ? Math.round(details[key]) : 0;
   const shown = `${backend}: ${message}`;
   switch (code) {
     case 'VALIDATION':

@@ -192,7 +192,7 @@ describe('ConnectorHost and its caller going away', () => {
           started();
           context.signal.addEventListener('abort', () => {
             reason = context.signal.reason;
-            reject(reason as Error);
+            reject(reason);
           });
         }),
     );

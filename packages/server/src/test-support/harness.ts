@@ -153,7 +153,7 @@ export function pluginDefinition(
       },
     ],
     ...overrides,
-  } as PluginDefinition;
+  };
 }
 
 /** Bearer header of a key. */

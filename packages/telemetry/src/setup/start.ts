@@ -1,10 +1,4 @@
-import {
-  context,
-  metrics as metricsApi,
-  propagation,
-  trace,
-  type TracerProvider,
-} from '@opentelemetry/api';
+import { context, metrics as metricsApi, propagation, trace } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
 import { OTLPMetricExporter as JsonMetricExporter } from '@opentelemetry/exporter-metrics-otlp-http';
@@ -81,8 +75,7 @@ export function startTelemetry(options: TelemetryOptions): Telemetry {
     if (global) {
       if (propagation.setGlobalPropagator(new W3CTraceContextPropagator()))
         undo.push(() => propagation.disable());
-      if (trace.setGlobalTracerProvider(tracerProvider as TracerProvider))
-        undo.push(() => trace.disable());
+      if (trace.setGlobalTracerProvider(tracerProvider)) undo.push(() => trace.disable());
     }
   }
   const prometheus = new PrometheusExporter({ preventServerStart: true });

@@ -103,13 +103,13 @@ export async function runToolLoop(
 
 /** The model with the agent's tools bound (their parameters: the actions' input schemas). */
 function bound(made: LangChainModel, tools: readonly PreparedTool[]): Turnable {
-  if (tools.length === 0 || !made.model.bindTools) return made.model as unknown as Turnable;
+  if (tools.length === 0 || !made.model.bindTools) return made.model;
   return made.model.bindTools(
     tools.map((t) => ({
       type: 'function' as const,
       function: { name: t.spec.name, description: t.description, parameters: t.inputSchema },
     })),
-  ) as unknown as Turnable;
+  );
 }
 
 /** The call options asking for a structured answer, by provider. */
@@ -149,7 +149,7 @@ async function streamTurn(
       total_tokens: input + output,
     };
   }
-  return joined as unknown as AIMessage;
+  return joined;
 }
 
 /**

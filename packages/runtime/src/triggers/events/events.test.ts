@@ -186,7 +186,7 @@ describe('SNS subscription endpoint', () => {
       SignatureVersion: version,
       SigningCertURL: certUrl,
       Signature: '',
-    } as SnsMessage;
+    };
     message.Signature = createSign(version === '1' ? 'RSA-SHA1' : 'RSA-SHA256')
       .update(snsStringToSign(message))
       .sign(privateKey, 'base64');
@@ -200,7 +200,7 @@ describe('SNS subscription endpoint', () => {
       Message: JSON.stringify(message),
       Timestamp: '2026-06-01T11:59:00.000Z',
       ...extra,
-    } as SnsMessage);
+    });
 
   let app: FastifyInstance;
   let starter: RecordingStarter;
@@ -250,7 +250,7 @@ describe('SNS subscription endpoint', () => {
         Subject: 'hello',
         Message: '{"kind":"new","id":2}',
         Timestamp: '2026-06-01T11:59:30.000Z',
-      } as SnsMessage,
+      },
       '1',
     );
     expect((await post(v1)).statusCode).toBe(200);
@@ -271,7 +271,7 @@ describe('SNS subscription endpoint', () => {
       SubscribeURL: 'https://sns.eu-west-1.amazonaws.com/?Action=ConfirmSubscription&Token=tok',
       Message: 'You have chosen to subscribe',
       Timestamp: '2026-06-01T11:59:00.000Z',
-    } as SnsMessage);
+    });
     const response = await post(confirmation);
     expect(response.json()).toEqual({ status: 'confirmed' });
     expect(confirmed).toEqual([confirmation.SubscribeURL]);

@@ -8,7 +8,7 @@ import type { WorkflowDefinition } from '@weft/engine';
 import { compileAddressList, type AddressList } from './ip-allowlist.js';
 import { hmacKey } from './signature.js';
 
-/** Default replay window: 300 s (docs/workflow-language.md#triggers; the issue sets it). */
+/** Default replay window: 300 s (docs/triggers.md), the 5 minutes Stripe and Standard Webhooks use. */
 export const DEFAULT_REPLAY_WINDOW_S = 300;
 /** Default largest webhook body when `maxPayloadSize` is not set: 1 MiB. */
 export const DEFAULT_MAX_PAYLOAD_SIZE = 1024 * 1024;
