@@ -51,6 +51,8 @@ const PACKAGES = {
     forbid: NODE_ONLY,
     why: 'core is bundled into the browser console (@weft/sdk/client), so it uses no Node API',
   },
+  // The shared HTTP layer (Fastify app, error answers, body checks, OpenAPI, typed routes).
+  http: { may: ['core'] },
   expr: { may: ['core'] },
   engine: {
     may: ['core', 'expr'],
@@ -67,9 +69,9 @@ const PACKAGES = {
   store: { may: ['core'] },
   broker: { may: ['core'] },
   identity: { may: ['core'] },
-  registry: { may: ['core', 'identity'] },
-  router: { may: ['core', 'sdk/client', 'identity'] },
-  runtime: { may: ['core', 'engine', 'sdk', 'identity', 'guardrails', 'telemetry'] },
+  registry: { may: ['core', 'http', 'identity'] },
+  router: { may: ['core', 'http', 'sdk/client', 'identity'] },
+  runtime: { may: ['core', 'http', 'engine', 'sdk', 'identity', 'guardrails', 'telemetry'] },
   server: { may: '*' },
   cli: {
     may: [
@@ -100,6 +102,12 @@ const ZONES = [
     forbid: NODE_ONLY,
     confine: 'packages/sdk/src/http-client',
     why: 'this folder is the browser entry @weft/sdk/client, shared with the Node SDK, which imports it, never the reverse',
+  },
+  {
+    // The connector-service kit (`@weft/sdk/service`) serves HTTP with @weft/http; the rest of
+    // the SDK (and the `@weft/sdk` root, which must not load Fastify) does not import it.
+    files: ['packages/sdk/src/service/**'],
+    may: ['core', 'engine', 'expr', 'guardrails', 'telemetry', 'http'],
   },
 ];
 

@@ -20,7 +20,8 @@ import {
   type DeploymentStore,
   type TriggerStore,
 } from '@weft/core';
-import { createHttpApp, registryPlugin, type RegistryClock } from '@weft/registry';
+import { createHttpApp } from '@weft/http';
+import { registryPlugin, type RegistryClock } from '@weft/registry';
 import { Router } from '@weft/router';
 import {
   pluginUsage,

@@ -102,25 +102,3 @@ export function tooDeepError(field: string, limit = MAX_NESTING_DEPTH): Validati
 export function assertJsonTextDepth(text: string, field = 'body', limit = MAX_NESTING_DEPTH): void {
   if (jsonTextDepth(text, limit) > limit) throw tooDeepError(field, limit);
 }
-
-/** The callback a JSON body parser answers with (Fastify's, structurally: core imports no framework). */
-export type JsonParserDone = (error: Error | null, body?: unknown) => void;
-
-/**
- * Wraps a JSON text parser (Fastify's default one, with its prototype-poisoning checks) so that
- * the text's nesting is checked first ({@link assertJsonTextDepth}): a body too deep is refused
- * before anything parses or walks it.
- */
-export function depthCheckedJson<R>(
-  parse: (request: R, text: string, done: JsonParserDone) => void,
-): (request: R, text: string, done: JsonParserDone) => void {
-  return (request, text, done) => {
-    try {
-      assertJsonTextDepth(text);
-    } catch (error) {
-      done(error as Error, undefined);
-      return;
-    }
-    parse(request, text, done);
-  };
-}

@@ -1,5 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { replyWithError } from '@weft/core';
+import { replyWithError } from '@weft/http';
 
 /** Error handler of the router's routes: the body (docs/protocol.md#error-object) with its status (docs/design.md#errors). */
 export function sendError(

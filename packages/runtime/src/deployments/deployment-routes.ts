@@ -13,11 +13,11 @@ import {
   ForbiddenError,
   ManualRunRequest,
   NotFoundError,
-  replyWithError,
   UndeployResponse,
   ValidationError,
   type DeploymentRecord,
 } from '@weft/core';
+import { replyWithError } from '@weft/http';
 import { ensureErrorSchema, errorResponses } from '../triggers/http-errors.js';
 import type { Authenticate } from '../triggers/start-execution.js';
 import type { Deployer } from './deploy-plan.js';

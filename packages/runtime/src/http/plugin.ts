@@ -7,9 +7,9 @@ import {
   ExecutionPage,
   ExecutionRecord,
 } from '@weft/core';
+import { installDepthCheckedJson } from '@weft/http';
 import type { Runtime } from '../runtime.js';
 import { sendRuntimeError } from './errors.js';
-import { installDepthCheckedJson } from './json-body.js';
 import { ErrorObjectSchema } from './schemas.js';
 import { registerAccountRoutes } from './routes-account.js';
 import { registerApprovalRoutes } from './routes-approvals.js';

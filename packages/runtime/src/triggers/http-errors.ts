@@ -1,7 +1,8 @@
 import type {} from '@fastify/swagger';
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { errorFromRequest, replyWithError, type WeftError } from '@weft/core';
+import type { WeftError } from '@weft/core';
+import { errorFromRequest, replyWithError } from '@weft/http';
 
 /** Turns what a trigger route or Fastify throws into a {@link WeftError}. */
 export function asWeftError(error: unknown): WeftError {
