@@ -23,7 +23,7 @@ const API_MEDIA_TYPES = ['application/json', 'application/yaml'];
 export async function createHttpApp(options: FastifyServerOptions = {}): Promise<FastifyInstance> {
   const app = Fastify({
     logger: false,
-    ajv: { customOptions: { ...AJV_OPTIONS } },
+    ajv: { customOptions: AJV_OPTIONS },
     ...options,
   });
   app.setErrorHandler(errorHandler({ mediaTypes: API_MEDIA_TYPES }));
