@@ -1,4 +1,3 @@
-import type {} from '@fastify/swagger';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Ajv } from 'ajv';
 import {
