@@ -2,8 +2,7 @@
 // Route schemas of packages on this layer carry OpenAPI fields (`summary`, `tags`, `security`):
 // @fastify/swagger's additions to Fastify's types come with it.
 /// <reference types="@fastify/swagger" preserve="true" />
-export { AJV_OPTIONS } from './ajv.js';
-export { createHttpApp } from './app.js';
+export { AJV_OPTIONS, createHttpApp } from './app.js';
 export {
   ensureErrorSchema,
   errorHandler,
