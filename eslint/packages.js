@@ -58,6 +58,8 @@ export const PACKAGES = {
     forbid: NODE_ONLY,
     why: 'core is bundled into the browser console (@weft/sdk/client), so it uses no Node API',
   },
+  // The shared HTTP layer (Fastify app, error answers, body checks, OpenAPI, typed routes).
+  http: { may: ['core'] },
   expr: { may: ['core'] },
   engine: {
     may: ['core', 'expr'],
@@ -70,15 +72,14 @@ export const PACKAGES = {
     forbid: HTTP_AND_DATABASES,
     why: 'telemetry speaks OpenTelemetry only; transports call its propagation helpers',
   },
-  // `broker/tasks`: the connector service kit serves broker tasks; the subpath loads no broker client.
-  sdk: { may: ['core', 'engine', 'expr', 'guardrails', 'telemetry', 'broker/tasks'] },
+  sdk: { may: ['core', 'engine', 'expr', 'guardrails', 'telemetry'] },
   store: { may: ['core'] },
   broker: { may: ['core'] },
   identity: { may: ['core'] },
-  registry: { may: ['core', 'identity'] },
-  router: { may: ['core', 'sdk/client'] },
+  registry: { may: ['core', 'http', 'identity'] },
+  router: { may: ['core', 'http', 'sdk/client'] },
   runtime: {
-    may: ['core', 'engine', 'sdk', 'identity', 'guardrails', 'telemetry'],
+    may: ['core', 'http', 'engine', 'sdk', 'identity', 'guardrails', 'telemetry'],
     forbid: ['@nats-io/*', 'kafkajs', '@aws-sdk/*'],
     why: 'event sources live beside the brokers in @weft/broker; the runtime takes them through the EventSource port',
   },
@@ -112,5 +113,12 @@ export const ZONES = [
     forbid: NODE_ONLY,
     confine: 'packages/sdk/src/http-client',
     why: 'this folder is the browser entry @weft/sdk/client, shared with the Node SDK, which imports it, never the reverse',
+  },
+  {
+    // The connector-service kit (`@weft/sdk/service`) serves HTTP with @weft/http and broker
+    // tasks with @weft/broker/tasks; the rest of the SDK (and the `@weft/sdk` root, which must
+    // not load Fastify) imports neither.
+    files: ['packages/sdk/src/service/**'],
+    may: ['core', 'engine', 'expr', 'guardrails', 'telemetry', 'broker/tasks', 'http'],
   },
 ];

@@ -123,7 +123,7 @@ describe('the package boundaries lint rule', () => {
         `import { a } from '@weft/sdk/client';\nimport { b } from '@weft/sdk';\nexport { a, b };\n`,
       ),
     ).toEqual([
-      '@weft/router may import @weft/core, @weft/sdk/client (docs/design.md#import-rules), not "@weft/sdk": arrows between packages never point back.',
+      '@weft/router may import @weft/core, @weft/http, @weft/sdk/client (docs/design.md#import-rules), not "@weft/sdk": arrows between packages never point back.',
     ]);
     const browser = await boundaryErrors(
       'packages/console/src/main.ts',
@@ -165,6 +165,23 @@ describe('the package boundaries lint rule', () => {
       await boundaryErrors(
         'packages/engine/src/fixture.ts',
         `export { v } from '@weft/identity';\n`,
+      ),
+    ).toHaveLength(1);
+  });
+
+  it('keeps the HTTP layer above core only, and in the SDK to its connector service kit', async () => {
+    const http = `export { sendError } from '@weft/http';\n`;
+    for (const user of ['registry', 'router', 'runtime', 'server']) {
+      expect(await boundaryErrors(`packages/${user}/src/fixture.ts`, http)).toEqual([]);
+    }
+    expect(await boundaryErrors('packages/sdk/src/service/fixture.ts', http)).toEqual([]);
+    for (const path of ['packages/sdk/src/index.ts', 'packages/core/src/fixture.ts']) {
+      expect(await boundaryErrors(path, http)).toHaveLength(1);
+    }
+    expect(
+      await boundaryErrors(
+        'packages/http/src/fixture.ts',
+        `export { a } from '@weft/core';\nexport { b } from '@weft/identity';\n`,
       ),
     ).toHaveLength(1);
   });

@@ -1,6 +1,4 @@
 export { registryPlugin } from './http/registry-plugin.js';
-export { createHttpApp, renderOpenApi, API_VERSION } from './http/app.js';
-export { sendError, sendNotFound, toWeftError } from './http/errors.js';
 export { compileRegistryOptions, DEFAULT_BODY_LIMIT } from './options.js';
 export type { RegistryOptions, CompiledRegistryOptions } from './options.js';
 export { RegistryService } from './service.js';

@@ -26,7 +26,6 @@ export {
   signedPayload,
   signDefinition,
   verifyDefinitionSignature,
-  renderOpenApi,
   agentDefinition,
   agentSlug,
   isAgentSubmission,
@@ -34,4 +33,5 @@ export {
 } from '@weft/registry';
 export { registryAgentCheck } from './published-agents.js';
 export type { DefinitionFormat, DefinitionProblem } from '@weft/registry';
+export { renderOpenApi } from '@weft/http';
 export { renderServerOpenApi } from './openapi.js';

@@ -1,4 +1,4 @@
-import { renderOpenApi } from '@weft/registry';
+import { renderOpenApi } from '@weft/http';
 import { openStore } from '@weft/store';
 import { buildServer } from './build.js';
 

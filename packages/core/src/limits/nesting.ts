@@ -102,32 +102,3 @@ export function tooDeepError(field: string, limit = MAX_NESTING_DEPTH): Validati
 export function assertJsonTextDepth(text: string, field = 'body', limit = MAX_NESTING_DEPTH): void {
   if (jsonTextDepth(text, limit) > limit) throw tooDeepError(field, limit);
 }
-
-/** The callback a JSON body parser answers with (Fastify's, structurally: core imports no framework). */
-export type JsonParserDone = (error: Error | null, body?: unknown) => void;
-
-/**
- * Wraps a JSON text parser (Fastify's default one, with its prototype-poisoning checks) so that
- * the text's nesting is checked first ({@link assertJsonTextDepth}): a body too deep is refused
- * before anything parses or walks it. The parser may answer through `done` or, as Fastify's
- * types allow, with a promise: either way `done` is called once.
- */
-export function depthCheckedJson<R>(
-  parse: (request: R, text: string, done: JsonParserDone) => void | Promise<unknown>,
-): (request: R, text: string, done: JsonParserDone) => void {
-  return (request, text, done) => {
-    try {
-      assertJsonTextDepth(text);
-    } catch (error) {
-      done(error as Error, undefined);
-      return;
-    }
-    const answer = parse(request, text, done);
-    if (answer instanceof Promise) {
-      answer.then(
-        (body) => done(null, body),
-        (error: unknown) => done(error instanceof Error ? error : new Error(String(error))),
-      );
-    }
-  };
-}

@@ -1,2 +1,1 @@
 export * from './egress.js';
-export * from './lingering-close.js';

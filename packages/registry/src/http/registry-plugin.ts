@@ -1,12 +1,14 @@
 import type { FastifyInstance } from 'fastify';
+import { ensureErrorSchema, errorHandler } from '@weft/http';
 import { compileRegistryOptions, type RegistryOptions } from '../options.js';
 import { RegistryService } from '../service.js';
 import { installBodyParsers } from './content.js';
-import { errorHandler } from './errors.js';
 import { registerKeyRoutes } from './routes-keys.js';
 import { registerReadRoutes } from './routes-read.js';
 import { registerWriteRoutes } from './routes-write.js';
-import { ErrorBody } from './schemas.js';
+
+/** The registry takes definitions as JSON or YAML: a body in another media type is told both. */
+const MEDIA_TYPES = ['application/json', 'application/yaml'];
 
 /**
  * The registry as a Fastify plugin: every route (docs/registry.md#endpoints) plus keys and analytics, with
@@ -17,9 +19,9 @@ export function registryPlugin(options: RegistryOptions) {
   const compiled = compileRegistryOptions(options);
   const service = new RegistryService(compiled);
   return async function registry(app: FastifyInstance): Promise<void> {
-    if (!app.getSchema('ErrorObject')) app.addSchema(ErrorBody);
+    ensureErrorSchema(app);
     installBodyParsers(app, compiled.bodyLimit);
-    app.setErrorHandler(errorHandler(compiled.bodyLimit));
+    app.setErrorHandler(errorHandler({ mediaTypes: MEDIA_TYPES, bodyLimit: compiled.bodyLimit }));
     registerReadRoutes(app, service);
     registerWriteRoutes(app, service);
     registerKeyRoutes(app, service);

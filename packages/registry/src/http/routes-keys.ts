@@ -1,3 +1,4 @@
+import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import {
   AddSigningKeyRequest,
@@ -7,14 +8,16 @@ import {
   SigningKeyInfo,
   WhoAmI,
 } from '@weft/core';
+import { typed } from '@weft/http';
 import type { RegistryService } from '../service.js';
 import { principalOf, requirePrincipal } from '@weft/identity';
 import { bearer, errorResponses } from './schemas.js';
 
 /** Signing-key upload, API-key creation and the caller's identity. */
 export function registerKeyRoutes(app: FastifyInstance, service: RegistryService): void {
+  const api = typed(app);
   const auth = requirePrincipal(service.authenticate);
-  app.post<{ Body: AddSigningKeyRequest }>(
+  api.post(
     '/keys',
     {
       onRequest: auth,
@@ -33,7 +36,7 @@ export function registerKeyRoutes(app: FastifyInstance, service: RegistryService
     },
   );
 
-  app.post<{ Body: CreateKeyRequest }>(
+  api.post(
     '/auth/keys',
     {
       onRequest: auth,
@@ -51,7 +54,7 @@ export function registerKeyRoutes(app: FastifyInstance, service: RegistryService
     },
   );
 
-  app.delete<{ Params: { id: string } }>(
+  api.delete(
     '/auth/keys/:id',
     {
       onRequest: auth,
@@ -59,18 +62,16 @@ export function registerKeyRoutes(app: FastifyInstance, service: RegistryService
         summary: 'Revoke an API key (admin key); every server refuses it within 0.5 s',
         tags: ['keys'],
         security: bearer,
-        params: {
-          type: 'object',
-          properties: { id: { type: 'string', description: 'The key id: 12 hex digits' } },
-          required: ['id'],
-        },
+        params: Type.Object({
+          id: Type.String({ description: 'The key id: 12 hex digits' }),
+        }),
         response: { 200: RevokedKey, ...errorResponses(400, 401, 403, 404) },
       },
     },
     async (request) => service.revokeKey(principalOf(request), request.params.id),
   );
 
-  app.get(
+  api.get(
     '/auth/whoami',
     {
       onRequest: auth,

@@ -7,6 +7,7 @@ import {
   SigningKeyInfo,
   ValidationError,
 } from '@weft/core';
+import { typed } from '@weft/http';
 import type { RegistryService } from '../service.js';
 import { principalOf, requirePrincipal } from '@weft/identity';
 import { readAccess } from './principal.js';
@@ -54,11 +55,10 @@ async function plainPaging(request: FastifyRequest): Promise<void> {
 
 /** Search, detail, schema download, analytics and owners' public keys. */
 export function registerReadRoutes(app: FastifyInstance, service: RegistryService): void {
+  const api = typed(app);
   const auth = requirePrincipal(service.authenticate);
   const read = readAccess(service);
-  app.get<{
-    Querystring: { q?: string; tag?: string; kind?: string; limit?: number; offset?: number };
-  }>(
+  api.get(
     '/plugins/search',
     {
       onRequest: read,
@@ -75,7 +75,7 @@ export function registerReadRoutes(app: FastifyInstance, service: RegistryServic
     },
   );
 
-  app.get<{ Params: { slug: string }; Querystring: { version?: string } }>(
+  api.get(
     '/plugins/:slug',
     {
       onRequest: read,
@@ -97,6 +97,9 @@ export function registerReadRoutes(app: FastifyInstance, service: RegistryServic
     },
   );
 
+  // Its route generic written out, so that Fastify infers nothing from the schema: it also
+  // answers 304, which the response schemas (the OpenAPI document's) do not list, and a reply
+  // typed from them takes only the codes they list.
   app.get<{ Params: { slug: string; version: string } }>(
     '/plugins/:slug/:version/schema',
     {
@@ -136,7 +139,7 @@ export function registerReadRoutes(app: FastifyInstance, service: RegistryServic
     },
   );
 
-  app.get<{ Params: { slug: string }; Querystring: { days?: number } }>(
+  api.get(
     '/plugins/:slug/analytics',
     {
       onRequest: auth,
@@ -157,7 +160,7 @@ export function registerReadRoutes(app: FastifyInstance, service: RegistryServic
     },
   );
 
-  app.get<{ Params: { owner: string } }>(
+  api.get(
     '/owners/:owner/keys',
     {
       onRequest: read,

@@ -8,6 +8,7 @@ import {
   RemoveResponse,
   UpdateResponse,
 } from '@weft/core';
+import { typed } from '@weft/http';
 import type { RegistryService } from '../service.js';
 import { principalOf, requirePrincipal } from '@weft/identity';
 import { dryRunOf, submissionOf } from './content.js';
@@ -34,8 +35,9 @@ const definitionBody = {
 
 /** Publish, update, deprecate and unpublish. */
 export function registerWriteRoutes(app: FastifyInstance, service: RegistryService): void {
+  const api = typed(app);
   const auth = requirePrincipal(service.authenticate);
-  app.post(
+  api.post(
     '/plugins',
     {
       onRequest: auth,
@@ -66,7 +68,7 @@ export function registerWriteRoutes(app: FastifyInstance, service: RegistryServi
     },
   );
 
-  app.put<{ Params: { slug: string } }>(
+  api.put(
     '/plugins/:slug',
     {
       onRequest: auth,
@@ -94,7 +96,7 @@ export function registerWriteRoutes(app: FastifyInstance, service: RegistryServi
     },
   );
 
-  app.post<{ Params: { slug: string; version: string }; Body: DeprecateRequest }>(
+  api.post(
     '/plugins/:slug/:version/deprecate',
     {
       onRequest: auth,
@@ -120,7 +122,7 @@ export function registerWriteRoutes(app: FastifyInstance, service: RegistryServi
     },
   );
 
-  app.delete<{ Params: { slug: string; version: string } }>(
+  api.delete(
     '/plugins/:slug/:version',
     {
       onRequest: auth,

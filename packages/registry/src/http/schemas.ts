@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 
-/** The error object (docs/protocol.md#error-object) and error answers: one definition, in core. */
-export { ErrorObjectSchema as ErrorBody, errorResponses } from '@weft/core';
+/** Error answers of a route, by status: one definition, in core. */
+export { errorResponses } from '@weft/core';
 
 /** `{slug}` path parameter. */
 export const SlugParams = Type.Object({

@@ -1,5 +1,6 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
-import { replyWithError, SLUG_PATTERN, type ErrorReply } from '@weft/core';
+import { SLUG_PATTERN } from '@weft/core';
+import { replyWithError, type ErrorReply } from '@weft/http';
 import type { Router } from '../router.js';
 import { executeCheck } from './auth.js';
 import { CallerGone } from './caller-gone.js';

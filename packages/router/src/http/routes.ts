@@ -1,4 +1,3 @@
-import type {} from '@fastify/swagger';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Ajv } from 'ajv';
 import {
@@ -10,13 +9,12 @@ import {
   RouterRegistration,
   RoutesResponse,
 } from '@weft/core';
+import { ensureErrorSchema, sendError, typed } from '@weft/http';
 import type { Router } from '../router.js';
 import { executeHook, guardHook } from './auth.js';
 import { CallerGone } from './caller-gone.js';
 import { readExecuteBody } from './execute-body.js';
-import { sendError } from './errors.js';
 import {
-  ErrorBody,
   errorResponses,
   EXECUTE_HEADERS,
   InstanceParams,
@@ -32,7 +30,7 @@ import {
 export function routerRoutes(router: Router) {
   const { options } = router;
   return async function routes(app: FastifyInstance): Promise<void> {
-    if (!app.getSchema('ErrorObject')) app.addSchema(ErrorBody);
+    ensureErrorSchema(app);
     app.setErrorHandler(sendError);
     // Strict types: a number is not a region, whatever the host app's coercion settings.
     const ajv = new Ajv({
@@ -51,8 +49,10 @@ export function routerRoutes(router: Router) {
         ? {}
         : { onRequest: executeHook({ token: options.token, authenticate: options.authenticate }) };
     const bodyLimit = options.bodyLimit;
+    // Routes typed by their schemas; the connector contract below takes its body as bytes.
+    const api = typed(app);
 
-    app.post<{ Body: RouterRegistration }>(
+    api.post(
       '/register',
       {
         onRequest: admin,
@@ -75,7 +75,7 @@ export function routerRoutes(router: Router) {
       },
     );
 
-    app.delete<{ Params: InstanceParams }>(
+    api.delete(
       '/register/:plugin_slug/:instance_id',
       {
         onRequest: admin,
@@ -103,7 +103,7 @@ export function routerRoutes(router: Router) {
       },
     );
 
-    app.get(
+    api.get(
       '/routes',
       {
         onRequest: admin,

@@ -1,8 +1,8 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { INSTANCE_ID_PATTERN, SLUG_PATTERN } from '@weft/core';
 
-/** The error object (docs/protocol.md#error-object) and error answers: one definition, in core. */
-export { ErrorObjectSchema as ErrorBody, errorResponses } from '@weft/core';
+/** Error answers of a route, by status: one definition, in core. */
+export { errorResponses } from '@weft/core';
 
 /** `{plugin_slug}` path parameter. */
 export const PluginParams = Type.Object({

@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import Fastify, { type FastifyInstance } from 'fastify';
+import { AJV_OPTIONS } from '@weft/http';
 import type { Clock } from '@weft/core';
 import { MemoryRoutesStore } from '@weft/store/memory';
 import { Router } from '../router.js';
@@ -72,7 +73,7 @@ export async function routerApp(
   const clock = new TestClock();
   const router = new Router({ store, clock, healthChecks: false, openExecute: true, ...options });
   const app = Fastify({
-    ajv: { customOptions: { removeAdditional: false, coerceTypes: true, useDefaults: true } },
+    ajv: { customOptions: AJV_OPTIONS },
   });
   await app.register(router.plugin());
   routes?.(app);

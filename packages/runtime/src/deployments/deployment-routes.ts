@@ -12,13 +12,13 @@ import {
   ExecutionRecord,
   ForbiddenError,
   ManualRunRequest,
+  errorResponses,
   NotFoundError,
-  replyWithError,
   UndeployResponse,
   ValidationError,
   type DeploymentRecord,
 } from '@weft/core';
-import { ensureErrorSchema, errorResponses } from '../triggers/http-errors.js';
+import { ensureErrorSchema, errorHandler } from '@weft/http';
 import type { Authenticate } from '../triggers/start-execution.js';
 import type { Deployer } from './deploy-plan.js';
 import type { DeploymentService } from './deployment-service.js';
@@ -63,9 +63,7 @@ export function deploymentRoutes(options: DeploymentRoutesOptions) {
     if (!app.getSchema('DeployedWorkflowSummary')) app.addSchema(DeployedWorkflowSummary);
     if (!app.getSchema('ExecutionRecord')) app.addSchema(ExecutionRecord);
     // A 413 names the limit of the parser here, which is not the route's.
-    app.setErrorHandler((error, request, reply) =>
-      replyWithError(error, request, reply, { bodyLimit }),
-    );
+    app.setErrorHandler(errorHandler({ bodyLimit }));
     app.removeAllContentTypeParsers();
     app.addContentTypeParser(
       [...JSON_TYPES, ...YAML_TYPES],

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createHmac } from 'node:crypto';
 import Fastify, { type FastifyInstance } from 'fastify';
+import { AJV_OPTIONS } from '@weft/http';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { EnvironmentSecretsProvider, UnauthorizedError, keyPrincipal } from '@weft/core';
 import { MemoryDeploymentStore, MemoryTriggerStore } from '@weft/store/memory';
@@ -52,7 +53,7 @@ beforeEach(async () => {
   });
   // The server's ajv settings: unknown body fields are refused, not dropped.
   app = Fastify({
-    ajv: { customOptions: { removeAdditional: false, coerceTypes: true, useDefaults: true } },
+    ajv: { customOptions: AJV_OPTIONS },
   });
   await app.register(triggers.plugin);
   await triggers.start();

@@ -7,10 +7,8 @@ import {
   ExecutionPage,
   ExecutionRecord,
 } from '@weft/core';
+import { ensureErrorSchema, installDepthCheckedJson, sendError } from '@weft/http';
 import type { Runtime } from '../runtime.js';
-import { sendRuntimeError } from './errors.js';
-import { installDepthCheckedJson } from './json-body.js';
-import { ErrorObjectSchema } from './schemas.js';
 import { registerAccountRoutes } from './routes-account.js';
 import { registerApprovalRoutes } from './routes-approvals.js';
 import { registerAuditRoutes } from './routes-audit.js';
@@ -27,14 +25,14 @@ import { registerRerunRoute } from './routes-rerun.js';
 export function runtimeRoutes(runtime: Runtime) {
   return async function runtimePlugin(app: FastifyInstance): Promise<void> {
     if (!app.hasDecorator('websocketServer')) await app.register(await loadWebsocket());
-    if (!app.getSchema('ErrorObject')) app.addSchema(ErrorObjectSchema);
+    ensureErrorSchema(app);
     if (!app.getSchema('ExecutionRecord')) app.addSchema(ExecutionRecord);
     if (!app.getSchema('ExecutionPage')) app.addSchema({ $id: 'ExecutionPage', ...ExecutionPage });
     if (!app.getSchema('AuditEntry')) app.addSchema(AuditEntry);
     if (!app.getSchema('DamagedAuditEntry')) app.addSchema(DamagedAuditEntry);
     if (!app.getSchema('AuditPage')) app.addSchema(AuditPage);
     if (!app.getSchema('AuditVerification')) app.addSchema(AuditVerification);
-    app.setErrorHandler(sendRuntimeError);
+    app.setErrorHandler(sendError);
     installDepthCheckedJson(app);
     registerExecutionRoutes(app, runtime);
     registerRerunRoute(app, runtime);

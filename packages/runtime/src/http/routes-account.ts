@@ -2,6 +2,7 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import { UsageReport, ValidationError } from '@weft/core';
 import { generateSigningSecret } from '../callbacks/sign.js';
+import { typed } from '@weft/http';
 import type { Runtime } from '../runtime.js';
 import { principalOf, requirePrincipal } from '@weft/identity';
 import { ERROR_RESPONSES } from './schemas.js';
@@ -26,8 +27,9 @@ const SigningSecret = Type.Object({
 
 /** `GET /usage` and `GET /workflows/callback-secret`. */
 export function registerAccountRoutes(app: FastifyInstance, runtime: Runtime): void {
+  const api = typed(app);
   const onRequest = requirePrincipal(runtime.options.authenticate);
-  app.get(
+  api.get(
     '/usage',
     {
       onRequest,
@@ -41,7 +43,7 @@ export function registerAccountRoutes(app: FastifyInstance, runtime: Runtime): v
     },
     async (request) => {
       const principal = principalOf(request);
-      const { since: given } = request.query as { since?: string };
+      const { since: given } = request.query;
       const now = runtime.options.clock.now();
       const since = given ?? new Date(now - 30 * 86_400_000).toISOString().slice(0, 10);
       if (Number.isNaN(Date.parse(`${since}T00:00:00Z`))) {
@@ -61,7 +63,7 @@ export function registerAccountRoutes(app: FastifyInstance, runtime: Runtime): v
     },
   );
 
-  app.get(
+  api.get(
     '/workflows/callback-secret',
     {
       onRequest,

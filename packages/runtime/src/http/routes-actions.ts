@@ -2,6 +2,7 @@ import type { ServerResponse } from 'node:http';
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import { ExecuteActionRequest, ValidationError } from '@weft/core';
+import { typed } from '@weft/http';
 import type { Runtime } from '../runtime.js';
 import { principalOf, requirePrincipal } from '@weft/identity';
 import { ERROR_RESPONSES } from './schemas.js';
@@ -17,7 +18,8 @@ const ActionResult = Type.Object({
  * its connection before the answer (an interrupted hybrid run) cancels the action.
  */
 export function registerActionRoutes(app: FastifyInstance, runtime: Runtime): void {
-  app.post(
+  const api = typed(app);
+  api.post(
     '/actions/execute',
     {
       onRequest: requirePrincipal(runtime.options.authenticate),
@@ -41,7 +43,7 @@ export function registerActionRoutes(app: FastifyInstance, runtime: Runtime): vo
     },
     async (request, reply) => {
       const principal = principalOf(request);
-      const body = request.body as ExecuteActionRequest;
+      const body = request.body;
       if (body.action.includes('.') && !body.action.startsWith(`${body.plugin}.`)) {
         throw new ValidationError(
           `action "${body.action}" does not belong to plugin "${body.plugin}"`,

@@ -8,6 +8,7 @@ import {
 } from '../authorization/approvals.js';
 import { decodeCursor, encodeCursor } from '../executions/cursor.js';
 import { toExecutionRecord } from '../executions/record.js';
+import { typed } from '@weft/http';
 import type { Runtime } from '../runtime.js';
 import { ERROR_RESPONSES, ExecutionParams } from './schemas.js';
 
@@ -44,10 +45,11 @@ const DecisionBody = Type.Union([
  * /workflows/executions/{id}/approve|reject` (docs/authorization.md#approvals).
  */
 export function registerApprovalRoutes(app: FastifyInstance, runtime: Runtime): void {
+  const api = typed(app);
   const onRequest = requirePrincipal(runtime.options.authenticate);
   const approvals = new Approvals(runtime, runtime.options.audit);
 
-  app.get(
+  api.get(
     '/approvals',
     {
       onRequest,
@@ -61,7 +63,7 @@ export function registerApprovalRoutes(app: FastifyInstance, runtime: Runtime): 
       },
     },
     async (request) => {
-      const query = request.query as ApprovalListQuery;
+      const query = request.query;
       const page = await approvals.list(
         principalOf(request),
         query.limit ?? 20,
@@ -75,7 +77,7 @@ export function registerApprovalRoutes(app: FastifyInstance, runtime: Runtime): 
   );
 
   for (const verdict of ['approve', 'reject'] as const satisfies readonly ApprovalVerdict[]) {
-    app.post(
+    api.post(
       `/workflows/executions/:id/${verdict}`,
       {
         onRequest,
@@ -97,8 +99,8 @@ export function registerApprovalRoutes(app: FastifyInstance, runtime: Runtime): 
         },
       },
       async (request) => {
-        const { id } = request.params as { id: string };
-        const body = request.body as { comment?: string } | null | undefined;
+        const { id } = request.params;
+        const body = request.body;
         const execution = await approvals.decide(id, principalOf(request), verdict, body?.comment);
         return toExecutionRecord(execution);
       },

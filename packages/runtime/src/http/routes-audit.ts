@@ -9,6 +9,7 @@ import {
   type Principal,
 } from '@weft/core';
 import { decodeAuditCursor, encodeAuditCursor } from '../audit/cursor.js';
+import { typed } from '@weft/http';
 import type { Runtime } from '../runtime.js';
 import { principalOf, requirePrincipal } from '@weft/identity';
 import { ERROR_RESPONSES } from './schemas.js';
@@ -106,9 +107,10 @@ function readerScope(principal: Principal, auditorRoles: readonly string[]): 'al
  * a role of `audit.auditorRoles`) limited to their workspace.
  */
 export function registerAuditRoutes(app: FastifyInstance, runtime: Runtime): void {
+  const api = typed(app);
   const audit = runtime.options.audit;
   const onRequest = [requirePrincipal(runtime.options.authenticate)];
-  app.get(
+  api.get(
     '/audit',
     {
       onRequest,
@@ -123,12 +125,7 @@ export function registerAuditRoutes(app: FastifyInstance, runtime: Runtime): voi
       },
     },
     async (request): Promise<AuditPage> => {
-      const query = request.query as {
-        since?: string;
-        limit?: number;
-        cursor?: string;
-        owner?: string;
-      };
+      const query = request.query;
       const principal = principalOf(request);
       // An auditor's own workspace whatever `owner` says: it never widens what they read.
       const owner =
@@ -149,7 +146,7 @@ export function registerAuditRoutes(app: FastifyInstance, runtime: Runtime): voi
     },
   );
 
-  app.get(
+  api.get(
     '/audit/verify',
     {
       onRequest,

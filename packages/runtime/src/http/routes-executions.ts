@@ -13,6 +13,7 @@ import { loadRequestedWorkflow } from '../executions/definition.js';
 import { toExecutionRecord } from '../executions/record.js';
 import { fingerprintOf } from '../executions/new-start.js';
 import { isFinished } from '../executions/queries.js';
+import { typed } from '@weft/http';
 import type { Runtime } from '../runtime.js';
 import { principalOf, requirePrincipal } from '@weft/identity';
 import { traceCarrierOf } from '@weft/telemetry';
@@ -23,9 +24,10 @@ const SECURITY = [{ bearerAuth: [] }];
 
 /** `POST/GET /workflows/executions`, `GET .../{id}`, `POST .../{id}/cancel`. */
 export function registerExecutionRoutes(app: FastifyInstance, runtime: Runtime): void {
+  const api = typed(app);
   const onRequest = requirePrincipal(runtime.options.authenticate);
 
-  app.post(
+  api.post(
     '/workflows/executions',
     {
       onRequest,
@@ -46,7 +48,7 @@ export function registerExecutionRoutes(app: FastifyInstance, runtime: Runtime):
     },
     async (request, reply) => {
       const principal = principalOf(request);
-      const body = request.body as StartExecutionRequest;
+      const body = request.body;
       const executable = loadRequestedWorkflow(body, runtime.options.detectorNames);
       const wait = preferredWait(request.headers.prefer, runtime.options.maxWaitSeconds);
       const trace = runtime.options.tracing ? traceCarrierOf(request.headers) : undefined;
@@ -87,7 +89,7 @@ export function registerExecutionRoutes(app: FastifyInstance, runtime: Runtime):
     },
   );
 
-  app.get(
+  api.get(
     '/workflows/executions',
     {
       onRequest,
@@ -101,7 +103,7 @@ export function registerExecutionRoutes(app: FastifyInstance, runtime: Runtime):
     },
     async (request) => {
       const principal = principalOf(request);
-      const query = request.query as ExecutionListQuery;
+      const query = request.query;
       const limit = query.limit ?? 20;
       const rows = await runtime.options.store.list({
         owner: readableOwner(principal),
@@ -119,7 +121,7 @@ export function registerExecutionRoutes(app: FastifyInstance, runtime: Runtime):
     },
   );
 
-  app.get(
+  api.get(
     '/workflows/executions/:id',
     {
       onRequest,
@@ -132,12 +134,12 @@ export function registerExecutionRoutes(app: FastifyInstance, runtime: Runtime):
       },
     },
     async (request): Promise<ExecutionRecord> => {
-      const { id } = request.params as { id: string };
+      const { id } = request.params;
       return toExecutionRecord(await runtime.get(id, readableOwner(principalOf(request))));
     },
   );
 
-  app.post(
+  api.post(
     '/workflows/executions/:id/cancel',
     {
       onRequest,
@@ -154,7 +156,7 @@ export function registerExecutionRoutes(app: FastifyInstance, runtime: Runtime):
       },
     },
     async (request): Promise<ExecutionRecord> => {
-      const { id } = request.params as { id: string };
+      const { id } = request.params;
       const execution = await runtime.cancel(id, principalOf(request).owner);
       if (execution.status !== 'canceled') {
         throw new ConflictError(

@@ -2,6 +2,7 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import { restoreWorkflow } from '../executions/definition.js';
 import { toExecutionRecord } from '../executions/record.js';
+import { typed } from '@weft/http';
 import type { Runtime } from '../runtime.js';
 import { principalOf, requirePrincipal } from '@weft/identity';
 import { ERROR_RESPONSES, ExecutionParams } from './schemas.js';
@@ -13,7 +14,8 @@ import { ERROR_RESPONSES, ExecutionParams } from './schemas.js';
  * not reused. 202 with the new record.
  */
 export function registerRerunRoute(app: FastifyInstance, runtime: Runtime): void {
-  app.post(
+  const api = typed(app);
+  api.post(
     '/workflows/executions/:id/rerun',
     {
       onRequest: requirePrincipal(runtime.options.authenticate),
@@ -27,7 +29,7 @@ export function registerRerunRoute(app: FastifyInstance, runtime: Runtime): void
     },
     async (request, reply) => {
       const principal = principalOf(request);
-      const { id } = request.params as { id: string };
+      const { id } = request.params;
       const original = await runtime.get(id, principal.owner);
       const started = await runtime.startExecution({
         ...restoreWorkflow(original.definition),

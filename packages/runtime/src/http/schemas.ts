@@ -25,7 +25,3 @@ export function preferredWait(header: string | string[] | undefined, max: number
   const match = /(?:^|[,;\s])wait\s*=\s*"?(\d{1,6})"?/i.exec(text);
   return match ? Math.min(Number(match[1]), max) : 0;
 }
-
-import { ErrorObjectSchema } from '@weft/core';
-
-export { ErrorObjectSchema };

@@ -1,4 +1,5 @@
 import Fastify, { type FastifyInstance } from 'fastify';
+import { AJV_OPTIONS } from '@weft/http';
 import {
   UnauthorizedError,
   type ActionCall,
@@ -74,7 +75,7 @@ export async function buildRuntimeHarness(
   });
   const app = Fastify({
     logger: false,
-    ajv: { customOptions: { removeAdditional: false, coerceTypes: true, useDefaults: true } },
+    ajv: { customOptions: AJV_OPTIONS },
   });
   await app.register(runtimeRoutes(runtime));
   await app.ready();

@@ -8,7 +8,6 @@ export type {
   Authenticate,
 } from './start-execution.js';
 export type { TriggerLogger } from './logger.js';
-export { sendTriggerError, asWeftError } from './http-errors.js';
 export { verifyHmac, verifyBearer, hmacKey, constantTimeEqual } from './webhook/signature.js';
 export type { SignatureForm, AuthFailure, StandardHeaders } from './webhook/signature.js';
 export { checkTimestamp, parseTimestamp } from './webhook/timestamp.js';

@@ -5,7 +5,7 @@ import { createConnectorService, type ConnectorService } from './service.js';
 
 // A connector service refuses a body over its limit (1 MiB) with the error object as soon as the
 // streamed body passes it, and a caller that is still sending reads that answer, not a reset
-// (the lingering close of @weft/core). Over real loopback TCP.
+// (the lingering close of @weft/http). Over real loopback TCP.
 let service: ConnectorService | undefined;
 afterEach(async () => {
   await service?.close();

@@ -1,12 +1,7 @@
 import type { ServerResponse } from 'node:http';
 import type { FastifyInstance } from 'fastify';
-import {
-  depthCheckedJson,
-  HTTP_STATUS,
-  lingerIfBodyUnread,
-  toErrorObject,
-  WeftError,
-} from '@weft/core';
+import { HTTP_STATUS, toErrorObject, WeftError } from '@weft/core';
+import { installDepthCheckedJson, lingerOnError } from '@weft/http';
 import { continueTrace } from '@weft/telemetry';
 import type { ConnectorHost, HostAnswer } from './host.js';
 
@@ -14,14 +9,9 @@ import type { ConnectorHost, HostAnswer } from './host.js';
 export function connectorServiceRoutes(host: ConnectorHost) {
   return async function routes(app: FastifyInstance): Promise<void> {
     // A refused body's answer reaches a client that is still sending (a lingering close).
-    app.addHook('onError', (request, reply, _error, done) => {
-      lingerIfBodyUnread(request.raw, reply.getHeader('connection') === 'close');
-      done();
-    });
+    lingerOnError(app);
     // Nesting is checked on the text, before parsing and before a handler walks the input.
-    const parse = app.getDefaultJsonParser('error', 'ignore');
-    app.removeContentTypeParser('application/json');
-    app.addContentTypeParser('application/json', { parseAs: 'string' }, depthCheckedJson(parse));
+    installDepthCheckedJson(app);
     app.setErrorHandler((error, _request, reply) => {
       if (error instanceof WeftError) {
         const object = toErrorObject(error);

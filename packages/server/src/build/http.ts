@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { LogController, type FastifyInstance, type FastifyServerOptions } from 'fastify';
-import { createHttpApp } from '@weft/registry';
+import { createHttpApp } from '@weft/http';
 import { traceFields } from '@weft/telemetry';
 import type { Telemetry } from '@weft/telemetry/setup';
 import { registerAuthConfig, SignInProvider } from '../auth-config.js';

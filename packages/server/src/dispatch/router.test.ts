@@ -45,7 +45,7 @@ beforeAll(async () => {
       url: await instance(name),
       actions: ['say'],
       metadata: { instance_id: name },
-    } as never);
+    });
   }
 });
 

@@ -36,7 +36,7 @@ async function register(router: Router, id: string, actions: string[], broker = 
     url: `http://127.0.0.1:9/${id}`,
     actions,
     metadata: { instance_id: id, ...(broker ? { transport: 'broker' } : {}) },
-  } as never);
+  });
 }
 
 const invoker = {} as LocalInvoker;

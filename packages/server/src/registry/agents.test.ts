@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { AgentCatalog } from '@weft/agents';
-import { createHttpApp, registryPlugin } from '@weft/registry';
+import { createHttpApp } from '@weft/http';
+import { registryPlugin } from '@weft/registry';
 import { openTestStore } from '@weft/store';
 import { PublishedAgents } from '../published-agents.js';
 import { bearer, pluginDefinition, TEST_STORES, useHarness } from '../test-support/harness.js';

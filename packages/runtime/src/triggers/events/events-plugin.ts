@@ -9,9 +9,10 @@ import {
   type Clock,
   type Principal,
   assertJsonTextDepth,
+  errorResponses,
 } from '@weft/core';
+import { ensureErrorSchema, sendError } from '@weft/http';
 import { principalOf, requirePrincipal } from '@weft/identity';
-import { ensureErrorSchema, errorResponses, sendTriggerError } from '../http-errors.js';
 import { silentLogger, type TriggerLogger } from '../logger.js';
 import type { Authenticate } from '../start-execution.js';
 import type { EventRouter } from './event-router.js';
@@ -65,7 +66,7 @@ export function eventRoutes(options: EventRoutesOptions) {
 
   return async function events(app: FastifyInstance): Promise<void> {
     ensureErrorSchema(app);
-    app.setErrorHandler(sendTriggerError);
+    app.setErrorHandler(sendError);
     app.removeAllContentTypeParsers();
     app.addContentTypeParser(
       '*',

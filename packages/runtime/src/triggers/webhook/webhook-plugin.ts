@@ -8,7 +8,7 @@ import {
   type Principal,
   type TriggerStore,
 } from '@weft/core';
-import { sendTriggerError } from '../http-errors.js';
+import { sendError } from '@weft/http';
 import type { Authenticate, StartExecution } from '../start-execution.js';
 import { payloadOf, readLimitedBody, tooLarge } from './body.js';
 import {
@@ -125,7 +125,7 @@ export function webhookRoutes(options: WebhookRoutesOptions) {
   };
 
   return async function webhooks(app: FastifyInstance): Promise<void> {
-    app.setErrorHandler(sendTriggerError);
+    app.setErrorHandler(sendError);
     const { onOutcome } = options;
     if (onOutcome) {
       app.addHook('onResponse', async (request, reply) => {

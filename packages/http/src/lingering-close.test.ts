@@ -1,9 +1,9 @@
 import { connect, type Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import type { FastifyInstance } from 'fastify';
-import { LINGER_MS } from '@weft/core';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createHttpApp } from './app.js';
+import { LINGER_MS } from './lingering-close.js';
 
 // A client that is still sending when the server refuses its body must get the refusal, not a
 // reset: the server lingers (reads and drops) before it closes. Over real loopback TCP.

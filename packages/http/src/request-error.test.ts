@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { errorFromRequest } from './request-error.js';
-import { ConflictError } from './weft-error.js';
+import { ConflictError } from '@weft/core';
 
 const failure = (keyword: string, instancePath: string, params: Record<string, unknown> = {}) => ({
   validation: [{ keyword, instancePath, params, message: `must pass ${keyword}` }],

@@ -1,11 +1,11 @@
-import { toErrorObject } from './codec.js';
 import {
   InternalError,
   NotFoundError,
   PayloadTooLargeError,
+  toErrorObject,
   ValidationError,
   WeftError,
-} from './weft-error.js';
+} from '@weft/core';
 
 /** One schema validation failure as the HTTP framework (Fastify's ajv) reports it. */
 interface SchemaFailure {

@@ -1,19 +1,6 @@
-/** The parts of a Node `net.Socket` a lingering close uses (core uses no Node API itself). */
-export interface LingeringSocket {
-  destroySoon(): void;
-  destroy(): void;
-  end(): void;
-  resume(): void;
-  once(event: 'close' | 'end', listener: () => void): unknown;
-  on(event: 'data', listener: (chunk: { length: number }) => void): unknown;
-}
-
-/** The parts of a Node `IncomingMessage` it reads. */
-export interface LingeringRequest {
-  /** Whether the whole body has been read. */
-  readonly complete: boolean;
-  readonly socket: LingeringSocket;
-}
+import type { IncomingMessage } from 'node:http';
+import type { FastifyInstance } from 'fastify';
+import type { Socket } from 'node:net';
 
 /** The longest a connection stays open after its answer, reading what the client still sends. */
 export const LINGER_MS = 2_000;
@@ -31,25 +18,40 @@ export const LINGER_BYTES = 16 * 1024 * 1024;
  * (Fastify's `onError`: `closing` is its reply's `connection: close` header), before the answer
  * is sent.
  */
-export function lingerIfBodyUnread(request: LingeringRequest, closing: boolean): void {
+export function lingerIfBodyUnread(
+  request: Pick<IncomingMessage, 'complete' | 'socket'>,
+  closing: boolean,
+): void {
   if (closing && !request.complete) linger(request.socket);
 }
 
 /** Makes the `destroySoon` Node's HTTP server calls after a closing answer linger. */
-function linger(socket: LingeringSocket): void {
+function linger(socket: Socket): void {
   socket.destroySoon = () => {
     let read = 0;
     const close = () => socket.destroy();
-    // Not unref'd (core is also bundled for browsers): the socket holds the process anyway, and
-    // its close (at the latest after LINGER_MS) clears the timer.
+    // Not unref'd: the socket holds the process anyway, and its close (at the latest after
+    // LINGER_MS) clears the timer.
     const timer = setTimeout(close, LINGER_MS);
     socket.once('close', () => clearTimeout(timer));
     socket.once('end', close);
-    socket.on('data', (chunk) => {
+    socket.on('data', (chunk: Buffer) => {
       read += chunk.length;
       if (read > LINGER_BYTES) close();
     });
     socket.end();
     socket.resume();
   };
+}
+
+/**
+ * Adds the `onError` hook that calls {@link lingerIfBodyUnread}: an answer sent before the body
+ * was read whole (a body parser's refusal, a 413) reaches a client that is still sending. Only
+ * answers sent as errors pass there: success pays nothing.
+ */
+export function lingerOnError(app: FastifyInstance): void {
+  app.addHook('onError', (request, reply, _error, done) => {
+    lingerIfBodyUnread(request.raw, reply.getHeader('connection') === 'close');
+    done();
+  });
 }
