@@ -24,117 +24,117 @@ import {
 /** Settings of `weft server`, from flags and environment. */
 export interface ServerOptions {
   /** TCP port; 0 picks a free one. Default 8080. */
-  port?: number;
+  port?: number | undefined;
   /** Interface to listen on. Default 127.0.0.1. */
-  host?: string;
+  host?: string | undefined;
   /** Directory of the embedded SQLite file. Default ./.weft. */
-  dataDir?: string;
+  dataDir?: string | undefined;
   /** `postgres://...`: use PostgreSQL instead of SQLite. */
-  databaseUrl?: string;
+  databaseUrl?: string | undefined;
   /** PostgreSQL schema (default public); tests use one per run. */
-  databaseSchema?: string;
+  databaseSchema?: string | undefined;
   /** Private registry: every read needs a key. Default false. */
-  private?: boolean;
+  private?: boolean | undefined;
   /** Base of absolute URLs in answers; default: from each request's Host. */
-  publicUrl?: string;
+  publicUrl?: string | undefined;
   /** pino log level. Default info. */
-  logLevel?: string;
+  logLevel?: string | undefined;
   /** `json` lines (default) or readable `text` (`--log-format`, `WEFT_LOG_FORMAT`). */
-  logFormat?: 'json' | 'text';
+  logFormat?: 'json' | 'text' | undefined;
   /** Largest request body in bytes. Default 1 MiB. */
-  bodyLimit?: number;
+  bodyLimit?: number | undefined;
   /**
    * Cache time of search and detail answers in ms (0: off). Default 10000. Every write of this
    * server drops the cache at once; the time only bounds other replicas' writes.
    */
-  cacheTtlMs?: number;
+  cacheTtlMs?: number | undefined;
   /**
    * Interval in ms at which counted schema downloads are written together (0: each before its
    * answer). Default 1000.
    */
-  downloadFlushMs?: number;
+  downloadFlushMs?: number | undefined;
   /** Bearer token router registration needs (`WEFT_ROUTER_TOKEN`); none: open, with a warning. */
-  routerToken?: string;
+  routerToken?: string | undefined;
   /**
    * The router's `POST /execute` without a credential (`WEFT_ROUTER_OPEN_EXECUTE=true`), for a
    * server only a private network reaches; logged as a warning at start. Default false: an API
    * key, the router token or (with `tls.clientCa`) a client certificate is needed.
    */
-  routerOpenExecute?: boolean;
+  routerOpenExecute?: boolean | undefined;
   /** Health-check interval of router instances in ms (`WEFT_HEALTH_INTERVAL_MS`, default 10000). */
-  healthIntervalMs?: number;
+  healthIntervalMs?: number | undefined;
   /** Health-check timeout in ms (`WEFT_HEALTH_TIMEOUT_MS`, default 2000). */
-  healthTimeoutMs?: number;
+  healthTimeoutMs?: number | undefined;
   /** Consecutive failed checks that remove an instance (`WEFT_HEALTH_FAILURES`, default 3). */
-  healthFailures?: number;
+  healthFailures?: number | undefined;
   /** Longest wait for a routed call in ms (`WEFT_ROUTER_TIMEOUT_MS`, default 120000). */
-  routerTimeoutMs?: number;
+  routerTimeoutMs?: number | undefined;
   /** CIDRs weft may call although link-local or metadata (`WEFT_EGRESS_ALLOWLIST`). */
-  egressAllowlist?: string[];
+  egressAllowlist?: string[] | undefined;
   /** HTTPS: PEM files of the server certificate and key; with `clientCa`, mutual TLS (docs/router.md#protection). */
-  tls?: { cert: string; key: string; clientCa?: string };
+  tls?: { cert: string; key: string; clientCa?: string } | undefined;
   /** `secrets.*` of server-side runs (from `WEFT_SECRET_<NAME>` variables). Default none. */
-  runtimeSecrets?: Record<string, string>;
+  runtimeSecrets?: Record<string, string> | undefined;
   /** Deployed workflows and triggers (`--workflows DIR`, `WEFT_TRUSTED_PROXIES`, event sources). */
-  triggers?: TriggerServerOptions;
+  triggers?: TriggerServerOptions | undefined;
   /**
    * Broker address (`WEFT_BROKER`): `memory`, `nats://host:port[,...]` or `kafka://host:port[,...]`.
    * With one, actions of plugins served by broker go out as task messages (docs/protocol.md#broker-tasks). Default none.
    */
-  broker?: string;
+  broker?: string | undefined;
   /**
    * This replica's name (`WEFT_REPLICA_ID`): in metrics, and the holder of its executions'
    * leases (a replica started again under its name takes them back at once). Unique among the
    * replicas running. Default `<hostname>-<pid>`.
    */
-  replicaId?: string;
+  replicaId?: string | undefined;
   /**
    * Days ended executions are kept, with their journal and events (`WEFT_RETENTION_DAYS`;
    * 0: forever). A deployed workflow's `execution.retention_days` overrides it. Default 30.
    */
-  retentionDays?: number;
+  retentionDays?: number | undefined;
   /** Days audit entries are kept (`WEFT_AUDIT_RETENTION_DAYS`; 0: forever). Default forever. */
-  auditRetentionDays?: number;
+  auditRetentionDays?: number | undefined;
   /**
    * Lets whoever started a run approve it (`WEFT_APPROVAL_ALLOW_SELF=true`). Default false:
    * separation of duties.
    */
-  allowSelfApproval?: boolean;
+  allowSelfApproval?: boolean | undefined;
   /**
    * Most items one `for_each` of a server-side run may iterate over
    * (`WEFT_MAX_FOR_EACH_ITEMS`). Default 100,000.
    */
-  maxForEachItems?: number;
+  maxForEachItems?: number | undefined;
   /** Identity-provider tokens and the access file (`WEFT_OIDC_*`, `WEFT_ACCESS_FILE`). */
-  identity?: IdentityServerOptions;
+  identity?: IdentityServerOptions | undefined;
   /**
    * Directory of agent definitions for agent steps (`--agents`, `WEFT_AGENTS_DIR`). Default
    * `./agents`, which may be missing.
    */
-  agentsDir?: string;
+  agentsDir?: string | undefined;
   /**
    * The secrets agents published to the registry may read through `api_key_secret`
    * (`WEFT_PUBLISHED_AGENT_SECRETS`): names, or prefixes ending in `*`. Default none: a
    * published agent naming a secret fails its step. The `--agents` directory's may read any.
    */
-  publishedAgentSecrets?: string[];
+  publishedAgentSecrets?: string[] | undefined;
   /**
    * An OpenAI-compatible moderation endpoint (`WEFT_MODERATION_URL`, `_API_KEY` or
    * `_API_KEY_SECRET`, `_MODEL`, `_TIMEOUT_MS`), offered to workflows as the toxicity detector
    * `moderation`. Default none: a workflow choosing it is refused at deploy.
    */
-  moderation?: ModerationSettings;
+  moderation?: ModerationSettings | undefined;
   /**
    * A judge model (`WEFT_JUDGE_MODEL`, `_BASE_URL`, `_API_KEY` or `_API_KEY_SECRET`,
    * `_TIMEOUT_MS`), offered to workflows as the detector `judge` of every content check.
    * Default none: a workflow choosing it is refused at deploy.
    */
-  judge?: JudgeSettings;
+  judge?: JudgeSettings | undefined;
   /**
    * Traces and metrics (`OTEL_*` variables, docs/observability.md). Default: no tracing, metrics
    * on `GET /metrics` only.
    */
-  telemetry?: TelemetryOptions;
+  telemetry?: TelemetryOptions | undefined;
 }
 
 /** {@link ServerOptions} with defaults filled in. */
