@@ -1,6 +1,6 @@
 import { hostname } from 'node:os';
 import { resolve } from 'node:path';
-import { parseCidrList, ValidationError } from '@weft/core';
+import { parseCidrList, ValidationError, type CompiledOptions } from '@weft/core';
 import { telemetryOptionsFromEnv, type TelemetryOptions } from '@weft/telemetry/setup';
 import {
   compileIdentityOptions,
@@ -137,48 +137,40 @@ export interface ServerOptions {
   telemetry?: TelemetryOptions | undefined;
 }
 
-/** {@link ServerOptions} with defaults filled in. */
-export interface CompiledServerOptions {
-  port: number;
-  host: string;
-  dataDir: string;
-  databaseUrl: string | undefined;
-  databaseSchema: string | undefined;
-  private: boolean;
-  publicUrl: string | undefined;
-  logLevel: string;
-  logFormat: 'json' | 'text';
-  bodyLimit: number | undefined;
-  cacheTtlMs: number | undefined;
-  downloadFlushMs: number | undefined;
-  routerToken: string | undefined;
-  routerOpenExecute: boolean;
-  healthIntervalMs: number | undefined;
-  healthTimeoutMs: number | undefined;
-  healthFailures: number | undefined;
-  routerTimeoutMs: number | undefined;
-  egressAllowlist: string[];
-  tls: { cert: string; key: string; clientCa: string | undefined } | undefined;
-  runtimeSecrets: Record<string, string>;
-  triggers: CompiledTriggerOptions;
-  broker: string | undefined;
-  replicaId: string;
-  /** 0: forever. */
-  retentionDays: number;
-  /** 0: forever. */
-  auditRetentionDays: number;
-  allowSelfApproval: boolean;
-  maxForEachItems: number | undefined;
-  identity: CompiledIdentityOptions;
-  agentsDir: string | undefined;
-  publishedAgentSecrets: string[];
-  moderation: ModerationSettings | undefined;
-  judge: JudgeSettings | undefined;
-  telemetry: TelemetryOptions;
-}
-
 /** Days ended executions are kept when `WEFT_RETENTION_DAYS` is not set. */
 export const DEFAULT_RETENTION_DAYS = 30;
+
+/** The defaults of {@link ServerOptions}: each field here is never undefined once compiled. */
+export const SERVER_DEFAULTS = {
+  port: 8080,
+  host: '127.0.0.1',
+  dataDir: './.weft',
+  private: false,
+  logLevel: 'info',
+  logFormat: 'json',
+  routerOpenExecute: false,
+  egressAllowlist: [],
+  runtimeSecrets: {},
+  retentionDays: DEFAULT_RETENTION_DAYS,
+  /** 0: forever. */
+  auditRetentionDays: 0,
+  allowSelfApproval: false,
+  publishedAgentSecrets: [],
+  telemetry: { serviceName: 'weft-server' },
+} satisfies Partial<ServerOptions>;
+
+/** {@link ServerOptions} with defaults filled in. */
+export type CompiledServerOptions = CompiledOptions<
+  ServerOptions,
+  typeof SERVER_DEFAULTS,
+  {
+    /** Default `<hostname>-<pid>`. */
+    replicaId: string;
+    tls: { cert: string; key: string; clientCa: string | undefined } | undefined;
+    triggers: CompiledTriggerOptions;
+    identity: CompiledIdentityOptions;
+  }
+>;
 
 /** A number of days of retention (0: forever), refused naming the option otherwise. */
 function days(option: string, value: number): number {
@@ -193,40 +185,46 @@ function days(option: string, value: number): number {
 
 /** Fills the defaults of {@link ServerOptions} once. */
 export function compileServerOptions(options: ServerOptions = {}): CompiledServerOptions {
+  const d = SERVER_DEFAULTS;
   return {
-    port: options.port ?? 8080,
-    host: options.host ?? '127.0.0.1',
-    dataDir: resolve(options.dataDir ?? './.weft'),
+    port: options.port ?? d.port,
+    host: options.host ?? d.host,
+    dataDir: resolve(options.dataDir ?? d.dataDir),
     databaseUrl: options.databaseUrl || undefined,
     databaseSchema: options.databaseSchema,
-    private: options.private ?? false,
+    private: options.private ?? d.private,
     publicUrl: options.publicUrl,
-    logLevel: options.logLevel ?? 'info',
-    logFormat: options.logFormat ?? 'json',
+    logLevel: options.logLevel ?? d.logLevel,
+    logFormat: options.logFormat ?? d.logFormat,
     bodyLimit: options.bodyLimit,
     cacheTtlMs: options.cacheTtlMs,
     downloadFlushMs: options.downloadFlushMs,
     routerToken: options.routerToken || undefined,
-    routerOpenExecute: options.routerOpenExecute ?? false,
+    routerOpenExecute: options.routerOpenExecute ?? d.routerOpenExecute,
     healthIntervalMs: options.healthIntervalMs,
     healthTimeoutMs: options.healthTimeoutMs,
     healthFailures: options.healthFailures,
     routerTimeoutMs: options.routerTimeoutMs,
-    egressAllowlist: options.egressAllowlist ?? [],
-    runtimeSecrets: options.runtimeSecrets ?? {},
+    egressAllowlist: options.egressAllowlist ?? d.egressAllowlist,
+    runtimeSecrets: options.runtimeSecrets ?? d.runtimeSecrets,
     triggers: compileTriggerOptions(options.triggers),
     broker: options.broker?.trim() || undefined,
     replicaId: options.replicaId || `${hostname()}-${process.pid}`,
-    retentionDays: days('retentionDays', options.retentionDays ?? DEFAULT_RETENTION_DAYS),
-    auditRetentionDays: days('auditRetentionDays', options.auditRetentionDays ?? 0),
-    allowSelfApproval: options.allowSelfApproval ?? false,
+    retentionDays: days('retentionDays', options.retentionDays ?? d.retentionDays),
+    auditRetentionDays: days(
+      'auditRetentionDays',
+      options.auditRetentionDays ?? d.auditRetentionDays,
+    ),
+    allowSelfApproval: options.allowSelfApproval ?? d.allowSelfApproval,
     maxForEachItems: options.maxForEachItems,
     identity: compileIdentityOptions(options.identity),
     agentsDir: options.agentsDir,
-    publishedAgentSecrets: checkPublishedAgentSecrets(options.publishedAgentSecrets ?? []),
+    publishedAgentSecrets: checkPublishedAgentSecrets(
+      options.publishedAgentSecrets ?? d.publishedAgentSecrets,
+    ),
     moderation: options.moderation,
     judge: options.judge,
-    telemetry: options.telemetry ?? { serviceName: 'weft-server' },
+    telemetry: options.telemetry ?? d.telemetry,
     tls: options.tls
       ? {
           cert: resolve(options.tls.cert),
