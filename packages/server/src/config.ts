@@ -1,6 +1,6 @@
 import { hostname } from 'node:os';
 import { resolve } from 'node:path';
-import { parseCidrList, ValidationError, type CompiledOptions } from '@weft/core';
+import { ValidationError, type CompiledOptions } from '@weft/core';
 import { telemetryOptionsFromEnv, type TelemetryOptions } from '@weft/telemetry/setup';
 import {
   compileIdentityOptions,
@@ -14,9 +14,10 @@ import {
   checkPublishedAgentSecrets,
   publishedAgentSecretsFromEnv,
 } from './published-agent-secrets.js';
+import { readServerSettings } from './settings/read.js';
 import {
   compileTriggerOptions,
-  triggerOptionsFromEnv,
+  triggerOptionsFromSettings,
   type CompiledTriggerOptions,
   type TriggerServerOptions,
 } from './trigger-config.js';
@@ -235,46 +236,37 @@ export function compileServerOptions(options: ServerOptions = {}): CompiledServe
   };
 }
 
-/** True for `true`, `1`, `yes`, `on` (any case). */
-export function envFlag(value: string | undefined): boolean {
-  return value !== undefined && /^(true|1|yes|on)$/i.test(value.trim());
-}
-
-/** Reads the environment variables `weft server` understands; flags given explicitly win. */
+/**
+ * Reads the environment variables `weft server` understands (through {@link SERVER_SETTINGS},
+ * which checks each against its type); flags given explicitly win.
+ */
 export function serverOptionsFromEnv(env: NodeJS.ProcessEnv): ServerOptions {
+  const s = readServerSettings(env);
   return {
     ...(env['DATABASE_URL'] ? { databaseUrl: env['DATABASE_URL'] } : {}),
-    ...(env['WEFT_REGISTRY_PRIVATE'] !== undefined
-      ? { private: envFlag(env['WEFT_REGISTRY_PRIVATE']) }
-      : {}),
-    ...(env['WEFT_PUBLIC_URL'] ? { publicUrl: env['WEFT_PUBLIC_URL'] } : {}),
-    ...(env['WEFT_LOG_LEVEL'] ? { logLevel: env['WEFT_LOG_LEVEL'] } : {}),
-    ...logFormatFromEnv(env['WEFT_LOG_FORMAT']),
-    ...(env['WEFT_ROUTER_TOKEN'] ? { routerToken: env['WEFT_ROUTER_TOKEN'] } : {}),
-    ...(env['WEFT_ROUTER_OPEN_EXECUTE'] !== undefined
-      ? { routerOpenExecute: envFlag(env['WEFT_ROUTER_OPEN_EXECUTE']) }
-      : {}),
-    ...envInteger(env, 'WEFT_HEALTH_INTERVAL_MS', 'healthIntervalMs'),
-    ...envInteger(env, 'WEFT_HEALTH_TIMEOUT_MS', 'healthTimeoutMs'),
-    ...envInteger(env, 'WEFT_HEALTH_FAILURES', 'healthFailures'),
-    ...envInteger(env, 'WEFT_ROUTER_TIMEOUT_MS', 'routerTimeoutMs'),
-    ...(env['WEFT_EGRESS_ALLOWLIST']
-      ? { egressAllowlist: parseCidrList(env['WEFT_EGRESS_ALLOWLIST']) }
-      : {}),
-    ...(env['WEFT_BROKER'] ? { broker: env['WEFT_BROKER'] } : {}),
-    ...(env['WEFT_REPLICA_ID'] ? { replicaId: env['WEFT_REPLICA_ID'] } : {}),
-    ...envDays(env, 'WEFT_RETENTION_DAYS', 'retentionDays'),
-    ...envDays(env, 'WEFT_AUDIT_RETENTION_DAYS', 'auditRetentionDays'),
-    ...(env['WEFT_APPROVAL_ALLOW_SELF'] !== undefined
-      ? { allowSelfApproval: envFlag(env['WEFT_APPROVAL_ALLOW_SELF']) }
-      : {}),
-    ...envInteger(env, 'WEFT_MAX_FOR_EACH_ITEMS', 'maxForEachItems'),
-    ...(env['WEFT_AGENTS_DIR'] ? { agentsDir: env['WEFT_AGENTS_DIR'] } : {}),
+    private: s.WEFT_REGISTRY_PRIVATE,
+    publicUrl: s.WEFT_PUBLIC_URL,
+    logLevel: s.WEFT_LOG_LEVEL,
+    logFormat: s.WEFT_LOG_FORMAT,
+    routerToken: s.WEFT_ROUTER_TOKEN,
+    routerOpenExecute: s.WEFT_ROUTER_OPEN_EXECUTE,
+    healthIntervalMs: s.WEFT_HEALTH_INTERVAL_MS,
+    healthTimeoutMs: s.WEFT_HEALTH_TIMEOUT_MS,
+    healthFailures: s.WEFT_HEALTH_FAILURES,
+    routerTimeoutMs: s.WEFT_ROUTER_TIMEOUT_MS,
+    egressAllowlist: s.WEFT_EGRESS_ALLOWLIST,
+    broker: s.WEFT_BROKER,
+    replicaId: s.WEFT_REPLICA_ID,
+    retentionDays: s.WEFT_RETENTION_DAYS,
+    auditRetentionDays: s.WEFT_AUDIT_RETENTION_DAYS,
+    allowSelfApproval: s.WEFT_APPROVAL_ALLOW_SELF,
+    maxForEachItems: s.WEFT_MAX_FOR_EACH_ITEMS,
+    agentsDir: s.WEFT_AGENTS_DIR,
     ...publishedAgentSecretsFromEnv(env),
     ...moderationFromEnv(env),
     ...judgeFromEnv(env),
     runtimeSecrets: runtimeSecretsFromEnv(env),
-    triggers: triggerOptionsFromEnv(env, envFlag),
+    triggers: triggerOptionsFromSettings(s, env),
     identity: identityOptionsFromEnv(env),
     telemetry: telemetryOptionsFromEnv(env, 'weft-server'),
   };
@@ -289,50 +281,6 @@ export function runtimeSecretsFromEnv(env: NodeJS.ProcessEnv): Record<string, st
     }
   }
   return secrets;
-}
-
-/** `{[key]: n}` for an environment variable holding a positive integer; throws naming it. */
-function envInteger(env: NodeJS.ProcessEnv, name: string, key: keyof ServerOptions) {
-  const text = env[name]?.trim();
-  if (text === undefined || text === '') return {};
-  if (!/^[0-9]{1,10}$/.test(text) || Number(text) < 1) {
-    throw new ValidationError(`${name} must be a positive integer, not ${JSON.stringify(text)}`, {
-      field: name,
-      constraint: 'integer',
-    });
-  }
-  return { [key]: Number(text) };
-}
-
-/** `{[key]: n}` for a variable holding days of retention (0 and up); throws naming it. */
-function envDays(
-  env: NodeJS.ProcessEnv,
-  name: string,
-  key: 'retentionDays' | 'auditRetentionDays',
-) {
-  const text = env[name]?.trim();
-  if (text === undefined || text === '') return {};
-  if (!/^[0-9]{1,5}$/.test(text) || Number(text) > 36_500) {
-    throw new ValidationError(
-      `${name} must be a whole number of days from 0 (keep forever) to 36500, not ${JSON.stringify(text)}`,
-      { field: name, constraint: 'integer' },
-    );
-  }
-  return { [key]: Number(text) };
-}
-
-/** `WEFT_LOG_FORMAT`: `json` or `text`; anything else is refused naming the variable. */
-function logFormatFromEnv(value: string | undefined): { logFormat?: 'json' | 'text' } {
-  const text = value?.trim().toLowerCase();
-  if (text === undefined || text === '') return {};
-  if (text === 'json' || text === 'text') return { logFormat: text };
-  throw new ValidationError(
-    `WEFT_LOG_FORMAT must be "json" or "text", not ${JSON.stringify(value)}`,
-    {
-      field: 'WEFT_LOG_FORMAT',
-      constraint: 'enum',
-    },
-  );
 }
 
 function moderationFromEnv(env: NodeJS.ProcessEnv): { moderation?: ModerationSettings } {

@@ -1,6 +1,8 @@
 import { resolve } from 'node:path';
 import { isKeyRole, isPermission, ValidationError, type CompiledOptions } from '@weft/core';
 import { compileAddressList } from '@weft/runtime';
+import { readServerSettings } from './settings/read.js';
+import type { ServerSettings } from './settings/schema.js';
 
 /** Settings of deployed workflows and their triggers (`weft server --workflows DIR`, env). */
 export interface TriggerServerOptions {
@@ -123,40 +125,31 @@ export function compileTriggerOptions(options: TriggerServerOptions = {}): Compi
   };
 }
 
-/** Reads the trigger settings of the environment (`weft server`). */
-export function triggerOptionsFromEnv(
+/**
+ * The trigger settings of the environment (`weft server`), read through the settings schema;
+ * `env` is also where webhooks look their secrets up.
+ */
+export function triggerOptionsFromEnv(env: NodeJS.ProcessEnv): TriggerServerOptions {
+  return triggerOptionsFromSettings(readServerSettings(env), env);
+}
+
+/** The trigger settings among the server's parsed settings. */
+export function triggerOptionsFromSettings(
+  s: ServerSettings,
   env: NodeJS.ProcessEnv,
-  isFlag: (value: string | undefined) => boolean,
 ): TriggerServerOptions {
   return {
     secretsEnvironment: env,
-    ...(env['WEFT_WORKFLOWS_DIR'] ? { workflowsDir: env['WEFT_WORKFLOWS_DIR'] } : {}),
-    ...(env['WEFT_WORKFLOWS_OWNER'] ? { workflowsOwner: env['WEFT_WORKFLOWS_OWNER'] } : {}),
-    ...(env['WEFT_WORKFLOWS_ROLES'] !== undefined
-      ? { workflowsRoles: commaList(env['WEFT_WORKFLOWS_ROLES']) }
-      : {}),
-    ...(env['WEFT_WORKFLOWS_PERMISSIONS'] !== undefined
-      ? { workflowsPermissions: commaList(env['WEFT_WORKFLOWS_PERMISSIONS']) }
-      : {}),
-    ...(env['WEFT_DEPLOYMENTS_RECONCILE_MS']
-      ? { reconcileIntervalMs: Number(env['WEFT_DEPLOYMENTS_RECONCILE_MS']) }
-      : {}),
-    ...(env['WEFT_TRUSTED_PROXIES']
-      ? { trustedProxies: commaList(env['WEFT_TRUSTED_PROXIES']) }
-      : {}),
+    workflowsDir: s.WEFT_WORKFLOWS_DIR,
+    workflowsOwner: s.WEFT_WORKFLOWS_OWNER,
+    workflowsRoles: s.WEFT_WORKFLOWS_ROLES,
+    workflowsPermissions: s.WEFT_WORKFLOWS_PERMISSIONS,
+    reconcileIntervalMs: s.WEFT_DEPLOYMENTS_RECONCILE_MS,
+    trustedProxies: s.WEFT_TRUSTED_PROXIES,
     events: {
-      ...(env['WEFT_EVENTS_NATS_URL'] ? { natsUrl: env['WEFT_EVENTS_NATS_URL'] } : {}),
-      ...(env['WEFT_EVENTS_KAFKA_BROKERS']
-        ? { kafkaBrokers: commaList(env['WEFT_EVENTS_KAFKA_BROKERS']) }
-        : {}),
-      sqs: isFlag(env['WEFT_EVENTS_SQS']),
+      natsUrl: s.WEFT_EVENTS_NATS_URL,
+      kafkaBrokers: s.WEFT_EVENTS_KAFKA_BROKERS,
+      sqs: s.WEFT_EVENTS_SQS,
     },
   };
-}
-
-function commaList(text: string): string[] {
-  return text
-    .split(',')
-    .map((s) => s.trim())
-    .filter((s) => s !== '');
 }
