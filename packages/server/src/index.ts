@@ -3,8 +3,6 @@ export type { BuiltServer, ServerDependencies } from './build.js';
 export { startServer, closeOnSignals } from './start.js';
 export type { RunningServer } from './start.js';
 export { compileServerOptions, serverOptionsFromEnv } from './config.js';
-export { envFlag, readServerSettings } from './settings/read.js';
-export { SERVER_SETTINGS, type ServerSettings } from './settings/schema.js';
 export type { ServerOptions, CompiledServerOptions } from './config.js';
 export { createLocalKey, moveLocalOwner, revokeLocalKey } from './local-keys.js';
 /** Detector settings are `@weft/agents`' (the CLI reads them too); kept here for callers. */
@@ -37,4 +35,4 @@ export {
 export { registryAgentCheck } from './published-agents.js';
 export type { DefinitionFormat, DefinitionProblem } from '@weft/registry';
 export { renderServerOpenApi } from './openapi.js';
-export { settingsTable, withSettingsTable } from './settings/table.js';
+export * from './settings/index.js';
