@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WeftError } from '@weft/core';
-import { Weft, type WorkflowDefinition } from '@weft/sdk';
+import { Weft, type CommonWeftOptions, type WorkflowDefinition } from '@weft/sdk';
 import { bearer, kill, startServerProcess, type ServerProcess } from './runtime-support.js';
 
 /**
@@ -107,15 +107,19 @@ const FLOWS = (): WorkflowDefinition[] =>
     },
   ] as WorkflowDefinition[];
 
-function client(options: ConstructorParameters<typeof Weft>[0] = {}): Weft {
-  const weft = new Weft({
-    executionMode: 'cloud',
+function client(options: CommonWeftOptions & { executionMode?: 'cloud' | 'hybrid' } = {}): Weft {
+  const { executionMode = 'cloud', ...rest } = options;
+  const settings = {
     apiKey: key,
     cloudUrl: server.url,
     logLevel: 'silent',
     inheritEnvironment: false,
-    ...options,
-  });
+    ...rest,
+  } as const;
+  // Narrowed per mode, since WeftOptions is checked one mode at a time.
+  const weft = new Weft(
+    executionMode === 'hybrid' ? { ...settings, executionMode } : { ...settings, executionMode },
+  );
   weft.addWorkflows(FLOWS());
   return weft;
 }

@@ -13,3 +13,4 @@ export * from './net/index.js';
 export * from './runtime/index.js';
 export * from './audit/index.js';
 export * from './limits/index.js';
+export * from './options/index.js';

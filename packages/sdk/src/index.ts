@@ -40,6 +40,13 @@ export {
   cloudSettings,
   type CloudSettings,
   type WeftOptions,
+  type LocalWeftOptions,
+  type SelfHostedWeftOptions,
+  type CloudWeftOptions,
+  type HybridWeftOptions,
+  type CommonWeftOptions,
+  type RunsHereOptions,
+  type RouterAccessOptions,
   type LogLevel,
 } from './client/options.js';
 export {

@@ -1,6 +1,6 @@
 import { hostname } from 'node:os';
 import { resolve } from 'node:path';
-import { parseCidrList, ValidationError } from '@weft/core';
+import { ValidationError, type CompiledOptions } from '@weft/core';
 import { telemetryOptionsFromEnv, type TelemetryOptions } from '@weft/telemetry/setup';
 import {
   compileIdentityOptions,
@@ -14,9 +14,10 @@ import {
   checkPublishedAgentSecrets,
   publishedAgentSecretsFromEnv,
 } from './published-agent-secrets.js';
+import { readServerSettings } from './settings/read.js';
 import {
   compileTriggerOptions,
-  triggerOptionsFromEnv,
+  triggerOptionsFromSettings,
   type CompiledTriggerOptions,
   type TriggerServerOptions,
 } from './trigger-config.js';
@@ -24,161 +25,153 @@ import {
 /** Settings of `weft server`, from flags and environment. */
 export interface ServerOptions {
   /** TCP port; 0 picks a free one. Default 8080. */
-  port?: number;
+  port?: number | undefined;
   /** Interface to listen on. Default 127.0.0.1. */
-  host?: string;
+  host?: string | undefined;
   /** Directory of the embedded SQLite file. Default ./.weft. */
-  dataDir?: string;
+  dataDir?: string | undefined;
   /** `postgres://...`: use PostgreSQL instead of SQLite. */
-  databaseUrl?: string;
+  databaseUrl?: string | undefined;
   /** PostgreSQL schema (default public); tests use one per run. */
-  databaseSchema?: string;
+  databaseSchema?: string | undefined;
   /** Private registry: every read needs a key. Default false. */
-  private?: boolean;
+  private?: boolean | undefined;
   /** Base of absolute URLs in answers; default: from each request's Host. */
-  publicUrl?: string;
+  publicUrl?: string | undefined;
   /** pino log level. Default info. */
-  logLevel?: string;
+  logLevel?: string | undefined;
   /** `json` lines (default) or readable `text` (`--log-format`, `WEFT_LOG_FORMAT`). */
-  logFormat?: 'json' | 'text';
+  logFormat?: 'json' | 'text' | undefined;
   /** Largest request body in bytes. Default 1 MiB. */
-  bodyLimit?: number;
+  bodyLimit?: number | undefined;
   /**
    * Cache time of search and detail answers in ms (0: off). Default 10000. Every write of this
    * server drops the cache at once; the time only bounds other replicas' writes.
    */
-  cacheTtlMs?: number;
+  cacheTtlMs?: number | undefined;
   /**
    * Interval in ms at which counted schema downloads are written together (0: each before its
    * answer). Default 1000.
    */
-  downloadFlushMs?: number;
+  downloadFlushMs?: number | undefined;
   /** Bearer token router registration needs (`WEFT_ROUTER_TOKEN`); none: open, with a warning. */
-  routerToken?: string;
+  routerToken?: string | undefined;
   /**
    * The router's `POST /execute` without a credential (`WEFT_ROUTER_OPEN_EXECUTE=true`), for a
    * server only a private network reaches; logged as a warning at start. Default false: an API
    * key, the router token or (with `tls.clientCa`) a client certificate is needed.
    */
-  routerOpenExecute?: boolean;
+  routerOpenExecute?: boolean | undefined;
   /** Health-check interval of router instances in ms (`WEFT_HEALTH_INTERVAL_MS`, default 10000). */
-  healthIntervalMs?: number;
+  healthIntervalMs?: number | undefined;
   /** Health-check timeout in ms (`WEFT_HEALTH_TIMEOUT_MS`, default 2000). */
-  healthTimeoutMs?: number;
+  healthTimeoutMs?: number | undefined;
   /** Consecutive failed checks that remove an instance (`WEFT_HEALTH_FAILURES`, default 3). */
-  healthFailures?: number;
+  healthFailures?: number | undefined;
   /** Longest wait for a routed call in ms (`WEFT_ROUTER_TIMEOUT_MS`, default 120000). */
-  routerTimeoutMs?: number;
+  routerTimeoutMs?: number | undefined;
   /** CIDRs weft may call although link-local or metadata (`WEFT_EGRESS_ALLOWLIST`). */
-  egressAllowlist?: string[];
+  egressAllowlist?: string[] | undefined;
   /** HTTPS: PEM files of the server certificate and key; with `clientCa`, mutual TLS (docs/router.md#protection). */
-  tls?: { cert: string; key: string; clientCa?: string };
+  tls?: { cert: string; key: string; clientCa?: string } | undefined;
   /** `secrets.*` of server-side runs (from `WEFT_SECRET_<NAME>` variables). Default none. */
-  runtimeSecrets?: Record<string, string>;
+  runtimeSecrets?: Record<string, string> | undefined;
   /** Deployed workflows and triggers (`--workflows DIR`, `WEFT_TRUSTED_PROXIES`, event sources). */
-  triggers?: TriggerServerOptions;
+  triggers?: TriggerServerOptions | undefined;
   /**
    * Broker address (`WEFT_BROKER`): `memory`, `nats://host:port[,...]` or `kafka://host:port[,...]`.
    * With one, actions of plugins served by broker go out as task messages (docs/protocol.md#broker-tasks). Default none.
    */
-  broker?: string;
+  broker?: string | undefined;
   /**
    * This replica's name (`WEFT_REPLICA_ID`): in metrics, and the holder of its executions'
    * leases (a replica started again under its name takes them back at once). Unique among the
    * replicas running. Default `<hostname>-<pid>`.
    */
-  replicaId?: string;
+  replicaId?: string | undefined;
   /**
    * Days ended executions are kept, with their journal and events (`WEFT_RETENTION_DAYS`;
    * 0: forever). A deployed workflow's `execution.retention_days` overrides it. Default 30.
    */
-  retentionDays?: number;
+  retentionDays?: number | undefined;
   /** Days audit entries are kept (`WEFT_AUDIT_RETENTION_DAYS`; 0: forever). Default forever. */
-  auditRetentionDays?: number;
+  auditRetentionDays?: number | undefined;
   /**
    * Lets whoever started a run approve it (`WEFT_APPROVAL_ALLOW_SELF=true`). Default false:
    * separation of duties.
    */
-  allowSelfApproval?: boolean;
+  allowSelfApproval?: boolean | undefined;
   /**
    * Most items one `for_each` of a server-side run may iterate over
    * (`WEFT_MAX_FOR_EACH_ITEMS`). Default 100,000.
    */
-  maxForEachItems?: number;
+  maxForEachItems?: number | undefined;
   /** Identity-provider tokens and the access file (`WEFT_OIDC_*`, `WEFT_ACCESS_FILE`). */
-  identity?: IdentityServerOptions;
+  identity?: IdentityServerOptions | undefined;
   /**
    * Directory of agent definitions for agent steps (`--agents`, `WEFT_AGENTS_DIR`). Default
    * `./agents`, which may be missing.
    */
-  agentsDir?: string;
+  agentsDir?: string | undefined;
   /**
    * The secrets agents published to the registry may read through `api_key_secret`
    * (`WEFT_PUBLISHED_AGENT_SECRETS`): names, or prefixes ending in `*`. Default none: a
    * published agent naming a secret fails its step. The `--agents` directory's may read any.
    */
-  publishedAgentSecrets?: string[];
+  publishedAgentSecrets?: string[] | undefined;
   /**
    * An OpenAI-compatible moderation endpoint (`WEFT_MODERATION_URL`, `_API_KEY` or
    * `_API_KEY_SECRET`, `_MODEL`, `_TIMEOUT_MS`), offered to workflows as the toxicity detector
    * `moderation`. Default none: a workflow choosing it is refused at deploy.
    */
-  moderation?: ModerationSettings;
+  moderation?: ModerationSettings | undefined;
   /**
    * A judge model (`WEFT_JUDGE_MODEL`, `_BASE_URL`, `_API_KEY` or `_API_KEY_SECRET`,
    * `_TIMEOUT_MS`), offered to workflows as the detector `judge` of every content check.
    * Default none: a workflow choosing it is refused at deploy.
    */
-  judge?: JudgeSettings;
+  judge?: JudgeSettings | undefined;
   /**
    * Traces and metrics (`OTEL_*` variables, docs/observability.md). Default: no tracing, metrics
    * on `GET /metrics` only.
    */
-  telemetry?: TelemetryOptions;
-}
-
-/** {@link ServerOptions} with defaults filled in. */
-export interface CompiledServerOptions {
-  port: number;
-  host: string;
-  dataDir: string;
-  databaseUrl: string | undefined;
-  databaseSchema: string | undefined;
-  private: boolean;
-  publicUrl: string | undefined;
-  logLevel: string;
-  logFormat: 'json' | 'text';
-  bodyLimit: number | undefined;
-  cacheTtlMs: number | undefined;
-  downloadFlushMs: number | undefined;
-  routerToken: string | undefined;
-  routerOpenExecute: boolean;
-  healthIntervalMs: number | undefined;
-  healthTimeoutMs: number | undefined;
-  healthFailures: number | undefined;
-  routerTimeoutMs: number | undefined;
-  egressAllowlist: string[];
-  tls: { cert: string; key: string; clientCa: string | undefined } | undefined;
-  runtimeSecrets: Record<string, string>;
-  triggers: CompiledTriggerOptions;
-  broker: string | undefined;
-  replicaId: string;
-  /** 0: forever. */
-  retentionDays: number;
-  /** 0: forever. */
-  auditRetentionDays: number;
-  allowSelfApproval: boolean;
-  maxForEachItems: number | undefined;
-  identity: CompiledIdentityOptions;
-  agentsDir: string | undefined;
-  publishedAgentSecrets: string[];
-  moderation: ModerationSettings | undefined;
-  judge: JudgeSettings | undefined;
-  telemetry: TelemetryOptions;
+  telemetry?: TelemetryOptions | undefined;
 }
 
 /** Days ended executions are kept when `WEFT_RETENTION_DAYS` is not set. */
 export const DEFAULT_RETENTION_DAYS = 30;
+
+/** The defaults of {@link ServerOptions}: each field here is never undefined once compiled. */
+export const SERVER_DEFAULTS = {
+  port: 8080,
+  host: '127.0.0.1',
+  dataDir: './.weft',
+  private: false,
+  logLevel: 'info',
+  logFormat: 'json',
+  routerOpenExecute: false,
+  egressAllowlist: [],
+  runtimeSecrets: {},
+  retentionDays: DEFAULT_RETENTION_DAYS,
+  /** 0: forever. */
+  auditRetentionDays: 0,
+  allowSelfApproval: false,
+  publishedAgentSecrets: [],
+  telemetry: { serviceName: 'weft-server' },
+} satisfies Partial<ServerOptions>;
+
+/** {@link ServerOptions} with defaults filled in. */
+export type CompiledServerOptions = CompiledOptions<
+  ServerOptions,
+  typeof SERVER_DEFAULTS,
+  {
+    /** Default `<hostname>-<pid>`. */
+    replicaId: string;
+    tls: { cert: string; key: string; clientCa: string | undefined } | undefined;
+    triggers: CompiledTriggerOptions;
+    identity: CompiledIdentityOptions;
+  }
+>;
 
 /** A number of days of retention (0: forever), refused naming the option otherwise. */
 function days(option: string, value: number): number {
@@ -193,40 +186,46 @@ function days(option: string, value: number): number {
 
 /** Fills the defaults of {@link ServerOptions} once. */
 export function compileServerOptions(options: ServerOptions = {}): CompiledServerOptions {
+  const d = SERVER_DEFAULTS;
   return {
-    port: options.port ?? 8080,
-    host: options.host ?? '127.0.0.1',
-    dataDir: resolve(options.dataDir ?? './.weft'),
+    port: options.port ?? d.port,
+    host: options.host ?? d.host,
+    dataDir: resolve(options.dataDir ?? d.dataDir),
     databaseUrl: options.databaseUrl || undefined,
     databaseSchema: options.databaseSchema,
-    private: options.private ?? false,
+    private: options.private ?? d.private,
     publicUrl: options.publicUrl,
-    logLevel: options.logLevel ?? 'info',
-    logFormat: options.logFormat ?? 'json',
+    logLevel: options.logLevel ?? d.logLevel,
+    logFormat: options.logFormat ?? d.logFormat,
     bodyLimit: options.bodyLimit,
     cacheTtlMs: options.cacheTtlMs,
     downloadFlushMs: options.downloadFlushMs,
     routerToken: options.routerToken || undefined,
-    routerOpenExecute: options.routerOpenExecute ?? false,
+    routerOpenExecute: options.routerOpenExecute ?? d.routerOpenExecute,
     healthIntervalMs: options.healthIntervalMs,
     healthTimeoutMs: options.healthTimeoutMs,
     healthFailures: options.healthFailures,
     routerTimeoutMs: options.routerTimeoutMs,
-    egressAllowlist: options.egressAllowlist ?? [],
-    runtimeSecrets: options.runtimeSecrets ?? {},
+    egressAllowlist: options.egressAllowlist ?? d.egressAllowlist,
+    runtimeSecrets: options.runtimeSecrets ?? d.runtimeSecrets,
     triggers: compileTriggerOptions(options.triggers),
     broker: options.broker?.trim() || undefined,
     replicaId: options.replicaId || `${hostname()}-${process.pid}`,
-    retentionDays: days('retentionDays', options.retentionDays ?? DEFAULT_RETENTION_DAYS),
-    auditRetentionDays: days('auditRetentionDays', options.auditRetentionDays ?? 0),
-    allowSelfApproval: options.allowSelfApproval ?? false,
+    retentionDays: days('retentionDays', options.retentionDays ?? d.retentionDays),
+    auditRetentionDays: days(
+      'auditRetentionDays',
+      options.auditRetentionDays ?? d.auditRetentionDays,
+    ),
+    allowSelfApproval: options.allowSelfApproval ?? d.allowSelfApproval,
     maxForEachItems: options.maxForEachItems,
     identity: compileIdentityOptions(options.identity),
     agentsDir: options.agentsDir,
-    publishedAgentSecrets: checkPublishedAgentSecrets(options.publishedAgentSecrets ?? []),
+    publishedAgentSecrets: checkPublishedAgentSecrets(
+      options.publishedAgentSecrets ?? d.publishedAgentSecrets,
+    ),
     moderation: options.moderation,
     judge: options.judge,
-    telemetry: options.telemetry ?? { serviceName: 'weft-server' },
+    telemetry: options.telemetry ?? d.telemetry,
     tls: options.tls
       ? {
           cert: resolve(options.tls.cert),
@@ -237,46 +236,37 @@ export function compileServerOptions(options: ServerOptions = {}): CompiledServe
   };
 }
 
-/** True for `true`, `1`, `yes`, `on` (any case). */
-export function envFlag(value: string | undefined): boolean {
-  return value !== undefined && /^(true|1|yes|on)$/i.test(value.trim());
-}
-
-/** Reads the environment variables `weft server` understands; flags given explicitly win. */
+/**
+ * Reads the environment variables `weft server` understands (through {@link SERVER_SETTINGS},
+ * which checks each against its type); flags given explicitly win.
+ */
 export function serverOptionsFromEnv(env: NodeJS.ProcessEnv): ServerOptions {
+  const s = readServerSettings(env);
   return {
     ...(env['DATABASE_URL'] ? { databaseUrl: env['DATABASE_URL'] } : {}),
-    ...(env['WEFT_REGISTRY_PRIVATE'] !== undefined
-      ? { private: envFlag(env['WEFT_REGISTRY_PRIVATE']) }
-      : {}),
-    ...(env['WEFT_PUBLIC_URL'] ? { publicUrl: env['WEFT_PUBLIC_URL'] } : {}),
-    ...(env['WEFT_LOG_LEVEL'] ? { logLevel: env['WEFT_LOG_LEVEL'] } : {}),
-    ...logFormatFromEnv(env['WEFT_LOG_FORMAT']),
-    ...(env['WEFT_ROUTER_TOKEN'] ? { routerToken: env['WEFT_ROUTER_TOKEN'] } : {}),
-    ...(env['WEFT_ROUTER_OPEN_EXECUTE'] !== undefined
-      ? { routerOpenExecute: envFlag(env['WEFT_ROUTER_OPEN_EXECUTE']) }
-      : {}),
-    ...envInteger(env, 'WEFT_HEALTH_INTERVAL_MS', 'healthIntervalMs'),
-    ...envInteger(env, 'WEFT_HEALTH_TIMEOUT_MS', 'healthTimeoutMs'),
-    ...envInteger(env, 'WEFT_HEALTH_FAILURES', 'healthFailures'),
-    ...envInteger(env, 'WEFT_ROUTER_TIMEOUT_MS', 'routerTimeoutMs'),
-    ...(env['WEFT_EGRESS_ALLOWLIST']
-      ? { egressAllowlist: parseCidrList(env['WEFT_EGRESS_ALLOWLIST']) }
-      : {}),
-    ...(env['WEFT_BROKER'] ? { broker: env['WEFT_BROKER'] } : {}),
-    ...(env['WEFT_REPLICA_ID'] ? { replicaId: env['WEFT_REPLICA_ID'] } : {}),
-    ...envDays(env, 'WEFT_RETENTION_DAYS', 'retentionDays'),
-    ...envDays(env, 'WEFT_AUDIT_RETENTION_DAYS', 'auditRetentionDays'),
-    ...(env['WEFT_APPROVAL_ALLOW_SELF'] !== undefined
-      ? { allowSelfApproval: envFlag(env['WEFT_APPROVAL_ALLOW_SELF']) }
-      : {}),
-    ...envInteger(env, 'WEFT_MAX_FOR_EACH_ITEMS', 'maxForEachItems'),
-    ...(env['WEFT_AGENTS_DIR'] ? { agentsDir: env['WEFT_AGENTS_DIR'] } : {}),
+    private: s.WEFT_REGISTRY_PRIVATE,
+    publicUrl: s.WEFT_PUBLIC_URL,
+    logLevel: s.WEFT_LOG_LEVEL,
+    logFormat: s.WEFT_LOG_FORMAT,
+    routerToken: s.WEFT_ROUTER_TOKEN,
+    routerOpenExecute: s.WEFT_ROUTER_OPEN_EXECUTE,
+    healthIntervalMs: s.WEFT_HEALTH_INTERVAL_MS,
+    healthTimeoutMs: s.WEFT_HEALTH_TIMEOUT_MS,
+    healthFailures: s.WEFT_HEALTH_FAILURES,
+    routerTimeoutMs: s.WEFT_ROUTER_TIMEOUT_MS,
+    egressAllowlist: s.WEFT_EGRESS_ALLOWLIST,
+    broker: s.WEFT_BROKER,
+    replicaId: s.WEFT_REPLICA_ID,
+    retentionDays: s.WEFT_RETENTION_DAYS,
+    auditRetentionDays: s.WEFT_AUDIT_RETENTION_DAYS,
+    allowSelfApproval: s.WEFT_APPROVAL_ALLOW_SELF,
+    maxForEachItems: s.WEFT_MAX_FOR_EACH_ITEMS,
+    agentsDir: s.WEFT_AGENTS_DIR,
     ...publishedAgentSecretsFromEnv(env),
     ...moderationFromEnv(env),
     ...judgeFromEnv(env),
     runtimeSecrets: runtimeSecretsFromEnv(env),
-    triggers: triggerOptionsFromEnv(env, envFlag),
+    triggers: triggerOptionsFromSettings(s, env),
     identity: identityOptionsFromEnv(env),
     telemetry: telemetryOptionsFromEnv(env, 'weft-server'),
   };
@@ -291,50 +281,6 @@ export function runtimeSecretsFromEnv(env: NodeJS.ProcessEnv): Record<string, st
     }
   }
   return secrets;
-}
-
-/** `{[key]: n}` for an environment variable holding a positive integer; throws naming it. */
-function envInteger(env: NodeJS.ProcessEnv, name: string, key: keyof ServerOptions) {
-  const text = env[name]?.trim();
-  if (text === undefined || text === '') return {};
-  if (!/^[0-9]{1,10}$/.test(text) || Number(text) < 1) {
-    throw new ValidationError(`${name} must be a positive integer, not ${JSON.stringify(text)}`, {
-      field: name,
-      constraint: 'integer',
-    });
-  }
-  return { [key]: Number(text) };
-}
-
-/** `{[key]: n}` for a variable holding days of retention (0 and up); throws naming it. */
-function envDays(
-  env: NodeJS.ProcessEnv,
-  name: string,
-  key: 'retentionDays' | 'auditRetentionDays',
-) {
-  const text = env[name]?.trim();
-  if (text === undefined || text === '') return {};
-  if (!/^[0-9]{1,5}$/.test(text) || Number(text) > 36_500) {
-    throw new ValidationError(
-      `${name} must be a whole number of days from 0 (keep forever) to 36500, not ${JSON.stringify(text)}`,
-      { field: name, constraint: 'integer' },
-    );
-  }
-  return { [key]: Number(text) };
-}
-
-/** `WEFT_LOG_FORMAT`: `json` or `text`; anything else is refused naming the variable. */
-function logFormatFromEnv(value: string | undefined): { logFormat?: 'json' | 'text' } {
-  const text = value?.trim().toLowerCase();
-  if (text === undefined || text === '') return {};
-  if (text === 'json' || text === 'text') return { logFormat: text };
-  throw new ValidationError(
-    `WEFT_LOG_FORMAT must be "json" or "text", not ${JSON.stringify(value)}`,
-    {
-      field: 'WEFT_LOG_FORMAT',
-      constraint: 'enum',
-    },
-  );
 }
 
 function moderationFromEnv(env: NodeJS.ProcessEnv): { moderation?: ModerationSettings } {

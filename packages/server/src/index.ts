@@ -2,7 +2,7 @@ export { buildServer, storeOptionsOf } from './build.js';
 export type { BuiltServer, ServerDependencies } from './build.js';
 export { startServer, closeOnSignals } from './start.js';
 export type { RunningServer } from './start.js';
-export { compileServerOptions, serverOptionsFromEnv, envFlag } from './config.js';
+export { compileServerOptions, serverOptionsFromEnv } from './config.js';
 export type { ServerOptions, CompiledServerOptions } from './config.js';
 export { createLocalKey, moveLocalOwner, revokeLocalKey } from './local-keys.js';
 /** Detector settings are `@weft/agents`' (the CLI reads them too); kept here for callers. */
@@ -35,3 +35,4 @@ export { registryAgentCheck } from './published-agents.js';
 export type { DefinitionFormat, DefinitionProblem } from '@weft/registry';
 export { renderOpenApi } from '@weft/http';
 export { renderServerOpenApi } from './openapi.js';
+export * from './settings/index.js';

@@ -1,14 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { compileTriggerOptions, triggerOptionsFromEnv } from './trigger-config.js';
 
-const isFlag = (value: string | undefined) => value === 'true' || value === '1';
-
 describe('trigger settings from the environment', () => {
   it('reads WEFT_TRUSTED_PROXIES as a comma-separated list of IPs and CIDRs', () => {
-    const options = triggerOptionsFromEnv(
-      { WEFT_TRUSTED_PROXIES: ' 10.0.0.1, 192.168.0.0/16,,::1 ' },
-      isFlag,
-    );
+    const options = triggerOptionsFromEnv({
+      WEFT_TRUSTED_PROXIES: ' 10.0.0.1, 192.168.0.0/16,,::1 ',
+    });
     expect(compileTriggerOptions(options).trustedProxies).toEqual([
       '10.0.0.1',
       '192.168.0.0/16',
@@ -17,11 +14,11 @@ describe('trigger settings from the environment', () => {
   });
 
   it('trusts no proxy without WEFT_TRUSTED_PROXIES', () => {
-    expect(compileTriggerOptions(triggerOptionsFromEnv({}, isFlag)).trustedProxies).toEqual([]);
+    expect(compileTriggerOptions(triggerOptionsFromEnv({})).trustedProxies).toEqual([]);
   });
 
   it('refuses a WEFT_TRUSTED_PROXIES entry that is no address with VALIDATION naming it', () => {
-    const options = triggerOptionsFromEnv({ WEFT_TRUSTED_PROXIES: '10.0.0.1,proxy.local' }, isFlag);
+    const options = triggerOptionsFromEnv({ WEFT_TRUSTED_PROXIES: '10.0.0.1,proxy.local' });
     expect(() => compileTriggerOptions(options)).toThrow(
       expect.objectContaining({
         code: 'VALIDATION',
@@ -33,10 +30,7 @@ describe('trigger settings from the environment', () => {
   it('reads the reconcile interval of deployments, 1000 ms by default, 0 to turn it off', () => {
     const read = (value?: string) =>
       compileTriggerOptions(
-        triggerOptionsFromEnv(
-          value === undefined ? {} : { WEFT_DEPLOYMENTS_RECONCILE_MS: value },
-          isFlag,
-        ),
+        triggerOptionsFromEnv(value === undefined ? {} : { WEFT_DEPLOYMENTS_RECONCILE_MS: value }),
       ).reconcileIntervalMs;
     expect(read()).toBe(1000);
     expect(read('250')).toBe(250);

@@ -174,9 +174,9 @@ describe.each(['ai-sdk', 'langchain'] as const)(
 
     it('sends the temperature, and no key to a server without api_key_secret', async () => {
       const s = await scripted([finalAnswer]);
-      const { result } = await runAgents(agentWorkflow(), [
-        agentAt(s.url, { api_key_secret: undefined, tools: [], temperature: 0.3 }),
-      ]);
+      const agent = agentAt(s.url, { tools: [], temperature: 0.3 });
+      delete agent.api_key_secret;
+      const { result } = await runAgents(agentWorkflow(), [agent]);
       expect(result.status).toBe('completed');
       expect(s.requests[0]!.headers['authorization']).toBeUndefined();
       expect(s.requests[0]!.body['temperature']).toBe(0.3);

@@ -16,9 +16,9 @@ export interface KafkaBrokerOptions {
   /** `host:port` bootstrap brokers. */
   brokers: string[];
   /** Prefix of every topic name, '' for none (isolates test runs). */
-  namespace?: string;
+  namespace?: string | undefined;
   /** Partitions of a topic weft creates (default 8): the most members a group can use. */
-  partitions?: number;
+  partitions?: number | undefined;
 }
 
 /** Header with the delivery number of a republished (nacked) message. */

@@ -29,20 +29,26 @@ import {
   type NatsLayout,
 } from './streams.js';
 
+/** The stream layout as options: a field left out or undefined takes its default. */
+type OptionalLayout = { [K in keyof NatsLayout]?: NatsLayout[K] | undefined };
+
 /** Options of {@link NatsBroker.connect}. */
-export interface NatsBrokerOptions extends Partial<NatsLayout> {
+export interface NatsBrokerOptions extends OptionalLayout {
   /** `nats://host:port` addresses. */
   servers: string[];
   /** Publishes awaiting the server's ack at once (default 4,096); more wait their turn. */
-  maxPublishesInFlight?: number;
+  maxPublishesInFlight?: number | undefined;
   /** How long a publish keeps retrying through a disconnect (default 30,000 ms). */
-  publishRetryMs?: number;
+  publishRetryMs?: number | undefined;
 }
 
 /** Header carrying the publish key (NATS has no message keys). */
 const KEY_HEADER = 'weft-key';
 
-function readHeaders(message: JsMsg): { headers: Record<string, string>; key?: string } {
+function readHeaders(message: JsMsg): {
+  headers: Record<string, string>;
+  key?: string | undefined;
+} {
   const headers: Record<string, string> = {};
   let key: string | undefined;
   if (message.headers === undefined) return { headers };

@@ -35,7 +35,7 @@ describe.each(backends)('task protocol on $kind', (backend) => {
     const started = await TaskDispatcher.start({
       broker,
       group: `runtime-${pluginSlug()}`,
-      onResult,
+      onResult: (result) => onResult?.(result),
     });
     stops.push(() => started.stop());
     return started;

@@ -3,6 +3,7 @@ import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { InvalidArgumentError } from 'commander';
 import type { ExecutionOverride, Weft } from '@weft/sdk';
+import { readServerSettings } from '@weft/server/settings';
 
 /** Collects repeatable `--input key=value` flags; values that are JSON are parsed. */
 export function collectInput(
@@ -210,17 +211,14 @@ export function serverSettings(
 
 /**
  * `WEFT_MAX_FOR_EACH_ITEMS`: the most items one `for_each` of a local run may iterate over
- * (default 100,000). Anything but a positive integer is refused naming the variable.
+ * (default 100,000), read through the server's settings schema, which refuses anything but a
+ * positive integer naming the variable.
  */
 export function maxForEachItemsFromEnv(env: NodeJS.ProcessEnv = process.env): {
   maxForEachItems?: number;
 } {
-  const text = env['WEFT_MAX_FOR_EACH_ITEMS']?.trim();
-  if (text === undefined || text === '') return {};
-  if (!/^[0-9]{1,15}$/.test(text) || Number(text) < 1) {
-    throw new InvalidArgumentError(
-      `WEFT_MAX_FOR_EACH_ITEMS must be a positive integer, not ${JSON.stringify(text)}`,
-    );
-  }
-  return { maxForEachItems: Number(text) };
+  const items = readServerSettings({
+    WEFT_MAX_FOR_EACH_ITEMS: env['WEFT_MAX_FOR_EACH_ITEMS'],
+  }).WEFT_MAX_FOR_EACH_ITEMS;
+  return items === undefined ? {} : { maxForEachItems: items };
 }

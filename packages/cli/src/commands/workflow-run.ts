@@ -2,7 +2,14 @@ import { readFileSync } from 'node:fs';
 import { Option, type Command } from 'commander';
 import { WeftError, type Principal, type StreamEvent } from '@weft/core';
 import { resolveInputs, type WorkflowDefinition } from '@weft/engine';
-import { Weft, type RunResult, type WeftOptions } from '@weft/sdk';
+import {
+  Weft,
+  type CommonWeftOptions,
+  type RouterAccessOptions,
+  type RunResult,
+  type RunsHereOptions,
+  type WeftOptions,
+} from '@weft/sdk';
 import { EXIT } from '../exit-codes.js';
 import type { Io } from '../io.js';
 import { loadAgentsFlag } from '../agents-dir.js';
@@ -198,21 +205,19 @@ async function runCommand(io: Io, file: string, flags: RunFlags): Promise<number
     const agents = mode === 'cloud' ? [] : await loadAgentsFlag(flags.agents);
     const runner =
       agents.length > 0 ? await agentRunner(agents, mode, flags, () => weft) : undefined;
-    weft = new Weft({
-      ...(runner ? { agents: runner } : {}),
-      ...(detectors ? { guardrails: { ...runner?.guardrailsOptions(), detectors } } : {}),
+    const common: CommonWeftOptions = {
       ...maxForEachItemsFromEnv(process.env),
       logLevel: flags.logLevel as 'warn',
       logFormat: flags.logFormat,
       ...(tracingConfigured(process.env) ? { observability: { enabled: true } } : {}),
+    };
+    const here: RunsHereOptions = {
+      ...(runner ? { agents: runner } : {}),
+      ...(detectors ? { guardrails: { ...runner?.guardrailsOptions(), detectors } } : {}),
       ...(principal ? { identity: principal } : {}),
       ...(approve ? { approve } : {}),
-      ...(mode === 'self_hosted' ? { executionMode: mode, ...routerOptions(flags) } : {}),
-      ...(mode === 'cloud' || mode === 'hybrid'
-        ? { executionMode: mode, ...serverSettings(flags) }
-        : {}),
-      ...(mode === 'hybrid' && flags.router !== undefined ? routerOptions(flags) : {}),
-    });
+    };
+    weft = new Weft(modeOptions(mode, flags, common, here));
     // Warnings of the model libraries are log lines on stderr: stdout stays the run's document.
     if (runner) routeAiSdkWarnings(weft.logger);
     weft.addWorkflows(loaded.workflows);
@@ -364,8 +369,38 @@ function select(workflows: WorkflowDefinition[], flags: RunFlags): WorkflowDefin
   return `the file has ${workflows.length} workflows (${workflows.map((w) => w.name).join(', ')}): pick one with --workflow NAME, or --all`;
 }
 
+/**
+ * The client's options for the run's mode, each mode with its own settings: `cloud` runs on the
+ * server, which authorizes the caller and enforces guardrails, so it takes nothing of `here`.
+ */
+function modeOptions(
+  mode: RunMode,
+  flags: RunFlags,
+  common: CommonWeftOptions,
+  here: RunsHereOptions,
+): WeftOptions {
+  switch (mode) {
+    case 'local':
+      return { ...common, ...here };
+    case 'self_hosted':
+      return { ...common, ...here, executionMode: mode, ...routerOptions(flags) };
+    case 'cloud':
+      return { ...common, executionMode: mode, ...serverSettings(flags) };
+    case 'hybrid':
+      return {
+        ...common,
+        ...here,
+        executionMode: mode,
+        ...serverSettings(flags),
+        ...(flags.router !== undefined ? routerOptions(flags) : {}),
+      };
+  }
+}
+
 /** The router of the Weft client (`self_hosted`, `hybrid`) from `--router` and its TLS files. */
-function routerOptions(flags: RunFlags): WeftOptions {
+function routerOptions(
+  flags: RunFlags,
+): RouterAccessOptions & { routerUrl: string; apiKey?: string } {
   return {
     routerUrl: flags.router!,
     ...(flags.routerToken !== undefined ? { routerCredential: flags.routerToken } : {}),

@@ -8,7 +8,13 @@ import { ErrorBox, Page } from '../ui.js';
  * Sign-in with an API key: checked against the server (one authenticated request) before it is
  * kept in session storage. `notice` says why the tab was signed out, when it was not asked to.
  */
-export function SignInPage({ onSignIn, notice }: { onSignIn(key: string): void; notice?: string }) {
+export function SignInPage({
+  onSignIn,
+  notice,
+}: {
+  onSignIn(key: string): void;
+  notice?: string | undefined;
+}) {
   const [key, setKey] = useState('');
   const [error, setError] = useState<unknown>();
   const [busy, setBusy] = useState(false);

@@ -1,10 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import {
-  jsonTextDepth,
-  tooDeepError,
-  yamlCstDepth,
-  type YamlCstToken,
-} from './nesting.js';
+import { jsonTextDepth, tooDeepError, yamlCstDepth, type YamlCstToken } from './nesting.js';
 
 describe('jsonTextDepth', () => {
   it('counts bracket nesting, not brackets inside strings', () => {
@@ -22,7 +17,10 @@ describe('jsonTextDepth', () => {
 
 describe('yamlCstDepth', () => {
   it('counts collections of documents, block and flow, keys included', () => {
-    const map = (items: YamlCstToken['items']): YamlCstToken => ({ type: 'block-map', items });
+    const map = (items: NonNullable<YamlCstToken['items']>): YamlCstToken => ({
+      type: 'block-map',
+      items,
+    });
     const flow: YamlCstToken = { type: 'flow-collection', items: [{ value: map([]) }] };
     const doc: YamlCstToken = { type: 'document', value: map([{ key: flow, value: null }]) };
     expect(yamlCstDepth([doc])).toBe(3);

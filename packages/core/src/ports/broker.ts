@@ -10,9 +10,9 @@ export type BrokerHeaders = Readonly<Record<string, string>>;
 /** Options of {@link Broker.publish}. */
 export interface PublishOptions {
   /** Headers stored with the message. */
-  headers?: BrokerHeaders;
+  headers?: BrokerHeaders | undefined;
   /** Partitioning key: messages with one key keep their order where the broker partitions. */
-  key?: string;
+  key?: string | undefined;
 }
 
 /** One delivery of a message to a consumer. */

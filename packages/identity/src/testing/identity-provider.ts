@@ -19,6 +19,9 @@ interface SigningKey {
   jwk: JWK;
 }
 
+/** Claims over the provider's defaults: a claim set to `undefined` is left out of the token. */
+export type ClaimChanges = { [K in keyof JWTPayload]?: JWTPayload[K] | undefined };
+
 /** How {@link TestIdentityProvider.sign} makes a token. */
 export interface SignOptions {
   /** Key id to sign with (default: the newest key). */
@@ -186,12 +189,12 @@ export class TestIdentityProvider {
    * A token signed by the provider: `iss` this provider, `aud` `weft`, `sub` `user-1`, an hour
    * of validity, unless `claims` say otherwise (`undefined` removes a claim).
    */
-  async sign(claims: JWTPayload = {}, options: SignOptions = {}): Promise<string> {
+  async sign(claims: ClaimChanges = {}, options: SignOptions = {}): Promise<string> {
     const all = [...this.keys, ...this.retired];
     const key = options.kid ? all.find((k) => k.kid === options.kid) : this.keys.at(-1);
     if (!key) throw new Error(`no key ${options.kid}`);
     const now = Math.floor(Date.now() / 1000);
-    const payload: JWTPayload = {
+    const payload: ClaimChanges = {
       iss: this.url,
       aud: 'weft',
       sub: 'user-1',
@@ -201,7 +204,7 @@ export class TestIdentityProvider {
     };
     for (const [name, value] of Object.entries(payload))
       if (value === undefined) delete payload[name];
-    return new SignJWT(payload)
+    return new SignJWT(payload as JWTPayload)
       .setProtectedHeader({ alg: key.alg, kid: key.kid, typ: 'JWT', ...options.header })
       .sign(key.privateKey);
   }

@@ -1,2 +1,2 @@
 export { TestIdentityProvider, unsignedToken } from './identity-provider.js';
-export type { SignOptions } from './identity-provider.js';
+export type { ClaimChanges, SignOptions } from './identity-provider.js';

@@ -192,7 +192,7 @@ export class Approvals {
 /** What a run waiting for approval keeps in `waiting_for`. */
 function approvalOf(
   execution: StoredExecution,
-): (WaitingFor & { approvers: string[]; requested_by?: RequestedBy }) | undefined {
+): (WaitingFor & { approvers: string[]; requested_by?: RequestedBy | undefined }) | undefined {
   const waiting = execution.waiting_for;
   if (execution.status !== 'waiting' || waiting?.kind !== 'approval') return undefined;
   const approvers = Array.isArray(waiting['approvers'])

@@ -37,7 +37,7 @@ export interface ActiveRun {
    */
   detach(reason: 'shutdown' | 'lost'): void;
   /** The trace context of its run span once it ended (traced runs): its callback carries it. */
-  trace?: TraceCarrier;
+  trace?: TraceCarrier | undefined;
 }
 
 /** What a run needs from the worker. */

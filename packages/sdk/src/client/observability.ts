@@ -65,7 +65,9 @@ export async function startObservability(
   if (options.sampleRate !== undefined)
     traces.sampler = { kind: 'ratio', ratio: options.sampleRate, parentBased: true };
   if (options.exporter !== undefined)
-    traces.exporter = options.exporter as NonNullable<TelemetryOptions['traces']>['exporter'];
+    traces.exporter = options.exporter as NonNullable<
+      NonNullable<TelemetryOptions['traces']>['exporter']
+    >;
   if (traces.url === undefined && traces.exporter === undefined) {
     throw new ValidationError(
       'observability.enabled needs observability.endpoint, OTEL_EXPORTER_OTLP_ENDPOINT or an exporter',

@@ -19,72 +19,69 @@ export type LogLevel = 'debug' | 'info' | 'warn' | 'error' | 'silent';
 /**
  * Options of {@link Weft} (packages/sdk/README.md#options, in camelCase: `executionMode` is
  * `execution_mode`, `retryConfig` is `retry_config`, `secretsManager` is `secrets_manager`,
- * `logLevel` is `log_level`, `logFormat` is `log_format`).
+ * `logLevel` is `log_level`, `logFormat` is `log_format`), one shape per `executionMode`:
+ *
+ * - `local` (the default): actions run in this process;
+ * - `self_hosted`: every action step goes to the router at `routerUrl` (connectors and handlers
+ *   registered here are not used);
+ * - `cloud`: whole workflows run on the server at `cloudUrl` with `apiKey`, which authorizes
+ *   them and enforces their guardrails;
+ * - `hybrid`: each action step runs here, on that server or (when the run or `hybridDefault`
+ *   places it `self_hosted`) through the router at `routerUrl`, by its `execution` field.
+ *
+ * A field that a mode does not use is typed `undefined` there, and a mode's required settings
+ * are required, so a client configured for one mode with another's settings fails to compile.
+ * {@link checkWeftOptions} still checks the mode and what it needs at run time, for JavaScript
+ * callers (which may still pass another mode's settings: they are ignored, as before).
  */
-export interface WeftOptions {
-  /**
-   * `local` (default): actions run in this process. `self_hosted`: every action step goes to the
-   * router at `routerUrl` (connectors and handlers registered here are not used). `cloud`: whole
-   * workflows run on the server at `cloudUrl` with `apiKey`. `hybrid`: each action step runs here,
-   * on that server or (when the run or {@link WeftOptions.hybridDefault} places it `self_hosted`)
-   * through the router at `routerUrl`, by its `execution` field.
-   */
-  executionMode?: ExecutionMode;
-  /**
-   * API key of the server (`api_key`), needed by `cloud` and `hybrid` (and `syncPlugins`); also
-   * the router's credential unless {@link WeftOptions.routerCredential} is set. Default:
-   * `WORKFLOW_REGISTRY_API_KEY` of the environment.
-   */
-  apiKey?: string;
-  /**
-   * The server of `cloud` and `hybrid` (`cloud_url`), e.g. `https://weft.example.com`. Default:
-   * `WORKFLOW_CLOUD_URL`, else `WORKFLOW_REGISTRY_URL` of the environment.
-   */
-  cloudUrl?: string;
-  /**
-   * `hybrid`: where steps without an `execution` field run: `local` (default), `cloud` or
-   * `self_hosted` (needs `routerUrl`).
-   */
-  hybridDefault?: ExecutionPlace;
-  /**
-   * The router (`router_url`), e.g. `http://127.0.0.1:8080`: of every action step in
-   * `self_hosted` mode, of the steps placed `self_hosted` in `hybrid` mode.
-   */
-  routerUrl?: string;
-  /** Client certificate for a router that requires mutual TLS (docs/router.md#protection). */
-  routerTls?: ClientTls;
-  /**
-   * Bearer credential of the router's `POST /execute`: an API key of the router's server, or its
-   * router token (`WEFT_ROUTER_TOKEN`). Default: `apiKey` (then `WORKFLOW_REGISTRY_API_KEY`).
-   */
-  routerCredential?: string;
+export type WeftOptions =
+  LocalWeftOptions | SelfHostedWeftOptions | CloudWeftOptions | HybridWeftOptions;
+
+/** Options of every mode. */
+export interface CommonWeftOptions {
   /** Default action timeout in seconds (default 120, at most 600). */
-  timeout?: number;
+  timeout?: number | undefined;
   /**
    * Most items one `for_each` may iterate over (default 100,000): a longer list fails its step
    * with `VALIDATION` before any item runs. `weft workflow run` takes it from
    * `WEFT_MAX_FOR_EACH_ITEMS`.
    */
-  maxForEachItems?: number;
+  maxForEachItems?: number | undefined;
   /** Retry policy of steps that set none (default: one attempt). */
-  retryConfig?: { maxAttempts?: number; backoff?: 'exponential' | 'fixed'; backoffFactor?: number };
+  retryConfig?:
+    { maxAttempts?: number; backoff?: 'exponential' | 'fixed'; backoffFactor?: number } | undefined;
   /** Environment of the run: what `env.*` reads, over the process environment. */
-  environment?: Record<string, string>;
+  environment?: Record<string, string> | undefined;
   /** Inherit the process environment under `environment` (default true). */
-  inheritEnvironment?: boolean;
+  inheritEnvironment?: boolean | undefined;
   /** Where `secrets.*` come from (default: the environment). */
-  secretsManager?: SecretsProvider;
+  secretsManager?: SecretsProvider | undefined;
   /** Default `info`. */
-  logLevel?: LogLevel;
+  logLevel?: LogLevel | undefined;
   /** `json` (default) or `text`. */
-  logFormat?: 'json' | 'text';
+  logFormat?: 'json' | 'text' | undefined;
   /** Where log lines go (default: standard error). */
-  logDestination?: NodeJS.WritableStream;
+  logDestination?: NodeJS.WritableStream | undefined;
   /**
    * Traces and metrics of the runs of this client (`observability`: `{enabled, endpoint,
    * sampleRate}`), docs/observability.md. Off by default.
    */
-  observability?: ObservabilityOptions;
+  observability?: ObservabilityOptions | undefined;
+  /**
+   * API key of the server (`api_key`), needed by `cloud` and `hybrid` (and `syncPlugins`); also
+   * the router's credential unless {@link WeftOptions.routerCredential} is set. Default:
+   * `WORKFLOW_REGISTRY_API_KEY` of the environment.
+   */
+  apiKey?: string | undefined;
+  /**
+   * The server of `cloud` and `hybrid` (`cloud_url`), e.g. `https://weft.example.com`. Default:
+   * `WORKFLOW_CLOUD_URL`, else `WORKFLOW_REGISTRY_URL` of the environment.
+   */
+  cloudUrl?: string | undefined;
+}
+
+/** Options of the modes whose steps run in this process (all but `cloud`). */
+export interface RunsHereOptions {
   /**
    * Who runs the workflows of this client (not a contract option): checked against each
    * workflow's `authorization` block (and its subworkflows') before a run starts, and against
@@ -93,27 +90,90 @@ export interface WeftOptions {
    * a workflow with authorization enabled is refused (`FORBIDDEN`, `reason: "no_identity"`).
    * Not used in `cloud` mode: the server authorizes the caller of `apiKey`.
    */
-  identity?: Principal;
+  identity?: Principal | undefined;
   /**
    * Asked before a run of a workflow that requires approval (`authorization.approval`), once the
    * identity is authorized; without it such a run is refused (`FORBIDDEN`, `reason:
    * "approval_required"`). Not used in `cloud` mode.
    */
-  approve?: ApproveRun;
+  approve?: ApproveRun | undefined;
   /**
    * How steps' `guardrails` are enforced in local, hybrid and dry runs: the detectors (default
    * `defaultDetectors()` of `@weft/guardrails`), the guardrails in force for a step (agent
    * defaults), the text limit. The interceptor is installed only for runs whose workflows set
    * guardrails. Not used in `cloud` mode: the server enforces them.
    */
-  guardrails?: GuardrailsOptions;
+  guardrails?: GuardrailsOptions | undefined;
   /**
    * Runs the agent steps of local runs (`@weft/agents`' `AgentRunner`: agent definitions and
    * model backends). Without it an agent step fails with `UNAVAILABLE`; dry runs answer agent
    * steps from `testing.dryRun.mockData` and never call it.
    */
-  agents?: AgentInvoker;
+  agents?: AgentInvoker | undefined;
 }
+
+/** How this client reaches the router (`self_hosted`, `hybrid`). */
+export interface RouterAccessOptions {
+  /** Client certificate for a router that requires mutual TLS (docs/router.md#protection). */
+  routerTls?: ClientTls | undefined;
+  /**
+   * Bearer credential of the router's `POST /execute`: an API key of the router's server, or its
+   * router token (`WEFT_ROUTER_TOKEN`). Default: `apiKey` (then `WORKFLOW_REGISTRY_API_KEY`).
+   */
+  routerCredential?: string | undefined;
+}
+
+/** The fields named `K`, absent: they belong to another mode. */
+type Unused<K extends string> = { [P in K]?: undefined };
+
+/** `executionMode: 'local'` (the default): actions run in this process. */
+export interface LocalWeftOptions
+  extends
+    CommonWeftOptions,
+    RunsHereOptions,
+    Unused<'routerUrl' | 'hybridDefault' | keyof RouterAccessOptions> {
+  executionMode?: 'local' | undefined;
+}
+
+/** `executionMode: 'self_hosted'`: every action step goes to the router. */
+export interface SelfHostedWeftOptions
+  extends CommonWeftOptions, RunsHereOptions, RouterAccessOptions, Unused<'hybridDefault'> {
+  executionMode: 'self_hosted';
+  /**
+   * The router (`router_url`), e.g. `http://127.0.0.1:8080`: of every action step in
+   * `self_hosted` mode, of the steps placed `self_hosted` in `hybrid` mode.
+   */
+  routerUrl: string;
+}
+
+/** `executionMode: 'cloud'`: whole workflows run on the server at `cloudUrl`. */
+export interface CloudWeftOptions
+  extends
+    CommonWeftOptions,
+    Unused<'routerUrl' | 'hybridDefault' | keyof RouterAccessOptions | keyof RunsHereOptions> {
+  executionMode: 'cloud';
+}
+
+/**
+ * `executionMode: 'hybrid'`: each action step runs where its `execution` field (or
+ * `hybridDefault`) places it; placing steps `self_hosted` by default needs `routerUrl`.
+ */
+export type HybridWeftOptions = CommonWeftOptions &
+  RunsHereOptions &
+  RouterAccessOptions & { executionMode: 'hybrid' } & (
+    | {
+        /** Where steps without an `execution` field run (default `local`). */
+        hybridDefault?: Exclude<ExecutionPlace, 'self_hosted'> | undefined;
+        /** The router of the steps placed `self_hosted`, e.g. `http://127.0.0.1:8080`. */
+        routerUrl?: string | undefined;
+      }
+    | {
+        /** Steps without an `execution` field go through the router at `routerUrl`. */
+        hybridDefault: 'self_hosted';
+        /** The router of the steps placed `self_hosted`, e.g. `http://127.0.0.1:8080`. */
+        routerUrl: string;
+      }
+  );
 
 /** The execution modes this release runs. */
 const SUPPORTED_MODES: readonly ExecutionMode[] = ['local', 'self_hosted', 'cloud', 'hybrid'];

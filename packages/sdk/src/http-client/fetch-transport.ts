@@ -44,7 +44,9 @@ export class FetchTransport implements HttpTransport {
       response = await this.fetch(request.url, {
         method: request.method,
         headers: request.headers,
-        ...(request.body !== undefined ? { body: request.body as RequestInit['body'] } : {}),
+        ...(request.body !== undefined
+          ? { body: request.body as NonNullable<RequestInit['body']> }
+          : {}),
         ...(request.signal ? { signal: request.signal } : {}),
         ...(this.credentials ? { credentials: this.credentials } : {}),
       });

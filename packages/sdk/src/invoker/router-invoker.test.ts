@@ -99,6 +99,7 @@ describe('RouterInvoker (self_hosted mode)', () => {
   });
 
   it('is what a Weft client in self_hosted mode uses; the mode needs a routerUrl', async () => {
+    // @ts-expect-error self_hosted needs routerUrl: a JavaScript caller learns it at run time
     expect(() => new Weft({ executionMode: 'self_hosted' })).toThrow(
       expect.objectContaining({
         code: 'VALIDATION',

@@ -25,8 +25,8 @@ export interface TransportPlaces {
 /** What is asked: a plugin, the action called (none: any action) and a pinned version. */
 export interface TransportQuestion {
   slug: string;
-  action?: string;
-  version?: string;
+  action?: string | undefined;
+  version?: string | undefined;
 }
 
 /**

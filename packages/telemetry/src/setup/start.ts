@@ -119,11 +119,14 @@ export function startTelemetry(options: TelemetryOptions): Telemetry {
 }
 
 function processorOf(traces: TracesOptions) {
+  // Without a URL the exporter falls back to OTEL_EXPORTER_OTLP_* and then localhost:4318.
+  const headers = traces.headers ?? {};
+  const config = traces.url === undefined ? { headers } : { url: traces.url, headers };
   const exporter: SpanExporter =
     traces.exporter ??
     (traces.protocol === 'http/json'
-      ? new JsonTraceExporter({ url: traces.url, headers: traces.headers ?? {} })
-      : new ProtoTraceExporter({ url: traces.url, headers: traces.headers ?? {} }));
+      ? new JsonTraceExporter(config)
+      : new ProtoTraceExporter(config));
   return traces.simple ? new SimpleSpanProcessor(exporter) : new BatchSpanProcessor(exporter);
 }
 

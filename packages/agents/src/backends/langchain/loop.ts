@@ -6,6 +6,7 @@ import {
   type AIMessageChunk,
   type BaseMessage,
   type ToolCall,
+  type UsageMetadata,
 } from '@langchain/core/messages';
 import { BackendError, WeftError } from '@weft/core';
 import { Ajv, type ValidateFunction } from 'ajv';
@@ -78,7 +79,7 @@ export async function runToolLoop(
       asked.forEach((call) => {
         if (call.refused !== undefined) request.onRefusedCall(call.name, call.args, call.refused);
       });
-      const usage = message.usage_metadata;
+      const usage = usageOf(message);
       const finish = message.response_metadata as Record<string, unknown> | undefined;
       const reason = finish?.['finish_reason'] ?? finish?.['stop_reason'];
       request.onTurn({
@@ -99,6 +100,20 @@ export async function runToolLoop(
     if (signal.aborted && signal.reason instanceof Error) throw signal.reason;
     throw budget.tripped ?? findLimitError(error) ?? asModelError(error, request.apiKey, backend);
   }
+}
+
+/**
+ * A message's token usage. LangChain infers `usage_metadata` through conditional types over the
+ * message structure that resolve to `never` under `exactOptionalPropertyTypes` (an optional
+ * `properties` field read as `X | undefined`), so the field is read with its documented type.
+ */
+function usageOf(message: AIMessage | AIMessageChunk): UsageMetadata | undefined {
+  return (message as WithUsage).usage_metadata;
+}
+
+/** A message's usage field with its documented type (see {@link usageOf}). */
+interface WithUsage {
+  usage_metadata?: UsageMetadata | undefined;
 }
 
 /** The model with the agent's tools bound (their parameters: the actions' input schemas). */
@@ -135,15 +150,16 @@ async function streamTurn(
   let output = 0;
   for await (const chunk of await model.stream(messages, options)) {
     joined = joined === undefined ? chunk : joined.concat(chunk);
-    input = Math.max(input, chunk.usage_metadata?.input_tokens ?? 0);
-    output = Math.max(output, chunk.usage_metadata?.output_tokens ?? 0);
+    input = Math.max(input, usageOf(chunk)?.input_tokens ?? 0);
+    output = Math.max(output, usageOf(chunk)?.output_tokens ?? 0);
   }
   if (joined === undefined) throw new Error('the model answered an empty stream');
   // Chunks report usage once (OpenAI) or cumulatively (Anthropic: message_delta's output tokens
   // include those of message_start), and LangChain adds them up: the turn used the largest.
-  if (joined.usage_metadata) {
-    joined.usage_metadata = {
-      ...joined.usage_metadata,
+  const usage = usageOf(joined);
+  if (usage) {
+    (joined as WithUsage).usage_metadata = {
+      ...usage,
       input_tokens: input,
       output_tokens: output,
       total_tokens: input + output,

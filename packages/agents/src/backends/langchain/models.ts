@@ -68,7 +68,9 @@ export function langChainModel(
       return {
         model,
         provider: 'openai',
-        setMaxTokens: (cap) => void (model.maxTokens = cap),
+        // The constructor itself leaves `maxTokens` undefined when none is given (no cap sent),
+        // although the declared type omits undefined: resetting restores exactly that state.
+        setMaxTokens: (cap) => void ((model as { maxTokens?: number | undefined }).maxTokens = cap),
       };
     }
     case 'anthropic': {

@@ -1,0 +1,1 @@
+export type { CompiledOptions } from './compiled.js';

@@ -1,0 +1,3 @@
+export { envFlag, readServerSettings } from './read.js';
+export { SERVER_SETTINGS, type ServerSettings, type SettingAnnotations } from './schema.js';
+export { settingsTable, withSettingsTable } from './table.js';
