@@ -9,7 +9,7 @@ import {
   type Reporter,
 } from '@weft/engine';
 import { Ajv } from 'ajv';
-import semver from 'semver';
+import validVersion from 'semver/functions/valid.js';
 import { AgentFile, type AgentDefinition } from './schema.js';
 import { toolsOf } from './tools.js';
 
@@ -46,7 +46,7 @@ export function parseAgentSource(text: string | Uint8Array, file?: string): Load
 
 function checkAgent(agent: AgentDefinition, reporter: Reporter): void {
   const at = ['agent'];
-  if (semver.valid(agent.version) === null) {
+  if (validVersion(agent.version) === null) {
     reporter.error(
       [...at, 'version'],
       'version',
