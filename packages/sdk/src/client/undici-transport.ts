@@ -1,4 +1,3 @@
-import { Agent, request } from 'undici';
 import {
   TransportError,
   UNREACHABLE_CODES,
@@ -6,19 +5,22 @@ import {
   type TransportRequest,
   type TransportResponse,
 } from '../http-client/transport.js';
+import { LazyAgent, loadUndici } from './lazy-undici.js';
 
 /**
  * The Node SDK's transport: undici's `request` over one keep-alive agent (cheaper per call than
- * `fetch`, which matters to the per-action calls of `hybrid` mode).
+ * `fetch`, which matters to the per-action calls of `hybrid` mode). undici is imported at the first
+ * call.
  */
 export class UndiciTransport implements HttpTransport {
-  private readonly agent = new Agent({ keepAliveTimeout: 30_000 });
+  private readonly agent = new LazyAgent({ keepAliveTimeout: 30_000 });
 
   async send(call: TransportRequest): Promise<TransportResponse> {
     try {
+      const { request } = await loadUndici();
       const response = await request(call.url, {
         method: call.method,
-        dispatcher: this.agent,
+        dispatcher: await this.agent.get(),
         headers: call.headers,
         ...(call.body !== undefined ? { body: call.body } : {}),
         ...(call.signal ? { signal: call.signal } : {}),

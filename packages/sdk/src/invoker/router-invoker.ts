@@ -1,4 +1,3 @@
-import { Agent, request } from 'undici';
 import {
   BackendError,
   CONNECTOR_REF_PATTERN,
@@ -14,6 +13,7 @@ import { injectTraceContext } from '@weft/telemetry';
 import { abortError } from '../kinds/errors.js';
 import type { ClientTls } from '../service/router-client.js';
 import { checkServerUrl } from '../http-client/server-url.js';
+import { LazyAgent, loadUndici } from '../client/lazy-undici.js';
 
 /** Options of {@link RouterInvoker}. */
 export interface RouterInvokerOptions {
@@ -48,7 +48,7 @@ const UNREACHABLE = new Set([
  */
 export class RouterInvoker implements ActionInvoker {
   private readonly url: URL;
-  private readonly agent: Agent;
+  private readonly agent: LazyAgent;
   private readonly maxBytes: number;
   private readonly authorization: string | undefined;
 
@@ -57,7 +57,7 @@ export class RouterInvoker implements ActionInvoker {
       options.credential !== undefined ? `Bearer ${options.credential}` : undefined;
     this.url = checkRouterUrl(options.routerUrl, 'routerUrl');
     const tls = options.tls;
-    this.agent = new Agent({
+    this.agent = new LazyAgent({
       keepAliveTimeout: 30_000,
       ...(tls
         ? { connect: { cert: tls.cert, key: tls.key, ...(tls.ca ? { ca: tls.ca } : {}) } }
@@ -85,9 +85,10 @@ export class RouterInvoker implements ActionInvoker {
     let status: number;
     let text: string;
     try {
+      const { request } = await loadUndici();
       const response = await request(`${this.routerUrl}/execute`, {
         method: 'POST',
-        dispatcher: this.agent,
+        dispatcher: await this.agent.get(),
         headers,
         body: JSON.stringify({ action: `${plugin}.${call.action}`, input: call.input }),
         signal: context.signal,
@@ -138,9 +139,10 @@ export class RouterInvoker implements ActionInvoker {
     const headers: Record<string, string> = { accept: 'application/json, */*' };
     if (this.authorization !== undefined) headers['authorization'] = this.authorization;
     try {
+      const { request } = await loadUndici();
       const response = await request(`${this.routerUrl}${path}`, {
         method: 'GET',
-        dispatcher: this.agent,
+        dispatcher: await this.agent.get(),
         headers,
         ...(signal ? { signal } : {}),
       });
