@@ -13,7 +13,7 @@ import { injectTraceContext } from '@weft/telemetry';
 import { abortError } from '../kinds/errors.js';
 import type { ClientTls } from '../service/router-client.js';
 import { checkServerUrl } from '../http-client/server-url.js';
-import { LazyAgent, loadUndici } from '../client/lazy-undici.js';
+import { LazyAgent, loadUndici } from '../client/undici-transport.js';
 
 /** Options of {@link RouterInvoker}. */
 export interface RouterInvokerOptions {

@@ -8,7 +8,7 @@ import {
 } from '@weft/core';
 import type { Agent } from 'undici';
 import { injectTraceContext } from '@weft/telemetry';
-import { loadUndici } from '../client/lazy-undici.js';
+import { loadUndici } from '../client/undici-transport.js';
 import type { HttpEgress } from '../invoker/options.js';
 import type { ActionRun } from './action-run.js';
 import { abortError } from './errors.js';
