@@ -51,15 +51,20 @@ describe('what the weft command loads', { timeout: 60_000 }, () => {
     expect(packagesMatching(loaded, ON_USE)).toEqual([]);
     // Nor what only agent steps that run need: the registry's definition parser, tracing.
     expect(loaded.filter((url) => /\/packages\/(registry|telemetry)\//.test(url))).toEqual([]);
+    // Nor ajv: the file has no output schema to compile.
+    expect(loaded.filter((url) => url.includes('/node_modules/ajv/'))).toEqual([]);
   });
 
-  it('runs a one-step workflow locally without them, nor pino-pretty when no line is logged', async () => {
+  it('runs a one-step workflow locally without them, undici, ajv, nor pino-pretty unless logging', async () => {
     const loaded = await modulesLoadedBy('workflow', 'run', 'bench/cli/one-step.yaml');
     expect(loaded.some((url) => url.includes('/packages/sdk/'))).toBe(true);
     expect(loaded.filter((url) => SERVER_ONLY.test(url) || url.includes('/pino-pretty/'))).toEqual(
       [],
     );
     expect(packagesMatching(loaded, ON_USE)).toEqual([]);
+    // Nor undici (only the SDK's HTTP transports use it, at their first request), nor ajv (no
+    // connector schema to compile).
+    expect(loaded.filter((url) => /\/node_modules\/(undici|ajv)\//.test(url))).toEqual([]);
     // With step lines to write as text, pino-pretty loads (a CommonJS require the recorder sees).
     const logging = await modulesLoadedBy(
       'workflow',

@@ -1,7 +1,12 @@
+import { createRequire } from 'node:module';
 import { ValidationError } from '@weft/core';
-import { Ajv, type ValidateFunction } from 'ajv';
+import type { Ajv, ValidateFunction } from 'ajv';
 
 // Made on first use: an ajv instance compiles its meta-schema, which every importer would pay.
+// ajv itself (some 60 modules) is required then too: it is CommonJS, so `require` loads it
+// synchronously, and a process that compiles no schema here (`weft workflow validate` of a file
+// without output schemas) never loads it.
+const require = createRequire(import.meta.url);
 let ajv: Ajv | undefined;
 const compiled = new WeakMap<object, ValidateFunction>();
 
@@ -18,7 +23,10 @@ export function checkOutputSchema(step: string, schema: object, output: unknown)
   if (!validate)
     compiled.set(
       schema,
-      (validate = (ajv ??= new Ajv({ strict: false, allErrors: true })).compile(schema)),
+      (validate = (ajv ??= new (require('ajv') as typeof import('ajv')).Ajv({
+        strict: false,
+        allErrors: true,
+      })).compile(schema)),
     );
   if (validate(output)) return;
   const errors = (validate.errors ?? []).slice(0, MAX_ERRORS).map((error) => ({

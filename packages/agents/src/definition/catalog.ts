@@ -1,5 +1,5 @@
 import { AGENT_REF_PATTERN, suggestion, ValidationError } from '@weft/core';
-import semver from 'semver';
+import maxSatisfying from 'semver/ranges/max-satisfying.js';
 import type { AgentDefinition } from './schema.js';
 
 const REF = new RegExp(AGENT_REF_PATTERN);
@@ -18,7 +18,7 @@ export function resolveAgentVersion(
   range: string,
 ): string | undefined {
   if (versions.includes(range)) return range;
-  return semver.maxSatisfying([...versions], range) ?? undefined;
+  return maxSatisfying([...versions], range) ?? undefined;
 }
 
 /**

@@ -1,3 +1,4 @@
+import { createRequire } from 'node:module';
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ValidationError } from '@weft/core';
@@ -8,8 +9,8 @@ import {
   type Diagnostic,
   type Reporter,
 } from '@weft/engine';
-import { Ajv } from 'ajv';
-import semver from 'semver';
+import type { Ajv } from 'ajv';
+import validVersion from 'semver/functions/valid.js';
 import { AgentFile, type AgentDefinition } from './schema.js';
 import { toolsOf } from './tools.js';
 
@@ -23,6 +24,10 @@ export interface LoadedAgent {
 
 const checker = new SchemaChecker(AgentFile);
 // Made on first use: an ajv instance compiles its meta-schema, which every importer would pay.
+// ajv itself (some 60 modules) is required then too: it is CommonJS, so `require` loads it
+// synchronously, and a process that compiles no schema here (`weft workflow validate` of a file
+// without output schemas) never loads it.
+const require = createRequire(import.meta.url);
 let ajv: Ajv | undefined;
 
 /**
@@ -46,7 +51,7 @@ export function parseAgentSource(text: string | Uint8Array, file?: string): Load
 
 function checkAgent(agent: AgentDefinition, reporter: Reporter): void {
   const at = ['agent'];
-  if (semver.valid(agent.version) === null) {
+  if (validVersion(agent.version) === null) {
     reporter.error(
       [...at, 'version'],
       'version',
@@ -76,7 +81,10 @@ function checkAgent(agent: AgentDefinition, reporter: Reporter): void {
   }
   if (agent.output_schema !== undefined) {
     try {
-      (ajv ??= new Ajv({ strict: false, validateSchema: true })).compile(agent.output_schema);
+      (ajv ??= new (require('ajv') as typeof import('ajv')).Ajv({
+        strict: false,
+        validateSchema: true,
+      })).compile(agent.output_schema);
     } catch (error) {
       reporter.error(
         [...at, 'output_schema'],

@@ -1,5 +1,6 @@
+import { createRequire } from 'node:module';
 import { ValidationError, WeftError, type ActionCall } from '@weft/core';
-import { Ajv, type ValidateFunction } from 'ajv';
+import type { Ajv, ValidateFunction } from 'ajv';
 import type { ToolSpec } from '../definition/tools.js';
 import type { PreparedTool } from './contract.js';
 
@@ -21,6 +22,10 @@ export type ActionLookup = (
 ) => ActionDescription | undefined | Promise<ActionDescription | undefined>;
 
 // Made on first use: an ajv instance compiles its meta-schema, which every importer would pay.
+// ajv itself (some 60 modules) is required then too: it is CommonJS, so `require` loads it
+// synchronously, and a process that compiles no schema here (`weft workflow validate` of a file
+// without output schemas) never loads it.
+const require = createRequire(import.meta.url);
 let ajv: Ajv | undefined;
 const compiled = new WeakMap<object, ValidateFunction>();
 
@@ -56,9 +61,10 @@ export async function prepareTools(
     }
     let validate = compiled.get(described.inputSchema);
     if (!validate) {
-      validate = (ajv ??= new Ajv({ strict: false, allErrors: true })).compile(
-        described.inputSchema,
-      );
+      validate = (ajv ??= new (require('ajv') as typeof import('ajv')).Ajv({
+        strict: false,
+        allErrors: true,
+      })).compile(described.inputSchema);
       compiled.set(described.inputSchema, validate);
     }
     prepared.push({

@@ -1,4 +1,5 @@
-import semver from 'semver';
+import rcompare from 'semver/functions/rcompare.js';
+import validVersion from 'semver/functions/valid.js';
 import { targetPlugin, ValidationError } from '@weft/core';
 import type { ActionDescription, ActionLookup } from './prepare-tools.js';
 
@@ -93,8 +94,8 @@ export function highestServedVersion(
   return instances
     .filter((i) => i.plugin_slug === slug && i.actions.includes(action))
     .map((i) => i.version)
-    .filter((v) => semver.valid(v) !== null)
-    .sort(semver.rcompare)[0];
+    .filter((v) => validVersion(v) !== null)
+    .sort(rcompare)[0];
 }
 
 /** The `VALIDATION` of a tool whose input schema cannot be known (`reason`: why). */

@@ -1,4 +1,5 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
+import { Parser } from 'yaml';
 import { errors, load } from '../test-support/load.js';
 
 describe('hostile workflow files', () => {
@@ -103,5 +104,15 @@ describe('hostile workflow files', () => {
   it('refuses a file of several YAML documents', () => {
     const result = load('workflows: []\n---\nworkflows: []\n');
     expect(result.ok).toBe(false);
+  });
+
+  it('parses the text once, for the depth check and the document alike', () => {
+    const parse = vi.spyOn(Parser.prototype, 'parse');
+    try {
+      load('workflows: []\n');
+      expect(parse).toHaveBeenCalledTimes(1);
+    } finally {
+      parse.mockRestore();
+    }
   });
 });

@@ -1,12 +1,14 @@
 import {
+  Composer,
   isAlias,
   isMap,
   isPair,
   isScalar,
   isSeq,
   LineCounter,
-  parseDocument,
   Parser,
+  YAMLParseError,
+  type CST,
   type Document,
   type Node,
 } from 'yaml';
@@ -64,8 +66,10 @@ export function parseWorkflowSource(
   }
   if (source.charCodeAt(0) === 0xfeff) source = source.slice(1);
   // Composing a document recurses once per level (and reports a stack overflow as a syntax
-  // error); the concrete syntax tree is built with a stack of its own, so measure it first.
-  if (yamlCstDepth(new Parser().parse(source), options.maxDepth) > options.maxDepth) {
+  // error); the concrete syntax tree is built with a stack of its own, so measure it first. The
+  // tokens are parsed once, for both the measure and the document.
+  const tokens = Array.from(new Parser(lines.addNewLine).parse(source));
+  if (yamlCstDepth(tokens, options.maxDepth) > options.maxDepth) {
     const reporter = new Reporter(options.file, undefined);
     reporter.error(
       [],
@@ -79,14 +83,7 @@ export function parseWorkflowSource(
   let doc: Document | undefined;
   let crashed = false;
   try {
-    doc = parseDocument(source, {
-      lineCounter: lines,
-      uniqueKeys: true,
-      prettyErrors: false,
-      version: '1.2',
-      merge: false,
-      strict: true,
-    });
+    doc = composeDocument(tokens, source.length);
   } catch (error) {
     if (!(error instanceof RangeError)) throw error;
     crashed = true;
@@ -116,6 +113,37 @@ export function parseWorkflowSource(
     }
     throw error;
   }
+}
+
+/**
+ * The one document of a file from its parsed tokens: what `parseDocument` from `yaml` does after
+ * parsing (errors stay plain, as with `prettyErrors: false`), so the text is parsed only once.
+ */
+function composeDocument(tokens: readonly CST.Token[], end: number): Document {
+  const composer = new Composer({
+    uniqueKeys: true,
+    prettyErrors: false,
+    version: '1.2',
+    merge: false,
+    strict: true,
+  });
+  let doc: Document | undefined;
+  for (const next of composer.compose(tokens, true, end)) {
+    if (!doc) {
+      doc = next;
+    } else {
+      doc.errors.push(
+        new YAMLParseError(
+          [next.range[0], next.range[1]],
+          'MULTIPLE_DOCS',
+          'Source contains multiple documents; please use YAML.parseAllDocuments()',
+        ),
+      );
+      break;
+    }
+  }
+  // `compose(tokens, true)` always yields a document, at the latest when it ends.
+  return doc!;
 }
 
 /** Walks the node tree without recursion: depth, tags and keys. */

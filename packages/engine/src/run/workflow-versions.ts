@@ -1,4 +1,5 @@
-import semver from 'semver';
+import gtVersion from 'semver/functions/gt.js';
+import satisfies from 'semver/functions/satisfies.js';
 import { listSteps, type WorkflowDefinition } from '../model.js';
 
 /**
@@ -13,8 +14,8 @@ export function pickWorkflow(
   let best: WorkflowDefinition | undefined;
   for (const candidate of workflows) {
     if (candidate.name !== name) continue;
-    if (range !== undefined && !semver.satisfies(candidate.version, range)) continue;
-    if (!best || semver.gt(candidate.version, best.version)) best = candidate;
+    if (range !== undefined && !satisfies(candidate.version, range)) continue;
+    if (!best || gtVersion(candidate.version, best.version)) best = candidate;
   }
   return best;
 }

@@ -1,3 +1,4 @@
+import { createRequire } from 'node:module';
 import {
   AGENT_ONLY_GUARDRAILS,
   CONTENT_CHECKS,
@@ -5,12 +6,16 @@ import {
   type Step,
 } from '@weft/core';
 import type { CompiledLoadOptions } from '../load/options.js';
-import { Ajv } from 'ajv';
+import type { Ajv } from 'ajv';
 import type { Path } from '../diagnostics.js';
 import type { Reporter } from '../load/reporter.js';
 import { inferStepType, type WorkflowDefinition } from '../model.js';
 
 // Made on first use: an ajv instance compiles its meta-schema, which every importer would pay.
+// ajv itself (some 60 modules) is required then too: it is CommonJS, so `require` loads it
+// synchronously, and a process that compiles no schema here (`weft workflow validate` of a file
+// without output schemas) never loads it.
+const require = createRequire(import.meta.url);
 let ajv: Ajv | undefined;
 const WORD = /[\p{L}\p{N}]/u;
 const DETECTOR_NAME = new RegExp(DETECTOR_NAME_PATTERN);
@@ -26,9 +31,11 @@ export function checkGuardrails(step: Step, at: Path, reporter: Reporter): void 
   const here = [...at, 'guardrails'];
   if (guardrails.outputSchema) {
     try {
-      (ajv ??= new Ajv({ strict: false, allErrors: false, validateSchema: true })).compile(
-        guardrails.outputSchema,
-      );
+      (ajv ??= new (require('ajv') as typeof import('ajv')).Ajv({
+        strict: false,
+        allErrors: false,
+        validateSchema: true,
+      })).compile(guardrails.outputSchema);
     } catch (error) {
       reporter.error(
         [...here, 'outputSchema'],

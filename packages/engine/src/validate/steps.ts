@@ -5,7 +5,8 @@ import {
   type Step,
   type StepType,
 } from '@weft/core';
-import semver from 'semver';
+import validVersion from 'semver/functions/valid.js';
+import validRange from 'semver/ranges/valid.js';
 import { formatPath, type Path } from '../diagnostics.js';
 import type { Reporter } from '../load/reporter.js';
 import { inferStepType } from '../model.js';
@@ -172,7 +173,7 @@ function checkKind(step: Step, at: Path, reporter: Reporter): void {
     case 'agent':
       return checkAgentReference(step.agent, [...at, 'agent'], reporter);
     case 'workflow':
-      if (step.version !== undefined && semver.validRange(step.version) === null) {
+      if (step.version !== undefined && validRange(step.version) === null) {
         reporter.error(
           [...at, 'version'],
           'version',
@@ -228,7 +229,7 @@ function checkCommon(step: Step, at: Path, reporter: Reporter): void {
 function checkAgentReference(ref: string | undefined, at: Path, reporter: Reporter): void {
   if (ref === undefined) return;
   const version = new RegExp(AGENT_REF_PATTERN).exec(ref)?.[3];
-  if (version !== undefined && semver.validRange(version) === null) {
+  if (version !== undefined && validRange(version) === null) {
     reporter.error(
       at,
       'version',
@@ -245,7 +246,7 @@ function checkReference(
 ): void {
   if (ref === undefined) return;
   const version = new RegExp(pattern).exec(ref)?.[3];
-  if (version !== undefined && semver.valid(version) === null) {
+  if (version !== undefined && validVersion(version) === null) {
     reporter.error(
       at,
       'version',

@@ -1,5 +1,6 @@
 import { suggestion } from '@weft/core';
-import semver from 'semver';
+import satisfies from 'semver/functions/satisfies.js';
+import validRange from 'semver/ranges/valid.js';
 import type { Path } from '../diagnostics.js';
 import type { Reporter } from '../load/reporter.js';
 import type { WorkflowContext } from './context.js';
@@ -40,8 +41,8 @@ export function checkSubworkflows(ctx: WorkflowContext): SubworkflowCall[] {
     }
     if (
       step.version !== undefined &&
-      semver.validRange(step.version) &&
-      !semver.satisfies(called.version, step.version)
+      validRange(step.version) &&
+      !satisfies(called.version, step.version)
     ) {
       ctx.reporter.error(
         [...path, 'version'],

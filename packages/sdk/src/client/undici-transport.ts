@@ -1,4 +1,4 @@
-import { Agent, request } from 'undici';
+import type * as Undici from 'undici';
 import {
   TransportError,
   UNREACHABLE_CODES,
@@ -7,18 +7,59 @@ import {
   type TransportResponse,
 } from '../http-client/transport.js';
 
+let loading: Promise<typeof Undici> | undefined;
+
+/**
+ * undici, imported at the first HTTP call that needs it instead of with the SDK: it is over a
+ * hundred modules, and a workflow run on this machine that calls no HTTP service never needs it,
+ * so `weft workflow run` starts without it.
+ */
+export function loadUndici(): Promise<typeof Undici> {
+  return (loading ??= import('undici'));
+}
+
+/**
+ * An undici `Agent` (a connection pool) made with `options` at its first use, which imports
+ * undici ({@link loadUndici}). Closed before its first use, it is made closed, so later requests
+ * fail as they would through an agent made at once and closed.
+ */
+export class LazyAgent {
+  private made: Promise<Undici.Agent> | undefined;
+  private closed = false;
+
+  constructor(private readonly options: Undici.Agent.Options) {}
+
+  /** The agent, made (and undici imported) at the first call. */
+  get(): Promise<Undici.Agent> {
+    this.made ??= loadUndici().then(async ({ Agent }) => {
+      const agent = new Agent(this.options);
+      if (this.closed) await agent.close();
+      return agent;
+    });
+    return this.made;
+  }
+
+  /** Closes the agent's connections; nothing to do (and nothing imported) when it was never used. */
+  async close(): Promise<void> {
+    this.closed = true;
+    if (this.made) await (await this.made).close();
+  }
+}
+
 /**
  * The Node SDK's transport: undici's `request` over one keep-alive agent (cheaper per call than
- * `fetch`, which matters to the per-action calls of `hybrid` mode).
+ * `fetch`, which matters to the per-action calls of `hybrid` mode). undici is imported at the first
+ * call.
  */
 export class UndiciTransport implements HttpTransport {
-  private readonly agent = new Agent({ keepAliveTimeout: 30_000 });
+  private readonly agent = new LazyAgent({ keepAliveTimeout: 30_000 });
 
   async send(call: TransportRequest): Promise<TransportResponse> {
     try {
+      const { request } = await loadUndici();
       const response = await request(call.url, {
         method: call.method,
-        dispatcher: this.agent,
+        dispatcher: await this.agent.get(),
         headers: call.headers,
         ...(call.body !== undefined ? { body: call.body } : {}),
         ...(call.signal ? { signal: call.signal } : {}),

@@ -1,7 +1,13 @@
+import { createRequire } from 'node:module';
 import { BackendError, ValidationError } from '@weft/core';
 import type { Reporter } from '@weft/engine';
-import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
-import { Ajv2020 } from 'ajv/dist/2020.js';
+import type { Ajv, ErrorObject, ValidateFunction } from 'ajv';
+import type { Ajv2020 } from 'ajv/dist/2020.js';
+
+// ajv (60 to 90 modules) is required when the first instance is made, not when this module
+// loads: it is CommonJS, so `require` loads it synchronously, and a process with no action
+// schema to compile never loads it.
+const require = createRequire(import.meta.url);
 
 /**
  * A new ajv instance for action schemas: JSON Schema draft-07, all errors collected, unknown
@@ -9,7 +15,12 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
  * no console warnings.
  */
 export function createAjv(): Ajv {
-  return new Ajv({ strict: false, allErrors: true, validateFormats: false, logger: false });
+  return new (require('ajv') as typeof import('ajv')).Ajv({
+    strict: false,
+    allErrors: true,
+    validateFormats: false,
+    logger: false,
+  });
 }
 
 /** The draft 2020-12 companion of each instance of {@link createAjv}, made when first needed. */
@@ -21,7 +32,7 @@ function ajvFor(ajv: Ajv, schema: Record<string, unknown>): Ajv {
   if (typeof dialect !== 'string' || !dialect.includes('/draft/2020-12/')) return ajv;
   let companion = companions.get(ajv);
   if (companion === undefined) {
-    companion = new Ajv2020({
+    companion = new (require('ajv/dist/2020.js') as typeof import('ajv/dist/2020.js')).Ajv2020({
       strict: false,
       allErrors: true,
       validateFormats: false,

@@ -6,6 +6,7 @@ import {
   type InvocationResult,
 } from '@weft/core';
 import { Reporter } from '@weft/engine';
+import type { Ajv } from 'ajv';
 import pLimit from 'p-limit';
 import {
   compileConnector,
@@ -34,7 +35,8 @@ import { compileInvokerOptions, type LocalInvokerOptions } from './options.js';
 export class LocalInvoker implements ActionInvoker {
   private readonly options;
   private readonly defaults: ConnectorDefaults;
-  private readonly ajv = createAjv();
+  /** Made at the first connector compiled: a run of only built-in steps needs no ajv. */
+  private ajv: Ajv | undefined;
   private readonly table = new ConnectorTable();
   private readonly implicit = new Map<string, CompiledConnector>();
 
@@ -214,7 +216,7 @@ export class LocalInvoker implements ActionInvoker {
       ...(this.options.maxFileSize !== undefined ? { maxFileSize: this.options.maxFileSize } : {}),
     });
     return compileConnector(definition, {
-      ajv: this.ajv,
+      ajv: (this.ajv ??= createAjv()),
       reporter: reporter ?? new Reporter(source.file, undefined),
       defaults: this.defaults,
       ...(source.file !== undefined ? { file: source.file } : {}),

@@ -1,4 +1,3 @@
-import { Agent, request } from 'undici';
 import {
   BackendError,
   fromErrorObject,
@@ -13,6 +12,7 @@ import { injectTraceContext } from '@weft/telemetry';
 import { abortError } from '../kinds/errors.js';
 import type { ClientTls } from '../service/router-client.js';
 import { checkServerUrl } from '../http-client/server-url.js';
+import { LazyAgent, loadUndici } from '../client/undici-transport.js';
 
 /** Options of {@link RouterInvoker}. */
 export interface RouterInvokerOptions {
@@ -46,7 +46,7 @@ const UNREACHABLE = new Set([
  */
 export class RouterInvoker implements ActionInvoker {
   private readonly url: URL;
-  private readonly agent: Agent;
+  private readonly agent: LazyAgent;
   private readonly maxBytes: number;
   private readonly authorization: string | undefined;
 
@@ -55,7 +55,7 @@ export class RouterInvoker implements ActionInvoker {
       options.credential !== undefined ? `Bearer ${options.credential}` : undefined;
     this.url = checkRouterUrl(options.routerUrl, 'routerUrl');
     const tls = options.tls;
-    this.agent = new Agent({
+    this.agent = new LazyAgent({
       keepAliveTimeout: 30_000,
       ...(tls
         ? { connect: { cert: tls.cert, key: tls.key, ...(tls.ca ? { ca: tls.ca } : {}) } }
@@ -83,9 +83,10 @@ export class RouterInvoker implements ActionInvoker {
     let status: number;
     let text: string;
     try {
+      const { request } = await loadUndici();
       const response = await request(`${this.routerUrl}/execute`, {
         method: 'POST',
-        dispatcher: this.agent,
+        dispatcher: await this.agent.get(),
         headers,
         body: JSON.stringify({ action: `${plugin}.${call.action}`, input: call.input }),
         signal: context.signal,
@@ -136,9 +137,10 @@ export class RouterInvoker implements ActionInvoker {
     const headers: Record<string, string> = { accept: 'application/json, */*' };
     if (this.authorization !== undefined) headers['authorization'] = this.authorization;
     try {
+      const { request } = await loadUndici();
       const response = await request(`${this.routerUrl}${path}`, {
         method: 'GET',
-        dispatcher: this.agent,
+        dispatcher: await this.agent.get(),
         headers,
         ...(signal ? { signal } : {}),
       });

@@ -6,8 +6,9 @@ import {
   ValidationError,
   type WeftError,
 } from '@weft/core';
-import { Agent, fetch as undiciFetch } from 'undici';
+import type { Agent } from 'undici';
 import { injectTraceContext } from '@weft/telemetry';
+import { loadUndici } from '../client/undici-transport.js';
 import type { HttpEgress } from '../invoker/options.js';
 import type { ActionRun } from './action-run.js';
 import { abortError } from './errors.js';
@@ -34,10 +35,10 @@ export interface SendLimits {
 /** One connection pool per egress policy, connecting through its checking `lookup`. */
 const dispatchers = new WeakMap<HttpEgress, Agent>();
 
-function dispatcherOf(egress: HttpEgress): Agent {
+function dispatcherOf(egress: HttpEgress, undici: { Agent: typeof Agent }): Agent {
   let agent = dispatchers.get(egress);
   if (!agent) {
-    agent = new Agent({ connect: { lookup: egress.lookup } });
+    agent = new undici.Agent({ connect: { lookup: egress.lookup } });
     dispatchers.set(egress, agent);
   }
   return agent;
@@ -86,7 +87,12 @@ export async function sendRequest(
     if (egress) {
       const reason = await egress.refusal(new URL(url));
       if (reason !== undefined) throw refused(run, field, url, reason);
-      const answer = await undiciFetch(url, { ...request, dispatcher: dispatcherOf(egress) });
+      // undici's own fetch, for a dispatcher that checks each address it connects to.
+      const undici = await loadUndici();
+      const answer = await undici.fetch(url, {
+        ...request,
+        dispatcher: dispatcherOf(egress, undici),
+      });
       response = answer;
     } else {
       response = await fetch(url, request);
