@@ -41,6 +41,25 @@ export default tseslint.config(
     ignores: ['packages/cli/**', '**/*.test.ts'],
     rules: { 'no-console': 'error' },
   },
+  // TypeBox loads as one file through @weft/core/typebox (packages/core/typebox/source.ts says
+  // why): one import of @sinclair/typebox itself would bring its ~250 modules back.
+  {
+    files: ['packages/*/src/**/*.ts'],
+    ignores: ['**/*.test.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: ['@sinclair/typebox', '@sinclair/typebox/*'],
+              message: 'Import TypeBox from @weft/core/typebox: it loads as one file.',
+            },
+          ],
+        },
+      ],
+    },
+  },
   // Rules that need types, with the type checker's program of `npm run typecheck`: one program
   // for sources and tests. The project service (a program per package tsconfig.json) took more
   // time for sources alone, and those tsconfig.json files leave the tests out.

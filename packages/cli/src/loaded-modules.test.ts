@@ -53,6 +53,9 @@ describe('what the weft command loads', { timeout: 60_000 }, () => {
     expect(loaded.filter((url) => /\/packages\/(registry|telemetry)\//.test(url))).toEqual([]);
     // Nor ajv: the file has no output schema to compile.
     expect(loaded.filter((url) => url.includes('/node_modules/ajv/'))).toEqual([]);
+    // TypeBox comes as one file (@weft/core/typebox), not as its ~250 modules.
+    expect(loaded.filter((url) => url.includes('/node_modules/@sinclair/typebox/'))).toEqual([]);
+    expect(loaded.filter((url) => url.endsWith('/packages/core/dist/typebox.js'))).toHaveLength(1);
   });
 
   it('runs a one-step workflow locally without them, undici, ajv, nor pino-pretty unless logging', async () => {

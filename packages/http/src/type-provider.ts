@@ -1,4 +1,4 @@
-import type { Static, TSchema } from '@sinclair/typebox';
+import type { Static, TSchema } from '@weft/core/typebox';
 import type {
   FastifyBaseLogger,
   FastifyInstance,

@@ -1,4 +1,4 @@
-import { Type, type Static } from '@sinclair/typebox';
+import { Type, type Static } from '@weft/core/typebox';
 import { Guardrails } from '@weft/core';
 
 /** `<provider>:<model id>`: the providers weft speaks to. */

@@ -1,5 +1,4 @@
-import { Type, type Static, type TSchema } from '@sinclair/typebox';
-import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler';
+import { Type, TypeCompiler, type Static, type TSchema, type TypeCheck } from '@weft/core/typebox';
 import { PLUGIN_SLUG_PATTERN, ValidationError } from '@weft/core';
 
 /** ISO 8601 UTC timestamp, as `Date.prototype.toISOString` writes it (seconds fraction optional). */

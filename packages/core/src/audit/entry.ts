@@ -1,4 +1,4 @@
-import { Type, type Static } from '@sinclair/typebox';
+import { Type, type Static } from '@weft/core/typebox';
 
 /** `prev_hash` of the first entry of an audit chain: 64 zeros. */
 export const GENESIS_HASH = '0'.repeat(64);

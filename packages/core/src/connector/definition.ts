@@ -1,4 +1,4 @@
-import { Type, type Static } from '@sinclair/typebox';
+import { Type, type Static } from '@weft/core/typebox';
 import { SemverString, TemplateString, Text } from '../workflow/common.js';
 import { ConnectorRuntime } from '../workflow/runtime.js';
 import { ACTION_PATTERN, SLUG_PATTERN } from '../workflow/steps.js';

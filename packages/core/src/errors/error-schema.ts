@@ -1,4 +1,4 @@
-import { Type } from '@sinclair/typebox';
+import { Type } from '@weft/core/typebox';
 import { ERROR_CODES } from './codes.js';
 
 /**

@@ -1,4 +1,4 @@
-import { Type, type Static } from '@sinclair/typebox';
+import { Type, type Static } from '@weft/core/typebox';
 
 /** `GET /auth/config`: how a browser signs in to this server. */
 export const AuthConfig = Type.Object(

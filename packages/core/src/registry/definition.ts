@@ -1,4 +1,4 @@
-import { Type, type Static } from '@sinclair/typebox';
+import { Type, type Static } from '@weft/core/typebox';
 import { ConnectorAction } from '../connector/definition.js';
 import { Text } from '../workflow/common.js';
 

@@ -1,4 +1,4 @@
-import { Type, type Static } from '@sinclair/typebox';
+import { Type, type Static } from '@weft/core/typebox';
 import { MAX_GRANT_LENGTH, MAX_KEY_GRANTS, ROLE_PATTERN } from '../identity/patterns.js';
 import { PERMISSION_PATTERN } from '../workflow/authorization.js';
 

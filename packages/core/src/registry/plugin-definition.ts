@@ -1,4 +1,4 @@
-import { Type, type Static } from '@sinclair/typebox';
+import { Type, type Static } from '@weft/core/typebox';
 import { SemverString, Text } from '../workflow/common.js';
 import { ConnectorBlock } from '../connector/definition.js';
 import {

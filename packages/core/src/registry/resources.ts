@@ -1,4 +1,4 @@
-import { Type, type Static } from '@sinclair/typebox';
+import { Type, type Static } from '@weft/core/typebox';
 import { PluginAction, PluginEnvironmentVariable } from './definition.js';
 
 /** `plugin`, or `agent` for a published agent definition (docs/agents.md#publishing). */

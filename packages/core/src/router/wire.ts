@@ -1,4 +1,4 @@
-import { Type, type Static } from '@sinclair/typebox';
+import { Type, type Static } from '@weft/core/typebox';
 import { ACTION_PATTERN, SLUG_PATTERN } from '../workflow/steps.js';
 
 const Timestamp = (description: string) =>

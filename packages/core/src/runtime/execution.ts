@@ -1,4 +1,4 @@
-import { Type, type Static } from '@sinclair/typebox';
+import { Type, type Static } from '@weft/core/typebox';
 import { EXECUTION_STATUSES } from './status.js';
 
 /** Execution statuses on the wire (the same list as {@link EXECUTION_STATUSES}). */

@@ -1,4 +1,4 @@
-import { Type, type Static } from '@sinclair/typebox';
+import { Type, type Static } from '@weft/core/typebox';
 
 /** A plugin version a deployed workflow references, on the wire. */
 export const PluginReferenceBody = Type.Object({

@@ -1,4 +1,4 @@
-import { Type, type Static } from '@sinclair/typebox';
+import { Type, type Static } from '@weft/core/typebox';
 
 /** Pattern of permissions: `<resource>:<verb>`. */
 export const PERMISSION_PATTERN = '^[a-z][a-z0-9_.*-]*:[a-z*][a-z0-9_*-]*$';

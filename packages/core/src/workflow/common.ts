@@ -1,4 +1,4 @@
-import { Type } from '@sinclair/typebox';
+import { Type } from '@weft/core/typebox';
 
 /** Pattern of step identifiers and input/output names: a letter or `_`, then letters, digits, `_`, `-`. */
 export const IDENTIFIER_PATTERN = '^[A-Za-z_][A-Za-z0-9_-]{0,63}$';

@@ -1,4 +1,4 @@
-import { Type, type Static } from '@sinclair/typebox';
+import { Type, type Static } from '@weft/core/typebox';
 
 /**
  * The kinds of personal data `piiDetection` looks for (docs/workflow-language.md#guardrails).

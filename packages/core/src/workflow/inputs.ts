@@ -1,4 +1,4 @@
-import { Type, type Static } from '@sinclair/typebox';
+import { Type, type Static } from '@weft/core/typebox';
 import { AnyValue, TemplateString, Text } from './common.js';
 
 /** Types a workflow input may declare (docs/workflow-language.md#inputs; `array` and `integer` as seen in use). */

@@ -1,4 +1,4 @@
-import { Type, type Static, type TSchema } from '@sinclair/typebox';
+import { Type, type Static, type TSchema } from '@weft/core/typebox';
 import { StepAuthorization } from './authorization.js';
 import { Identifier, TemplateString, Text } from './common.js';
 import { Guardrails } from './guardrails.js';

@@ -1,4 +1,4 @@
-import { Type, type Static } from '@sinclair/typebox';
+import { Type, type Static } from '@weft/core/typebox';
 import { Text } from './common.js';
 
 /** Testing block of a workflow (docs/workflow-language.md#testing). */

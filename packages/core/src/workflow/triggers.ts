@@ -1,4 +1,4 @@
-import { Type, type Static } from '@sinclair/typebox';
+import { Type, type Static } from '@weft/core/typebox';
 import { Text } from './common.js';
 
 /** `manual`: started by a person or an API call (docs/workflow-language.md#triggers). */

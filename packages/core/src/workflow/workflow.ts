@@ -1,4 +1,4 @@
-import { Type, type Static } from '@sinclair/typebox';
+import { Type, type Static } from '@weft/core/typebox';
 import { Authorization } from './authorization.js';
 import { WorkflowGuardrails } from './guardrails.js';
 import { IDENTIFIER_PATTERN, SemverString, Text } from './common.js';

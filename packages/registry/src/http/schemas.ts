@@ -1,4 +1,4 @@
-import { Type } from '@sinclair/typebox';
+import { Type } from '@weft/core/typebox';
 
 /** Error answers of a route, by status: one definition, in core. */
 export { errorResponses } from '@weft/core';

@@ -1,4 +1,4 @@
-import { Type, type Static } from '@sinclair/typebox';
+import { Type, type Static } from '@weft/core/typebox';
 import { INSTANCE_ID_PATTERN, SLUG_PATTERN } from '@weft/core';
 
 /** Error answers of a route, by status: one definition, in core. */

@@ -1,4 +1,4 @@
-import { Type } from '@sinclair/typebox';
+import { Type } from '@weft/core/typebox';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { principalOf, requirePrincipal } from '@weft/identity';
 import { isPlainObject } from '@weft/engine';

@@ -1,4 +1,4 @@
-import { Type } from '@sinclair/typebox';
+import { Type } from '@weft/core/typebox';
 import type { FastifyInstance } from 'fastify';
 import { UsageReport, ValidationError } from '@weft/core';
 import { generateSigningSecret } from '../callbacks/sign.js';

@@ -1,5 +1,5 @@
 import type { ServerResponse } from 'node:http';
-import { Type } from '@sinclair/typebox';
+import { Type } from '@weft/core/typebox';
 import type { FastifyInstance } from 'fastify';
 import { ExecuteActionRequest, ValidationError } from '@weft/core';
 import { typed } from '@weft/http';

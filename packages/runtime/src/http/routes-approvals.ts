@@ -1,4 +1,4 @@
-import { Type, type Static } from '@sinclair/typebox';
+import { Type, type Static } from '@weft/core/typebox';
 import type { FastifyInstance } from 'fastify';
 import { principalOf, requirePrincipal } from '@weft/identity';
 import {

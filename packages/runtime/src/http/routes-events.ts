@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
 import type { WebSocket } from 'ws';
-import { Type } from '@sinclair/typebox';
+import { Type } from '@weft/core/typebox';
 import { ValidationError, WeftError, type EventRow } from '@weft/core';
 import { followEvents } from '../executions/stream.js';
 import type { Runtime } from '../runtime.js';

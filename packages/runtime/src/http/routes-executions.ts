@@ -1,4 +1,4 @@
-import { Type } from '@sinclair/typebox';
+import { Type } from '@weft/core/typebox';
 import type { FastifyInstance } from 'fastify';
 import {
   ConflictError,

@@ -1,4 +1,4 @@
-import { Type } from '@sinclair/typebox';
+import { Type } from '@weft/core/typebox';
 
 /** `{id}` of the execution routes. */
 export const ExecutionParams = Type.Object({

@@ -1,6 +1,6 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { Value } from '@sinclair/typebox/value';
+import { Value } from '@weft/core/typebox';
 import { describe, expect, it } from 'vitest';
 import { ConnectorDefinition } from '@weft/core';
 import { parseDefinitionBytes, validateDefinition } from '@weft/registry';

@@ -1,4 +1,4 @@
-import { Value } from '@sinclair/typebox/value';
+import { Value } from '@weft/core/typebox';
 import { ValidationError } from '@weft/core';
 import { SERVER_SETTINGS, type ServerSettings, type SettingSchema } from './schema.js';
 

@@ -1,4 +1,4 @@
-import { Type, type Static, type TSchema } from '@sinclair/typebox';
+import { Type, type Static, type TSchema } from '@weft/core/typebox';
 
 /**
  * Annotations of one setting besides its JSON Schema: `must` ends the error message of a value

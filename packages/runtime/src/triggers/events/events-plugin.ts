@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { Type } from '@sinclair/typebox';
+import { Type } from '@weft/core/typebox';
 import {
   EventAccepted,
   ForbiddenError,
