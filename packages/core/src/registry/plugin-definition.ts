@@ -38,9 +38,11 @@ export const PluginDefinition = Type.Object(
     license: Type.String({
       minLength: 1,
       maxLength: 128,
-      pattern: '^[A-Za-z0-9.+\\-() ]+$',
-      description: 'SPDX license identifier or expression, e.g. MIT or Apache-2.0',
-      'x-expected': 'an SPDX license identifier such as MIT',
+      pattern: '^[A-Za-z0-9.+\\-():]+( +[A-Za-z0-9.+\\-():]+)*$',
+      description:
+        'SPDX license identifier or expression (the SPDX license list), e.g. MIT, Apache-2.0 OR MIT, LicenseRef-acme',
+      'x-expected':
+        'an SPDX license identifier such as MIT, or an expression such as "Apache-2.0 OR MIT"',
     }),
     tags: Type.Array(
       Type.String({

@@ -3,6 +3,7 @@ import semver from 'semver';
 import { didYouMean, PluginDefinition } from '@weft/core';
 import { jsonSchemaProblem } from './json-schema-check.js';
 import type { DefinitionProblem } from './parse.js';
+import { licenseProblem } from '../rules/license.js';
 import { parseMemory, slugProblem, versionProblem } from '../rules/names.js';
 
 /** The definition schema, compiled when a definition is first checked (not at import). */
@@ -37,6 +38,8 @@ export function validateDefinition(value: unknown): ValidationResult {
   if (slug) add('slug', slug.constraint, slug.message);
   const version = versionProblem(definition.version);
   if (version) add('version', version.constraint, version.message);
+  const license = licenseProblem(definition.license);
+  if (license) add('license', license.constraint, license.message);
   if (definition.connector) {
     if (definition.connector.name !== definition.slug) {
       add(

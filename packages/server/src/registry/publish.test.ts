@@ -113,6 +113,38 @@ for (const store of TEST_STORES) {
     );
 
     it.each([
+      ['NOT-A-LICENSE', undefined],
+      ['mit', 'MIT'],
+      ['Apache2.0', 'Apache-2.0'],
+      ['MIT OR Apache-2', 'Apache-2.0'],
+      ['MIT OR', undefined],
+      ['MIT WITH', undefined],
+    ])('refuses the license %j with 400 (SPDX), stores nothing', async (license, suggestion) => {
+      const response = await h().publish({ ...pluginDefinition('slack'), license });
+      expect(response.statusCode).toBe(400);
+      expect(response.json()).toMatchObject({
+        status: 'error',
+        code: 'VALIDATION',
+        details: { field: 'license', constraint: 'spdx' },
+      });
+      const message: string = response.json().message;
+      if (suggestion) expect(message).toContain(`did you mean "${suggestion}"`);
+      expect(await searchTotal()).toBe(0);
+    });
+
+    it.each([
+      'MIT',
+      'Apache-2.0 OR MIT',
+      '(MIT AND BSD-3-Clause) OR GPL-2.0-only',
+      'GPL-2.0-only WITH Classpath-exception-2.0',
+      'LicenseRef-acme-internal',
+      'GPL-2.0',
+    ])('accepts the SPDX license %j', async (license) => {
+      const response = await h().publish({ ...pluginDefinition('slack'), license });
+      expect(response.statusCode).toBe(201);
+    });
+
+    it.each([
       'slug',
       'version',
       'name',
