@@ -24,6 +24,32 @@ describe('dry runs', () => {
     expect(result.outputs).toEqual({ a: { ok: true }, b: [1] });
   });
 
+  it('answers a step written with a plugin slug from a mock keyed by its connector reference, and the reverse', async () => {
+    const dry = new DryRunInterceptor({
+      mockConnectors: true,
+      mockData: {
+        'connector:acme/slack@2.0.0': { post: { ok: 'by ref' } },
+        db: { query: { rows: ['by slug'] } },
+      },
+    });
+    const result = await runWorkflow(wf, {}, { invoker: dry.refusing, interceptors: [dry] });
+    expect(result.error).toBeUndefined();
+    expect(result.outputs).toEqual({ a: { ok: 'by ref' }, b: ['by slug'] });
+  });
+
+  it('prefers the key written as the step writes it', async () => {
+    const dry = new DryRunInterceptor({
+      mockData: {
+        'connector:acme/slack@2.0.0': { post: 'by ref' },
+        slack: { post: 'by slug' },
+        'connector:acme/db@1.0.0': { query: { rows: ['exact'] } },
+        db: { query: { rows: ['by slug'] } },
+      },
+    });
+    const result = await runWorkflow(wf, {}, { invoker: dry.refusing, interceptors: [dry] });
+    expect(result.outputs).toEqual({ a: 'by slug', b: ['exact'] });
+  });
+
   it('refuses an unmocked action before anything runs when mockConnectors is true', async () => {
     const real = new TestInvoker({ 'slack.post': () => 'real' });
     const dry = new DryRunInterceptor({ mockConnectors: true, mockData: { slack: { post: 1 } } });

@@ -1,4 +1,5 @@
 import {
+  parseConnectorRef,
   suggestion,
   ValidationError,
   type ActionCall,
@@ -61,8 +62,14 @@ export class DryRunInterceptor implements RunInterceptor {
 
   private mock(target: ActionCall['target'], action: string): { value: unknown } | undefined {
     const owner = ownerOf(target);
-    const actions = Object.hasOwn(this.mocks, owner) ? this.mocks[owner] : undefined;
-    return actions && Object.hasOwn(actions, action) ? { value: actions[action] } : undefined;
+    // The step's own key first, then a key naming the same connector the other way.
+    const others = Object.keys(this.mocks).filter((key) => key !== owner);
+    for (const key of Object.hasOwn(this.mocks, owner) ? [owner, ...others] : others) {
+      if (!mockAnswers(key, owner)) continue;
+      const actions = this.mocks[key];
+      if (actions && Object.hasOwn(actions, action)) return { value: actions[action] };
+    }
+    return undefined;
   }
 
   private unmocked(target: ActionCall['target'], action: string): ValidationError {
@@ -81,4 +88,17 @@ export class DryRunInterceptor implements RunInterceptor {
 /** The key of a target in `mockData`: the plugin slug, or the whole connector reference. */
 export function ownerOf(target: ActionCall['target']): string {
   return target.kind === 'plugin' ? target.slug : target.ref;
+}
+
+/**
+ * Whether the `mockData` key `key` answers the steps of `owner` (a plugin slug, a connector
+ * reference or an agent reference, as {@link ownerOf} gives): the same string, or the same
+ * connector written the other way — a `connector:acme/tools@1.0.0` key answers steps written
+ * `plugin: tools`, and a `tools` key answers steps of any `connector:<namespace>/tools@<version>`.
+ */
+export function mockAnswers(key: string, owner: string): boolean {
+  if (key === owner) return true;
+  const keyRef = parseConnectorRef(key);
+  if (keyRef) return keyRef.name === owner;
+  return parseConnectorRef(owner)?.name === key;
 }

@@ -33,4 +33,15 @@ describe('testing block checks', () => {
       'workflows[0].testing.dryRun.mockData.http.post: no step calls http action "post"',
     ]);
   });
+
+  it('counts a mock keyed by connector reference as used by steps written with its slug', () => {
+    const result = load(
+      file(
+        "      dryRun:\n        enabled: true\n        mockData:\n          'connector:acme/http@1.0.0': { get: {}, put: {} }\n",
+      ),
+    );
+    expect(warnings(result)).toEqual([
+      'workflows[0].testing.dryRun.mockData["connector:acme/http@1.0.0"].put: no step calls connector:acme/http@1.0.0 action "put"',
+    ]);
+  });
 });

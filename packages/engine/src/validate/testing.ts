@@ -3,6 +3,7 @@ import { describeValue } from '../diagnostics.js';
 import type { WorkflowContext } from './context.js';
 import { matchesInputType } from './inputs.js';
 import { listSteps, type StepVisit } from '../model.js';
+import { mockAnswers } from '../run/dry-run.js';
 
 /**
  * Checks the testing block: fixture names are unique, fixture inputs are declared, of the right
@@ -72,7 +73,7 @@ export function checkTesting(ctx: WorkflowContext): void {
   }
   for (const [owner, actions] of Object.entries(testing.dryRun?.mockData ?? {})) {
     const at = [...base, 'dryRun', 'mockData', owner];
-    const usedActions = used.get(owner);
+    const usedActions = usedBy(used, owner);
     if (!usedActions) {
       ctx.reporter.warning(
         at,
@@ -93,6 +94,20 @@ export function checkTesting(ctx: WorkflowContext): void {
       }
     }
   }
+}
+
+/**
+ * The actions called of the steps a `mockData` key answers ({@link mockAnswers}: the key itself,
+ * or the same connector by slug or by reference), or undefined when it answers no step.
+ */
+function usedBy(used: Map<string, Set<string>>, key: string): Set<string> | undefined {
+  let actions: Set<string> | undefined;
+  for (const [owner, called] of used) {
+    if (!mockAnswers(key, owner)) continue;
+    actions ??= new Set();
+    for (const action of called) actions.add(action);
+  }
+  return actions;
 }
 
 /** The steps of the workflow and of the workflows of the file it calls, transitively. */
