@@ -1,6 +1,6 @@
 import type { StreamEvent } from '@weft/core';
 import { describe, expect, it } from 'vitest';
-import { FakeClock, TestInvoker } from '../test-support/invoker.js';
+import { ManualClock, TestInvoker } from '../test-support/invoker.js';
 import { load } from '../test-support/load.js';
 import { runWorkflow } from './run-workflow.js';
 
@@ -21,7 +21,7 @@ describe("the run's clock", () => {
       - { name: a, plugin: p, action: slow }
       - { name: b, type: transform, input: { v: 1 } }
 `);
-    const clock = new FakeClock(T0);
+    const clock = new ManualClock(T0);
     const invoker = new TestInvoker({
       'p.slow': () => {
         clock.advance(250);
@@ -57,7 +57,7 @@ describe("the run's clock", () => {
     steps:
       - { name: a, plugin: p, action: hang }
 `);
-    const clock = new FakeClock(T0);
+    const clock = new ManualClock(T0);
     const invoker = new TestInvoker({
       'p.hang': () => {
         clock.advance(5_000);
@@ -78,7 +78,7 @@ describe("the run's clock", () => {
     steps:
       - { name: a, plugin: p, action: hang }
 `);
-    const clock = new FakeClock(T0);
+    const clock = new ManualClock(T0);
     const controller = new AbortController();
     const invoker = new TestInvoker({
       'p.hang': () => {

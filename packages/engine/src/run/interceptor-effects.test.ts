@@ -1,6 +1,6 @@
 import { TimeoutError, ValidationError, type InvocationUsage } from '@weft/core';
 import { describe, expect, it } from 'vitest';
-import { FakeClock, TestInvoker, withUsage } from '../test-support/invoker.js';
+import { ManualClock, TestInvoker, withUsage } from '../test-support/invoker.js';
 import { load } from '../test-support/load.js';
 import type { RunInterceptor, StepCall, TargetCheck } from './interceptors.js';
 import type { JournaledStep } from './records.js';
@@ -130,7 +130,7 @@ describe('aborting a step from a step hook', () => {
           begin();
         }),
     });
-    const clock = new FakeClock();
+    const clock = new ManualClock(0);
     const result = await runWorkflow(
       wf,
       {},

@@ -1,6 +1,6 @@
 import { ForbiddenError, ValidationError, type Principal } from '@weft/core';
 import { describe, expect, it } from 'vitest';
-import { FakeClock, TestInvoker } from '../test-support/invoker.js';
+import { ManualClock, TestInvoker } from '../test-support/invoker.js';
 import { load } from '../test-support/load.js';
 import type { Invocation, RunInterceptor, StepCall } from './interceptors.js';
 import type { JournaledStep } from './records.js';
@@ -149,7 +149,7 @@ describe('the interceptor chain', () => {
         return next(call);
       },
     };
-    const clock = new FakeClock();
+    const clock = new ManualClock(0);
     const result = await runWorkflow(wf, {}, { invoker, clock, interceptors: [flaky] });
     expect(seen).toEqual([1, 2, 3]);
     expect(clock.sleeps).toEqual([1000, 2000]);
@@ -177,7 +177,7 @@ describe('the interceptor chain', () => {
         return next(call);
       },
     };
-    const clock = new FakeClock();
+    const clock = new ManualClock(0);
     const result = await runWorkflow(wf, {}, { invoker, clock, interceptors: [record] });
     expect(seen).toEqual(['0#1 {"v":10}', '0#2 {"v":10}', '1#1 {"v":20}', '1#2 {"v":20}']);
     expect(result.steps['a']).toMatchObject({ output: [10, 20], attempts: 4 });

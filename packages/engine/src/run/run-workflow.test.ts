@@ -1,6 +1,6 @@
 import { ValidationError, type StreamEvent } from '@weft/core';
 import { describe, expect, it } from 'vitest';
-import { FakeClock, TestInvoker, delay } from '../test-support/invoker.js';
+import { ManualClock, TestInvoker, delay } from '../test-support/invoker.js';
 import { load } from '../test-support/load.js';
 import { runWorkflow } from './run-workflow.js';
 
@@ -110,7 +110,7 @@ describe('running workflows', () => {
           return 'ok';
         },
       });
-      const clock = new FakeClock();
+      const clock = new ManualClock(0);
       const result = await runWorkflow(wf, {}, { invoker, clock });
       expect(result.status).toBe('completed');
       expect(result.steps['a']!.attempts).toBe(4);
@@ -124,7 +124,7 @@ describe('running workflows', () => {
     steps:
       - { name: a, plugin: p, action: bad, retry: { max_attempts: 3 } }
 `);
-    const clock = new FakeClock();
+    const clock = new ManualClock(0);
     const validation = new TestInvoker({
       'p.bad': () => {
         throw new ValidationError('no', { field: 'input.x', constraint: 'required' });

@@ -1,7 +1,6 @@
 import type {
   ActionCall,
   ActionInvoker,
-  Clock,
   ExecutionContext,
   InvocationResult,
   InvocationUsage,
@@ -46,23 +45,7 @@ export function withUsage(output: unknown, usage: InvocationUsage): unknown {
   return new WithUsage({ output, usage });
 }
 
-/** A clock whose sleeps resolve at once and are recorded; time moves only by them and `advance`. */
-export class FakeClock implements Clock {
-  readonly sleeps: number[] = [];
-  constructor(private time = 0) {}
-  now(): number {
-    return this.time;
-  }
-  /** Moves time forward by `ms`. */
-  advance(ms: number): void {
-    this.time += ms;
-  }
-  sleep(ms: number): Promise<void> {
-    this.sleeps.push(ms);
-    this.time += ms;
-    return Promise.resolve();
-  }
-}
+export { ManualClock } from '@weft/core/testing';
 
 /** Resolves after `ms` real milliseconds, or rejects when `signal` aborts. */
 export function delay(ms: number, signal?: AbortSignal): Promise<void> {

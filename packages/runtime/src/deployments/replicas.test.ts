@@ -11,7 +11,7 @@ import {
   keyPrincipal,
 } from '@weft/core';
 import { openTestTriggerStores, type TestTriggerStores } from '@weft/store';
-import { FakeClock, RecordingStarter } from '../triggers/test-support.js';
+import { ManualClock, RecordingStarter } from '../triggers/test-support.js';
 import { createTriggers, type Triggers } from './create-triggers.js';
 
 const url = process.env['WEFT_TEST_DATABASE_URL'];
@@ -41,7 +41,7 @@ interface Replica {
 
 async function replica(
   stores: { deployments: DeploymentStore; triggers: TriggerStore },
-  clock: FakeClock,
+  clock: ManualClock,
   secret = 's3cret',
 ): Promise<Replica> {
   const starter = new RecordingStarter();
@@ -80,7 +80,7 @@ describe.each([
   { name: 'PostgreSQL (set WEFT_TEST_DATABASE_URL to run)', kind: 'postgres' as const, skip: !url },
 ])('deployments across replicas ($name)', ({ kind, skip }) => {
   const dir = mkdtempSync(join(tmpdir(), 'weft-replicas-'));
-  const clock = new FakeClock(NINE_BERLIN - 3_600_000);
+  const clock = new ManualClock(NINE_BERLIN - 3_600_000);
   let opened: TestTriggerStores[] = [];
   let a: Replica;
   let b: Replica;

@@ -1,5 +1,5 @@
 import { keyPrincipal } from '@weft/core';
-import type { Clock, StoredExecution } from '@weft/core';
+import type { StoredExecution } from '@weft/core';
 import type { TestExecutionsStore } from '@weft/store';
 import { loadRequestedWorkflow } from '../executions/definition.js';
 import type { RuntimeOptions } from '../options.js';
@@ -28,16 +28,7 @@ export const TWO_STEPS = workflowText(
 `,
 );
 
-/** A clock tests move by hand (its sleeps move it too). */
-export class HandClock implements Clock {
-  constructor(public ms = Date.parse('2026-03-01T12:00:00.000Z')) {}
-  now(): number {
-    return this.ms;
-  }
-  async sleep(ms: number): Promise<void> {
-    this.ms += ms;
-  }
-}
+export { ManualClock } from '@weft/core/testing';
 
 /** Replicas of a runtime over one store, and the steps they ran. */
 export interface WaitWorld {

@@ -1,21 +1,8 @@
-import { EnvironmentSecretsProvider, type Clock, type Trigger } from '@weft/core';
+import { EnvironmentSecretsProvider, type Trigger } from '@weft/core';
 import type { WorkflowDefinition } from '@weft/engine';
 import type { PendingRecord, StartExecution, StartRequest } from './start-execution.js';
 
-/** A clock whose time only moves when a test says so. */
-export class FakeClock implements Clock {
-  constructor(public ms: number) {}
-  now(): number {
-    return this.ms;
-  }
-  async sleep(ms: number): Promise<void> {
-    this.ms += ms;
-  }
-  /** Moves time forward. */
-  advance(ms: number): void {
-    this.ms += ms;
-  }
-}
+export { ManualClock } from '@weft/core/testing';
 
 /** A {@link StartExecution} that records what it was asked and answers pending records. */
 export class RecordingStarter {

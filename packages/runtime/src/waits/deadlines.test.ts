@@ -3,7 +3,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { openTestExecutionsStore, type TestExecutionsStore } from '@weft/store';
 import { loadRequestedWorkflow } from '../executions/definition.js';
 import {
-  HandClock,
+  ManualClock,
   TWO_STEPS,
   WAIT_STORES,
   waitWorld,
@@ -28,7 +28,7 @@ describe.each(WAIT_STORES)('wait deadlines on $name', ({ kind, url, skip }) => {
   it.skipIf(skip)('fails a wait with TIMEOUT at its deadline, not before', async () => {
     store = await openTestExecutionsStore(kind, url);
     world = waitWorld(store);
-    const clock = new HandClock();
+    const clock = new ManualClock();
     const h = await world.replica({ clock });
     const { id } = await world.startWaiting(h, approval(60_000));
     expect(h.runtime.deadlines.nextDeadline).toBe(clock.ms + 60_000);
@@ -55,7 +55,7 @@ describe.each(WAIT_STORES)('wait deadlines on $name', ({ kind, url, skip }) => {
     async () => {
       store = await openTestExecutionsStore(kind, url);
       world = waitWorld(store);
-      const clock = new HandClock();
+      const clock = new ManualClock();
       const first = await world.replica({ clock });
       const soon = await world.startWaiting(first, approval(60_000));
       const later = await world.startWaiting(first, approval(120_000));
@@ -87,7 +87,7 @@ describe.each(WAIT_STORES)('wait deadlines on $name', ({ kind, url, skip }) => {
     async () => {
       store = await openTestExecutionsStore(kind, url);
       world = waitWorld(store);
-      const clock = new HandClock();
+      const clock = new ManualClock();
       const h = await world.replica({ clock });
       const request = {
         ...loadRequestedWorkflow({ workflow: TWO_STEPS }),
@@ -110,7 +110,7 @@ describe.each(WAIT_STORES)('wait deadlines on $name', ({ kind, url, skip }) => {
   it.skipIf(skip)('learns the deadlines of waits other replicas start', async () => {
     store = await openTestExecutionsStore(kind, url);
     world = waitWorld(store);
-    const clock = new HandClock();
+    const clock = new ManualClock();
     const watching = await world.replica({ clock, sweepMs: 50 });
     const starting = await world.replica({ clock });
     const { created_at } = await world.startWaiting(starting, approval(30_000));

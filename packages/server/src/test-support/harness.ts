@@ -5,6 +5,7 @@ import type { PluginDefinition, PluginUsage, RegistryStore } from '@weft/core';
 import { createApiKey } from '@weft/identity';
 import { openTestStore, type TestStore } from '@weft/store';
 import { buildServer, type BuiltServer } from '../build.js';
+import { ManualClock } from '@weft/core/testing';
 
 const databaseUrl = process.env['WEFT_TEST_DATABASE_URL'];
 
@@ -18,14 +19,8 @@ export const TEST_STORES = [
   },
 ];
 
-/** A clock tests move by hand. */
-export class ManualClock {
-  constructor(public ms = Date.parse('2026-03-01T12:00:00.000Z')) {}
-  now = (): number => this.ms;
-  advanceHours(hours: number): void {
-    this.ms += hours * 3_600_000;
-  }
-}
+/** A clock tests move by hand (shared by every package's tests). */
+export { ManualClock };
 
 /** Active workflows by `slug@version`, set by tests. */
 export class FakeUsage implements PluginUsage {

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { UnauthorizedError, type EventTrigger, keyPrincipal } from '@weft/core';
-import { FakeClock, RecordingStarter, workflowWith } from '../test-support.js';
+import { ManualClock, RecordingStarter, workflowWith } from '../test-support.js';
 import { EventRouter } from './event-router.js';
 import { eventRoutes } from './events-plugin.js';
 import { matchesFilter, valueAt } from './filter.js';
@@ -149,7 +149,7 @@ describe('SNS subscription endpoint', () => {
   let privateKey: string;
   const certUrl = 'https://sns.eu-west-1.amazonaws.com/SimpleNotificationService-test.pem';
   const arn = 'arn:aws:sns:eu-west-1:123456789012:orders';
-  const clock = new FakeClock(Date.parse('2026-06-01T12:00:00.000Z'));
+  const clock = new ManualClock(Date.parse('2026-06-01T12:00:00.000Z'));
 
   beforeAll(() => {
     dir = mkdtempSync(join(tmpdir(), 'weft-sns-'));

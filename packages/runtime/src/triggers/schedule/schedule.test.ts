@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { type ScheduleTrigger } from '@weft/core';
 import { MemoryTriggerStore } from '@weft/store/memory';
-import { FakeClock, pendingRecordOf, RecordingStarter, workflowWith } from '../test-support.js';
+import { ManualClock, pendingRecordOf, RecordingStarter, workflowWith } from '../test-support.js';
 import { compileSchedule, dueFires, nextFireAfter, upcomingFires } from './schedule.js';
 import { Scheduler } from './scheduler.js';
 
@@ -20,7 +20,7 @@ function schedule(cron: string, timezone?: string, catchup?: ScheduleTrigger['ca
 
 /** Every fire of `cron` in `zone` from `from` for `hours`, ticking a scheduler once a minute. */
 async function firesOver(cron: string, zone: string, from: string, hours: number) {
-  const clock = new FakeClock(at(from));
+  const clock = new ManualClock(at(from));
   const starter = new RecordingStarter();
   const scheduler = new Scheduler({ store: new MemoryTriggerStore(), start: starter.start, clock });
   await scheduler.register('nightly', [schedule(cron, zone)]);
@@ -174,7 +174,7 @@ describe('catch-up after downtime', () => {
 
   it('a restarted scheduler catches up from the stored next fire', async () => {
     const store = new MemoryTriggerStore();
-    const clock = new FakeClock(at('2026-01-01T00:30:00Z'));
+    const clock = new ManualClock(at('2026-01-01T00:30:00Z'));
     const first = new Scheduler({ store, start: new RecordingStarter().start, clock });
     await first.register('nightly', [hourly()]);
     expect(await store.getNextFire('nightly', '0:0 * * * *@UTC')).toBe(at('2026-01-01T01:00:00Z'));
@@ -193,7 +193,7 @@ describe('catch-up after downtime', () => {
 describe('exactly once across replicas', () => {
   it('two schedulers sharing a store start each fire once', async () => {
     const store = new MemoryTriggerStore();
-    const clock = new FakeClock(at('2026-01-01T00:00:30Z'));
+    const clock = new ManualClock(at('2026-01-01T00:00:30Z'));
     const starters = [new RecordingStarter(), new RecordingStarter()];
     const replicas = starters.map((s) => new Scheduler({ store, start: s.start, clock }));
     for (const r of replicas) await r.register('nightly', [schedule('* * * * *')]);
@@ -210,7 +210,7 @@ describe('exactly once across replicas', () => {
 
   it('a fire whose start fails is logged and not retried', async () => {
     const store = new MemoryTriggerStore();
-    const clock = new FakeClock(at('2026-01-01T00:00:30Z'));
+    const clock = new ManualClock(at('2026-01-01T00:00:30Z'));
     const starter = new RecordingStarter();
     starter.failWith = new Error('down');
     const errors: string[] = [];
@@ -227,7 +227,7 @@ describe('exactly once across replicas', () => {
   });
 
   it('prepares the fires of an instant ahead of it and stores them at that instant', async () => {
-    const clock = new FakeClock(at('2026-01-01T00:00:59.920Z'));
+    const clock = new ManualClock(at('2026-01-01T00:00:59.920Z'));
     const seen: string[] = [];
     const fired: { dueMs: number; firedMs: number }[] = [];
     const scheduler = new Scheduler({
@@ -273,7 +273,7 @@ describe('exactly once across replicas', () => {
   });
 
   it('a fire that cannot be stored is logged; the others of its instant start', async () => {
-    const clock = new FakeClock(at('2026-01-01T00:00:30Z'));
+    const clock = new ManualClock(at('2026-01-01T00:00:30Z'));
     const errors: unknown[] = [];
     const scheduler = new Scheduler({
       store: new MemoryTriggerStore(),

@@ -5,7 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { type WebhookTrigger } from '@weft/core';
 import { MemoryTriggerStore } from '@weft/store/memory';
 import {
-  FakeClock,
+  ManualClock,
   pendingRecordOf,
   RecordingStarter,
   secretsOf,
@@ -24,7 +24,7 @@ const sign = (body: string, secret = SECRET) =>
 let app: FastifyInstance;
 let starter: RecordingStarter;
 let audit: WebhookAuditEntry[];
-let clock: FakeClock;
+let clock: ManualClock;
 let table: WebhookTable;
 
 async function serve(trigger: WebhookTrigger, trustedProxies: string[] = []) {
@@ -74,7 +74,7 @@ function post(body: string, headers: Record<string, string> = {}, remoteAddress?
 beforeEach(() => {
   starter = new RecordingStarter();
   audit = [];
-  clock = new FakeClock(NOW);
+  clock = new ManualClock(NOW);
   table = new WebhookTable();
 });
 afterEach(async () => app?.close());

@@ -3,7 +3,7 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { type WebhookTrigger } from '@weft/core';
 import { MemoryTriggerStore } from '@weft/store/memory';
-import { FakeClock, RecordingStarter, secretsOf, workflowWith } from '../test-support.js';
+import { ManualClock, RecordingStarter, secretsOf, workflowWith } from '../test-support.js';
 import { compileWebhook } from './compile-webhook.js';
 import type { WebhookAuditEntry } from './refusal.js';
 import { webhookRoutes } from './webhook-plugin.js';
@@ -25,7 +25,7 @@ let app: FastifyInstance;
 let base: string;
 let starter: RecordingStarter;
 let audit: WebhookAuditEntry[];
-let clock: FakeClock;
+let clock: ManualClock;
 
 async function serve(trigger: WebhookTrigger, secret = SECRET) {
   const workflow = workflowWith('orders', [trigger]);
@@ -66,7 +66,7 @@ const hook = (security: WebhookTrigger['security'], header = 'X-Signature'): Web
 beforeEach(() => {
   starter = new RecordingStarter();
   audit = [];
-  clock = new FakeClock(NOW);
+  clock = new ManualClock(NOW);
 });
 afterEach(async () => app?.close());
 
