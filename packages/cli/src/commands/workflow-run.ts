@@ -1,15 +1,7 @@
-import { readFileSync } from 'node:fs';
 import { Option, type Command } from 'commander';
 import { WeftError, type Principal, type StreamEvent } from '@weft/core';
 import { resolveInputs, type WorkflowDefinition } from '@weft/engine';
-import {
-  Weft,
-  type CommonWeftOptions,
-  type RouterAccessOptions,
-  type RunResult,
-  type RunsHereOptions,
-  type WeftOptions,
-} from '@weft/sdk';
+import { Weft, type CommonWeftOptions, type RunResult, type RunsHereOptions } from '@weft/sdk';
 import { EXIT } from '../exit-codes.js';
 import type { Io } from '../io.js';
 import { loadAgentsFlag } from '../agents-dir.js';
@@ -17,7 +9,7 @@ import { LiveStepList } from '../follow-execution.js';
 import { loadFile } from '../load-files.js';
 import { addDetectorOptions, cliDetectors, type DetectorFlags } from '../detector-flags.js';
 import { maxFileSizeOption, outputOption, workflowOption } from '../options.js';
-import { routeAiSdkWarnings, type AgentDefinition, type AgentRunner } from '@weft/agents';
+import { routeAiSdkWarnings } from '@weft/agents';
 import { countLine, printDiagnostics } from '../report.js';
 import {
   collectExecution,
@@ -29,7 +21,6 @@ import {
   missingServerSetting,
   resolveMode,
   serverSettings,
-  type ModeFlags,
   type RunMode,
 } from './run-support.js';
 import { printRun, runDocument } from './run-output.js';
@@ -43,8 +34,9 @@ import {
   type IdentityFlags,
 } from './run-identity.js';
 import { approverFor, preflight, refusalMessage, startFailureExit } from './run-authorization.js';
+import { agentRunner, modeOptions, type ClientFlags } from './run-client-options.js';
 
-interface RunFlags extends ModeFlags, IdentityFlags, DetectorFlags {
+interface RunFlags extends ClientFlags, IdentityFlags, DetectorFlags {
   input: Record<string, unknown>;
   workflow?: string;
   all?: boolean;
@@ -54,10 +46,6 @@ interface RunFlags extends ModeFlags, IdentityFlags, DetectorFlags {
   logFormat: 'text' | 'json';
   maxFileSize: number;
   agents?: string;
-  routerCert?: string;
-  routerKey?: string;
-  routerCa?: string;
-  routerToken?: string;
 }
 
 /**
@@ -253,24 +241,6 @@ async function runCommand(io: Io, file: string, flags: RunFlags): Promise<number
   }
 }
 
-/**
- * The runner of the agent steps, with tools looked up on the router or server when the mode
- * sends actions there. Its modules (the model backends, tracing, the registry's definition
- * parser) are imported only here, for a file that has agents to run.
- */
-async function agentRunner(
-  agents: AgentDefinition[],
-  mode: RunMode,
-  flags: RunFlags,
-  weft: () => Weft,
-): Promise<AgentRunner> {
-  const [{ localAgentRunner }, { remoteToolSchemas }] = await Promise.all([
-    import('../agent-runner.js'),
-    import('./run-tool-schemas.js'),
-  ]);
-  return localAgentRunner(agents, weft, remoteToolSchemas(mode, flags, weft));
-}
-
 /** Runs the selected workflows one after the other; an interrupt cancels the run and stops. */
 async function runEach(
   io: Io,
@@ -367,56 +337,6 @@ function select(workflows: WorkflowDefinition[], flags: RunFlags): WorkflowDefin
   }
   if (workflows.length === 1) return workflows;
   return `the file has ${workflows.length} workflows (${workflows.map((w) => w.name).join(', ')}): pick one with --workflow NAME, or --all`;
-}
-
-/**
- * The client's options for the run's mode, each mode with its own settings: `cloud` runs on the
- * server, which authorizes the caller and enforces guardrails, so it takes nothing of `here`.
- */
-function modeOptions(
-  mode: RunMode,
-  flags: RunFlags,
-  common: CommonWeftOptions,
-  here: RunsHereOptions,
-): WeftOptions {
-  switch (mode) {
-    case 'local':
-      return { ...common, ...here };
-    case 'self_hosted':
-      return { ...common, ...here, executionMode: mode, ...routerOptions(flags) };
-    case 'cloud':
-      return { ...common, executionMode: mode, ...serverSettings(flags) };
-    case 'hybrid':
-      return {
-        ...common,
-        ...here,
-        executionMode: mode,
-        ...serverSettings(flags),
-        ...(flags.router !== undefined ? routerOptions(flags) : {}),
-      };
-  }
-}
-
-/** The router of the Weft client (`self_hosted`, `hybrid`) from `--router` and its TLS files. */
-function routerOptions(
-  flags: RunFlags,
-): RouterAccessOptions & { routerUrl: string; apiKey?: string } {
-  return {
-    routerUrl: flags.router!,
-    ...(flags.routerToken !== undefined ? { routerCredential: flags.routerToken } : {}),
-    ...(flags.routerToken === undefined && flags.apiKey !== undefined
-      ? { apiKey: flags.apiKey }
-      : {}),
-    ...(flags.routerCert && flags.routerKey
-      ? {
-          routerTls: {
-            cert: readFileSync(flags.routerCert),
-            key: readFileSync(flags.routerKey),
-            ...(flags.routerCa ? { ca: readFileSync(flags.routerCa) } : {}),
-          },
-        }
-      : {}),
-  };
 }
 
 /** `--async`: starts each run on the server and prints its pending record(s). */
