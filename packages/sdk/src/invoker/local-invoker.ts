@@ -3,6 +3,7 @@ import {
   type ActionCall,
   type ActionInvoker,
   type ConnectorDefinition,
+  type ConnectorRuntime,
   type InvocationResult,
 } from '@weft/core';
 import { Reporter } from '@weft/engine';
@@ -20,6 +21,7 @@ import type { ActionRun } from '../kinds/action-run.js';
 import { abortError, toActionError } from '../kinds/errors.js';
 import { runHttp } from '../kinds/http.js';
 import { runShell } from '../kinds/shell.js';
+import { Sandbox } from '../sandbox/index.js';
 import { ConnectorTable, type Resolved } from './connector-table.js';
 import { readConnectorDir, readConnectorFile, type ConnectorSource } from './read-files.js';
 import { compileInvokerOptions, type LocalInvokerOptions } from './options.js';
@@ -39,6 +41,7 @@ export class LocalInvoker implements ActionInvoker {
   private ajv: Ajv | undefined;
   private readonly table = new ConnectorTable();
   private readonly implicit = new Map<string, CompiledConnector>();
+  private sandbox: Promise<Sandbox> | undefined;
 
   constructor(options: LocalInvokerOptions = {}) {
     this.options = compileInvokerOptions(options);
@@ -122,7 +125,12 @@ export class LocalInvoker implements ActionInvoker {
       const value = context.environment[name];
       if (value !== undefined && value !== '') context.addSecret?.(name, value);
     }
-    const run: ActionRun = { ...resolved, input: call.input, context: call.context };
+    const run: ActionRun = {
+      ...resolved,
+      input: call.input,
+      context: call.context,
+      stepRuntime: (call as { runtime?: ConnectorRuntime }).runtime,
+    };
     return connector.limit(async () => {
       if (context.aborted) throw abortError(context.signal);
       let output: unknown;
@@ -141,10 +149,19 @@ export class LocalInvoker implements ActionInvoker {
       case 'function':
         return Promise.resolve(handler!(run.input, run.context));
       case 'shell':
-        return runShell(run, this.options.maxOutputBytes);
+        return this.shellSandbox().then((sandbox) =>
+          runShell(run, this.options.maxOutputBytes, sandbox),
+        );
       case 'http':
         return runHttp(run, this.options.maxOutputBytes, this.options.httpEgress);
     }
+  }
+
+  /** The sandbox of shell actions, opened (host probed, leftovers removed) at the first one. */
+  shellSandbox(): Promise<Sandbox> {
+    const option = this.options.sandbox;
+    this.sandbox ??= option instanceof Sandbox ? Promise.resolve(option) : Sandbox.open(option);
+    return this.sandbox;
   }
 
   private resolve(target: ActionCall['target'], action: string, requireHandler = true): Resolved {

@@ -1,6 +1,7 @@
 import { CONNECTOR_DEFAULTS, ValidationError } from '@weft/core';
 import type { LookupFunction } from 'node:net';
 import type { Environment } from '../connector/interpolate-env.js';
+import type { Sandbox, SandboxOptions } from '../sandbox/index.js';
 
 /**
  * Where `http` connectors may send requests, for a host that must not be made to call its own
@@ -31,6 +32,12 @@ export interface LocalInvokerOptions {
   maxFileSize?: number;
   /** Where `http` connectors may send requests. Default: anywhere, with Node's fetch. */
   httpEgress?: HttpEgress;
+  /**
+   * The sandbox `shell` actions run in (docs/workflow-language.md#connector-runtime): one made
+   * already, or the options of the one opened at the first shell call. Default: strict, parent
+   * group `weft` below this process's own.
+   */
+  sandbox?: Sandbox | SandboxOptions;
 }
 
 /** {@link LocalInvokerOptions} with defaults filled in. */
@@ -41,6 +48,7 @@ export interface CompiledInvokerOptions {
   maxOutputBytes: number;
   maxFileSize: number | undefined;
   httpEgress: HttpEgress | undefined;
+  sandbox: Sandbox | SandboxOptions;
 }
 
 /** Default largest command stdout or HTTP body: 10 MiB. */
@@ -67,6 +75,7 @@ export function compileInvokerOptions(options: LocalInvokerOptions = {}): Compil
     ),
     maxFileSize: options.maxFileSize,
     httpEgress: options.httpEgress,
+    sandbox: options.sandbox ?? {},
   };
 }
 

@@ -25,7 +25,7 @@ const shellFile = (name: string) => `connector:
   version: 1.0.0
 actions:
   - name: where
-    command: [node, -e, "console.log(JSON.stringify({cwd: process.cwd()}))"]
+    command: [node, -e, "console.log(JSON.stringify({cwd: process.cwd(), dir: process.env.WEFT_CONNECTOR_DIR, tmp: process.env.TMPDIR}))"]
 `;
 
 describe('connector files', () => {
@@ -77,11 +77,15 @@ describe('connector files', () => {
     });
   });
 
-  it('loads only *.yaml, *.yml and *.json files and runs commands in the file folder', async () => {
+  it('loads only *.yaml, *.yml and *.json files and tells commands the file folder', async () => {
     const dir = await folder({ 'a.yml': shellFile('a'), 'notes.txt': 'not a connector' });
     const invoker = new LocalInvoker();
     expect((await invoker.loadConnectorDir(dir)).map((c) => c.name)).toEqual(['a']);
-    expect(await run(invoker, 'a.where')).toEqual({ cwd: dir });
+    const where = (await run(invoker, 'a.where')) as { cwd: string; dir: string; tmp: string };
+    // The command runs in a scratch directory of its own, never in the plugins folder.
+    expect(where.dir).toBe(dir);
+    expect(where.cwd).not.toBe(dir);
+    expect(where.tmp).toBe(where.cwd);
   });
 
   it('checks every file before registering any, and names each bad one', async () => {

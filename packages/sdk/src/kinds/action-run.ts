@@ -1,4 +1,4 @@
-import type { ExecutionContext } from '@weft/core';
+import type { ConnectorRuntime, ExecutionContext } from '@weft/core';
 import type { CompiledAction, CompiledConnector } from '../connector/compile-connector.js';
 
 /** One call as the kind runners see it, after resolution and input validation. */
@@ -10,6 +10,8 @@ export interface ActionRun {
   readonly call: string;
   readonly input: Record<string, unknown>;
   readonly context: ExecutionContext;
+  /** The step's `runtime` block, which overrides the connector's field by field. */
+  readonly stepRuntime?: ConnectorRuntime | undefined;
 }
 
 /** Limits of the `shell` and `http` runners. */

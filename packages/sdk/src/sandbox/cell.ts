@@ -1,0 +1,182 @@
+import { join } from 'node:path';
+import type { Cgroup } from './cgroup.js';
+import type { LimitName, SandboxLimits } from './limits.js';
+import { diskUsage, removeTree } from './scratch.js';
+
+/** How often the scratch directory is measured while the action runs. */
+export const STORAGE_CHECK_MS = 100;
+
+/** A limit the action went past: what `details` of its `BACKEND_ERROR` say. */
+export interface Breach {
+  readonly limit: LimitName;
+  /** The limit as configured (`"64MB"`, `8`), or the default's value in bytes. */
+  readonly configured: string | number;
+  /** What was seen, where known (bytes, tasks). */
+  readonly observed?: number;
+  /** One sentence for the message. */
+  readonly reason: string;
+}
+
+/** The program to spawn for a command, after {@link Cell.wrap}. */
+export interface WrappedCommand {
+  readonly file: string;
+  readonly args: string[];
+}
+
+/**
+ * Joins the cgroup, then execs: `sh -c SCRIPT weft-sandbox N procs... -- command...`. Every
+ * value comes in as an argument: nothing of the command is parsed by the shell.
+ */
+const JOIN_SCRIPT =
+  'n=$1; shift; while [ "$n" -gt 0 ]; do echo $$ > "$1" || { echo "weft-sandbox: cannot join $1" >&2; exit 125; }; ' +
+  'shift; n=$((n-1)); done; shift; exec "$@"';
+
+/**
+ * One action process's confinement: its control group (if the host has one), its scratch
+ * directory and the limits. Made by `Sandbox.enter`; `dispose` kills what is left and removes
+ * both.
+ */
+export class Cell {
+  private storageBreach: Breach | undefined;
+  private watcher: NodeJS.Timeout | undefined;
+  private disposed = false;
+
+  constructor(
+    /** The working directory and `TMPDIR` of the action. */
+    readonly scratch: string,
+    readonly limits: SandboxLimits,
+    private readonly group: Cgroup | undefined,
+    private readonly prlimit: string | undefined,
+  ) {}
+
+  /** The variables the action gets on top of its environment. */
+  environment(): Record<string, string> {
+    return {
+      TMPDIR: this.scratch,
+      TMP: this.scratch,
+      TEMP: this.scratch,
+      WEFT_SCRATCH_DIR: this.scratch,
+    };
+  }
+
+  /** The command that runs `program args` inside the cell (cgroup joined, rlimits set). */
+  wrap(program: string, args: readonly string[]): WrappedCommand {
+    const command = [program, ...args];
+    const rlimits: string[] = [];
+    if (this.prlimit) {
+      const fds = this.limits.maxFileDescriptors;
+      if (fds !== undefined) rlimits.push(`--nofile=${fds}:${fds}`);
+      const bytes = this.limits.storageBytes;
+      if (bytes !== undefined) rlimits.push(`--fsize=${bytes}:${bytes}`);
+    }
+    const limited = rlimits.length > 0 ? [this.prlimit!, ...rlimits, '--', ...command] : command;
+    const procs = this.group?.procsFiles() ?? [];
+    if (procs.length === 0) {
+      const [file, ...rest] = limited;
+      return { file: file!, args: rest };
+    }
+    return {
+      file: '/bin/sh',
+      args: ['-c', JOIN_SCRIPT, 'weft-sandbox', String(procs.length), ...procs, '--', ...limited],
+    };
+  }
+
+  /**
+   * Measures the scratch directory every {@link STORAGE_CHECK_MS} while the action runs when a
+   * `storage.maxSize` is set; `onBreach` is called once when it is over.
+   */
+  watchStorage(onBreach: (breach: Breach) => void): void {
+    const cap = this.limits.storageBytes;
+    if (cap === undefined) return;
+    let measuring = false;
+    this.watcher = setInterval(() => {
+      if (measuring || this.storageBreach) return;
+      measuring = true;
+      void diskUsage(this.scratch).then((used) => {
+        measuring = false;
+        if (used <= cap || this.storageBreach || this.disposed) return;
+        this.storageBreach = this.storage(used);
+        onBreach(this.storageBreach);
+      });
+    }, STORAGE_CHECK_MS);
+    this.watcher.unref();
+  }
+
+  /**
+   * After the process ended: the limit it went past, if any — storage (the watcher, a file over
+   * `RLIMIT_FSIZE`, or the size at exit), memory (the OOM killer acted), processes (a fork was
+   * refused at `pids.max`), file descriptors (a failure that says `EMFILE`).
+   */
+  async breach(
+    code: number | null,
+    signal: string | null,
+    stderr: string,
+  ): Promise<Breach | undefined> {
+    this.stopWatching();
+    if (this.storageBreach) return this.storageBreach;
+    const cap = this.limits.storageBytes;
+    if (cap !== undefined) {
+      const used = await diskUsage(this.scratch);
+      if (signal === 'SIGXFSZ' || used > cap) return this.storage(used);
+    }
+    const stats = this.group?.stats();
+    const written = this.limits.written;
+    if (stats && stats.oomKills > 0) {
+      return {
+        limit: 'memory',
+        configured: written.memory ?? this.limits.memoryBytes,
+        ...(stats.memoryPeak !== undefined ? { observed: stats.memoryPeak } : {}),
+        reason: `the command went over its memory limit of ${written.memory ?? `${this.limits.memoryBytes} bytes`} and was killed`,
+      };
+    }
+    if (stats && stats.pidsRefused > 0 && this.limits.maxProcesses !== undefined) {
+      return {
+        limit: 'processes',
+        configured: this.limits.maxProcesses,
+        ...(stats.pidsPeak !== undefined ? { observed: stats.pidsPeak } : {}),
+        reason: `the command tried to run more than ${this.limits.maxProcesses} processes and threads (${stats.pidsRefused} refused)`,
+      };
+    }
+    const fds = this.limits.maxFileDescriptors;
+    if (fds !== undefined && code !== 0 && /EMFILE|too many open files/i.test(stderr)) {
+      return {
+        limit: 'file_descriptors',
+        configured: fds,
+        reason: `the command ran out of file descriptors (limit ${fds})`,
+      };
+    }
+    return undefined;
+  }
+
+  /** Kills what is left in the group, removes it, and removes the scratch directory if ephemeral. */
+  async dispose(): Promise<void> {
+    if (this.disposed) return;
+    this.disposed = true;
+    this.stopWatching();
+    try {
+      await this.group?.remove();
+    } finally {
+      if (this.limits.ephemeral) removeTree(this.scratch);
+    }
+  }
+
+  /** Kills every process of the cell now (the process group is killed by the caller too). */
+  kill(): void {
+    this.group?.killAll();
+  }
+
+  private stopWatching(): void {
+    if (this.watcher) clearInterval(this.watcher);
+    this.watcher = undefined;
+  }
+
+  private storage(used: number): Breach {
+    const written = this.limits.written.storage ?? `${this.limits.storageBytes} bytes`;
+    return {
+      limit: 'storage',
+      configured: written,
+      ...(Number.isFinite(used) ? { observed: used } : {}),
+      reason: `the command wrote more than its storage.maxSize of ${written} to ${join(this.scratch)}`,
+    };
+  }
+}
