@@ -143,7 +143,11 @@ export class LocalInvoker implements ActionInvoker {
       case 'shell':
         return runShell(run, this.options.maxOutputBytes);
       case 'http':
-        return runHttp(run, this.options.maxOutputBytes, this.options.httpEgress);
+        return runHttp(run, {
+          maxBytes: this.options.maxOutputBytes,
+          egress: this.options.httpEgress,
+          clock: this.options.clock,
+        });
     }
   }
 

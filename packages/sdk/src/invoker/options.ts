@@ -1,4 +1,4 @@
-import { CONNECTOR_DEFAULTS, ValidationError } from '@weft/core';
+import { CONNECTOR_DEFAULTS, systemClock, ValidationError, type Clock } from '@weft/core';
 import type { LookupFunction } from 'node:net';
 import type { Environment } from '../connector/interpolate-env.js';
 
@@ -31,6 +31,11 @@ export interface LocalInvokerOptions {
   maxFileSize?: number;
   /** Where `http` connectors may send requests. Default: anywhere, with Node's fetch. */
   httpEgress?: HttpEgress;
+  /**
+   * The clock `http` calls wait on for their `network.bandwidth` (tests pass a manual one).
+   * Default: the system clock.
+   */
+  clock?: Clock;
 }
 
 /** {@link LocalInvokerOptions} with defaults filled in. */
@@ -41,6 +46,7 @@ export interface CompiledInvokerOptions {
   maxOutputBytes: number;
   maxFileSize: number | undefined;
   httpEgress: HttpEgress | undefined;
+  clock: Clock;
 }
 
 /** Default largest command stdout or HTTP body: 10 MiB. */
@@ -67,6 +73,7 @@ export function compileInvokerOptions(options: LocalInvokerOptions = {}): Compil
     ),
     maxFileSize: options.maxFileSize,
     httpEgress: options.httpEgress,
+    clock: options.clock ?? systemClock,
   };
 }
 
