@@ -6,7 +6,7 @@ export { CONNECTOR_LIMITS } from './validate/runtime-limits.js';
 export { matchesInputType } from './validate/inputs.js';
 export { isTimeZone, isAddressOrCidr } from './validate/triggers.js';
 export * from './summary.js';
-export { parseBytes, parseCpu } from './validate/quantities.js';
+export { parseBytes, parseByteRate, parseCpu } from './validate/quantities.js';
 export { parseWorkflowSource, type ParsedSource } from './load/parse-document.js';
 export { Reporter, type ReportExtras } from './load/reporter.js';
 export { SchemaChecker, isPlainObject } from './validate/schema-check.js';

@@ -21,6 +21,13 @@ export const CONNECTOR_DEFAULTS = {
   concurrency: 10,
   /** Largest cap of in-flight calls per connector. */
   maxConcurrency: 100,
+  /**
+   * Default `runtime.network.bandwidth` of an `http` call, in bytes per second: 10MB/s, counted
+   * as `parseByteRate` counts it (1 MB = 10^6 bytes).
+   */
+  bandwidthBytesPerSecond: 10_000_000,
+  /** Largest `runtime.network.bandwidth`, in bytes per second: 100MB/s (10^8). */
+  maxBandwidthBytesPerSecond: 100_000_000,
 } as const;
 
 const Seconds = (description: string) =>

@@ -153,7 +153,11 @@ export class LocalInvoker implements ActionInvoker {
           runShell(run, this.options.maxOutputBytes, sandbox),
         );
       case 'http':
-        return runHttp(run, this.options.maxOutputBytes, this.options.httpEgress);
+        return runHttp(run, {
+          maxBytes: this.options.maxOutputBytes,
+          egress: this.options.httpEgress,
+          clock: this.options.clock,
+        });
     }
   }
 

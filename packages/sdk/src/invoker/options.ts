@@ -1,4 +1,4 @@
-import { CONNECTOR_DEFAULTS, ValidationError } from '@weft/core';
+import { CONNECTOR_DEFAULTS, systemClock, ValidationError, type Clock } from '@weft/core';
 import type { LookupFunction } from 'node:net';
 import type { Environment } from '../connector/interpolate-env.js';
 import type { Sandbox, SandboxOptions } from '../sandbox/index.js';
@@ -38,6 +38,11 @@ export interface LocalInvokerOptions {
    * group `weft` below this process's own.
    */
   sandbox?: Sandbox | SandboxOptions;
+  /**
+   * The clock `http` calls wait on for their `network.bandwidth` (tests pass a manual one).
+   * Default: the system clock.
+   */
+  clock?: Clock;
 }
 
 /** {@link LocalInvokerOptions} with defaults filled in. */
@@ -49,6 +54,7 @@ export interface CompiledInvokerOptions {
   maxFileSize: number | undefined;
   httpEgress: HttpEgress | undefined;
   sandbox: Sandbox | SandboxOptions;
+  clock: Clock;
 }
 
 /** Default largest command stdout or HTTP body: 10 MiB. */
@@ -76,6 +82,7 @@ export function compileInvokerOptions(options: LocalInvokerOptions = {}): Compil
     maxFileSize: options.maxFileSize,
     httpEgress: options.httpEgress,
     sandbox: options.sandbox ?? {},
+    clock: options.clock ?? systemClock,
   };
 }
 

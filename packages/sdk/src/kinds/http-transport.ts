@@ -11,6 +11,7 @@ import { injectTraceContext } from '@weft/telemetry';
 import { loadUndici } from '../client/undici-transport.js';
 import type { HttpEgress } from '../invoker/options.js';
 import type { ActionRun } from './action-run.js';
+import { pacedBody, type TokenBucket } from './bandwidth.js';
 import { abortError } from './errors.js';
 
 /** An HTTP answer whose body was read (bounded) and parsed when it is JSON. */
@@ -30,6 +31,8 @@ export interface SendLimits {
   egress: HttpEgress | undefined;
   /** The definition field the URL comes from (`details.field` of a refusal). */
   field: string;
+  /** The call's bandwidth: the bytes of the request body sent and of the answer body read. */
+  bucket: TokenBucket;
 }
 
 /** One connection pool per egress policy, connecting through its checking `lookup`. */
@@ -59,7 +62,8 @@ const UNREACHABLE = new Set([
  * call's idempotency key, and reads the answer: redirects are never followed (a 3xx is
  * `BACKEND_ERROR` naming the location), a body over `maxBytes` is `BACKEND_ERROR`, a service
  * that cannot be reached (connection refused, DNS failure) is `UNAVAILABLE`. With an egress
- * policy, a refused address (before connecting or at connect time) is `VALIDATION`.
+ * policy, a refused address (before connecting or at connect time) is `VALIDATION`. The
+ * request body is sent, and the answer body read, at the pace of `limits.bucket`.
  */
 export async function sendRequest(
   url: string,
@@ -67,7 +71,7 @@ export async function sendRequest(
   run: ActionRun,
   limits: SendLimits,
 ): Promise<HttpAnswer> {
-  const { maxBytes, egress, field } = limits;
+  const { maxBytes, egress, field, bucket } = limits;
   const { context, connector, call } = run;
   const backend = connector.name;
   const headers: Record<string, string> = { accept: 'application/json' };
@@ -80,7 +84,7 @@ export async function sendRequest(
     headers,
     redirect: 'manual',
     signal: context.signal,
-    ...(init.body !== undefined ? { body: init.body } : {}),
+    ...requestBody(init.body, headers, bucket, context.signal),
   } as const;
   let response: Response;
   try {
@@ -107,7 +111,7 @@ export async function sendRequest(
     const message = `${url} answered ${response.status}, a redirect to ${location}, which is not followed`;
     throw new BackendError(`${call}: ${message}`, { backend, original_error: message });
   }
-  const text = await readBody(response, maxBytes, run);
+  const text = await readBody(response, { maxBytes, bucket }, run);
   let json: unknown;
   try {
     json = text.trim() === '' ? undefined : (JSON.parse(text) as unknown);
@@ -135,7 +139,30 @@ export function badAnswer(
   });
 }
 
-async function readBody(response: Response, maxBytes: number, run: ActionRun): Promise<string> {
+/**
+ * The body of a request: the text itself when the bucket holds its bytes now (the common small
+ * JSON body, sent as before), else a stream paced by the bucket, with its `content-length` set
+ * so that the server sees the same request (not a chunked one).
+ */
+function requestBody(
+  body: string | undefined,
+  headers: Record<string, string>,
+  bucket: TokenBucket,
+  signal: AbortSignal,
+): { body?: string | ReadableStream<Uint8Array>; duplex?: 'half' } {
+  if (body === undefined) return {};
+  const bytes = Buffer.from(body, 'utf8');
+  if (bucket.tryTake(bytes.byteLength)) return { body };
+  headers['content-length'] = String(bytes.byteLength);
+  return { body: pacedBody(bytes, bucket, signal), duplex: 'half' };
+}
+
+async function readBody(
+  response: Response,
+  limits: { maxBytes: number; bucket: TokenBucket },
+  run: ActionRun,
+): Promise<string> {
+  const { maxBytes, bucket } = limits;
   const tooLarge = () => {
     const message = `the answer is over the limit of ${maxBytes} bytes`;
     return new BackendError(`${run.call}: ${message}`, {
@@ -159,6 +186,8 @@ async function readBody(response: Response, maxBytes: number, run: ActionRun): P
         throw tooLarge();
       }
       chunks.push(chunk);
+      // The next chunk is read once this one's bytes went through the bucket.
+      await bucket.take(chunk.byteLength, run.context.signal);
     }
   } catch (error) {
     if (error instanceof BackendError) throw error;

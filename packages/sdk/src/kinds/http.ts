@@ -1,6 +1,7 @@
-import { BackendError, ValidationError, type WeftError } from '@weft/core';
+import { BackendError, ValidationError, type Clock, type WeftError } from '@weft/core';
 import type { HttpEgress } from '../invoker/options.js';
 import type { ActionRun } from './action-run.js';
+import { bandwidthOf, TokenBucket } from './bandwidth.js';
 import { remoteError } from './remote-error.js';
 import { badAnswer, sendRequest, type SendLimits } from './http-transport.js';
 import { connectorScope, renderDeep, renderMap, renderUrl } from './templates.js';
@@ -9,13 +10,27 @@ import { connectorScope, renderDeep, renderMap, renderUrl } from './templates.js
  * Runs an `http` action. With a declarative `request`, sends it (templated on the input) and
  * answers its JSON body; otherwise calls the connector service at `connector.base_url`:
  * `POST {base_url}/execute` with `{action: "<plugin>.<action>", input}` (docs/protocol.md#action-calls, docs/protocol.md#connector-services).
- * With `egress`, a request to a refused address is `VALIDATION` and is never sent.
+ * With `egress`, a request to a refused address is `VALIDATION` and is never sent. The bytes
+ * of the request body sent and the answer body read share one token bucket of the call's
+ * bandwidth ({@link bandwidthOf}), paced on `clock`.
  */
-export function runHttp(run: ActionRun, maxBytes: number, egress?: HttpEgress): Promise<unknown> {
+export function runHttp(run: ActionRun, options: HttpRunOptions): Promise<unknown> {
+  const { maxBytes, egress, clock } = options;
+  const bucket = new TokenBucket(bandwidthOf(run), clock);
   const request = run.action?.definition.request;
   return request
-    ? runDeclarative(run, { maxBytes, egress, field: 'request.url' })
-    : runConnectorService(run, { maxBytes, egress, field: 'connector.base_url' });
+    ? runDeclarative(run, { maxBytes, egress, bucket, field: 'request.url' })
+    : runConnectorService(run, { maxBytes, egress, bucket, field: 'connector.base_url' });
+}
+
+/** What the invoker gives the `http` runner. */
+export interface HttpRunOptions {
+  /** Largest answer body, in bytes. */
+  readonly maxBytes: number;
+  /** Where requests may go; none: anywhere, with Node's fetch. */
+  readonly egress: HttpEgress | undefined;
+  /** The clock bandwidth waits sleep on. */
+  readonly clock: Clock;
 }
 
 async function runConnectorService(run: ActionRun, limits: SendLimits): Promise<unknown> {
