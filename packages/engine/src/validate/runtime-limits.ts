@@ -7,7 +7,7 @@ import { parseByteRate, parseBytes, parseCpu } from './quantities.js';
 export const CONNECTOR_LIMITS = {
   maxCpu: 4,
   maxMemoryBytes: 4 * 2 ** 30,
-  maxBandwidthBytesPerSecond: 100 * 2 ** 20,
+  maxBandwidthBytesPerSecond: 100e6,
 } as const;
 
 /** Checks a step's connector runtime configuration (docs/workflow-language.md#connector-runtime) against the limits (docs/protocol.md#limits). */

@@ -77,13 +77,14 @@ export class TokenBucket {
 }
 
 /**
- * The bandwidth of one `http` call, in bytes per second: the connector's
- * `connector.runtime.network.bandwidth`, else {@link CONNECTOR_DEFAULTS}.bandwidthBytesPerSecond
- * (10MB/s). This is the one place the step's own `runtime.network.bandwidth` is to be read
- * first, once an action call carries it. A rate that does not parse, or is over 100MB/s, is
+ * The bandwidth of one `http` call, in bytes per second: the step's `runtime.network.bandwidth`,
+ * else the connector's `connector.runtime.network.bandwidth`, else
+ * {@link CONNECTOR_DEFAULTS}.bandwidthBytesPerSecond (10MB/s). A rate that does not parse, or is over 100MB/s, is
  * `VALIDATION` naming the field.
  */
 export function bandwidthOf(run: ActionRun): number {
+  const step = run.stepRuntime?.network?.bandwidth;
+  if (step !== undefined) return parseBandwidth(step, 'runtime.network.bandwidth', run.call);
   const text = run.connector.definition.connector.runtime?.network?.bandwidth;
   if (text === undefined) return CONNECTOR_DEFAULTS.bandwidthBytesPerSecond;
   return parseBandwidth(text, 'connector.runtime.network.bandwidth', run.call);

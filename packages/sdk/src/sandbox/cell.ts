@@ -117,7 +117,9 @@ export class Cell {
     const cap = this.limits.storageBytes;
     if (cap !== undefined) {
       const used = await diskUsage(this.scratch);
-      if (signal === 'SIGXFSZ' || used > cap) return this.storage(used);
+      // Past RLIMIT_FSIZE a write kills with SIGXFSZ, or fails with EFBIG where it is ignored (node).
+      const tooLarge = signal === 'SIGXFSZ' || (code !== 0 && /EFBIG|file too large/i.test(stderr));
+      if (tooLarge || used > cap) return this.storage(used);
     }
     const stats = this.group?.stats();
     const written = this.limits.written;
