@@ -2,7 +2,7 @@ export * from './diagnostics.js';
 export * from './model.js';
 export * from './load/options.js';
 export * from './load/load-workflows.js';
-export { CONNECTOR_LIMITS } from './validate/runtime-limits.js';
+export { CONNECTOR_LIMITS, checkRuntime } from './validate/runtime-limits.js';
 export { matchesInputType } from './validate/inputs.js';
 export { isTimeZone, isAddressOrCidr } from './validate/triggers.js';
 export * from './summary.js';

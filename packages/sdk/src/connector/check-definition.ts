@@ -1,5 +1,5 @@
 import type { ConnectorAction, ConnectorDefinition } from '@weft/core';
-import type { Reporter } from '@weft/engine';
+import { checkRuntime, type Reporter } from '@weft/engine';
 import { compileTemplate, TemplateError } from '@weft/expr';
 
 /** Roots a connector template may read: the action input and the environment. */
@@ -8,7 +8,8 @@ const CONNECTOR_ROOTS = new Set(['inputs', 'env']);
 /**
  * Checks what the schema cannot: unique action names, the fields each kind needs (`command`
  * for `shell`; `base_url` or `request` for `http`; neither for `function`), and every `{{ }}`
- * template (syntax, and roots limited to `inputs` and `env`).
+ * template (syntax, and roots limited to `inputs` and `env`), and the quantities of
+ * `connector.runtime` against docs/protocol.md#limits.
  */
 export function checkDefinitionMeaning(definition: ConnectorDefinition, reporter: Reporter): void {
   const { connector, actions } = definition;
@@ -35,6 +36,7 @@ export function checkDefinitionMeaning(definition: ConnectorDefinition, reporter
   });
   for (const [key, text] of Object.entries(connector.headers ?? {}))
     checkTemplate(text, ['connector', 'headers', key], reporter);
+  if (connector.runtime) checkRuntime(connector.runtime, ['connector', 'runtime'], reporter);
 }
 
 function checkKindFields(

@@ -56,6 +56,18 @@ describe('connector definitions', () => {
     expect(error['details']).toMatchObject({ field: 'auhtor', constraint: 'unknown_key' });
   });
 
+  it('refuses runtime quantities that are malformed or over the limits, naming the field', () => {
+    const text = GOOD.replace(
+      '  version: 1.0.0\n',
+      "  version: 1.0.0\n  runtime:\n    resources: { cpu: '8', memory: 8GB }\n    network: { bandwidth: 200MB/s }\n",
+    );
+    const error = failure(text);
+    expect(error['code']).toBe('VALIDATION');
+    expect(error['message']).toContain('connector.runtime.resources.cpu: cpu 8 is over the limit of 4 cores');
+    expect(error['message']).toContain('connector.runtime.resources.memory: memory 8GB is over the limit of 4GB');
+    expect(error['message']).toContain('connector.runtime.network.bandwidth: bandwidth 200MB/s is over');
+  });
+
   it('refuses an unknown kind and an unknown key inside an action', () => {
     const error = failure(
       GOOD.replace('kind: function', 'kind: shel').replace('description:', 'descripton:'),

@@ -21,6 +21,7 @@ import type { ActionRun } from '../kinds/action-run.js';
 import { abortError, toActionError } from '../kinds/errors.js';
 import { runHttp } from '../kinds/http.js';
 import { runShell } from '../kinds/shell.js';
+import { checkKindLimits } from '../sandbox/kind-limits.js';
 import { Sandbox } from '../sandbox/index.js';
 import { ConnectorTable, type Resolved } from './connector-table.js';
 import { readConnectorDir, readConnectorFile, type ConnectorSource } from './read-files.js';
@@ -42,6 +43,8 @@ export class LocalInvoker implements ActionInvoker {
   private readonly table = new ConnectorTable();
   private readonly implicit = new Map<string, CompiledConnector>();
   private sandbox: Promise<Sandbox> | undefined;
+  /** Connectors warned of in best-effort mode (function and http kinds). */
+  private readonly warned = new Set<string>();
 
   constructor(options: LocalInvokerOptions = {}) {
     this.options = compileInvokerOptions(options);
@@ -145,7 +148,19 @@ export class LocalInvoker implements ActionInvoker {
   }
 
   private runKind(run: ActionRun, handler: ActionHandler | undefined): Promise<unknown> {
-    switch (run.connector.kind) {
+    const { kind, definition, namespace, name } = run.connector;
+    if (kind !== 'shell') {
+      const option = this.options.sandbox;
+      const mode = (option instanceof Sandbox ? option.mode : option.mode) ?? 'strict';
+      const warn = option instanceof Sandbox ? option.warn : option.warn;
+      checkKindLimits(
+        kind,
+        { connector: definition.connector.runtime, step: run.stepRuntime },
+        { call: run.call, connector: `${namespace}/${name}`, mode, warned: this.warned },
+        warn,
+      );
+    }
+    switch (kind) {
       case 'function':
         return Promise.resolve(handler!(run.input, run.context));
       case 'shell':

@@ -49,6 +49,10 @@ export interface CellRequest {
 
 let sequence = 0;
 
+/** Sandboxes open in this process: their empty parent groups are removed when it exits. */
+const open = new Set<Sandbox>();
+let exitHook = false;
+
 /**
  * The connector sandbox (docs/workflow-language.md#connector-runtime): a shell action's process
  * runs in a control group of its own (memory with swap off, CPU quota, pids, disk I/O), with
@@ -86,7 +90,24 @@ export class Sandbox {
       ...(options.warn ? { warn: options.warn } : {}),
     });
     await sandbox.removeOrphans();
+    open.add(sandbox);
+    if (!exitHook) {
+      exitHook = true;
+      process.once('exit', () => {
+        for (const each of open) each.close();
+      });
+    }
     return sandbox;
+  }
+
+  /** What a declared limit this host cannot enforce gets: refused, or run with a warning. */
+  get mode(): SandboxMode {
+    return this.options.mode;
+  }
+
+  /** Where best-effort warnings go. */
+  get warn(): ((message: string) => void) | undefined {
+    return this.options.warn;
   }
 
   /** Each limit, whether this host enforces it, and how or why not. */
@@ -154,8 +175,9 @@ export class Sandbox {
     return new Cell(scratch, limits, group, this.capabilities.prlimit);
   }
 
-  /** Removes the parent groups if nothing is left in them (at shutdown). */
+  /** Removes the parent groups if nothing is left in them (at shutdown, and when the process exits). */
   close(): void {
+    open.delete(this);
     for (const place of this.capabilities.places.values()) {
       try {
         rmdirSync(place.parent);
