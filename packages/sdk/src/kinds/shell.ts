@@ -118,7 +118,7 @@ function spawnInCell(
         new BackendError(`${call}: ${message}`, { backend, original_error: message, ...extra }),
       );
     context.signal.addEventListener('abort', onAbort, { once: true });
-    cell.watchStorage((breach) => {
+    cell.watch((breach) => {
       killGroup();
       fail(breach.reason, breachDetails(breach));
     });

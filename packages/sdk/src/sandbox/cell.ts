@@ -3,8 +3,8 @@ import type { Cgroup } from './cgroup.js';
 import type { LimitName, SandboxLimits } from './limits.js';
 import { diskUsage, removeTree } from './scratch.js';
 
-/** How often the scratch directory is measured while the action runs. */
-export const STORAGE_CHECK_MS = 100;
+/** How often a running action's storage and processes are checked. */
+export const WATCH_MS = 100;
 
 /** A limit the action went past: what `details` of its `BACKEND_ERROR` say. */
 export interface Breach {
@@ -37,7 +37,8 @@ const JOIN_SCRIPT =
  * both.
  */
 export class Cell {
-  private storageBreach: Breach | undefined;
+  /** The breach the watcher found, if it found one. */
+  private seen: Breach | undefined;
   private watcher: NodeJS.Timeout | undefined;
   private disposed = false;
 
@@ -82,23 +83,34 @@ export class Cell {
   }
 
   /**
-   * Measures the scratch directory every {@link STORAGE_CHECK_MS} while the action runs when a
-   * `storage.maxSize` is set; `onBreach` is called once when it is over.
+   * Watches the running action every {@link WATCH_MS}: the scratch directory against
+   * `storage.maxSize`, and the control group for a fork refused at `maxProcesses` (a program
+   * that cannot start a thread may wait forever, so that is a breach at once). `onBreach` is
+   * called once.
    */
-  watchStorage(onBreach: (breach: Breach) => void): void {
+  watch(onBreach: (breach: Breach) => void): void {
     const cap = this.limits.storageBytes;
-    if (cap === undefined) return;
+    const pids = this.limits.maxProcesses !== undefined && this.group !== undefined;
+    if (cap === undefined && !pids) return;
     let measuring = false;
+    const found = (breach: Breach) => {
+      if (this.seen || this.disposed) return;
+      this.seen = breach;
+      onBreach(breach);
+    };
     this.watcher = setInterval(() => {
-      if (measuring || this.storageBreach) return;
+      if (measuring || this.seen) return;
+      if (pids) {
+        const processes = this.processes();
+        if (processes) return found(processes);
+      }
+      if (cap === undefined) return;
       measuring = true;
       void diskUsage(this.scratch).then((used) => {
         measuring = false;
-        if (used <= cap || this.storageBreach || this.disposed) return;
-        this.storageBreach = this.storage(used);
-        onBreach(this.storageBreach);
+        if (used > cap) found(this.storage(used));
       });
-    }, STORAGE_CHECK_MS);
+    }, WATCH_MS);
     this.watcher.unref();
   }
 
@@ -113,7 +125,7 @@ export class Cell {
     stderr: string,
   ): Promise<Breach | undefined> {
     this.stopWatching();
-    if (this.storageBreach) return this.storageBreach;
+    if (this.seen) return this.seen;
     const cap = this.limits.storageBytes;
     if (cap !== undefined) {
       const used = await diskUsage(this.scratch);
@@ -131,14 +143,8 @@ export class Cell {
         reason: `the command went over its memory limit of ${written.memory ?? `${this.limits.memoryBytes} bytes`} and was killed`,
       };
     }
-    if (stats && stats.pidsRefused > 0 && this.limits.maxProcesses !== undefined) {
-      return {
-        limit: 'processes',
-        configured: this.limits.maxProcesses,
-        ...(stats.pidsPeak !== undefined ? { observed: stats.pidsPeak } : {}),
-        reason: `the command tried to run more than ${this.limits.maxProcesses} processes and threads (${stats.pidsRefused} refused)`,
-      };
-    }
+    const processes = this.processes(stats);
+    if (processes) return processes;
     const fds = this.limits.maxFileDescriptors;
     if (fds !== undefined && code !== 0 && /EMFILE|too many open files/i.test(stderr)) {
       return {
@@ -170,6 +176,18 @@ export class Cell {
   private stopWatching(): void {
     if (this.watcher) clearInterval(this.watcher);
     this.watcher = undefined;
+  }
+
+  /** A processes breach when the group refused a fork at `maxProcesses`. */
+  private processes(stats = this.group?.stats()): Breach | undefined {
+    const max = this.limits.maxProcesses;
+    if (!stats || stats.pidsRefused === 0 || max === undefined) return undefined;
+    return {
+      limit: 'processes',
+      configured: max,
+      ...(stats.pidsPeak !== undefined ? { observed: stats.pidsPeak } : {}),
+      reason: `the command tried to run more than ${max} processes and threads (${stats.pidsRefused} refused)`,
+    };
   }
 
   private storage(used: number): Breach {

@@ -1,5 +1,5 @@
 export { Sandbox, type SandboxMode, type SandboxOptions, type CellRequest } from './sandbox.js';
-export { Cell, type Breach, type WrappedCommand, STORAGE_CHECK_MS } from './cell.js';
+export { Cell, type Breach, type WrappedCommand, WATCH_MS } from './cell.js';
 export type { HostCapabilities, LimitSupport } from './host.js';
 export {
   LIMIT_NAMES,

@@ -55,6 +55,15 @@ describe('the sandbox enforces memory', () => {
     expect((error['details'] as { observed: number }).observed).toBeLessThanOrEqual(64e6 + 4096);
   }, 30_000);
 
+  it('kills an sh action over its memory alike', async () => {
+    const hog = ['sh', '-c', 'x=$(head -c 200000000 /dev/zero | tr "\\000" a); echo "{}"'];
+    const invoker = shellInvoker(sandbox, { hog }, { resources: { memory: '32MB' } });
+    expect(await failureOf(invoker, 'hog')).toMatchObject({
+      code: 'BACKEND_ERROR',
+      details: { limit: 'memory', configured: '32MB' },
+    });
+  }, 30_000);
+
   it('lets an action under its memory finish', async () => {
     const invoker = shellInvoker(
       sandbox,
@@ -85,6 +94,13 @@ describe('the sandbox enforces processes', () => {
     expect(await failureOf(invoker, 'many')).toMatchObject({
       code: 'BACKEND_ERROR',
       details: { limit: 'processes', configured: 8, observed: 8 },
+    });
+  }, 30_000);
+
+  it('counts threads: a node action cannot start under maxProcesses 4', async () => {
+    const invoker = shellInvoker(sandbox, { node: openFiles(1) }, { limits: { maxProcesses: 4 } });
+    expect(await failureOf(invoker, 'node')).toMatchObject({
+      details: { limit: 'processes', configured: 4 },
     });
   }, 30_000);
 
