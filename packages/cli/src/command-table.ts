@@ -57,6 +57,12 @@ export const TOP_COMMANDS: readonly TopCommand[] = [
     load: async () => (await import('./commands/execution.js')).registerExecution,
   },
   {
+    name: 'sandbox',
+    description:
+      'check which connector runtime limits (memory, cpu, processes...) this host enforces',
+    load: async () => (await import('./commands/sandbox.js')).registerSandbox,
+  },
+  {
     name: 'admin',
     description:
       "operator tasks on the local store: move-owner (carry one owner's data into a workspace)",

@@ -31,6 +31,17 @@ export {
 } from './connector/parse-definition.js';
 export { interpolateEnvironment, type Environment } from './connector/interpolate-env.js';
 export type { ShellResult } from './kinds/shell.js';
+/** The connector sandbox of `shell` actions (docs/workflow-language.md#connector-runtime). */
+export {
+  Sandbox,
+  LIMIT_NAMES,
+  type SandboxMode,
+  type SandboxOptions,
+  type LimitName,
+  type LimitSupport,
+  sandboxLogLine,
+  type SandboxLogLine,
+} from './sandbox/index.js';
 export { Weft } from './client/weft.js';
 export type { ExecuteOptions, ExecuteAsyncOptions } from './client/execute-options.js';
 export type { ApprovalAnswer, ApprovalRequest, ApproveRun } from './client/local-authorization.js';

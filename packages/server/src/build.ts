@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { RegistryStore } from '@weft/core';
 import type { Router } from '@weft/router';
 import type { Runtime, Triggers } from '@weft/runtime';
+import type { Sandbox } from '@weft/sdk';
 import type { Telemetry } from '@weft/telemetry/setup';
 import { openBroker } from './build/broker.js';
 import type { ServerDependencies } from './build/context.js';
@@ -10,6 +11,7 @@ import { openHttp } from './build/http.js';
 import { mountRegistry } from './build/registry.js';
 import { mountRouter } from './build/router.js';
 import { mountRuntime } from './build/runtime.js';
+import { openSandbox } from './build/sandbox.js';
 import { startServing } from './build/start.js';
 import { openStores } from './build/stores.js';
 import { openTelemetry } from './build/telemetry.js';
@@ -39,6 +41,8 @@ export interface BuiltServer {
   storage: string;
   /** Traces (when configured) and the metric instruments. */
   telemetry: Telemetry;
+  /** The connector sandbox: what this host enforces (`sandbox.report()`). */
+  sandbox: Sandbox;
   options: CompiledServerOptions;
   /**
    * Closes what the build opened, last opened first: the triggers, the runtime, the HTTP server
@@ -49,8 +53,9 @@ export interface BuiltServer {
 
 /**
  * Builds the platform server on one Fastify instance, in phases: telemetry, the broker, the
- * stores, the HTTP app, the registry (and the authenticator), the router, the runtime (dispatch
- * and agents), the triggers, then starting them. Each phase pushes what it opened onto one
+ * stores, the HTTP app, the connector sandbox (logging what this host enforces), the registry
+ * (and the authenticator), the router, the runtime (dispatch and agents), the triggers, then
+ * starting them. Each phase pushes what it opened onto one
  * {@link DisposalStack}: when a phase throws, everything opened before is closed, in reverse
  * order, before the error reaches the caller, and the server's `close` empties the same stack.
  */
@@ -66,6 +71,7 @@ export async function buildServer(
     const broker = await openBroker(context);
     const stores = await openStores(context);
     const app = await openHttp(context, telemetry, stores);
+    const sandbox = await openSandbox(context, app);
     const registry = await mountRegistry(context, app, stores);
     const { identity } = registry;
     const router = await mountRouter(context, app, stores, identity.authenticator.authenticate);
@@ -83,6 +89,7 @@ export async function buildServer(
       broker,
       storage: stores.description,
       telemetry,
+      sandbox,
       options: compiled,
       close: () => stack.close(),
     };

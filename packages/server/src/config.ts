@@ -15,6 +15,7 @@ import {
   publishedAgentSecretsFromEnv,
 } from './published-agent-secrets.js';
 import { readServerSettings } from './settings/read.js';
+import { sandboxSettingsFromEnv, type SandboxSettings } from './settings/sandbox.js';
 import {
   compileTriggerOptions,
   triggerOptionsFromSettings,
@@ -136,6 +137,12 @@ export interface ServerOptions {
    * on `GET /metrics` only.
    */
   telemetry?: TelemetryOptions | undefined;
+  /**
+   * The connector sandbox (`WEFT_SANDBOX`, `WEFT_CGROUP_PARENT`, `WEFT_SCRATCH_DIR`): opened at
+   * start, which logs the limits this host enforces. Default: strict, parent group `weft` below
+   * the server's own, scratch under `<os tmpdir>/weft-scratch`.
+   */
+  sandbox?: SandboxSettings | undefined;
 }
 
 /** Days ended executions are kept when `WEFT_RETENTION_DAYS` is not set. */
@@ -158,6 +165,7 @@ export const SERVER_DEFAULTS = {
   allowSelfApproval: false,
   publishedAgentSecrets: [],
   telemetry: { serviceName: 'weft-server' },
+  sandbox: {},
 } satisfies Partial<ServerOptions>;
 
 /** {@link ServerOptions} with defaults filled in. */
@@ -226,6 +234,7 @@ export function compileServerOptions(options: ServerOptions = {}): CompiledServe
     moderation: options.moderation,
     judge: options.judge,
     telemetry: options.telemetry ?? d.telemetry,
+    sandbox: options.sandbox ?? d.sandbox,
     tls: options.tls
       ? {
           cert: resolve(options.tls.cert),
@@ -262,6 +271,7 @@ export function serverOptionsFromEnv(env: NodeJS.ProcessEnv): ServerOptions {
     allowSelfApproval: s.WEFT_APPROVAL_ALLOW_SELF,
     maxForEachItems: s.WEFT_MAX_FOR_EACH_ITEMS,
     agentsDir: s.WEFT_AGENTS_DIR,
+    sandbox: sandboxSettingsFromEnv(env),
     ...publishedAgentSecretsFromEnv(env),
     ...moderationFromEnv(env),
     ...judgeFromEnv(env),

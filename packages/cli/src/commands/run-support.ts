@@ -2,8 +2,9 @@ import { readFileSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { InvalidArgumentError } from 'commander';
-import type { ExecutionOverride, Weft } from '@weft/sdk';
-import { readServerSettings } from '@weft/server/settings';
+import type { ExecutionOverride, SandboxOptions, Weft } from '@weft/sdk';
+import { readServerSettings, sandboxSettingsFromEnv } from '@weft/server/settings';
+import type { Io } from '../io.js';
 
 /** Collects repeatable `--input key=value` flags; values that are JSON are parsed. */
 export function collectInput(
@@ -221,4 +222,21 @@ export function maxForEachItemsFromEnv(env: NodeJS.ProcessEnv = process.env): {
     WEFT_MAX_FOR_EACH_ITEMS: env['WEFT_MAX_FOR_EACH_ITEMS'],
   }).WEFT_MAX_FOR_EACH_ITEMS;
   return items === undefined ? {} : { maxForEachItems: items };
+}
+
+/**
+ * The sandbox of the run's `shell` actions from `WEFT_SANDBOX`, `WEFT_CGROUP_PARENT` and
+ * `WEFT_SCRATCH_DIR` (checked by the server's settings schema: a bad value is `VALIDATION`
+ * naming the variable), with best effort's warnings printed on stderr.
+ */
+export function sandboxFromEnv(
+  io: Io,
+  env: NodeJS.ProcessEnv = process.env,
+): { sandbox: SandboxOptions } {
+  return {
+    sandbox: {
+      ...sandboxSettingsFromEnv(env),
+      warn: (message) => io.err(`warning: ${message}\n`),
+    },
+  };
 }

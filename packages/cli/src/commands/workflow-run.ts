@@ -20,6 +20,7 @@ import {
   requireModules,
   missingServerSetting,
   resolveMode,
+  sandboxFromEnv,
   serverSettings,
   type RunMode,
 } from './run-support.js';
@@ -204,6 +205,7 @@ async function runCommand(io: Io, file: string, flags: RunFlags): Promise<number
       ...(detectors ? { guardrails: { ...runner?.guardrailsOptions(), detectors } } : {}),
       ...(principal ? { identity: principal } : {}),
       ...(approve ? { approve } : {}),
+      ...sandboxFromEnv(io, process.env),
     };
     weft = new Weft(modeOptions(mode, flags, common, here));
     // Warnings of the model libraries are log lines on stderr: stdout stays the run's document.

@@ -8,6 +8,7 @@ import {
 import type { AgentInvoker } from '@weft/engine';
 import { checkRouterUrl } from '../invoker/router-invoker.js';
 import { checkPlace, type ExecutionPlace } from '../invoker/hybrid-invoker.js';
+import type { SandboxOptions } from '../sandbox/index.js';
 import type { ClientTls } from '../service/router-client.js';
 import { checkCloudUrl } from './cloud-api.js';
 import type { ApproveRun } from './local-authorization.js';
@@ -110,6 +111,14 @@ export interface RunsHereOptions {
    * steps from `testing.dryRun.mockData` and never call it.
    */
   agents?: AgentInvoker | undefined;
+  /**
+   * The sandbox `shell` actions run in (not a contract option; docs/workflow-language.md#connector-runtime):
+   * `mode` (`strict` refuses a declared limit this host cannot enforce, `best-effort` runs it and
+   * calls `warn` once per connector), `cgroupParent`, `scratchRoot`. Default: strict, parent group
+   * `weft` below this process's own, scratch under `<os tmpdir>/weft-scratch`. `weft workflow run`
+   * takes it from `WEFT_SANDBOX`, `WEFT_CGROUP_PARENT` and `WEFT_SCRATCH_DIR`.
+   */
+  sandbox?: SandboxOptions | undefined;
 }
 
 /** How this client reaches the router (`self_hosted`, `hybrid`). */

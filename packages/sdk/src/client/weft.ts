@@ -79,6 +79,7 @@ export class Weft extends ServerExecutions {
     this.invoker = new LocalInvoker({
       environment: this.environment,
       ...(options.timeout !== undefined ? { defaultTimeout: options.timeout } : {}),
+      ...(options.sandbox !== undefined ? { sandbox: options.sandbox } : {}),
     });
     const mode = options.executionMode ?? 'local';
     this.router =

@@ -9,3 +9,4 @@ export {
   type SandboxLimits,
 } from './limits.js';
 export type { CgroupFacts } from './cgroup-discovery.js';
+export { sandboxLogLine, type SandboxLogLine } from './summary.js';

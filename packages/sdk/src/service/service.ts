@@ -12,6 +12,7 @@ import type { ConsumeTasksOptions } from '@weft/broker/tasks';
 import { createLogger } from '../client/logging.js';
 import type { ActionHandler } from '../handlers/handler.js';
 import { LocalInvoker } from '../invoker/local-invoker.js';
+import { sandboxLogLine, type SandboxOptions } from '../sandbox/index.js';
 import { ConnectorHost } from './host.js';
 import type { HealthChecks } from './health.js';
 import { connectorServiceRoutes } from './routes.js';
@@ -81,6 +82,13 @@ export interface ConnectorServiceOptions {
    * (HTTP and broker alike). Default 1000; 0: off.
    */
   recentResults?: number;
+  /**
+   * The sandbox of a `shell` connector's actions (docs/workflow-language.md#connector-runtime):
+   * `mode`, `cgroupParent`, `scratchRoot`, `warn` (default: a warning on `logger`). Default:
+   * strict, parent group `weft` below this process's own. A shell connector's service opens it
+   * at start and logs which limits this host enforces.
+   */
+  sandbox?: SandboxOptions;
 }
 
 /** A running connector service. */
@@ -113,11 +121,19 @@ export async function createConnectorService(
   const env = processEnvironment();
   const environment = options.environment ?? env;
   const logger = options.logger ?? createLogger('info', 'json', process.stderr);
-  const invoker = new LocalInvoker({ environment });
+  const invoker = new LocalInvoker({
+    environment,
+    sandbox: { warn: (message) => logger.warn(message), ...options.sandbox },
+  });
   const compiled =
     typeof options.connector === 'string'
       ? await invoker.loadConnectorFile(options.connector)
       : invoker.registerConnector(options.connector);
+  const sandbox = compiled.kind === 'shell' ? await invoker.shellSandbox() : undefined;
+  if (sandbox) {
+    const line = sandboxLogLine(sandbox, options.sandbox?.mode);
+    logger.info({ plugin: compiled.name, ...line.fields }, line.message);
+  }
   registerHandlers(invoker, compiled.name, options.handlers);
   const pluginSlug = compiled.slug ?? compiled.name;
   const host = new ConnectorHost({
@@ -145,6 +161,7 @@ export async function createConnectorService(
     options.instanceId ?? `${hostname()}-${actualPort}`.replace(/[^A-Za-z0-9._:-]/g, '-');
   if (!new RegExp(INSTANCE_ID_PATTERN).test(instanceId)) {
     await app.close();
+    sandbox?.close();
     throw new ValidationError(
       `instanceId "${instanceId}" may hold letters, digits, ., _, : and - only`,
       {
@@ -178,6 +195,7 @@ export async function createConnectorService(
       }
       await app.close();
       await agent.close();
+      sandbox?.close();
     })());
 
   const onSignal = (signal: NodeJS.Signals) => {

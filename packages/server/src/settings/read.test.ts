@@ -1,5 +1,26 @@
 import { describe, expect, it } from 'vitest';
 import { readServerSettings } from './read.js';
+import { sandboxSettingsFromEnv } from './sandbox.js';
+
+describe('sandboxSettingsFromEnv', () => {
+  it('reads the sandbox settings as the options of the sandbox, leaving unset ones out', () => {
+    expect(sandboxSettingsFromEnv({})).toEqual({});
+    expect(
+      sandboxSettingsFromEnv({
+        WEFT_SANDBOX: 'Best-Effort',
+        WEFT_CGROUP_PARENT: '/system.slice/weft_1-a',
+        WEFT_SCRATCH_DIR: '/var/tmp/weft',
+      }),
+    ).toEqual({
+      mode: 'best-effort',
+      cgroupParent: '/system.slice/weft_1-a',
+      scratchRoot: '/var/tmp/weft',
+    });
+    expect(sandboxSettingsFromEnv({ WEFT_CGROUP_PARENT: 'weft/actions/' })).toEqual({
+      cgroupParent: 'weft/actions/',
+    });
+  });
+});
 
 describe('readServerSettings', () => {
   it('reads each variable as its schema type and leaves unset or empty ones out', () => {
@@ -45,6 +66,25 @@ describe('readServerSettings', () => {
       'integer',
     ],
     ['WEFT_LOG_FORMAT', 'yaml', 'WEFT_LOG_FORMAT must be "json" or "text", not "yaml"', 'enum'],
+    [
+      'WEFT_SANDBOX',
+      'loose',
+      'WEFT_SANDBOX must be "strict" or "best-effort", not "loose"',
+      'enum',
+    ],
+    ...['', 'weft/../x', '..', '/', 'a//b', 'weft box', 'weft;rm', './weft'].map((value) => [
+      'WEFT_CGROUP_PARENT',
+      value,
+      `WEFT_CGROUP_PARENT must be a control group path of letters, digits, \`.\`, \`_\`, \`-\` and \`/\`, without \`.\` or \`..\` segments, not ${JSON.stringify(value)}`,
+      'pattern',
+    ]),
+    [
+      'WEFT_SCRATCH_DIR',
+      'scratch',
+      'WEFT_SCRATCH_DIR must be an absolute path, not "scratch"',
+      'pattern',
+    ],
+    ['WEFT_SCRATCH_DIR', '', 'WEFT_SCRATCH_DIR must be an absolute path, not ""', 'pattern'],
     [
       'WEFT_DEPLOYMENTS_RECONCILE_MS',
       'soon',

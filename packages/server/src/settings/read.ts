@@ -9,7 +9,7 @@ export function envFlag(value: string | undefined): boolean {
 
 /**
  * Reads every setting of {@link SERVER_SETTINGS} from `env`: a variable's text becomes the
- * schema's type (a flag, an integer, a comma-separated list, one of some words) and is checked
+ * schema's type (a flag, an integer, a comma-separated list, one of some words, a text of some pattern) and is checked
  * against it. A value that does not fit stops the start with `VALIDATION` naming the variable
  * and what it must be: a server never runs on a setting it misread. Unset variables, and empty
  * ones except lists that mean "none", are left out.
@@ -34,7 +34,8 @@ function parse(name: string, schema: SettingSchema, raw: string): unknown {
     case 'boolean':
       return envFlag(raw);
     case 'string':
-      return raw === '' ? undefined : raw;
+      if (raw === '' && schema.emptyIsValue !== true) return undefined;
+      return checked(name, schema, raw, raw, 'pattern');
     case 'integer': {
       if (text === '') return undefined;
       const value = /^[0-9]+$/.test(text) ? Number(text) : Number.NaN;

@@ -4,14 +4,22 @@ import { Type, type Static, type TSchema } from '@weft/core/typebox';
  * Annotations of one setting besides its JSON Schema: `must` ends the error message of a value
  * the schema refuses ("WEFT_X must be <must>, not ..."), `shown` is the default as the README
  * shows it when it is no literal value, and `emptyIsValue` keeps an empty variable as a value
- * (an empty list) instead of treating it as unset.
+ * (an empty list; an empty text, checked against its pattern) instead of treating it as unset.
  */
 export interface SettingAnnotations {
   readonly description: string;
   readonly must?: string;
   readonly shown?: string;
   readonly emptyIsValue?: true;
+  /** The type as the README shows it, when it says more than the schema's (`absolute path`). */
+  readonly typeShown?: string;
 }
+
+/** Segments of letters, digits, `.`, `_`, `-` (not `.` or `..`), optionally from `/`. */
+const SEGMENT = String.raw`(?!\.\.?(?:/|$))[A-Za-z0-9._-]+`;
+const CGROUP_PARENT_PATTERN = `^/?${SEGMENT}(?:/${SEGMENT})*/?$`;
+/** `/...`, or a drive letter on Windows. */
+const ABSOLUTE_PATH_PATTERN = String.raw`^(?:/|[A-Za-z]:[\\/])`;
 
 const flag = (description: string, shown = '`false`') =>
   Type.Optional(Type.Boolean({ description, shown, default: false }));
@@ -108,6 +116,36 @@ export const SERVER_SETTINGS = Type.Object({
       minimum: 0,
       maximum: 9_999_999_999,
       must: 'a whole number of milliseconds (0 turns it off)',
+    }),
+  ),
+  WEFT_SANDBOX: Type.Optional(
+    Type.Union([Type.Literal('strict'), Type.Literal('best-effort')], {
+      description:
+        'a connector or step declaring a limit this host cannot enforce (`weft sandbox check`): `strict` refuses the call with `VALIDATION` before it runs, `best-effort` runs it and warns once per connector',
+      default: 'strict',
+      must: '"strict" or "best-effort"',
+    }),
+  ),
+  WEFT_CGROUP_PARENT: Type.Optional(
+    Type.String({
+      description:
+        'parent control group of shell actions\u2019 groups: from each cgroup hierarchy\u2019s root when it starts with `/`, else below the process\u2019s own group; made on first use',
+      default: 'weft',
+      pattern: CGROUP_PARENT_PATTERN,
+      typeShown: 'control group path',
+      must: 'a control group path of letters, digits, `.`, `_`, `-` and `/`, without `.` or `..` segments',
+      emptyIsValue: true,
+    }),
+  ),
+  WEFT_SCRATCH_DIR: Type.Optional(
+    Type.String({
+      description:
+        'where each shell action call gets its scratch directory (working directory and `TMPDIR`)',
+      shown: '`<os tmpdir>/weft-scratch`',
+      pattern: ABSOLUTE_PATH_PATTERN,
+      typeShown: 'absolute path',
+      must: 'an absolute path',
+      emptyIsValue: true,
     }),
   ),
   WEFT_TRUSTED_PROXIES: list('proxies whose `X-Forwarded-For` webhooks believe: IPs and CIDRs'),

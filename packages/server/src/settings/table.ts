@@ -32,6 +32,7 @@ export function withSettingsTable(readme: string, table: string): string {
 }
 
 function typeOf(schema: SettingSchema): string {
+  if (schema.typeShown !== undefined) return schema.typeShown;
   switch (schema.type) {
     case 'boolean':
       return 'flag (`true`, `1`, `yes`, `on`)';
