@@ -196,6 +196,7 @@ describe('running workflows', () => {
     const result = await runWorkflow(wf, {}, { invoker, clock, defaultTimeoutMs: 120_000 });
     expect(aborted).toBe(true);
     expect(result.error).toMatchObject({ code: 'TIMEOUT', details: { timeout_ms: 1000 } });
+    expect(invoker.calls[0]!.runtime).toEqual({ resources: { timeout: 1 } });
   });
 
   it('continues after a failed step with continue_on_error, whose error is readable', async () => {
