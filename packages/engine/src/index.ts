@@ -3,6 +3,7 @@ export * from './model.js';
 export * from './load/options.js';
 export * from './load/load-workflows.js';
 export { CONNECTOR_LIMITS, checkRuntime } from './validate/runtime-limits.js';
+export { runtimeProblems, type RuntimeProblem } from './validate/runtime-problems.js';
 export { matchesInputType } from './validate/inputs.js';
 export { isTimeZone, isAddressOrCidr } from './validate/triggers.js';
 export * from './summary.js';

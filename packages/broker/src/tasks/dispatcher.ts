@@ -1,4 +1,10 @@
-import { TimeoutError, type Broker, type ConsumeOptions, type Subscription } from '@weft/core';
+import {
+  TimeoutError,
+  type Broker,
+  type ConnectorRuntime,
+  type ConsumeOptions,
+  type Subscription,
+} from '@weft/core';
 import {
   parseTaskResultMessage,
   RESULTS_SUBJECT,
@@ -21,6 +27,8 @@ export interface TaskRequest {
   input: Record<string, unknown>;
   /** Step path; the idempotency key is `<workflowId>/<step>`. */
   step: string;
+  /** The step's runtime block; it travels as the header `weft-runtime` (JSON), the body unchanged. */
+  runtime?: ConnectorRuntime;
 }
 
 /** Publishes one task message (docs/protocol.md#broker-tasks) with its step and idempotency key headers. */
@@ -42,6 +50,7 @@ export async function dispatchTask(
       ...headers,
       [TASK_HEADERS.step]: request.step,
       [TASK_HEADERS.idempotencyKey]: `${request.workflowId}/${request.step}`,
+      ...(request.runtime ? { [TASK_HEADERS.runtime]: JSON.stringify(request.runtime) } : {}),
     },
   });
 }

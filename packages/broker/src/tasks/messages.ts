@@ -67,6 +67,8 @@ export const TASK_HEADERS = {
   step: 'weft-step',
   /** `<execution_id>/<step path>`: services drop duplicates by it (docs/design.md#scale-out). */
   idempotencyKey: 'idempotency-key',
+  /** The step's `runtime` block as JSON text, when it has one (a weft extension, docs/protocol.md#broker-tasks). */
+  runtime: 'weft-runtime',
 } as const;
 
 /**

@@ -1,3 +1,4 @@
+import type { ConnectorRuntime } from '../workflow/runtime.js';
 import type { ExecutionContext } from './execution-context.js';
 
 /** One action call of a step. */
@@ -10,6 +11,12 @@ export interface ActionCall {
   input: Record<string, unknown>;
   /** The execution context (docs/protocol.md#execution-context), with the signal and progress reporter. */
   context: ExecutionContext;
+  /**
+   * The step's `runtime` block (docs/workflow-language.md#connector-runtime), which overrides the
+   * connector's runtime field by field within the limits of docs/protocol.md#limits. Only set
+   * when the step has one (action steps; agent steps have none).
+   */
+  runtime?: ConnectorRuntime;
 }
 
 /**

@@ -1,4 +1,5 @@
 import { Type, type Static } from '@weft/core/typebox';
+import { ConnectorRuntime } from '../workflow/runtime.js';
 import { ACTION_PATTERN, SLUG_PATTERN } from '../workflow/steps.js';
 
 const Timestamp = (description: string) =>
@@ -111,6 +112,8 @@ export const ExecuteRequest = Type.Object(
       description: '<plugin>.<action> (on /{plugin_slug}/execute also just <action>)',
     }),
     input: Type.Record(Type.String(), Type.Unknown(), { description: 'Action parameters' }),
+    // Weft extension: the calling step's runtime block, which overrides the connector's.
+    runtime: Type.Optional(ConnectorRuntime),
   },
   {
     additionalProperties: false,

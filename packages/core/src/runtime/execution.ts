@@ -1,4 +1,5 @@
 import { Type, type Static } from '@weft/core/typebox';
+import { ConnectorRuntime } from '../workflow/runtime.js';
 import { EXECUTION_STATUSES } from './status.js';
 
 /** Execution statuses on the wire (the same list as {@link EXECUTION_STATUSES}). */
@@ -145,6 +146,8 @@ export const ExecuteActionRequest = Type.Object(
     version: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
     action: Type.String({ minLength: 1, maxLength: 128 }),
     input: Type.Optional(Type.Object({}, { additionalProperties: true })),
+    // The calling step's runtime block (docs/workflow-language.md#connector-runtime).
+    runtime: Type.Optional(ConnectorRuntime),
   },
   { additionalProperties: false },
 );

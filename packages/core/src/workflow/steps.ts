@@ -128,7 +128,11 @@ const stepProperties = (Self: TSchema) => ({
     Type.Boolean({ description: 'A failing step gets status failed and the workflow goes on' }),
   ),
   timeout: Type.Optional(
-    Type.Integer({ minimum: 1, maximum: 604_800, description: 'Seconds per attempt' }),
+    Type.Integer({
+      minimum: 1,
+      maximum: 604_800,
+      description: 'Seconds per attempt (at most 600 on an action step)',
+    }),
   ),
   execution: Type.Optional(
     Type.Union([Type.Literal('local'), Type.Literal('cloud')], {

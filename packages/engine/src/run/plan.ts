@@ -89,7 +89,7 @@ function planStep(
     parallelItems: def.parallel === true,
     children: [],
     retry: def.retry ? planRetry(def.retry) : undefined,
-    timeoutMs: def.timeout === undefined ? undefined : def.timeout * 1000,
+    timeoutMs: attemptTimeoutMs(def),
     continueOnError: def.continue_on_error === true,
     target,
     parent,
@@ -106,6 +106,15 @@ function planStep(
   if (Array.isArray(def.parallel))
     plan.children = def.parallel.map((c) => planStep(c, plan, secretNames));
   return plan;
+}
+
+/**
+ * The bound of each attempt, in ms: the step's `timeout`, else its `runtime.resources.timeout`
+ * (docs/workflow-language.md#connector-runtime); `undefined` leaves it to the connector's.
+ */
+function attemptTimeoutMs(def: StepDefinition): number | undefined {
+  const seconds = def.timeout ?? def.runtime?.resources?.timeout;
+  return seconds === undefined ? undefined : seconds * 1000;
 }
 
 /** Fills the defaults of a retry block (docs/design.md#workflow-semantics: factor 1 s, exponential). */

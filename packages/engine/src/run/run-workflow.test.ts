@@ -173,6 +173,32 @@ describe('running workflows', () => {
     expect(result.error).toMatchObject({ code: 'TIMEOUT', details: { timeout_ms: 30 } });
   });
 
+  it("bounds an attempt by the step's runtime.resources.timeout when it has no timeout", async () => {
+    const wf = workflow(`workflows:
+  - name: w
+    steps:
+      - { name: a, plugin: p, action: slow, runtime: { resources: { timeout: 1 } } }
+`);
+    const clock = new ManualClock(Date.UTC(2026, 0, 1));
+    let aborted = false;
+    const invoker = new TestInvoker({
+      // Six seconds pass on the run's clock; the handler waits on its signal.
+      'p.slow': (_input, context) => {
+        clock.advance(6_000);
+        return new Promise((_resolve, reject) =>
+          context.signal.addEventListener('abort', () => {
+            aborted = true;
+            reject(new Error('aborted'));
+          }),
+        );
+      },
+    });
+    const result = await runWorkflow(wf, {}, { invoker, clock, defaultTimeoutMs: 120_000 });
+    expect(aborted).toBe(true);
+    expect(result.error).toMatchObject({ code: 'TIMEOUT', details: { timeout_ms: 1000 } });
+    expect(invoker.calls[0]!.runtime).toEqual({ resources: { timeout: 1 } });
+  });
+
   it('continues after a failed step with continue_on_error, whose error is readable', async () => {
     const wf = workflow(`workflows:
   - name: w

@@ -160,18 +160,21 @@ export class Run {
     const context = new StepContext(this.shared, plan.path, key);
     const agent = plan.def.type === 'agent';
     const action = agent ? 'run' : plan.def.action!;
+    // An action step's runtime block reaches the invoker (agent steps refuse one).
+    const runtime = agent ? undefined : plan.def.runtime;
     const call: ActionCall | Invocation = this.options.chain?.invoke
       ? {
           target: plan.target!,
           action,
           input,
           context,
+          ...(runtime ? { runtime } : {}),
           step: plan.info,
           run: this.info!,
           attempt: attemptNumber,
           item,
         }
-      : { target: plan.target!, action, input, context };
+      : { target: plan.target!, action, input, context, ...(runtime ? { runtime } : {}) };
     if (agent) {
       // An agent step's invoker gets an AgentCall: the definition, its tools, progress reports.
       const extras: Omit<AgentCall, keyof ActionCall> = {

@@ -79,6 +79,22 @@ describe('step structure', () => {
     ]);
   });
 
+  it('refuses an action step timeout over 600 s and keeps longer ones for subworkflows and agents', () => {
+    const steps =
+      '      - { name: a, plugin: p, action: x, timeout: 601 }\n' +
+      '      - { name: b, connector: "connector:acme/x@1.0.0", action: x, timeout: 600 }\n' +
+      '      - { name: c, workflow: other, timeout: 3600 }\n' +
+      '      - { name: d, type: agent, agent: "agent:acme/x@1.0.0", timeout: 3600 }\n';
+    const result = load(withSteps(steps));
+    expect(errors(result)).toEqual([
+      'workflows[0].steps[0].timeout: timeout 601 s is over the limit of 600 s of an action step (connector executions; a subworkflow step may wait longer)',
+    ]);
+    expect(result.diagnostics[0]).toMatchObject({
+      code: 'limit',
+      path: 'workflows[0].steps[0].timeout',
+    });
+  });
+
   it('refuses a guardrail output schema that is not JSON Schema', () => {
     const steps =
       '      - name: a\n        type: agent\n        agent: agent:acme/x@1.0.0\n        guardrails:\n          outputSchema: { type: objekt }\n';

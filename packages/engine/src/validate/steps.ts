@@ -2,6 +2,7 @@ import {
   AGENT_REF_PATTERN,
   CONNECTOR_REF_PATTERN,
   assertNever,
+  CONNECTOR_DEFAULTS,
   type Step,
   type StepType,
 } from '@weft/core';
@@ -210,6 +211,17 @@ function checkAction(step: Step, at: Path, reporter: Reporter): void {
     );
   }
   checkReference(step.connector, CONNECTOR_REF_PATTERN, [...at, 'connector'], reporter);
+  // An action runs on a connector, whose executions last at most 600 s (docs/protocol.md#limits);
+  // subworkflow steps may wait longer.
+  const max = CONNECTOR_DEFAULTS.maxTimeoutSeconds;
+  if (step.timeout !== undefined && step.timeout > max) {
+    reporter.error(
+      [...at, 'timeout'],
+      'limit',
+      `timeout ${step.timeout} s is over the limit of ${max} s of an action step (connector executions; a subworkflow step may wait longer)`,
+      { expected: `at most ${max}`, found: String(step.timeout) },
+    );
+  }
 }
 
 /** Checks shared by every kind: `parallel: true`, runtime limits, guardrails. */

@@ -51,6 +51,21 @@ describe('POST /execute body', () => {
     ]);
   });
 
+  it('sends a runtime block on to the instance, also when it qualifies the action', async () => {
+    await setup();
+    const runtime = '{"resources":{"memory":"64MB"}}';
+    expect((await post(`{"action":"echo.say","input":{},"runtime":${runtime}}`)).statusCode).toBe(
+      200,
+    );
+    expect(
+      (await post(`{"action":"say","input":{},"runtime":${runtime}}`, '/echo/execute')).statusCode,
+    ).toBe(200);
+    expect(received).toEqual([
+      `{"action":"echo.say","input":{},"runtime":${runtime}}`,
+      `{"action":"echo.say","input":{},"runtime":${runtime}}`,
+    ]);
+  });
+
   const refused: [string, string, string, string][] = [
     ['invalid JSON', '{"action": "echo.say", ', 'body', 'syntax'],
     ['an empty body', '', 'body', 'syntax'],
@@ -74,6 +89,12 @@ describe('POST /execute body', () => {
     ],
     ['input that is not an object', '{"action":"echo.say","input":"hi"}', 'input', 'type'],
     ['input that is null', '{"action":"echo.say","input":null}', 'input', 'type'],
+    [
+      'a runtime that is not an object',
+      '{"action":"echo.say","input":{},"runtime":[1]}',
+      'runtime',
+      'type',
+    ],
     [
       'a top-level __proto__ key',
       '{"action":"echo.say","input":{},"__proto__":{"x":1}}',

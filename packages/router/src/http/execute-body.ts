@@ -15,8 +15,9 @@ const MAX_ACTION = 256;
 /**
  * Reads the raw body of `POST /execute` (docs/protocol.md#action-calls) without the framework's
  * parse, schema pass and re-encoding: one `JSON.parse` and a check of the shape `ExecuteRequest`
- * describes (an object of exactly `action`, a string of 1 to 256 characters, and `input`, an
- * object), so that bad input still gets the same `VALIDATION` error object naming the field. The
+ * describes (an object of exactly `action`, a string of 1 to 256 characters, `input`, an
+ * object, and optionally `runtime`, an object the connector service checks), so that bad input
+ * still gets the same `VALIDATION` error object naming the field. The
  * bytes are sent on as they came; only a bare `<action>` on `/{plugin_slug}/execute` is
  * re-encoded with its plugin, as the instance expects `<plugin>.<action>`.
  */
@@ -45,14 +46,14 @@ export function readExecuteBody(raw: unknown, pathSlug?: string): ExecuteCall {
   }
   const record = json as Record<string, unknown>;
   for (const key in record) {
-    if (key !== 'action' && key !== 'input') {
+    if (key !== 'action' && key !== 'input' && key !== 'runtime') {
       throw new ValidationError(`${key.slice(0, 100)} is not a known field`, {
         field: key.slice(0, 100),
         constraint: 'additionalProperties',
       });
     }
   }
-  const { action, input } = record;
+  const { action, input, runtime } = record;
   if (action === undefined) {
     throw new ValidationError('action is required', { field: 'action', constraint: 'required' });
   }
@@ -71,12 +72,24 @@ export function readExecuteBody(raw: unknown, pathSlug?: string): ExecuteCall {
   if (typeof input !== 'object' || input === null || Array.isArray(input)) {
     throw new ValidationError('input must be object', { field: 'input', constraint: 'type' });
   }
+  if (
+    runtime !== undefined &&
+    (typeof runtime !== 'object' || runtime === null || Array.isArray(runtime))
+  ) {
+    throw new ValidationError('runtime must be object', { field: 'runtime', constraint: 'type' });
+  }
   const { plugin, name } = parseAction(action, pathSlug);
   // On /{plugin_slug}/execute a bare <action> is qualified for the instance.
   const qualified = action.length === plugin.length + 1 + name.length;
   return {
     plugin,
     name,
-    body: qualified ? raw : JSON.stringify({ action: `${plugin}.${name}`, input }),
+    body: qualified
+      ? raw
+      : JSON.stringify({
+          action: `${plugin}.${name}`,
+          input,
+          ...(runtime !== undefined ? { runtime } : {}),
+        }),
   };
 }

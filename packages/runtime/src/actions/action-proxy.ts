@@ -6,6 +6,7 @@ import {
   ValidationError,
   WeftError,
   type ActionCall,
+  type ConnectorRuntime,
   type ExecutionContext,
 } from '@weft/core';
 import type { CompiledRuntimeOptions } from '../options.js';
@@ -19,6 +20,8 @@ export interface ActionRequest {
   /** The action name, without the plugin. */
   action: string;
   input: Record<string, unknown>;
+  /** The calling step's runtime block, passed to the invoker with the call. */
+  runtime?: ConnectorRuntime;
   idempotencyKey?: string;
   /** The caller's: aborts the action (`CANCELED`) when the caller went away before the answer. */
   signal?: AbortSignal;
@@ -89,7 +92,13 @@ export class ActionProxy {
     };
     try {
       const invoker = options.actions.invoker({ owner: call.owner, keyId: call.keyId });
-      const invoked = invoker.invoke({ target, action: call.action, input: call.input, context });
+      const invoked = invoker.invoke({
+        target,
+        action: call.action,
+        input: call.input,
+        context,
+        ...(call.runtime ? { runtime: call.runtime } : {}),
+      });
       const aborted = new Promise<never>((_, reject) =>
         controller.signal.addEventListener('abort', () => reject(controller.signal.reason), {
           once: true,

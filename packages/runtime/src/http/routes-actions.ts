@@ -2,6 +2,7 @@ import type { ServerResponse } from 'node:http';
 import { Type } from '@weft/core/typebox';
 import type { FastifyInstance } from 'fastify';
 import { ExecuteActionRequest, ValidationError } from '@weft/core';
+import { runtimeProblems } from '@weft/engine';
 import { typed } from '@weft/http';
 import type { Runtime } from '../runtime.js';
 import { principalOf, requirePrincipal } from '@weft/identity';
@@ -13,7 +14,7 @@ const ActionResult = Type.Object({
 });
 
 /**
- * `POST /actions/execute {plugin, version?, action, input}`: runs one action on the server (the
+ * `POST /actions/execute {plugin, version?, action, input, runtime?}`: runs one action on the server (the
  * cloud steps of hybrid runs) and answers like a connector (docs/protocol.md#action-calls). A caller that closes
  * its connection before the answer (an interrupted hybrid run) cancels the action.
  */
@@ -53,6 +54,13 @@ export function registerActionRoutes(app: FastifyInstance, runtime: Runtime): vo
           },
         );
       }
+      const [problem] = body.runtime === undefined ? [] : runtimeProblems(body.runtime);
+      if (problem) {
+        throw new ValidationError(`${problem.field}: ${problem.message}`, {
+          field: problem.field,
+          constraint: problem.constraint,
+        });
+      }
       const action = body.action.startsWith(`${body.plugin}.`)
         ? body.action.slice(body.plugin.length + 1)
         : body.action;
@@ -64,6 +72,7 @@ export function registerActionRoutes(app: FastifyInstance, runtime: Runtime): vo
         ...(body.version !== undefined ? { version: body.version } : {}),
         action,
         input: body.input ?? {},
+        ...(body.runtime !== undefined ? { runtime: body.runtime } : {}),
         ...(typeof key === 'string' ? { idempotencyKey: key } : {}),
         signal: callerGone(reply.raw),
       });

@@ -10,7 +10,7 @@ import { abortError } from '../kinds/errors.js';
 
 /**
  * Runs single actions on the server (the cloud steps of `hybrid` mode, docs/protocol.md#execution-modes):
- * `POST {cloudUrl}/actions/execute {plugin, version?, action, input}` with the bearer key and
+ * `POST {cloudUrl}/actions/execute {plugin, version?, action, input, runtime?}` with the bearer key and
  * `Idempotency-Key: <execution_id>/<step path>`. The server runs it through its router or a
  * published plugin's `http` actions; its errors (docs/protocol.md#error-object) come back as the error of that code.
  */
@@ -29,6 +29,7 @@ export class CloudInvoker implements ActionInvoker {
         ...(version !== undefined ? { version } : {}),
         action: call.action,
         input: call.input,
+        ...(call.runtime ? { runtime: call.runtime } : {}),
       },
       headers,
       signal: context.signal,

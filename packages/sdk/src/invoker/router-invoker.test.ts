@@ -60,6 +60,16 @@ describe('RouterInvoker (self_hosted mode)', () => {
     await invoker.close();
   });
 
+  it("adds the step's runtime to the body only when the call has one", async () => {
+    const invoker = new RouterInvoker({ routerUrl: url });
+    const runtime = { resources: { memory: '64MB', timeout: 5 } };
+    await call(invoker, { runtime });
+    await call(invoker);
+    expect(received[0]!.body).toEqual({ action: 'slack.send', input: { text: 'hi' }, runtime });
+    expect(received[1]!.body).toEqual({ action: 'slack.send', input: { text: 'hi' } });
+    await invoker.close();
+  });
+
   it('turns the router error object into the error of that code', async () => {
     answer = {
       status: 503,

@@ -41,7 +41,7 @@ const UNREACHABLE = new Set([
 /**
  * The `self_hosted` execution mode's {@link ActionInvoker} (docs/protocol.md#execution-modes): every action
  * step goes to the router as `POST {routerUrl}/execute` with `{action: "<plugin>.<action>",
- * input}` and `Idempotency-Key: <execution_id>/<step path>`; no call reaches any other address.
+ * input}` (and the step's `runtime` when it has one) and `Idempotency-Key: <execution_id>/<step path>`; no call reaches any other address.
  * The router's answer (docs/protocol.md#action-calls, docs/protocol.md#error-object) becomes the output or the error of that code.
  */
 export class RouterInvoker implements ActionInvoker {
@@ -88,7 +88,12 @@ export class RouterInvoker implements ActionInvoker {
         method: 'POST',
         dispatcher: await this.agent.get(),
         headers,
-        body: JSON.stringify({ action: `${plugin}.${call.action}`, input: call.input }),
+        body: JSON.stringify({
+          action: `${plugin}.${call.action}`,
+          input: call.input,
+          // The step's runtime block, a weft extension of the request (docs/protocol.md#action-calls).
+          ...(call.runtime ? { runtime: call.runtime } : {}),
+        }),
         signal: context.signal,
       });
       status = response.statusCode;

@@ -10,11 +10,12 @@ import {
   toErrorObject,
   ValidationError,
   type ActionCall,
+  type ConnectorRuntime,
   type ErrorObject,
   type ExecutionContext,
   type HealthResponse,
 } from '@weft/core';
-import { ResolvedSecrets } from '@weft/engine';
+import { ResolvedSecrets, runtimeProblems } from '@weft/engine';
 import type { LocalInvoker } from '../invoker/local-invoker.js';
 import { runHealthChecks, type HealthChecks } from './health.js';
 import { RecentResults } from './recent-results.js';
@@ -99,10 +100,11 @@ export class ConnectorHost {
     // calling run cannot see this process's environment, so the answer is masked here.
     const secrets = new ResolvedSecrets({});
     try {
-      const { plugin, action, input } = this.parse(body, pathPlugin);
+      const { plugin, action, input, runtime } = this.parse(body, pathPlugin);
       const target = { kind: 'plugin' as const, slug: plugin };
       this.invoker.check(target, action);
-      const data = await this.run(target, action, input, idempotencyKey, signal, secrets);
+      const call = { target, action, input, ...(runtime ? { runtime } : {}) };
+      const data = await this.run(call, idempotencyKey, signal, secrets);
       return { statusCode: 200, body: { status: 'success', data: secrets.mask(data) } };
     } catch (error) {
       const object = capErrorObject(secrets.mask(toErrorObject(error)), MAX_UPSTREAM_TEXT);
@@ -125,7 +127,9 @@ export class ConnectorHost {
       throw invalid('body', 'type', 'the body must be a JSON object {action, input}');
     }
     const record = body as Record<string, unknown>;
-    const extra = Object.keys(record).find((k) => k !== 'action' && k !== 'input');
+    const extra = Object.keys(record).find(
+      (k) => k !== 'action' && k !== 'input' && k !== 'runtime',
+    );
     if (extra !== undefined)
       throw invalid(extra, 'additionalProperties', `${extra} is not a known field`);
     const raw = record['action'];
@@ -160,18 +164,25 @@ export class ConnectorHost {
         `action "${raw}" does not belong to plugin "${pathPlugin}" of the path`,
       );
     }
-    return { plugin, action, input: input as Record<string, unknown> };
+    return {
+      plugin,
+      action,
+      input: input as Record<string, unknown>,
+      runtime: checkedRuntime(record['runtime']),
+    };
   }
 
   private async run(
-    target: ActionCall['target'],
-    action: string,
-    input: Record<string, unknown>,
+    call: Omit<ActionCall, 'context'>,
     idempotencyKey: string,
     signal: AbortSignal | undefined,
     secrets: ResolvedSecrets,
   ): Promise<Record<string, unknown>> {
-    const timeoutMs = this.invoker.timeoutFor(target, action);
+    const { target, action } = call;
+    // The step's runtime overrides the connector's timeout (docs/protocol.md#action-calls).
+    const stepSeconds = call.runtime?.resources?.timeout;
+    const timeoutMs =
+      stepSeconds !== undefined ? stepSeconds * 1000 : this.invoker.timeoutFor(target, action);
     const controller = new AbortController();
     const started = Date.now();
     let timer: NodeJS.Timeout | undefined;
@@ -205,10 +216,7 @@ export class ConnectorHost {
     try {
       const context = contextOf(controller.signal, idempotencyKey, this.options.environment ?? {});
       context.addSecret = (name, value) => secrets.add(name, value);
-      const { output } = await Promise.race([
-        this.invoker.invoke({ target, action, input, context }),
-        expired,
-      ]);
+      const { output } = await Promise.race([this.invoker.invoke({ ...call, context }), expired]);
       if (output === undefined) return {};
       if (typeof output !== 'object' || output === null || Array.isArray(output)) {
         const message = `the handler returned ${Array.isArray(output) ? 'an array' : typeof output}, not an object (docs/protocol.md#action-calls: data is an object)`;
@@ -247,6 +255,19 @@ function contextOf(
     idempotencyKey,
     progress: () => undefined,
   };
+}
+
+/**
+ * The optional `runtime` of an execute request (a weft extension, docs/protocol.md#action-calls):
+ * its shape and quantities as workflow validation checks them; `VALIDATION` naming
+ * `runtime.<path>` otherwise.
+ */
+function checkedRuntime(value: unknown): ConnectorRuntime | undefined {
+  if (value === undefined) return undefined;
+  const [problem] = runtimeProblems(value);
+  if (problem)
+    throw invalid(problem.field, problem.constraint, `${problem.field}: ${problem.message}`);
+  return value as ConnectorRuntime;
 }
 
 function invalid(field: string, constraint: string, message: string): ValidationError {

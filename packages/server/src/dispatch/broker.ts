@@ -17,7 +17,8 @@ export function isBrokerInstance(metadata: Readonly<Record<string, unknown>>): b
 /**
  * Runs one action as a task (docs/protocol.md#broker-tasks) on `platform.workflow.<slug>` and waits for its result; the
  * message carries the call's idempotency key `<execution_id>/<step path>`. The wait ends with
- * the call's abort signal (the step's timeout, a cancel) or after `timeoutMs`.
+ * the call's abort signal (the step's timeout, a cancel) or after `timeoutMs`. The step's
+ * `runtime` rides as the header `weft-runtime`.
  */
 export async function invokeByBroker(
   tasks: TaskDispatcher,
@@ -30,7 +31,14 @@ export async function invokeByBroker(
     ? idempotencyKey.slice(workflowId.length + 1)
     : idempotencyKey;
   const result: TaskResultMessage = await tasks.dispatch(
-    { workflowId, plugin: slug, action: call.action, input: call.input, step },
+    {
+      workflowId,
+      plugin: slug,
+      action: call.action,
+      input: call.input,
+      step,
+      ...(call.runtime ? { runtime: call.runtime } : {}),
+    },
     // The action span's trace context rides as message headers; the body (docs/protocol.md#broker-tasks) is unchanged.
     { timeoutMs, signal, headers: injectTraceContext({}) },
   );

@@ -3,7 +3,8 @@ import type { Router } from '@weft/router';
 import { injectTraceContext } from '@weft/telemetry';
 
 /**
- * Runs one action on an instance the router picks (`POST /execute` over its keep-alive pool).
+ * Runs one action on an instance the router picks (`POST /execute` over its keep-alive pool),
+ * with the step's `runtime` when the call has one.
  * The run's signal (cancel, step timeout) reaches the instance's handler: the router closes the
  * call's connection, and the connector service aborts the handler's signal.
  */
@@ -12,16 +13,22 @@ export async function invokeByRouter(
   slug: string,
   call: ActionCall,
 ): Promise<InvocationResult> {
-  const answer = await router.dispatcher.execute(
+  // The step's runtime rides in the body (a weft extension, docs/protocol.md#action-calls).
+  const body = JSON.stringify({
+    action: `${slug}.${call.action}`,
+    input: call.input,
+    ...(call.runtime ? { runtime: call.runtime } : {}),
+  });
+  const answer = await router.dispatcher.send(
     slug,
     call.action,
-    call.input,
+    body,
     // The router forwards `traceparent`: the connector service continues the action's span.
     injectTraceContext({ 'idempotency-key': call.context.idempotencyKey }),
     undefined,
     call.context.signal,
   );
-  const body = JSON.parse(answer.body.toString()) as Record<string, unknown>;
-  if (body['status'] === 'success') return { output: body['data'] ?? {} };
-  throw fromErrorObject(body);
+  const answered = JSON.parse(answer.body.toString()) as Record<string, unknown>;
+  if (answered['status'] === 'success') return { output: answered['data'] ?? {} };
+  throw fromErrorObject(answered);
 }
