@@ -31,6 +31,7 @@ export {
 } from './connector/parse-definition.js';
 export { interpolateEnvironment, type Environment } from './connector/interpolate-env.js';
 export type { ShellResult } from './kinds/shell.js';
+export { Sandbox, type CellRequest, type SandboxOptions } from './sandbox/index.js';
 export { Weft } from './client/weft.js';
 export type { ExecuteOptions, ExecuteAsyncOptions } from './client/execute-options.js';
 export type { ApprovalAnswer, ApprovalRequest, ApproveRun } from './client/local-authorization.js';
