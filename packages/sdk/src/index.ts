@@ -37,6 +37,7 @@ export {
   LIMIT_NAMES,
   type SandboxMode,
   type SandboxOptions,
+  type CellRequest,
   type LimitName,
   type LimitSupport,
   sandboxLogLine,
