@@ -57,7 +57,7 @@ async function cellCall(sandbox: Sandbox, req: CellRequest, phases: Phases): Pro
   const cell = sandbox.enter(req);
   t = mark('enter', t);
   try {
-    cell.watchStorage(() => undefined);
+    cell.watch(() => undefined);
     const command = cell.wrap('/bin/true', []);
     const ended = await spawnToEnd(command.file, command.args, {
       cwd: cell.scratch,
