@@ -36,6 +36,9 @@ interface Case {
   readonly target?: boolean;
   readonly once: (phases: Phases) => Promise<void>;
   readonly phases: Phases;
+  /** Idle ms before each timed call (not timed): the kernel's cost of moving a task into a group
+   * after a quiet spell (an RCU grace period) shows only when calls are spaced. */
+  readonly idleBefore?: number;
 }
 
 const RLIMITED = { limits: { maxFileDescriptors: 64 }, storage: { maxSize: '2MB' } };
@@ -111,17 +114,17 @@ export async function run(): Promise<void> {
   const root = mkdtempSync(join(tmpdir(), 'weft-bench-sandbox-'));
   const parent = `weft-bench-${process.pid}`;
   const sandbox = await Sandbox.open({ cgroupParent: parent, scratchRoot: join(root, 'a') });
-  // No control groups and no prlimit: the same path with a scratch directory only.
+  // No control groups and no rlimits: the same path with a scratch directory only.
   const bare = await Sandbox.open({
     scratchRoot: join(root, 'b'),
     facts: { mountinfo: '', selfCgroup: '', v2Controllers: () => [] },
-    prlimitPaths: [],
+    shell: '/nonexistent/sh',
   });
   const memoryOnly = await Sandbox.open({
     cgroupParent: parent,
     scratchRoot: join(root, 'c'),
     facts: memoryOnlyFacts(),
-    prlimitPaths: [],
+    shell: '/nonexistent/sh',
   });
   const invoker = shellInvoker(sandbox);
   const invokerNoCgroup = shellInvoker(bare);
@@ -132,7 +135,6 @@ export async function run(): Promise<void> {
   const joinAllCommand = joinAll.wrap('/bin/true', []);
   const joinOneCommand = joinOne.wrap('/bin/true', []);
   const groups = sandbox.capabilities.places.size;
-  const prlimit = sandbox.capabilities.prlimit ?? '/usr/bin/prlimit';
   const spawned = (file: string, args: readonly string[]) => () =>
     spawnToEnd(file, args).then(() => undefined);
   const enterDispose = (s: Sandbox) => () => s.enter(request(undefined)).dispose();
@@ -140,7 +142,7 @@ export async function run(): Promise<void> {
   const make = (
     name: string,
     once: (phases: Phases) => Promise<void>,
-    extra: Partial<Pick<Case, 'added' | 'target'>> = {},
+    extra: Partial<Pick<Case, 'added' | 'target' | 'idleBefore'>> = {},
   ): Case => ({ name, once, phases: new Map(), ...extra });
   const vsBare = { added: 'bare', target: true } as const;
   const cases: Case[] = [
@@ -156,7 +158,13 @@ export async function run(): Promise<void> {
     make('cell, + rlimits (nofile, fsize)', (p) => cellCall(sandbox, request(RLIMITED), p), vsBare),
     make('LocalInvoker shell, defaults', () => invoke(invoker, 'sh'), vsBare),
     make('LocalInvoker shell, + rlimits', () => invoke(invoker, 'shr'), vsBare),
-    make('LocalInvoker, no cgroup/prlimit', () => invoke(invokerNoCgroup, 'sh'), { added: 'bare' }),
+    make('LocalInvoker shell, defaults, 30 ms idle before', () => invoke(invoker, 'sh'), {
+      ...vsBare,
+      idleBefore: 30,
+    }),
+    make('LocalInvoker, no cgroup, no rlimits', () => invoke(invokerNoCgroup, 'sh'), {
+      added: 'bare',
+    }),
     make(`part: enter + dispose, ${groups} groups`, enterDispose(sandbox), { added: 'self' }),
     make('part: enter + dispose, scratch only', enterDispose(bare), { added: 'self' }),
     make('part: sh -c exec /bin/true', spawned('/bin/sh', ['-c', 'exec "$@"', 'sh', '/bin/true']), {
@@ -172,9 +180,11 @@ export async function run(): Promise<void> {
         added: 'bare',
       },
     ),
-    make('part: prlimit -- /bin/true', spawned(prlimit, ['--nofile=64:64', '--', '/bin/true']), {
-      added: 'bare',
-    }),
+    make(
+      `part: sh joining ${groups} groups, exec, 30 ms idle before`,
+      spawned(joinAllCommand.file, joinAllCommand.args),
+      { added: 'bare', idleBefore: 30 },
+    ),
   ];
 
   const times = new Map<Case, number[]>(cases.map((c) => [c, []]));
@@ -183,6 +193,7 @@ export async function run(): Promise<void> {
   const order = [...cases];
   for (let round = 0; round < ROUNDS; round++) {
     for (const c of shuffle(order)) {
+      if (c.idleBefore) await new Promise((done) => setTimeout(done, c.idleBefore));
       const began = performance.now();
       await c.once(c.phases);
       times.get(c)!.push(performance.now() - began);

@@ -24,12 +24,23 @@ export interface WrappedCommand {
 }
 
 /**
- * Joins the cgroup, then execs: `sh -c SCRIPT weft-sandbox N procs... -- command...`. Every
- * value comes in as an argument: nothing of the command is parsed by the shell.
+ * The shell that starts every command in a cell: `sh -c SCRIPT weft-sandbox NOFILE BLOCKS N
+ * procs... -- command...`. It writes its pid to each `cgroup.procs` (joining the groups), sets
+ * `RLIMIT_NOFILE` and `RLIMIT_FSIZE` (`-` for none; POSIX counts `ulimit -f` in 512-byte
+ * blocks) and execs the command. Every value comes in as an argument: nothing of the command
+ * is parsed by the shell. A step that fails exits 125 with `weft-sandbox:` on stderr.
  */
-const JOIN_SCRIPT =
-  'n=$1; shift; while [ "$n" -gt 0 ]; do echo $$ > "$1" || { echo "weft-sandbox: cannot join $1" >&2; exit 125; }; ' +
-  'shift; n=$((n-1)); done; shift; exec "$@"';
+const CELL_SCRIPT = [
+  'f=$1; b=$2; n=$3; shift 3',
+  'while [ "$n" -gt 0 ]; do echo $$ > "$1" || { echo "weft-sandbox: cannot join the control group $1" >&2; exit 125; }; shift; n=$((n-1)); done',
+  'shift',
+  'if [ "$f" != - ]; then ulimit -n "$f" || { echo "weft-sandbox: cannot set RLIMIT_NOFILE to $f" >&2; exit 125; }; fi',
+  'if [ "$b" != - ]; then ulimit -f "$b" || { echo "weft-sandbox: cannot set RLIMIT_FSIZE" >&2; exit 125; }; fi',
+  'exec "$@"',
+].join('\n');
+
+/** The POSIX shell the cell script runs in, by default. */
+export const CELL_SHELL = '/bin/sh';
 
 /**
  * One action process's confinement: its control group (if the host has one), its scratch
@@ -47,7 +58,8 @@ export class Cell {
     readonly scratch: string,
     readonly limits: SandboxLimits,
     private readonly group: Cgroup | undefined,
-    private readonly prlimit: string | undefined,
+    /** The POSIX shell that joins the groups and sets the rlimits; none: the command as it is. */
+    private readonly shell: string | undefined,
   ) {}
 
   /** The variables the action gets on top of its environment. */
@@ -60,25 +72,29 @@ export class Cell {
     };
   }
 
-  /** The command that runs `program args` inside the cell (cgroup joined, rlimits set). */
+  /** The command that runs `program args` inside the cell (groups joined, rlimits set). */
   wrap(program: string, args: readonly string[]): WrappedCommand {
-    const command = [program, ...args];
-    const rlimits: string[] = [];
-    if (this.prlimit) {
-      const fds = this.limits.maxFileDescriptors;
-      if (fds !== undefined) rlimits.push(`--nofile=${fds}:${fds}`);
-      const bytes = this.limits.storageBytes;
-      if (bytes !== undefined) rlimits.push(`--fsize=${bytes}:${bytes}`);
-    }
-    const limited = rlimits.length > 0 ? [this.prlimit!, ...rlimits, '--', ...command] : command;
+    const fds = this.limits.maxFileDescriptors;
+    const bytes = this.limits.storageBytes;
     const procs = this.group?.procsFiles() ?? [];
-    if (procs.length === 0) {
-      const [file, ...rest] = limited;
-      return { file: file!, args: rest };
+    if (!this.shell || (procs.length === 0 && fds === undefined && bytes === undefined)) {
+      return { file: program, args: [...args] };
     }
+    const blocks = bytes === undefined ? '-' : String(Math.max(1, Math.floor(bytes / 512)));
     return {
-      file: '/bin/sh',
-      args: ['-c', JOIN_SCRIPT, 'weft-sandbox', String(procs.length), ...procs, '--', ...limited],
+      file: this.shell,
+      args: [
+        '-c',
+        CELL_SCRIPT,
+        'weft-sandbox',
+        fds === undefined ? '-' : String(fds),
+        blocks,
+        String(procs.length),
+        ...procs,
+        '--',
+        program,
+        ...args,
+      ],
     };
   }
 

@@ -30,8 +30,8 @@ export interface LimitSupport {
 export interface HostCapabilities {
   /** The controllers whose parent group could be written, by controller. */
   readonly places: ReadonlyMap<Controller, ControllerPlace>;
-  /** The `prlimit` program, when there is one. */
-  readonly prlimit: string | undefined;
+  /** Whether the POSIX shell that sets rlimits (`/bin/sh`) is there. */
+  readonly shell: boolean;
   /** The scratch root's block device (`major:minor`), when it is on one. */
   readonly device: string | undefined;
   /** Per limit: enforced, and how or why not. */
@@ -45,8 +45,8 @@ export interface ProbeOptions {
   readonly platform: NodeJS.Platform;
   /** Default: the process's `/proc/self/mountinfo` and `/proc/self/cgroup`. */
   readonly facts: CgroupFacts | undefined;
-  /** Where `prlimit` may be; the first that exists is used. */
-  readonly prlimitPaths: readonly string[];
+  /** The POSIX shell that sets the rlimits (`/bin/sh`). */
+  readonly shell: string;
 }
 
 const PROBE_LIMITS: GroupLimits = {
@@ -60,7 +60,7 @@ const PROBE_LIMITS: GroupLimits = {
 /**
  * Finds what this host enforces: for each controller, makes the parent group (and, on v2,
  * enables the controller below the process's own group), then makes and removes a probe group
- * with limits written; finds `prlimit`; finds the scratch root's block device.
+ * with limits written; finds the POSIX shell; finds the scratch root's block device.
  */
 export function probeHost(options: ProbeOptions): HostCapabilities {
   makeDirectory(options.scratchRoot);
@@ -90,18 +90,17 @@ export function probeHost(options: ProbeOptions): HostCapabilities {
       why.set('io', `the scratch root ${options.scratchRoot} is not on a block device`);
     }
   }
-  const prlimit =
-    options.platform === 'linux' ? options.prlimitPaths.find((p) => executable(p)) : undefined;
+  const shell = options.platform !== 'win32' && executable(options.shell);
   const cg = (controller: Controller, what: string): LimitSupport => {
     const place = places.get(controller);
     return place
       ? { enforced: true, how: `cgroup v${place.version} ${what} under ${place.parent}` }
       : { enforced: false, how: why.get(controller)! };
   };
-  const noPrlimit = 'prlimit (util-linux) is not installed';
+  const noShell = `there is no POSIX shell at ${options.shell}`;
   return {
     places,
-    prlimit,
+    shell,
     device,
     support: {
       memory: cg(
@@ -118,14 +117,14 @@ export function probeHost(options: ProbeOptions): HostCapabilities {
           ? `io.max on ${device}`
           : `blkio throttle on ${device} (reads and direct writes; v1 does not throttle buffered writes)`,
       ),
-      file_descriptors: prlimit
-        ? { enforced: true, how: `RLIMIT_NOFILE set by ${prlimit}` }
-        : { enforced: false, how: noPrlimit },
+      file_descriptors: shell
+        ? { enforced: true, how: `RLIMIT_NOFILE (soft and hard), set by ${options.shell} before exec` }
+        : { enforced: false, how: noShell },
       storage: {
         enforced: true,
         how:
           `a scratch directory under ${options.scratchRoot}, measured every 100 ms and at exit` +
-          (prlimit ? '; RLIMIT_FSIZE caps each file' : ''),
+          (shell ? '; RLIMIT_FSIZE caps each file' : ''),
       },
       bandwidth: {
         enforced: false,

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Cgroup } from './cgroup.js';
 import type { CgroupFacts } from './cgroup-discovery.js';
-import { Cell } from './cell.js';
+import { Cell, CELL_SHELL } from './cell.js';
 import { probeHost, type HostCapabilities } from './host.js';
 import { resolveLimits, type LimitName, type SandboxLimits } from './limits.js';
 import { makeDirectory, orphans, processAlive, removeTree } from './scratch.js';
@@ -32,8 +32,8 @@ export interface SandboxOptions {
   facts?: CgroupFacts;
   /** The platform, for tests. Default `process.platform`. */
   platform?: NodeJS.Platform;
-  /** Where `prlimit` is looked for. Default `/usr/bin/prlimit`, `/bin/prlimit`, `/usr/local/bin/prlimit`. */
-  prlimitPaths?: readonly string[];
+  /** The POSIX shell that sets the rlimits, for tests. Default `/bin/sh`. */
+  shell?: string;
 }
 
 /** What one call of a shell action runs under, and where. */
@@ -56,7 +56,7 @@ let exitHook = false;
 /**
  * The connector sandbox (docs/workflow-language.md#connector-runtime): a shell action's process
  * runs in a control group of its own (memory with swap off, CPU quota, pids, disk I/O), with
- * `RLIMIT_NOFILE`/`RLIMIT_FSIZE` set by `prlimit`, in a scratch directory of its own that is
+ * `RLIMIT_NOFILE`/`RLIMIT_FSIZE` set by the shell that starts it, in a scratch directory of its own that is
  * measured against `storage.maxSize`. {@link Sandbox.open} probes the host once and removes
  * what a killed earlier process left behind.
  */
@@ -66,7 +66,7 @@ export class Sandbox {
   private constructor(
     /** What this host enforces. */
     readonly capabilities: HostCapabilities,
-    private readonly options: Required<Pick<SandboxOptions, 'mode' | 'scratchRoot'>> &
+    private readonly options: Required<Pick<SandboxOptions, 'mode' | 'scratchRoot' | 'shell'>> &
       Pick<SandboxOptions, 'warn'>,
   ) {}
 
@@ -78,15 +78,12 @@ export class Sandbox {
       scratchRoot,
       platform: options.platform ?? process.platform,
       facts: options.facts,
-      prlimitPaths: options.prlimitPaths ?? [
-        '/usr/bin/prlimit',
-        '/bin/prlimit',
-        '/usr/local/bin/prlimit',
-      ],
+      shell: options.shell ?? CELL_SHELL,
     });
     const sandbox = new Sandbox(capabilities, {
       mode: options.mode ?? 'strict',
       scratchRoot,
+      shell: options.shell ?? CELL_SHELL,
       ...(options.warn ? { warn: options.warn } : {}),
     });
     await sandbox.removeOrphans();
@@ -172,7 +169,8 @@ export class Sandbox {
         throw error;
       }
     }
-    return new Cell(scratch, limits, group, this.capabilities.prlimit);
+    const shell = this.capabilities.shell ? this.options.shell : undefined;
+    return new Cell(scratch, limits, group, shell);
   }
 
   /** Removes the parent groups if nothing is left in them (at shutdown, and when the process exits). */
