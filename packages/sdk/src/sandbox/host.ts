@@ -118,7 +118,10 @@ export function probeHost(options: ProbeOptions): HostCapabilities {
           : `blkio throttle on ${device} (reads and direct writes; v1 does not throttle buffered writes)`,
       ),
       file_descriptors: shell
-        ? { enforced: true, how: `RLIMIT_NOFILE (soft and hard), set by ${options.shell} before exec` }
+        ? {
+            enforced: true,
+            how: `RLIMIT_NOFILE (soft and hard), set by ${options.shell} before exec`,
+          }
         : { enforced: false, how: noShell },
       storage: {
         enforced: true,
@@ -139,8 +142,7 @@ function tryPlace(place: ControllerPlace, device: string | undefined): string | 
   const probe = `probe-${process.pid}`;
   let at = place.parent;
   try {
-    if (place.version === 2) enableBelow(place);
-    else mkdirSync(place.parent, { recursive: true });
+    prepareParent(place);
     at = join(place.parent, probe);
     if (existsSync(at)) rmdirSync(at);
     const group = Cgroup.create(new Map([[place.controller, place]]), probe, {
@@ -157,6 +159,15 @@ function tryPlace(place: ControllerPlace, device: string | undefined): string | 
     const code = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
     return `cannot write the control group ${at} (${code})`;
   }
+}
+
+/**
+ * Makes the parent group if it is missing (another process may have removed it when it was
+ * empty); on v2, enables the controller from the own group down to it.
+ */
+export function prepareParent(place: ControllerPlace): void {
+  if (place.version === 2) enableBelow(place);
+  else mkdirSync(place.parent, { recursive: true });
 }
 
 /** On v2, enables the controller in `cgroup.subtree_control` from the own group down to the parent. */

@@ -135,6 +135,19 @@ describe('a host that cannot enforce a limit', () => {
 
 describe('cleanup', () => {
   const it = itEnforcing(sandbox, ['memory']);
+  it('makes the parent group again when another process removed it empty', async () => {
+    const own = await testSandbox({ cgroupParent: `weft-test-regrow-${process.pid}` });
+    try {
+      own.sandbox.close(); // as another server sharing the parent would at its shutdown
+      const parent = own.sandbox.capabilities.places.get('memory')!.parent;
+      expect(existsSync(parent)).toBe(false);
+      const invoker = shellInvoker(own.sandbox, { limits: [NODE, '-e', READ_OWN_LIMITS] });
+      expect(await runBox(invoker, 'limits')).toMatchObject({ memory: '512000000' });
+    } finally {
+      own.close();
+    }
+  });
+
   it('removes the groups and scratch directories a SIGKILLed process left, and kills their processes', async () => {
     const scratchRoot = mkdtempSync(join(tmpdir(), 'weft-sandbox-orphans-'));
     const pidFile = join(scratchRoot, 'sleeper.pid');

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { Cgroup } from './cgroup.js';
 import type { CgroupFacts } from './cgroup-discovery.js';
 import { Cell, CELL_SHELL } from './cell.js';
-import { probeHost, type HostCapabilities } from './host.js';
+import { prepareParent, probeHost, type HostCapabilities } from './host.js';
 import { resolveLimits, type LimitName, type SandboxLimits } from './limits.js';
 import { makeDirectory, orphans, processAlive, removeTree } from './scratch.js';
 
@@ -156,14 +156,22 @@ export class Sandbox {
     let group: Cgroup | undefined;
     const places = this.capabilities.places;
     if (places.size > 0) {
+      const groupLimits = {
+        memoryBytes: limits.memoryBytes,
+        cpuCores: limits.cpuCores,
+        maxProcesses: limits.maxProcesses,
+        diskBytesPerSecond: limits.diskBytesPerSecond,
+        device: this.capabilities.device,
+      };
       try {
-        group = Cgroup.create(places, name, {
-          memoryBytes: limits.memoryBytes,
-          cpuCores: limits.cpuCores,
-          maxProcesses: limits.maxProcesses,
-          diskBytesPerSecond: limits.diskBytesPerSecond,
-          device: this.capabilities.device,
-        });
+        try {
+          group = Cgroup.create(places, name, groupLimits);
+        } catch (error) {
+          // Another process removed the parent when it was empty: make it again, once.
+          if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+          for (const place of places.values()) prepareParent(place);
+          group = Cgroup.create(places, name, groupLimits);
+        }
       } catch (error) {
         if (limits.ephemeral) removeTree(scratch);
         throw error;
