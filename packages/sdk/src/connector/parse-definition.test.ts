@@ -63,9 +63,15 @@ describe('connector definitions', () => {
     );
     const error = failure(text);
     expect(error['code']).toBe('VALIDATION');
-    expect(error['message']).toContain('connector.runtime.resources.cpu: cpu 8 is over the limit of 4 cores');
-    expect(error['message']).toContain('connector.runtime.resources.memory: memory 8GB is over the limit of 4GB');
-    expect(error['message']).toContain('connector.runtime.network.bandwidth: bandwidth 200MB/s is over');
+    expect(error['message']).toContain(
+      'connector.runtime.resources.cpu: cpu 8 is over the limit of 4 cores',
+    );
+    expect(error['message']).toContain(
+      'connector.runtime.resources.memory: memory 8GB is over the limit of 4GB',
+    );
+    expect(error['message']).toContain(
+      'connector.runtime.network.bandwidth: bandwidth 200MB/s is over',
+    );
   });
 
   it('refuses an unknown kind and an unknown key inside an action', () => {
