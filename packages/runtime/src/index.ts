@@ -32,7 +32,7 @@ export { toExecutionRecord, pollUrl } from './executions/record.js';
 export { actionTargets } from './executions/targets.js';
 export { journaledCostUsd } from './executions/journal-cost.js';
 export { CallbackEgress } from './callbacks/egress.js';
-export { signWebhook, generateSigningSecret } from './callbacks/sign.js';
+export { signWebhook, generateSigningSecret } from '@weft/sdk/callbacks';
 export * from './triggers/index.js';
 export * from './deployments/index.js';
 export * from './audit/index.js';

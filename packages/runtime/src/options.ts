@@ -9,6 +9,7 @@ import {
   type SecretsProvider,
   type StoredExecution,
 } from '@weft/core';
+import { DEFAULT_CALLBACK_POLICY } from '@weft/sdk/callbacks';
 import type { AgentInvoker, RunInterceptor } from '@weft/engine';
 import { defaultDetectors, guardrailsInterceptor, type GuardrailsOptions } from '@weft/guardrails';
 import type { WeftMetrics, WorkflowTracing } from '@weft/telemetry';
@@ -189,10 +190,10 @@ export function compileRuntimeOptions(options: RuntimeOptions): CompiledRuntimeO
     egressAllowlist: options.egressAllowlist ?? [],
     lookup: options.lookup,
     callbacks: {
-      maxAttempts: options.callbacks?.maxAttempts ?? 8,
-      firstDelayMs: options.callbacks?.firstDelayMs ?? 1000,
-      maxDelayMs: options.callbacks?.maxDelayMs ?? 300_000,
-      timeoutMs: options.callbacks?.timeoutMs ?? 10_000,
+      maxAttempts: options.callbacks?.maxAttempts ?? DEFAULT_CALLBACK_POLICY.maxAttempts,
+      firstDelayMs: options.callbacks?.firstDelayMs ?? DEFAULT_CALLBACK_POLICY.firstDelayMs,
+      maxDelayMs: options.callbacks?.maxDelayMs ?? DEFAULT_CALLBACK_POLICY.maxDelayMs,
+      timeoutMs: options.callbacks?.timeoutMs ?? DEFAULT_CALLBACK_POLICY.timeoutMs,
     },
     leaseMs: options.leaseMs ?? 30_000,
     sweepMs: options.sweepMs ?? 5_000,

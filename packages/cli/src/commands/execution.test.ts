@@ -237,6 +237,12 @@ describe('weft execution cancel and rerun', () => {
       new RegExp(`^execution ${waiting.execution_id} canceled at \\S+Z\\n$`),
     );
     expect((await client.getExecution(waiting.execution_id)).status).toBe('canceled');
+    // wait and events --follow stop on canceled as on completed and failed (exit 1).
+    const waited = await run('execution', 'wait', waiting.execution_id, ...on());
+    expect(waited.code).toBe(1);
+    expect(waited.out + waited.err).toContain('canceled');
+    const followed = await run('execution', 'events', waiting.execution_id, '--follow', ...on());
+    expect(followed.code).toBe(1);
     const refused = await run('execution', 'cancel', ids.done, ...on());
     expect(refused.code).toBe(2);
     expect(refused.err).toContain('CONFLICT');

@@ -9,7 +9,7 @@ import {
   workflowText,
   type RuntimeHarness,
 } from '../test-support/harness.js';
-import { signWebhook } from './sign.js';
+import { signWebhook } from '@weft/sdk/callbacks';
 
 interface Received {
   headers: IncomingHttpHeaders;

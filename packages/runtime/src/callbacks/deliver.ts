@@ -1,20 +1,14 @@
 import { Agent, request } from 'undici';
 import type { TraceCarrier } from '@weft/telemetry';
+import { parseRetryAfter, type CallbackBody, type StoredExecution } from '@weft/core';
 import {
-  backoffDelay,
-  parseRetryAfter,
-  type CallbackBody,
-  type CallbackState,
-  type StoredExecution,
-} from '@weft/core';
+  callbackHeaders,
+  deliverCallback,
+  generateSigningSecret,
+  type CallbackOutcome,
+} from '@weft/sdk/callbacks';
 import type { CompiledRuntimeOptions } from '../options.js';
 import type { CallbackEgress } from './egress.js';
-import { generateSigningSecret, signWebhook } from './sign.js';
-
-/** Statuses worth another attempt (besides network errors). */
-function retryable(status: number): boolean {
-  return status >= 500 || status === 429 || status === 408;
-}
 
 /**
  * Delivers completion callbacks (docs/runtime.md#callbacks): the body signed with the Standard Webhooks
@@ -66,7 +60,7 @@ export class CallbackSender {
   /** Delivers one callback until it succeeds, fails for good or runs out of attempts. */
   async deliver(execution: StoredExecution, trace?: TraceCarrier): Promise<void> {
     const url = execution.callback_url;
-    let state = execution.callback;
+    const state = execution.callback;
     if (!url || !state || state.status !== 'pending') return;
     const { store, clock, callbacks } = this.options;
     const secret = await store.signingSecret(
@@ -74,45 +68,14 @@ export class CallbackSender {
       generateSigningSecret,
     );
     const body = JSON.stringify(CallbackSender.body(execution));
-    while (state.status === 'pending' && !this.stop.signal.aborted) {
-      const attempt: number = state.attempts + 1;
-      const started = clock.now();
-      const outcome = await this.attempt(url, secret, state.webhook_id, body, trace);
-      const at = new Date(started).toISOString();
-      const finalAttempt = attempt >= callbacks.maxAttempts;
-      const ok = outcome.status !== null && outcome.status >= 200 && outcome.status < 300;
-      const again = !ok && (outcome.status === null || retryable(outcome.status));
-      state = {
-        ...state,
-        attempts: attempt,
-        last_status: outcome.status,
-        last_error: ok ? null : outcome.error,
-        status: ok ? 'delivered' : again && !finalAttempt ? 'pending' : 'failed',
-        delivered_at: ok ? at : null,
-      } satisfies CallbackState;
-      await store.recordCallback(
-        execution.id,
-        {
-          attempt,
-          at,
-          status: outcome.status,
-          error: outcome.error,
-          duration_ms: clock.now() - started,
-        },
-        state,
-      );
-      if (state.status !== 'pending') return;
-      // The receiver's Retry-After wins over the backoff, within the same cap.
-      const delay = Math.min(
-        callbacks.maxDelayMs,
-        outcome.retryAfterMs ?? backoffDelay(attempt, { initialMs: callbacks.firstDelayMs }),
-      );
-      try {
-        await clock.sleep(delay, this.stop.signal);
-      } catch {
-        return;
-      }
-    }
+    await deliverCallback({
+      state,
+      policy: callbacks,
+      clock,
+      signal: this.stop.signal,
+      attempt: () => this.attempt(url, secret, state.webhook_id, body, trace),
+      record: (attempt, next) => store.recordCallback(execution.id, attempt, next),
+    });
   }
 
   private async attempt(
@@ -121,7 +84,7 @@ export class CallbackSender {
     id: string,
     body: string,
     trace: TraceCarrier | undefined,
-  ): Promise<{ status: number | null; error: string | null; retryAfterMs?: number }> {
+  ): Promise<CallbackOutcome> {
     try {
       const refused = await this.egress.check(url).then(
         () => undefined,
@@ -132,12 +95,7 @@ export class CallbackSender {
       const response = await request(url, {
         method: 'POST',
         dispatcher: this.agent,
-        headers: {
-          'content-type': 'application/json',
-          'user-agent': 'weft-callbacks/0.1',
-          ...trace,
-          ...signWebhook(secret, id, timestamp, body),
-        },
+        headers: callbackHeaders(secret, id, timestamp, body, { ...trace }),
         body,
         signal: AbortSignal.any([
           AbortSignal.timeout(this.options.callbacks.timeoutMs),

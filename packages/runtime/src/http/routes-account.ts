@@ -1,7 +1,7 @@
 import { Type } from '@weft/core/typebox';
 import type { FastifyInstance } from 'fastify';
 import { UsageReport, ValidationError } from '@weft/core';
-import { generateSigningSecret } from '../callbacks/sign.js';
+import { generateSigningSecret } from '@weft/sdk/callbacks';
 import { typed } from '@weft/http';
 import type { Runtime } from '../runtime.js';
 import { principalOf, requirePrincipal } from '@weft/identity';

@@ -36,8 +36,14 @@ export interface ExecuteOptions {
 
 /** Options of {@link Weft.executeAsync}. */
 export interface ExecuteAsyncOptions {
-  /** The same key from the same API key returns the same execution. */
+  /**
+   * The same key from the same API key (outside `cloud` mode: the same client) returns the same
+   * execution; with another request it is `CONFLICT`.
+   */
   idempotencyKey?: string;
-  /** Receives the signed callback (docs/runtime.md#callbacks) when the execution ends. */
+  /**
+   * Receives the signed callback (docs/runtime.md#callbacks) when the execution ends (outside
+   * `cloud` mode, signed with `Weft.callbackSecret()`).
+   */
   callbackUrl?: string;
 }

@@ -119,6 +119,12 @@ export interface RunsHereOptions {
    * takes it from `WEFT_SANDBOX`, `WEFT_CGROUP_PARENT` and `WEFT_SCRATCH_DIR`.
    */
   sandbox?: SandboxOptions | undefined;
+  /**
+   * The Standard Webhooks secret (`whsec_…`) the callbacks of `executeAsync` runs in this process
+   * are signed with (docs/runtime.md#asynchronous-runs-without-a-server). Default:
+   * `WEFT_CALLBACK_SECRET`, else one made for the client (`weft.callbackSecret()` gives it).
+   */
+  callbackSecret?: string | undefined;
 }
 
 /** How this client reaches the router (`self_hosted`, `hybrid`). */

@@ -30,7 +30,7 @@ import type { CompiledConnector } from '../connector/compile-connector.js';
 import { CloudApi } from './cloud-api.js';
 import { startExecution } from './cloud-executions.js';
 import { checkCloudRunOptions, runInCloud } from './cloud-run.js';
-import { ServerExecutions } from './server-executions.js';
+import { AsyncExecutions } from './async-executions.js';
 import { emitEvent } from './emit.js';
 import { syncPlugins, type SyncResult } from './sync-plugins.js';
 import { processEnvironment } from './environment.js';
@@ -50,7 +50,7 @@ import { authorizeLocalRun, authorizeRun } from './local-authorization.js';
  * `cloud` (whole workflows on a weft server) or `hybrid` (each step here, on the server or
  * through the router).
  */
-export class Weft extends ServerExecutions {
+export class Weft extends AsyncExecutions {
   /** The invoker that runs actions; connectors and handlers are registered on it. */
   readonly invoker: LocalInvoker;
   /**
@@ -274,14 +274,20 @@ export class Weft extends ServerExecutions {
   }
 
   /**
-   * `cloud` mode: starts the loaded workflow `name` on the server and gives the pending
-   * record (docs/runtime.md#execution-record) (`execution_id`, `poll_url`) at once; follow it with {@link wait} or {@link stream}.
+   * Starts the loaded workflow `name` and gives the pending record (docs/runtime.md#execution-record)
+   * (`execution_id`, `poll_url`) at once; follow it with {@link wait}, {@link getExecution} or
+   * {@link stream}, stop it with {@link cancel}. In `cloud` mode it runs on the server; in the
+   * other modes in this process, as `execute` would run it, for as long as the process lives
+   * (docs/runtime.md#asynchronous-runs-without-a-server; callbacks signed with {@link callbackSecret}).
    */
   async executeAsync(
     name: string,
     inputs: Record<string, unknown> = {},
     options: ExecuteAsyncOptions = {},
   ): Promise<ExecutionRecord> {
+    if (this.options.executionMode !== 'cloud') {
+      return this.startHere(this.require(name), inputs, options);
+    }
     const api = this.cloudApi('executeAsync');
     return startExecution(api, this.require(name), this.everyVersion(), inputs, options);
   }
@@ -306,13 +312,29 @@ export class Weft extends ServerExecutions {
     return syncPlugins(api, sources);
   }
 
-  /** Closes connections kept open to the router and the server; sends the spans not sent yet. */
+  /**
+   * Cancels the asynchronous runs of this process still going and waits for them to end (their
+   * callbacks go out with status `canceled`, without retries after this), then closes the
+   * connections kept open to the router and the server and sends the spans not sent yet.
+   */
   async close(): Promise<void> {
+    await this.closeLocalRuns();
     await this.router?.close();
     await this.server?.close();
     const telemetry = await this.telemetry?.catch(() => undefined);
     await telemetry?.shutdown();
     this.telemetry = undefined;
+  }
+
+  protected runHere = (
+    workflow: WorkflowDefinition,
+    inputs: Record<string, unknown>,
+    options: ExecuteOptions,
+  ): Promise<RunResult> => this.run(workflow, inputs, options);
+
+  protected localSettings(): { mode: string; callbackSecret: string | undefined } {
+    const secret = this.options.callbackSecret ?? this.environment['WEFT_CALLBACK_SECRET'];
+    return { mode: this.options.executionMode ?? 'local', callbackSecret: secret };
   }
 
   private async runInCloud(
