@@ -22,8 +22,8 @@ export function trackInFlight(inner: ExecutionsStore): InFlightTracking {
       if (claimed) held.add(id);
       return claimed;
     },
-    create: async (execution, idempotency, lease, events) => {
-      const outcome = await inner.create(execution, idempotency, lease, events);
+    create: async (execution, idempotency, lease, events, steps) => {
+      const outcome = await inner.create(execution, idempotency, lease, events, steps);
       if (outcome.created && lease) held.add(execution.id);
       return outcome;
     },

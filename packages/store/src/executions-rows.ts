@@ -2,6 +2,7 @@ import type { Selectable } from 'kysely';
 import type {
   ExecutionLease,
   ExecutionStatus,
+  ResumedFrom,
   StartedBy,
   StoredExecution,
   TraceContext,
@@ -32,6 +33,7 @@ export const EXECUTION_COLUMNS = [
   'waiting_for',
   'started_by',
   'trace_context',
+  'resumed_from',
 ] as const;
 
 type ExecutionRow = Pick<Selectable<ExecutionsTable>, (typeof EXECUTION_COLUMNS)[number]>;
@@ -61,6 +63,9 @@ export function toStoredExecution(row: ExecutionRow): StoredExecution {
     ...(row.started_by !== null ? { started_by: JSON.parse(row.started_by) as StartedBy } : {}),
     ...(row.trace_context !== null
       ? { trace_context: JSON.parse(row.trace_context) as TraceContext }
+      : {}),
+    ...(row.resumed_from !== null
+      ? { resumed_from: JSON.parse(row.resumed_from) as ResumedFrom }
       : {}),
   };
 }
@@ -95,6 +100,7 @@ export function toExecutionRow(
     wait_until: deadlineOf(execution.waiting_for),
     started_by: stringifyOrNull(execution.started_by),
     trace_context: stringifyOrNull(execution.trace_context),
+    resumed_from: stringifyOrNull(execution.resumed_from),
   };
 }
 

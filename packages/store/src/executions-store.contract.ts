@@ -46,6 +46,28 @@ export function executionsStoreContract(open: () => Promise<TestExecutions>): vo
       );
     });
 
+    it('stores a resumed execution with its seeded journal, which its claimer reads', async () => {
+      const resumed_from = { execution_id: 'exec-original', step: 'second' };
+      const steps = [
+        { path: 'first', json: '{"path":"first"}' },
+        { path: 'block/child', json: '{"path":"block/child"}' },
+      ];
+      const pending = execution({ resumed_from });
+      await store.create(pending, undefined, undefined, [], steps);
+      expect(await store.get(pending.id)).toEqual(pending);
+      expect((await store.claim(pending.id, 'w1', 1000, 5000, 'x'))!.resumed_from).toEqual(
+        resumed_from,
+      );
+      expect(sortedByPath(await store.steps(pending.id))).toEqual(sortedByPath(steps));
+      const leased = execution({ status: 'running', resumed_from });
+      await store.create(leased, undefined, { worker: 'w1', until: 5000 }, [], steps.slice(0, 1));
+      expect(await store.steps(leased.id)).toEqual(steps.slice(0, 1));
+      const first = execution({ resumed_from: { execution_id: 'x', step: 'first' } });
+      await store.create(first, undefined, undefined, [], []);
+      expect(await store.get(first.id)).toEqual(first);
+      expect(await store.steps(first.id)).toEqual([]);
+    });
+
     it('returns the execution created under the same idempotency key, with its fingerprint', async () => {
       const first = execution();
       const claim = { key_id: 'key1', key: 'k-1', fingerprint: 'f1' };
@@ -275,4 +297,8 @@ export function executionsStoreContract(open: () => Promise<TestExecutions>): vo
       expect(await store.steps(record.id)).toHaveLength(1000);
     });
   });
+}
+
+function sortedByPath<T extends { path: string }>(rows: T[]): T[] {
+  return [...rows].sort((a, b) => a.path.localeCompare(b.path));
 }

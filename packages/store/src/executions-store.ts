@@ -67,9 +67,15 @@ export class KyselyExecutionsStore implements ExecutionsStore {
     idempotency?: IdempotencyClaim,
     lease?: ExecutionLease,
     events: readonly EventRow[] = [],
+    steps: readonly JournalRow[] = [],
   ): Promise<CreateOutcome> {
     // The hot path: one prepared insert (group-committed on SQLite).
-    if (!idempotency && events.length === 0 && execution.waiting_for === undefined) {
+    if (
+      !idempotency &&
+      events.length === 0 &&
+      steps.length === 0 &&
+      execution.waiting_for === undefined
+    ) {
       await this.writer.insert(toExecutionRow(execution, lease));
       return { created: true, execution };
     }
@@ -93,6 +99,18 @@ export class KyselyExecutionsStore implements ExecutionsStore {
         }
         await trx.insertInto('executions').values(toExecutionRow(execution, lease)).execute();
         await insertEvents(trx, execution.id, events);
+        if (steps.length > 0) {
+          await trx
+            .insertInto('execution_steps')
+            .values(
+              steps.map((step) => ({
+                execution_id: execution.id,
+                path: step.path,
+                data: step.json,
+              })),
+            )
+            .execute();
+        }
       });
       return { created: true, execution };
     } catch (error) {

@@ -29,6 +29,8 @@ export interface ExecutionsTable {
   started_by: string | null;
   /** JSON of the trace its runs belong to (`TraceContext`, migration 0014); null untraced. */
   trace_context: string | null;
+  /** JSON of the execution and step it resumes (`ResumedFrom`, migration 0019); null mostly. */
+  resumed_from: string | null;
 }
 
 /** `execution_steps`: the journal of finished steps. */

@@ -224,6 +224,13 @@ function migrations(dialect: Dialect): Record<string, Migration> {
     '0016_audit_owner': auditOwnerMigration(),
     '0017_retention': retentionMigration(dialect),
     '0018_deployment_owner': deploymentOwnerMigration(dialect),
+    '0019_resumed_from': {
+      // The execution and step a rerun resumes (JSON of `ResumedFrom`); null for every other
+      // execution. A nullable column without a default rewrites no row on either database.
+      async up(db: Kysely<unknown>) {
+        await db.schema.alterTable('executions').addColumn('resumed_from', 'text').execute();
+      },
+    },
   };
 }
 

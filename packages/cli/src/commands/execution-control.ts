@@ -10,6 +10,7 @@ import { printRecord, usage } from './execution-output.js';
 interface ControlFlags extends ServerFlags {
   output: string;
   follow?: boolean;
+  from?: string;
 }
 
 /** `weft execution cancel <id>` and `weft execution rerun <id>`. */
@@ -53,24 +54,35 @@ export function registerExecutionControl(
     .option(
       '-f, --follow',
       'follow the new execution until it ends (a live step list on a terminal)',
+    )
+    .option(
+      '--from <step|failed>',
+      'resume from this top-level step, or from the step the original failed at: the steps before it are taken from the original, not run again',
     );
   addServerOptions(rerun)
     .addOption(outputOption())
     .addHelpText(
       'after',
       '\nExit status: 0 started (with --follow: completed), 1 with --follow it failed or was canceled, ' +
-        'or the server is unreachable, 2 missing server or key, or refused by the server (unknown id, not allowed).',
+        'or the server is unreachable, 2 missing server or key, or refused by the server (unknown id, not allowed, ' +
+        'a --from step that is unknown, inside a parallel block, or after the step that failed).',
     )
     .action(async (id: string, flags: ControlFlags) =>
       guard(io, setExit, async () => {
         const client = connectServer(flags, 'rerunning an execution');
         if (typeof client === 'string') return usage(io, client);
-        const record = await client.rerunExecution(id);
+        const record = await client.rerunExecution(
+          id,
+          flags.from !== undefined ? { from: flags.from } : {},
+        );
         if (!flags.follow) {
           printRecord(io, flags.output, record, record.execution_id);
           return EXIT.ok;
         }
-        io.err(`execution ${record.execution_id} started (a rerun of ${id})\n`);
+        const resumed = record.resumed_from
+          ? `, resumed from step ${record.resumed_from.step}`
+          : '';
+        io.err(`execution ${record.execution_id} started (a rerun of ${id}${resumed})\n`);
         const status = await followExecution(io, client, record.execution_id);
         return status === 'completed' ? EXIT.ok : EXIT.failure;
       }),

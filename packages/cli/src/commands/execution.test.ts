@@ -25,6 +25,16 @@ const FAILING = `workflows:
       - { name: first, type: transform, input: { ok: true } }
       - { name: charge, plugin: slow, action: boom, input: {} }
 `;
+/** `charge` fails its first call only; `receipt` reads what `quote` answered. */
+const FLAKY = `workflows:
+  - name: flaky
+    steps:
+      - { name: quote, plugin: slow, action: quote, input: {} }
+      - { name: charge, plugin: slow, action: flaky, input: {} }
+      - { name: receipt, type: transform, input: { price: '{{ steps.quote.output.price }}' } }
+    outputs:
+      price: { value: '{{ steps.receipt.output.price }}' }
+`;
 const SLOW = `workflows:
   - name: slow
     steps:
@@ -46,6 +56,7 @@ let slow: Server;
 let key = '';
 let client: WeftClient;
 const ids: Record<'done' | 'failed', string> = { done: '', failed: '' };
+const calls = { quote: 0, flaky: 0 };
 
 beforeAll(async () => {
   const dataDir = join(dir, 'data');
@@ -59,6 +70,16 @@ beforeAll(async () => {
     request.on('data', (chunk: Buffer) => (body += chunk.toString()));
     request.on('end', () => {
       response.setHeader('content-type', 'application/json');
+      if (body.includes('slow.quote')) {
+        calls.quote++;
+        return void response.end('{"status":"success","data":{"price":40}}');
+      }
+      if (body.includes('slow.flaky') && calls.flaky++ === 0) {
+        response.statusCode = 400;
+        return void response.end(
+          '{"status":"error","code":"VALIDATION","message":"declined once","details":{}}',
+        );
+      }
       if (body.includes('slow.boom')) {
         response.statusCode = 400;
         return void response.end(
@@ -76,7 +97,7 @@ beforeAll(async () => {
       plugin_slug: 'slow',
       version: '1.0.0',
       url: `http://127.0.0.1:${(slow.address() as AddressInfo).port}`,
-      actions: ['wait', 'boom'],
+      actions: ['wait', 'boom', 'quote', 'flaky'],
     }),
   });
   expect(registered.status).toBe(201);
@@ -263,5 +284,35 @@ describe('weft execution cancel and rerun', () => {
     expect(followed.code).toBe(1);
     expect(followed.err).toMatch(/^execution \S+ started \(a rerun of /);
     expect((await run('execution', 'rerun', 'no-such-run', ...on())).err).toContain('no-such-run');
+  });
+
+  it('resumes a failed run --from the failed step without running the steps before it', async () => {
+    const failed = await client.startExecution({ workflow: FLAKY, waitSeconds: 10 });
+    expect(failed.status).toBe('failed');
+    expect(calls).toEqual({ quote: 1, flaky: 1 });
+    const unknown = await run('execution', 'rerun', failed.execution_id, '--from', 'nope', ...on());
+    expect(unknown.code).toBe(2);
+    expect(unknown.err).toContain('VALIDATION');
+    expect(unknown.err).toContain('no step "nope"');
+    const resumed = await run(
+      'execution',
+      'rerun',
+      failed.execution_id,
+      '--from',
+      'failed',
+      '--follow',
+      ...on(),
+    );
+    expect(resumed.code, resumed.err).toBe(0);
+    expect(resumed.err).toMatch(
+      /^execution \S+ started \(a rerun of \S+, resumed from step charge\)/,
+    );
+    expect(calls).toEqual({ quote: 1, flaky: 2 });
+    const id = /^execution (\S+) started/.exec(resumed.err)![1]!;
+    expect(await client.getExecution(id)).toMatchObject({
+      status: 'completed',
+      resumed_from: { execution_id: failed.execution_id, step: 'charge' },
+      result: { outputs: { price: 40 } },
+    });
   });
 });

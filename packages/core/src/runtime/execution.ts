@@ -69,6 +69,22 @@ export const StartExecutionRequest = Type.Object(
 );
 export type StartExecutionRequest = Static<typeof StartExecutionRequest>;
 
+/** Body of `POST /workflows/executions/{id}/rerun` (optional: without it the whole workflow runs again). */
+export const RerunExecutionRequest = Type.Object(
+  {
+    from: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 256,
+        description:
+          "Resume from this top-level step (or `failed`: the step the original failed at): the steps before it are taken from the original's journal, not run again",
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+export type RerunExecutionRequest = Static<typeof RerunExecutionRequest>;
+
 /** State of the completion callback, on the record. */
 export const CallbackInfo = Type.Object({
   url: Type.String(),
@@ -80,6 +96,20 @@ export const CallbackInfo = Type.Object({
   delivered_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
 });
 export type CallbackInfo = Static<typeof CallbackInfo>;
+
+/** `resumed_from` on the record of an execution rerun from a step. */
+export const ResumedFromSchema = Type.Object(
+  {
+    execution_id: Type.String({
+      description: 'The execution whose journal gave the earlier steps',
+    }),
+    step: Type.String({ description: 'The first step that ran again' }),
+  },
+  {
+    description:
+      'Set on an execution rerun from a step: the steps before `step` were taken from the journal of `execution_id`, not run again',
+  },
+);
 
 /** An execution record (docs/runtime.md#execution-record, docs/design.md#executions). */
 export const ExecutionRecord = Type.Object(
@@ -104,6 +134,7 @@ export const ExecutionRecord = Type.Object(
     ),
     error: Type.Optional(Type.Ref('ErrorObject')),
     callback: Type.Optional(CallbackInfo),
+    resumed_from: Type.Optional(ResumedFromSchema),
   },
   { $id: 'ExecutionRecord' },
 );

@@ -90,6 +90,19 @@ export interface StoredExecution {
   callback: CallbackState | null;
   /** The trace its runs belong to; absent when it was started untraced. */
   trace_context?: TraceContext;
+  /**
+   * The execution and step it resumes (a rerun `from` a step): the steps before that one were
+   * taken from that execution's journal. Absent for every other execution.
+   */
+  resumed_from?: ResumedFrom;
+}
+
+/** Where a resumed execution took its first steps from (`resumed_from` on its record). */
+export interface ResumedFrom {
+  /** The execution whose journal gave the steps before `step`. */
+  execution_id: string;
+  /** The first step that ran again. */
+  step: string;
 }
 
 /** A journaled step: its path and its JSON (the engine's `JournaledStep`), serialized once. */

@@ -48,15 +48,17 @@ export interface ExecutionsStore {
   readonly kind: string;
   /**
    * Stores a new execution (pending, running under `lease`, or `waiting` for its
-   * `waiting_for`, whose `expires_at` is its deadline) with its first `events`; with
-   * `idempotency`, returns the execution already created under the same key instead (and the
-   * fingerprint it was created with).
+   * `waiting_for`, whose `expires_at` is its deadline) with its first `events` and, for an
+   * execution resumed from another's journal (`resumed_from`), its first journaled `steps`,
+   * atomically: whoever claims it finds them; with `idempotency`, returns the execution already
+   * created under the same key instead (and the fingerprint it was created with).
    */
   create(
     execution: StoredExecution,
     idempotency?: IdempotencyClaim,
     lease?: ExecutionLease,
     events?: readonly EventRow[],
+    steps?: readonly JournalRow[],
   ): Promise<CreateOutcome>;
   get(id: string): Promise<StoredExecution | undefined>;
   /** One page of an owner's executions, newest first. */

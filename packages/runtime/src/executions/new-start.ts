@@ -5,6 +5,7 @@ import {
   type ExecutionLease,
   type ExecutionTrigger,
   type IdempotencyClaim,
+  type JournalRow,
   type Principal,
   type StartedBy,
   type StoredExecution,
@@ -13,6 +14,7 @@ import type { WorkflowDefinition } from '@weft/engine';
 import type { RunSpan, TraceCarrier, WorkflowTracing } from '@weft/telemetry';
 import { requestedData, waitEvents, waitingFor, type WaitRequest } from '../waits/wait-events.js';
 import type { ExecutableWorkflow } from './definition.js';
+import type { ResumePlan } from './resume-from.js';
 
 /** What {@link Runtime.startExecution} needs: a validated workflow and who runs it. */
 export interface ExecutionRequest {
@@ -38,6 +40,11 @@ export interface ExecutionRequest {
   wait?: WaitRequest;
   /** The trace context of the request that starts it: its run span joins that trace. */
   trace?: TraceCarrier;
+  /**
+   * Resume another execution (a rerun from a step): stored with `resumed_from` and its journal
+   * seeded with `journal`, so its run takes those steps back instead of running them.
+   */
+  resume?: ResumePlan;
 }
 
 /** A checked new execution: its record as answered and as stored, and how it runs here. */
@@ -50,6 +57,8 @@ export interface NewStart {
   wait: WaitRequest | undefined;
   /** Its first events, stored with it (a wait's `<kind>.requested`). */
   events: EventRow[];
+  /** Its first journaled steps, stored with it (those a resumed execution takes back). */
+  journal: JournalRow[];
   /**
    * The span of its first run (traced runs), child of the request's trace context; its own
    * context is stored with the execution (`trace_context`), so a run resumed later or elsewhere
@@ -94,6 +103,7 @@ export function newStart(
     error: null,
     callback: null,
   };
+  if (request.resume) execution.resumed_from = request.resume.resumedFrom;
   const runSpan = tracing?.startRun(
     {
       executionId: execution.id,
@@ -120,6 +130,7 @@ export function newStart(
     executable: { workflow, library: [...library] },
     wait: request.wait,
     events: [],
+    journal: request.resume?.journal ?? [],
     runSpan,
   };
   stampStart(start, now);

@@ -28,6 +28,7 @@ export function toExecutionRecord(execution: StoredExecution): ExecutionRecord {
   if (execution.callback && execution.callback_url) {
     record.callback = { url: execution.callback_url, ...execution.callback };
   }
+  if (execution.resumed_from) record.resumed_from = execution.resumed_from;
   return record;
 }
 

@@ -5,7 +5,7 @@ import {
   type CreateOutcome,
   type StoredExecution,
 } from '@weft/core';
-import { resolveInputs } from '@weft/engine';
+import { resolveInputs, type JournaledStep } from '@weft/engine';
 import { authorizeStart } from '../authorization/start-check.js';
 import type { RuntimeParts } from '../runtime-parts.js';
 import { checkWait, deadlineOf } from '../waits/wait-events.js';
@@ -46,7 +46,13 @@ export class ExecutionStarter {
     const start = newStart(checked, inputs, options.clock.now(), lease, options.tracing);
     let outcome: CreateOutcome;
     try {
-      outcome = await options.store.create(start.stored, start.claim, start.lease, start.events);
+      outcome = await options.store.create(
+        start.stored,
+        start.claim,
+        start.lease,
+        start.events,
+        start.journal,
+      );
     } catch (error) {
       start.runSpan?.end('not_stored');
       throw error;
@@ -104,7 +110,7 @@ export class ExecutionStarter {
         if (result.status === 'rejected') return Promise.reject(result.reason as Error);
         const start = result.value;
         stampStart(start, now);
-        return store.create(start.stored, start.claim, start.lease, start.events);
+        return store.create(start.stored, start.claim, start.lease, start.events, start.journal);
       }),
     );
     const runs: (() => void)[] = [];
@@ -176,9 +182,14 @@ export class ExecutionStarter {
       return Promise.resolve(undefined);
     }
     const done = start.lease
-      ? worker.runNew(start.stored, start.executable, start.runSpan)
+      ? worker.runNew(start.stored, start.executable, start.runSpan, journalOf(start))
       : worker.launch(start.execution.id, undefined, start.executable, start.runSpan);
     done.catch((error: unknown) => options.onError(error, `running ${start.execution.id}`));
     return done;
   }
+}
+
+/** The journal a new execution starts from (empty unless it resumes another). */
+function journalOf(start: NewStart): JournaledStep[] {
+  return start.journal.map((row) => JSON.parse(row.json) as JournaledStep);
 }

@@ -97,14 +97,18 @@ export class ExecutionWorker {
     return { worker: this.id, until: this.options.clock.now() + this.options.leaseMs };
   }
 
-  /** Runs an execution stored under a lease of {@link leaseForNew}; resolves like {@link launch}. */
+  /**
+   * Runs an execution stored under a lease of {@link leaseForNew} from `journal` (the steps it
+   * was stored with: a resumed execution's); resolves like {@link launch}.
+   */
   runNew(
     execution: StoredExecution,
     executable: ExecutableWorkflow,
     trace?: RunSpan,
+    journal: JournaledStep[] = [],
   ): Promise<StoredExecution | undefined> {
     const run = this.limit(() =>
-      this.closing ? undefined : this.run(execution, executable, [], 0, trace),
+      this.closing ? undefined : this.run(execution, executable, journal, 0, trace),
     ).finally(() => {
       trace?.end('detached');
       this.queued.delete(execution.id);
@@ -147,8 +151,12 @@ export class ExecutionWorker {
       trace?.end('elsewhere');
       return undefined;
     }
-    // Started by this claim, and never waited (a resumed wait has events already): no journal.
-    const fresh = claimed.started_at === startedAt && claimed.waiting_for === undefined;
+    // Started by this claim, never waited (a resumed wait has events already) and not seeded
+    // with another execution's steps (a rerun from a step): no journal.
+    const fresh =
+      claimed.started_at === startedAt &&
+      claimed.waiting_for === undefined &&
+      claimed.resumed_from === undefined;
     const journal: JournaledStep[] = fresh
       ? []
       : (await store.steps(id)).map((row) => JSON.parse(row.json) as JournaledStep);

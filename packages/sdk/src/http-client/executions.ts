@@ -100,17 +100,32 @@ export async function cancelExecution(
   return asRecord(answer.json);
 }
 
+/** Options of {@link rerunExecution}. */
+export interface RerunOptions {
+  /**
+   * Resume from this top-level step, or `failed` (the step the original failed at): the steps
+   * before it are taken from the original's journal, not run again, and the new record carries
+   * `resumed_from`. Without it the whole workflow runs again.
+   */
+  from?: string;
+  signal?: AbortSignal;
+}
+
 /**
  * `POST /workflows/executions/{id}/rerun`: a new execution of the same workflow revision with the
- * same inputs, started by the caller (its `pending` record).
+ * same inputs, started by the caller (its `pending` record, or `waiting` for an approval); with
+ * `from`, resumed from that step. `options` may be just an abort signal (as before `from`).
  */
 export async function rerunExecution(
   api: HttpApi,
   id: string,
-  signal?: AbortSignal,
+  options: RerunOptions | AbortSignal = {},
 ): Promise<ExecutionRecord> {
   checkId(id);
+  const { from, signal } =
+    options instanceof AbortSignal ? { signal: options, from: undefined } : options;
   const answer = await api.call('POST', `${executionPath(id)}/rerun`, {
+    ...(from !== undefined ? { body: { from } } : {}),
     ...(signal ? { signal } : {}),
   });
   return asRecord(answer.json);

@@ -37,6 +37,7 @@ export {
   type ExecutionPage,
   type ExecutionStatus,
   type ListExecutionsOptions,
+  type RerunOptions,
   type StartOptions,
   type WaitOptions,
 } from './executions.js';

@@ -26,6 +26,7 @@ import {
   waitForExecution,
   type ExecutionPage,
   type ListExecutionsOptions,
+  type RerunOptions,
   type StartOptions,
   type WaitOptions,
 } from './executions.js';
@@ -164,10 +165,15 @@ export class WeftClient {
 
   /**
    * Starts the same workflow revision again with the same inputs (`POST .../{id}/rerun`): the
-   * new execution's `pending` record.
+   * new execution's `pending` record. With `{ from: 'failed' }` or `{ from: '<step>' }` it
+   * resumes the original from that step (see {@link RerunOptions}); a plain abort signal is
+   * accepted as the options too.
    */
-  rerunExecution(executionId: string, signal?: AbortSignal): Promise<ExecutionRecord> {
-    return rerunExecution(this.api, executionId, signal);
+  rerunExecution(
+    executionId: string,
+    options?: RerunOptions | AbortSignal,
+  ): Promise<ExecutionRecord> {
+    return rerunExecution(this.api, executionId, options);
   }
 
   /**

@@ -46,6 +46,7 @@ export class MemoryExecutionsStore implements ExecutionsStore {
     idempotency?: IdempotencyClaim,
     lease?: ExecutionLease,
     events: readonly EventRow[] = [],
+    steps: readonly JournalRow[] = [],
   ): Promise<CreateOutcome> {
     const claimKey = idempotency && `${idempotency.key_id}\u0000${idempotency.key}`;
     const claimed = claimKey === undefined ? undefined : this.idempotency.get(claimKey);
@@ -68,7 +69,7 @@ export class MemoryExecutionsStore implements ExecutionsStore {
     if (claimKey !== undefined) {
       this.idempotency.set(claimKey, { id: execution.id, fingerprint: idempotency!.fingerprint });
     }
-    this.append(execution.id, [], events);
+    this.append(execution.id, steps, events);
     return { created: true, execution };
   }
 
