@@ -89,6 +89,7 @@ export function requireBreakingStep(slug: string, version: string, diff: Version
       previous_version: diff.against,
       required_version: diff.required_version,
       breaks: diff.breaks,
+      compatible: diff.compatible,
     },
   );
 }
