@@ -123,6 +123,21 @@ describe('breaking changes between versions', () => {
     ]);
   });
 
+  it('takes an action without an input schema as taking any object', () => {
+    const added = diffDefinitions(
+      '1.3.0',
+      definition(action('get')),
+      definition(action('get', object({ id: { type: 'string' } }))),
+    );
+    expect(added.breaks).toEqual([]);
+    const required = diffDefinitions(
+      '1.3.0',
+      definition(action('get')),
+      definition(action('get', object({ id: { type: 'string' } }, ['id']))),
+    );
+    expect(changes(required.breaks)).toEqual(['input.properties.id: added as required']);
+  });
+
   it('compares nested properties and array items', () => {
     const diff = diffInput(
       object({ filter: object({ tags: { type: 'array', items: { type: 'string' } } }) }),

@@ -27,11 +27,13 @@ const UPPER_BOUNDS = ['maxLength', 'maximum', 'exclusiveMaximum', 'maxItems', 'm
  * Breaking: a property removed; its `type` narrowed (a type dropped, `number` → `integer`); an
  * `enum` added or losing values; a lower bound (minLength, minimum, …) added or raised; an upper
  * bound (maxLength, maximum, …) added or lowered; a property newly required (new, or optional
- * before). The opposite moves are listed as compatible. A missing schema accepts anything.
+ * before). The opposite moves are listed as compatible. A missing schema accepts any object.
  * Nested `properties` and `items` are compared the same way.
  */
 export function diffInput(action: string, old: unknown, next: unknown, out: ChangeLists): void {
-  compareInput(action, 'input', asSchema(old), asSchema(next), out);
+  // An action's input is always an object (a step's `with`): no schema is any object.
+  const input = (schema: unknown) => (isSchema(schema) ? schema : { type: 'object' });
+  compareInput(action, 'input', input(old), input(next), out);
 }
 
 /**
