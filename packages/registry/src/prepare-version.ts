@@ -12,6 +12,7 @@ import {
 } from './definition/parse.js';
 import { checksumOf, contentTypeOf } from './definition/checksum.js';
 import { validateDefinition } from './definition/validate.js';
+import { comparedVersion, diffDefinitions, type VersionDiff } from './rules/breaking.js';
 import { verifyDefinitionSignature } from './signatures.js';
 
 /** Throws the VALIDATION error of a list of problems: the first names field and constraint. */
@@ -93,4 +94,21 @@ export async function prepareVersion(
       signature_key_id: signatureKeyId,
     },
   };
+}
+
+/**
+ * A new plugin definition compared with the highest stable version of `slug` not removed
+ * (docs/registry.md#what-is-breaking); undefined when there is none. The update's decision
+ * checks, in its transaction, that this version is still the one compared with.
+ */
+export async function diffWithPublished(
+  store: RegistryStore,
+  slug: string,
+  definition: StoredDefinition,
+): Promise<VersionDiff | undefined> {
+  const state = await store.getPlugin(slug);
+  const against = state && comparedVersion(state.versions);
+  if (against === undefined) return undefined;
+  const old = await store.getDefinition(slug, against);
+  return old ? diffDefinitions(against, old, definition) : undefined;
 }

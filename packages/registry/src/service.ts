@@ -24,8 +24,9 @@ import type { DefinitionFormat } from './definition/parse.js';
 import { buildDetail, pickVersion } from './detail.js';
 import { DownloadCounter } from './download-counter.js';
 import type { CompiledRegistryOptions } from './options.js';
-import { prepareVersion } from './prepare-version.js';
+import { diffWithPublished, prepareVersion } from './prepare-version.js';
 import { isoNow } from './rules/clock.js';
+import type { VersionDiff } from './rules/breaking.js';
 import { decideDeprecate, decidePublish, decideRemove, decideUpdate } from './rules/decide.js';
 import { slugKey, slugProblem, versionProblem } from './rules/names.js';
 import { toSearchQuery, type SearchParams } from './search-query.js';
@@ -225,7 +226,7 @@ export class RegistryService {
     submission: Submission,
     dryRun: boolean,
     baseUrl: string,
-  ): Promise<UpdateResponse> {
+  ): Promise<UpdateResponse & { diff?: VersionDiff }> {
     requireSlug(slug);
     const at = isoNow(this.options.clock);
     const { definition, version } = await prepareVersion(
@@ -244,8 +245,12 @@ export class RegistryService {
         },
       );
     }
+    const diff =
+      version.kind === 'plugin'
+        ? await diffWithPublished(this.options.store, slug, definition)
+        : undefined;
     const { previous } = await this.modify(slug, slugKey(slug), dryRun, (state) =>
-      decideUpdate(state, slug, version, { principal, at, dryRun }),
+      decideUpdate(state, slug, version, { principal, at, dryRun, diff }),
     );
     return {
       status: 'updated',
@@ -254,7 +259,7 @@ export class RegistryService {
       previous_version: previous,
       url: `${baseUrl}/plugins/${slug}`,
       checksum: version.checksum,
-      ...(dryRun ? { dry_run: true } : {}),
+      ...(dryRun ? { dry_run: true, ...(diff ? { diff } : {}) } : {}),
     };
   }
 

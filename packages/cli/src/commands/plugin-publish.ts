@@ -1,7 +1,10 @@
 import type { Command } from 'commander';
+import type { WeftError } from '@weft/core';
 import { EXIT } from '../exit-codes.js';
 import type { Io } from '../io.js';
 import { guard } from '../command-errors.js';
+import { describeError } from '../registry-client.js';
+import { diffOfRefusal, formatDiff, type VersionDiff } from './plugin-publish-diff.js';
 import { loadDefinitionFile, printProblems } from '../plugin-file.js';
 import {
   apiKeyOption,
@@ -32,7 +35,10 @@ export function registerPluginPublish(
     )
     .addOption(registryOption())
     .addOption(apiKeyOption())
-    .option('--dry-run', 'let the registry check everything, store nothing')
+    .option(
+      '--dry-run',
+      'let the registry check everything, store nothing; with --update, print the changes against the published version',
+    )
     .option('--update', 'publish a new version of an existing plugin or agent')
     .action(async (file: string, flags: PublishFlags) =>
       guard(io, setExit, async () => {
@@ -50,14 +56,23 @@ export function registerPluginPublish(
         }
         const { slug } = loaded.definition;
         const query = flags.dryRun ? '?dry_run=true' : '';
-        const answer = await client.expectOk(
-          flags.update ? 'PUT' : 'POST',
-          flags.update ? `/plugins/${slug}${query}` : `/plugins${query}`,
-          {
-            body: loaded.bytes,
-            contentType: loaded.format === 'json' ? 'application/json' : 'application/yaml',
-          },
-        );
+        let answer;
+        try {
+          answer = await client.expectOk(
+            flags.update ? 'PUT' : 'POST',
+            flags.update ? `/plugins/${slug}${query}` : `/plugins${query}`,
+            {
+              body: loaded.bytes,
+              contentType: loaded.format === 'json' ? 'application/json' : 'application/yaml',
+            },
+          );
+        } catch (error) {
+          // A breaking change without a major version: say what breaks, not only that it does.
+          const refused = diffOfRefusal(error);
+          if (!refused) throw error;
+          io.err(describeError(error as WeftError) + formatDiff(refused));
+          return EXIT.invalid;
+        }
         const result = answer.json as {
           status: string;
           slug: string;
@@ -65,12 +80,14 @@ export function registerPluginPublish(
           previous_version?: string;
           url: string;
           checksum: string;
+          diff?: VersionDiff;
         };
         const previous = result.previous_version ? ` (previous ${result.previous_version})` : '';
         const verb = flags.dryRun ? `would be ${result.status}` : result.status;
         io.out(
           `${result.slug}@${result.version} ${verb}${previous}\n  url: ${result.url}\n  checksum: ${result.checksum}\n`,
         );
+        if (result.diff) io.out(formatDiff(result.diff));
         return EXIT.ok;
       }),
     );

@@ -6,14 +6,20 @@ import {
   PluginDefinition,
   PublishResponse,
   RemoveResponse,
-  UpdateResponse,
 } from '@weft/core';
 import { typed } from '@weft/http';
 import type { RegistryService } from '../service.js';
 import { principalOf, requirePrincipal } from '@weft/identity';
 import { dryRunOf, submissionOf } from './content.js';
 import { baseUrlOf } from './routes-read.js';
-import { bearer, DryRunQuery, errorResponses, SlugParams, SlugVersionParams } from './schemas.js';
+import {
+  bearer,
+  DryRunQuery,
+  errorResponses,
+  SlugParams,
+  SlugVersionParams,
+  UpdateAnswer,
+} from './schemas.js';
 
 /** Definitions are checked by the registry (all problems at once), not by Fastify. */
 const skipValidation = () => () => true;
@@ -80,7 +86,7 @@ export function registerWriteRoutes(app: FastifyInstance, service: RegistryServi
         params: SlugParams,
         querystring: DryRunQuery,
         body: definitionBody,
-        response: { 200: UpdateResponse, ...errorResponses(400, 401, 403, 404, 409, 413) },
+        response: { 200: UpdateAnswer, ...errorResponses(400, 401, 403, 404, 409, 413) },
       },
     },
     async (request) => {

@@ -1,4 +1,5 @@
 import { Type } from '@weft/core/typebox';
+import { UpdateResponse } from '@weft/core';
 
 /** Error answers of a route, by status: one definition, in core. */
 export { errorResponses } from '@weft/core';
@@ -26,3 +27,38 @@ export const DryRunQuery = Type.Object({
 
 /** Bearer security requirement, for the OpenAPI document. */
 export const bearer = [{ bearerAuth: [] as string[] }];
+
+/** One change between two versions (docs/registry.md#what-is-breaking). */
+const VersionChange = Type.Object({
+  action: Type.String({ description: 'Action name' }),
+  path: Type.String({
+    description:
+      'Where: action (the action itself), input.properties.<name>, output.properties.<name>…',
+  }),
+  change: Type.String({
+    description: 'What changed, e.g. removed, type narrowed: number → integer',
+  }),
+});
+
+/** Answer of `PUT /plugins/{slug}`: with `?dry_run=true`, the diff against the published version. */
+export const UpdateAnswer = Type.Composite([
+  UpdateResponse,
+  Type.Object({
+    diff: Type.Optional(
+      Type.Object(
+        {
+          against: Type.String({ description: 'The published version compared with' }),
+          required_version: Type.String({
+            description: 'The lowest version allowed: a major above `against` when anything breaks',
+          }),
+          breaks: Type.Array(VersionChange, { description: 'Changes that break callers' }),
+          compatible: Type.Array(VersionChange, { description: 'Changes that do not' }),
+        },
+        {
+          description:
+            'Dry runs only: the definition compared with the highest stable version (absent when there is none)',
+        },
+      ),
+    ),
+  }),
+]);

@@ -10,6 +10,7 @@ import {
   type Principal,
   type UnpublishCondition,
 } from '@weft/core';
+import { comparedVersion, requireBreakingStep, type VersionDiff } from './breaking.js';
 import { availableVersions, highestVersion, latestVersion } from './versions.js';
 
 /** What every write decision knows. */
@@ -61,12 +62,16 @@ export function decidePublish(
   };
 }
 
-/** Decides an update (PUT): owner only, version strictly above every version ever published. */
+/**
+ * Decides an update (PUT): owner only, version strictly above every version ever published, and
+ * a major version (a minor below 1.0) when `diff` (the new plugin definition compared with the
+ * highest stable version, read before the transaction) lists breaking changes.
+ */
 export function decideUpdate(
   state: PluginState | undefined,
   slug: string,
   version: NewVersion,
-  context: WriteContext,
+  context: WriteContext & { diff?: VersionDiff | undefined },
 ): Decision<{ previous: string }> {
   const plugin = requireOwned(state, slug, context.principal.owner);
   if (plugin.plugin.kind !== version.kind) {
@@ -98,6 +103,17 @@ export function decideUpdate(
         previous_version: previous,
       },
     );
+  }
+  if (version.kind === 'plugin' && context.diff) {
+    // Another update may have landed between the comparison and this transaction.
+    const against = comparedVersion(plugin.versions);
+    if (against !== context.diff.against) {
+      throw new ConflictError(
+        `${slug} changed while this update was checked (now at ${against ?? 'no stable version'}); send it again`,
+        { field: 'version', constraint: 'concurrent_update', previous_version: previous },
+      );
+    }
+    requireBreakingStep(slug, version.version, context.diff);
   }
   const latest = latestVersion([...plugin.versions, { ...stub(slug, version.version) }]) ?? null;
   return {
