@@ -46,6 +46,9 @@ export {
 export { Weft } from './client/weft.js';
 export type { ExecuteOptions, ExecuteAsyncOptions } from './client/execute-options.js';
 export type { ApprovalAnswer, ApprovalRequest, ApproveRun } from './client/local-authorization.js';
+export type { LocalAuditEntry, OnAudit } from './client/local-audit.js';
+export type { RegisterConnectorOptions } from './client/cloud-connectors.js';
+export { registrySettings, type RegistrySettings } from './client/registry-settings.js';
 export { loadWorkflow, loadWorkflowFile } from './client/load.js';
 export {
   checkWeftOptions,

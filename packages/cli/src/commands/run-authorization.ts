@@ -40,7 +40,7 @@ export function preflight(
   for (const workflow of workflows) {
     let approval;
     try {
-      approval = weft.checkAuthorization(workflow).approval;
+      approval = weft.checkAuthorization(workflow, { audit: true }).approval;
     } catch (error) {
       if (!(error instanceof WeftError) || error.code !== 'FORBIDDEN') throw error;
       io.err(refusalMessage(error, principal));

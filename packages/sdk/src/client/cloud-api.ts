@@ -10,6 +10,10 @@ export interface CloudApiOptions {
   apiKey: string;
   /** Largest answer accepted, in bytes. Default 10 MiB. */
   maxResponseBytes?: number;
+  /** The option that gave `baseUrl`, named in errors. Default `cloudUrl`. */
+  urlField?: string;
+  /** Added to the error when the server cannot be reached. Default: about `cloudUrl`. */
+  unreachableHint?: string;
 }
 
 export type {
@@ -25,12 +29,14 @@ export type {
  */
 export class CloudApi extends HttpApi {
   constructor(options: CloudApiOptions) {
-    const url = checkCloudUrl(options.baseUrl, 'cloudUrl').toString();
+    const url = checkCloudUrl(options.baseUrl, options.urlField ?? 'cloudUrl').toString();
     super({
       baseUrl: url,
       apiKey: options.apiKey,
       transport: new UndiciTransport(),
-      unreachableHint: `check cloudUrl (WORKFLOW_CLOUD_URL) and that weft server runs at ${url.replace(/\/+$/, '')}`,
+      unreachableHint:
+        options.unreachableHint ??
+        `check cloudUrl (WORKFLOW_CLOUD_URL) and that weft server runs at ${url.replace(/\/+$/, '')}`,
       ...(options.maxResponseBytes !== undefined
         ? { maxResponseBytes: options.maxResponseBytes }
         : {}),

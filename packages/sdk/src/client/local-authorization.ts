@@ -9,6 +9,7 @@ import {
   type WorkflowDefinition,
   resolveInputs,
 } from '@weft/engine';
+import type { LocalAudit } from './local-audit.js';
 
 /** What {@link ApproveRun} is asked: the run waiting for approval and who starts it. */
 export interface ApprovalRequest {
@@ -57,10 +58,13 @@ export interface RunAuthorizationContext {
   resolve: Resolve;
   /** The run's signal: ends a wait for approval. */
   signal: AbortSignal | undefined;
+  /** Audits the refusals (logged and given to `onAudit`). */
+  audit?: LocalAudit | undefined;
 }
 
 /**
- * Authorizes a local run before any step: {@link authorizeLocalRun} (throws `FORBIDDEN`), then
+ * Authorizes a local run before any step: {@link authorizeLocalRun} (throws `FORBIDDEN`, audited
+ * by `context.audit` first), then
  * the approval the workflow asks for, if its inputs are valid (bad inputs fail the run anyway:
  * they are not worth an approver's time), by {@link approveLocalRun}. Gives the interceptor the
  * run needs for step-level permissions (undefined when no step asks any).
@@ -71,11 +75,18 @@ export async function authorizeRun(
   context: RunAuthorizationContext,
 ): Promise<RunInterceptor | undefined> {
   const scope = runScope(workflow, context.resolve);
-  const check = authorizeLocalRun(workflow, context.identity, context.resolve, scope);
+  const check = scope.guarded
+    ? checkWorkflowAuthorization(workflow, context.identity, context.resolve)
+    : UNGUARDED;
+  if (check.refusal) {
+    await context.audit?.startDenied(workflow.name, check.refusal, context.identity);
+    throw forbiddenError(check.refusal, context.identity !== undefined, workflow.name);
+  }
   if (check.approval && inputsValid(workflow, inputs)) {
     await approveLocalRun(workflow, check, context.identity, context.approve, context.signal);
   }
-  return scope.stepPermissions ? STEP_PERMISSIONS : undefined;
+  if (!scope.stepPermissions) return undefined;
+  return context.audit ? context.audit.stepPermissions() : STEP_PERMISSIONS;
 }
 
 /** Whether `inputs` are valid for `workflow` (the run reports why when they are not). */
@@ -95,17 +106,23 @@ function inputsValid(
  * Checks the `authorization` blocks of a local run of `workflow` and of the subworkflows it may
  * call (resolved by `resolve`) against `principal`: throws the `FORBIDDEN` error naming what is
  * missing (`details.missing_roles`, `details.missing_permissions`; `reason: "no_identity"` without
- * a principal). Gives the check, with the approval the workflow asks for.
+ * a principal), after auditing it with `audit`. Gives the check, with the approval the workflow asks
+ * for.
  */
 export function authorizeLocalRun(
   workflow: WorkflowDefinition,
   principal: Principal | undefined,
   resolve: Resolve,
   scope: RunScope = runScope(workflow, resolve),
+  audit?: LocalAudit,
 ): AuthorizationCheck {
   if (!scope.guarded) return UNGUARDED;
   const check = checkWorkflowAuthorization(workflow, principal, resolve);
-  if (check.refusal) throw forbiddenError(check.refusal, principal !== undefined, workflow.name);
+  if (check.refusal) {
+    // Logged now; `onAudit` is not waited for (this check is synchronous).
+    void audit?.startDenied(workflow.name, check.refusal, principal);
+    throw forbiddenError(check.refusal, principal !== undefined, workflow.name);
+  }
   return check;
 }
 

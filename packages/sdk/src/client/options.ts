@@ -13,6 +13,8 @@ import type { ClientTls } from '../service/router-client.js';
 import { checkCloudUrl } from './cloud-api.js';
 import type { ApproveRun } from './local-authorization.js';
 import { checkObservability, type ObservabilityOptions } from './observability.js';
+import type { OnAudit } from './local-audit.js';
+import { checkRegistryUrl } from './registry-settings.js';
 
 /** Log levels of the SDK's structured logging. */
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error' | 'silent';
@@ -79,6 +81,25 @@ export interface CommonWeftOptions {
    * `WORKFLOW_CLOUD_URL`, else `WORKFLOW_REGISTRY_URL` of the environment.
    */
   cloudUrl?: string | undefined;
+  /**
+   * The plugin registry (`registry_url`) that `syncPlugins()` publishes to, when it is not the
+   * server of `cloudUrl`. Default: `WORKFLOW_REGISTRY_URL`, else `cloudUrl` (then
+   * `WORKFLOW_CLOUD_URL`).
+   */
+  registryUrl?: string | undefined;
+  /**
+   * API key of the registry (`registry_api_key`). Default: `WORKFLOW_REGISTRY_API_KEY`, else
+   * `apiKey`.
+   */
+  registryApiKey?: string | undefined;
+  /**
+   * Called with each authorization decision of a local run that is written down: today the
+   * refusals (`decision: "deny"` of `execution.start` and `step.run`), with the same fields the
+   * server's audit log stores (a `LocalAuditEntry`). Each one is also logged once, at
+   * warn level, as `{event: "authorization.denied", audit: entry}`. A hook that throws or
+   * rejects is logged and does not change the run. Not used in `cloud` mode: the server audits.
+   */
+  onAudit?: OnAudit | undefined;
 }
 
 /** Options of the modes whose steps run in this process (all but `cloud`). */
@@ -262,6 +283,7 @@ export function checkWeftOptions(options: WeftOptions): void {
   if (mode === 'self_hosted' || (mode === 'hybrid' && options.routerUrl !== undefined))
     checkRouterUrl(options.routerUrl, 'routerUrl');
   if (options.cloudUrl !== undefined) checkCloudUrl(options.cloudUrl, 'cloudUrl');
+  if (options.registryUrl !== undefined) checkRegistryUrl(options.registryUrl);
   checkPlace(options.hybridDefault, 'hybridDefault');
   if (
     mode === 'hybrid' &&

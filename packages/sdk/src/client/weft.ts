@@ -26,7 +26,6 @@ import { RouterInvoker } from '../invoker/router-invoker.js';
 import { CloudInvoker } from '../invoker/cloud-invoker.js';
 import { HybridInvoker } from '../invoker/hybrid-invoker.js';
 import type { ExecuteAsyncOptions, ExecuteOptions } from './execute-options.js';
-import type { CompiledConnector } from '../connector/compile-connector.js';
 import { CloudApi } from './cloud-api.js';
 import { startExecution } from './cloud-executions.js';
 import { checkCloudRunOptions, runInCloud } from './cloud-run.js';
@@ -42,6 +41,9 @@ import type { Telemetry } from '@weft/telemetry/setup';
 import { checkWeftOptions, cloudSettings, routerCredential, type WeftOptions } from './options.js';
 import { loadOptions } from './load-options.js';
 import { authorizeLocalRun, authorizeRun } from './local-authorization.js';
+import { LocalAudit } from './local-audit.js';
+import { CloudConnectors, type RegisterConnectorOptions } from './cloud-connectors.js';
+import { registryApi, registrySettings } from './registry-settings.js';
 
 /**
  * The weft SDK client (packages/sdk/README.md): register connectors and handlers, load workflow
@@ -61,8 +63,12 @@ export class Weft extends AsyncExecutions {
   readonly logger: Logger;
   /** The server of `cloud` and `hybrid` mode (made on first use in the other modes). */
   private server: CloudApi | undefined;
-  /** Definitions given to `registerConnector`, as given (published as written). */
-  private readonly originals = new Map<CompiledConnector, object>();
+  /** The plugin registry of `syncPlugins` (made on first use). */
+  private registry: CloudApi | undefined;
+  /** Definitions given to `registerConnector`, and those registered with `{ cloud: true }`. */
+  private readonly cloudConnectors = new CloudConnectors();
+  /** Audits local authorization refusals (log line and `onAudit`). */
+  private readonly audit: LocalAudit;
   private readonly loaded = new Map<string, WorkflowDefinition[]>();
   private readonly environment: Record<string, string | undefined>;
   private guardrails: RunInterceptor | undefined;
@@ -97,17 +103,21 @@ export class Weft extends AsyncExecutions {
       options.logDestination ?? process.stderr,
       options.observability?.enabled === true,
     );
+    this.audit = new LocalAudit(this.logger, options.onAudit);
   }
 
-  /** Registers a connector from an in-memory definition (packages/sdk/CONNECTORS.md#definitions). */
-  registerConnector(definition: object): this {
-    this.originals.set(this.invoker.registerConnector(definition), definition);
+  /**
+   * Registers a connector from an in-memory definition (packages/sdk/CONNECTORS.md#definitions);
+   * `{ cloud: true }` places it in the cloud (see {@link RegisterConnectorOptions}).
+   */
+  registerConnector(definition: object, options?: RegisterConnectorOptions): this {
+    this.cloudConnectors.add(this.invoker.registerConnector(definition), definition, options);
     return this;
   }
 
-  /** Registers the connectors of a file (YAML or JSON). */
-  async loadConnector(file: string): Promise<this> {
-    await this.invoker.loadConnectorFile(file);
+  /** Registers the connectors of a file (YAML or JSON); `{ cloud: true }` as for `registerConnector`. */
+  async loadConnector(file: string, options?: RegisterConnectorOptions): Promise<this> {
+    this.cloudConnectors.add(await this.invoker.loadConnectorFile(file), undefined, options);
     return this;
   }
 
@@ -197,6 +207,7 @@ export class Weft extends AsyncExecutions {
       approve,
       resolve: (name, range) => this.find(name, range),
       signal: options.signal,
+      audit: this.audit,
     });
     const telemetry = await this.startTelemetry();
     const chain = standardInterceptors({
@@ -247,12 +258,17 @@ export class Weft extends AsyncExecutions {
    * here: its `authorization` block and those of the subworkflows it may call. Throws the
    * `FORBIDDEN` error a run would (`details.missing_roles`, `details.missing_permissions`); gives
    * the check, whose `approval` says whether a run asks {@link WeftOptions.approve} first.
+   * With `audit: true` (a caller that refuses the run on this check, like `weft workflow run`),
+   * a refusal is audited as a refused run is: logged as `authorization.denied`, given to `onAudit`.
    */
-  checkAuthorization(workflow: WorkflowDefinition | string): AuthorizationCheck {
+  checkAuthorization(
+    workflow: WorkflowDefinition | string,
+    options: { audit?: boolean } = {},
+  ): AuthorizationCheck {
     const definition = typeof workflow === 'string' ? this.require(workflow) : workflow;
-    return authorizeLocalRun(definition, this.options.identity, (name, range) =>
-      this.find(name, range),
-    );
+    const resolve = (name: string, range?: string) => this.find(name, range);
+    const audit = options.audit === true ? this.audit : undefined;
+    return authorizeLocalRun(definition, this.options.identity, resolve, undefined, audit);
   }
 
   /**
@@ -301,15 +317,15 @@ export class Weft extends AsyncExecutions {
   }
 
   /**
-   * Publishes or updates the loaded plugin definitions on the server's registry (packages/sdk/README.md#cloud) and reports what it did with each loaded connector.
+   * Publishes or updates the loaded plugin definitions on the registry (`registryUrl`, by default
+   * the server's; packages/sdk/README.md#cloud) and reports what it did with each: the connectors
+   * registered with `{ cloud: true }`, or every loaded one when none is.
    */
   async syncPlugins(): Promise<SyncResult[]> {
-    const api = this.cloudApi('syncPlugins');
-    const sources = this.invoker
-      .connectors()
-      .map((connector) => ({ connector, original: this.originals.get(connector) }))
-      .map(({ connector, original }) => (original ? { connector, original } : { connector }));
-    return syncPlugins(api, sources);
+    const api = (this.registry ??= registryApi(
+      registrySettings(this.options, this.environment, 'syncPlugins'),
+    ));
+    return syncPlugins(api, this.cloudConnectors.toSync(this.invoker.connectors()));
   }
 
   /**
@@ -321,6 +337,7 @@ export class Weft extends AsyncExecutions {
     await this.closeLocalRuns();
     await this.router?.close();
     await this.server?.close();
+    await this.registry?.close();
     const telemetry = await this.telemetry?.catch(() => undefined);
     await telemetry?.shutdown();
     this.telemetry = undefined;
@@ -379,6 +396,7 @@ export class Weft extends AsyncExecutions {
       cloud: new CloudInvoker(this.cloudApi('hybrid mode')),
       ...(this.router ? { selfHosted: this.router } : {}),
       ...(this.options.hybridDefault ? { defaultExecution: this.options.hybridDefault } : {}),
+      cloudPlaced: (target) => this.cloudConnectors.placesInCloud(target),
       ...(options.execution !== undefined ? { override: options.execution } : {}),
     });
   }

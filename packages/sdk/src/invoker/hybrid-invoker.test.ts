@@ -56,6 +56,22 @@ describe('the hybrid invoker', () => {
     expect(cloudFirst.placeOf({ kind: 'plugin', slug: 'p' }, undefined)).toBe('cloud');
   });
 
+  it('places the steps of cloud-marked connectors on the server, after the step field', () => {
+    const local = recorder('local');
+    const cloud = recorder('cloud');
+    const marked = (target: ActionCall['target']) =>
+      target.kind === 'plugin' ? target.slug === 'calc' : target.ref.includes('/calc@');
+    const hybrid = new HybridInvoker({ local, cloud, cloudPlaced: marked });
+    expect(hybrid.placeOf({ kind: 'plugin', slug: 'calc' }, undefined)).toBe('cloud');
+    expect(hybrid.placeOf({ kind: 'connector', ref: 'connector:t/calc@1.0.0' }, undefined)).toBe(
+      'cloud',
+    );
+    expect(hybrid.placeOf({ kind: 'plugin', slug: 'other' }, undefined)).toBe('local');
+    expect(hybrid.placeOf({ kind: 'plugin', slug: 'calc' }, 'local')).toBe('local');
+    const override = new HybridInvoker({ local, cloud, cloudPlaced: marked, override: 'local' });
+    expect(override.placeOf({ kind: 'plugin', slug: 'calc' }, undefined)).toBe('local');
+  });
+
   it('checks local steps against the local connectors only', () => {
     const local = recorder('local');
     const cloud = recorder('cloud');

@@ -41,6 +41,11 @@ export interface HybridInvokerOptions {
   selfHosted?: ActionInvoker;
   /** Where steps without `execution` go. Default `local`. */
   defaultExecution?: ExecutionPlace;
+  /**
+   * Whether a target is a connector registered with `{ cloud: true }`: its steps without an
+   * `execution` field run on the server, before `defaultExecution` applies.
+   */
+  cloudPlaced?: (target: ActionCall['target']) => boolean;
   /** The per-run override. */
   override?: ExecutionOverride;
 }
@@ -48,7 +53,8 @@ export interface HybridInvokerOptions {
 /**
  * The `hybrid` execution mode's invoker: each action step runs locally, on the server or through
  * the self-hosted router. The place is, first to last: the run's map from plugin slug to place,
- * the run's single place, the step's `execution` field (docs/workflow-language.md#steps), the default (`local`).
+ * the run's single place, the step's `execution` field (docs/workflow-language.md#steps), `cloud` for a
+ * connector registered with `{ cloud: true }`, the default (`local`).
  * Local steps are checked before the run like in `local` mode; cloud and self-hosted steps never
  * touch local connectors, and a self-hosted step without a router is refused before the run.
  */
@@ -69,7 +75,9 @@ export class HybridInvoker implements ActionInvoker {
     } else if (override !== undefined) {
       return override;
     }
-    return stepExecution ?? this.options.defaultExecution ?? 'local';
+    if (stepExecution !== undefined) return stepExecution;
+    if (this.options.cloudPlaced?.(target) === true) return 'cloud';
+    return this.options.defaultExecution ?? 'local';
   }
 
   /** Runs a call whose step is not known (no `execution` field). */
