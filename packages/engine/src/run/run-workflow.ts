@@ -1,5 +1,6 @@
 import {
   capErrorObject,
+  filterEvents,
   InternalError,
   toErrorObject,
   ValidationError,
@@ -22,13 +23,17 @@ import { runStep } from './steps.js';
  * completed, secrets resolved and every action target checked before any step runs; steps run in
  * order; the outputs are evaluated and checked for secret values. Never rejects: a failure is a
  * result with status `failed` (or `canceled`) and the error object (docs/protocol.md#error-codes).
+ * `onEvent` receives only the events the workflow's `execution.streaming` lets through (none
+ * with `enabled: false`); its subworkflows' events follow the same rule (docs/workflow-language.md#streaming).
  */
 export function runWorkflow(
   workflow: WorkflowDefinition,
   inputs: Readonly<Record<string, unknown>>,
   options: RunOptions,
 ): Promise<RunResult> {
-  return runPlanned(workflow, inputs, compileRunOptions(options), 0);
+  const onEvent = filterEvents(workflow.execution?.streaming, options.onEvent);
+  const { onEvent: _given, ...rest } = options;
+  return runPlanned(workflow, inputs, compileRunOptions(onEvent ? { ...rest, onEvent } : rest), 0);
 }
 
 /**
