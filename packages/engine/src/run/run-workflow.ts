@@ -6,6 +6,7 @@ import {
   ValidationError,
   WeftError,
   type ErrorObject,
+  type StreamEvent,
 } from '@weft/core';
 import type { WorkflowDefinition } from '../model.js';
 import { resolveInputs } from './inputs.js';
@@ -24,7 +25,8 @@ import { runStep } from './steps.js';
  * order; the outputs are evaluated and checked for secret values. Never rejects: a failure is a
  * result with status `failed` (or `canceled`) and the error object (docs/protocol.md#error-codes).
  * `onEvent` receives only the events the workflow's `execution.streaming` lets through (none
- * with `enabled: false`); its subworkflows' events follow the same rule (docs/workflow-language.md#streaming).
+ * with `enabled: false`), its subworkflows' events included (docs/workflow-language.md#streaming);
+ * `observe` receives them all.
  */
 export function runWorkflow(
   workflow: WorkflowDefinition,
@@ -194,8 +196,8 @@ function finish(
     ...(errorObject ? { error: errorObject } : {}),
     duration_ms: result.duration_ms,
   });
-  if (!run && options.onEvent) {
-    options.onEvent({
+  if (!run && (options.onEvent || options.observe)) {
+    const event: StreamEvent = {
       type: 'workflow.completed',
       timestamp: result.finished_at,
       workflow_id: options.executionId,
@@ -206,7 +208,9 @@ function finish(
         ...(errorObject ? { error: errorObject } : {}),
         duration_ms: result.duration_ms,
       },
-    });
+    };
+    options.observe?.(event);
+    options.onEvent?.(event);
   }
   return result;
 }

@@ -54,6 +54,22 @@ describe('execution.streaming in a run', () => {
     expect(Object.keys(result.steps)).toEqual(['a', 'b']);
   });
 
+  it('gives observe every event whatever the list says', async () => {
+    const seen: string[] = [];
+    const streamed: string[] = [];
+    await runWorkflow(
+      twoSteps('{ enabled: false }'),
+      {},
+      {
+        invoker: invoker(),
+        observe: (e) => seen.push(e.type),
+        onEvent: (e) => streamed.push(e.type),
+      },
+    );
+    expect(streamed).toEqual([]);
+    expect(seen).toHaveLength(5);
+  });
+
   it('passes on every event without a list', async () => {
     const { types } = await run('{ protocol: sse }');
     expect(types).toEqual([
