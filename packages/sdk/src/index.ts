@@ -89,6 +89,11 @@ export {
   type StreamOptions,
 } from './http-client/event-stream.js';
 export { parseSse } from './http-client/sse.js';
+export {
+  streamOverWebSocket,
+  type ServerStreamOptions,
+  type StreamProtocol,
+} from './client/websocket-stream.js';
 export { ApiError } from './http-client/api-error.js';
 export { HttpApi, type HttpApiOptions } from './http-client/http-api.js';
 export { WeftClient, type WeftClientOptions } from './http-client/weft-client.js';

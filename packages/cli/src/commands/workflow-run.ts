@@ -27,6 +27,7 @@ import {
 import { printRun, runDocument } from './run-output.js';
 import { RunInterrupts } from './run-interrupt.js';
 import { runProgress } from './run-progress.js';
+import { noteStreamingOff } from './stream-note.js';
 import {
   addIdentityOptions,
   hasIdentityFlags,
@@ -260,6 +261,7 @@ async function runEach(
     const stream = flags.stream
       ? (event: StreamEvent) => io.out(`${JSON.stringify(event)}\n`)
       : undefined;
+    if (flags.stream) noteStreamingOff(io, workflow);
     let result: RunResult;
     const text = flags.output === 'text' && !flags.stream;
     const progress = text && mode !== 'cloud' ? runProgress(io, workflow.name) : undefined;
@@ -283,11 +285,12 @@ async function runEach(
             }
           : {
               signal: interrupts.signal,
-              onEvent: (event: StreamEvent) => {
+              // Every event follows the running steps; the stream gets what execution.streaming lets through.
+              observe: (event: StreamEvent) => {
                 interrupts.onEvent(event);
                 progress?.onEvent(event);
-                stream?.(event);
               },
+              ...(stream ? { onEvent: stream } : {}),
             }),
       });
     } catch (error) {

@@ -135,6 +135,12 @@ export const ExecutionRecord = Type.Object(
     error: Type.Optional(Type.Ref('ErrorObject')),
     callback: Type.Optional(CallbackInfo),
     resumed_from: Type.Optional(ResumedFromSchema),
+    stream_protocol: Type.Optional(
+      Type.Union([Type.Literal('sse'), Type.Literal('websocket')], {
+        description:
+          "The workflow's execution.streaming.protocol, when it sets one: the transport its clients prefer for the events",
+      }),
+    ),
   },
   { $id: 'ExecutionRecord' },
 );

@@ -8,3 +8,4 @@ export * from './testing.js';
 export * from './steps.js';
 export * from './workflow.js';
 export * from './json-schema.js';
+export * from './streaming.js';

@@ -34,8 +34,16 @@ export interface RunOptions {
   clock?: Clock;
   /** Cancels the run: in-flight actions are aborted and the run ends `canceled`. */
   signal?: AbortSignal;
-  /** Receives every event (docs/protocol.md#stream-events). */
+  /**
+   * Receives the events (docs/protocol.md#stream-events) the workflow's `execution.streaming`
+   * lets through (docs/workflow-language.md#streaming): the run's stream.
+   */
   onEvent?: (event: StreamEvent) => void;
+  /**
+   * Receives every event, whatever `execution.streaming` says: for logs and progress displays
+   * of the caller's own, not for a stream.
+   */
+  observe?: (event: StreamEvent) => void;
   /** What started the run: `trigger.payload` (webhook) and `trigger.event` (event trigger). */
   trigger?: { payload?: unknown; event?: unknown };
   /** Finds the workflow a subworkflow step calls. */
@@ -101,6 +109,7 @@ export interface CompiledRunOptions extends Required<
     RunOptions,
     | 'signal'
     | 'onEvent'
+    | 'observe'
     | 'trigger'
     | 'resolveWorkflow'
     | 'timeoutFor'
@@ -115,6 +124,7 @@ export interface CompiledRunOptions extends Required<
 > {
   signal: AbortSignal | undefined;
   onEvent: ((event: StreamEvent) => void) | undefined;
+  observe: ((event: StreamEvent) => void) | undefined;
   trigger: { payload?: unknown; event?: unknown };
   resolveWorkflow: RunOptions['resolveWorkflow'];
   timeoutFor: RunOptions['timeoutFor'];
@@ -146,6 +156,7 @@ export function compileRunOptions(options: RunOptions): CompiledRunOptions {
     clock: options.clock ?? systemClock,
     signal: options.signal,
     onEvent: options.onEvent,
+    observe: options.observe,
     trigger: options.trigger ?? {},
     resolveWorkflow: options.resolveWorkflow,
     defaultTimeoutMs: options.defaultTimeoutMs ?? DEFAULT_ACTION_TIMEOUT_MS,

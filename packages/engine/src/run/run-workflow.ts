@@ -1,10 +1,12 @@
 import {
   capErrorObject,
+  filterEvents,
   InternalError,
   toErrorObject,
   ValidationError,
   WeftError,
   type ErrorObject,
+  type StreamEvent,
 } from '@weft/core';
 import type { WorkflowDefinition } from '../model.js';
 import { resolveInputs } from './inputs.js';
@@ -22,13 +24,18 @@ import { runStep } from './steps.js';
  * completed, secrets resolved and every action target checked before any step runs; steps run in
  * order; the outputs are evaluated and checked for secret values. Never rejects: a failure is a
  * result with status `failed` (or `canceled`) and the error object (docs/protocol.md#error-codes).
+ * `onEvent` receives only the events the workflow's `execution.streaming` lets through (none
+ * with `enabled: false`), its subworkflows' events included (docs/workflow-language.md#streaming);
+ * `observe` receives them all.
  */
 export function runWorkflow(
   workflow: WorkflowDefinition,
   inputs: Readonly<Record<string, unknown>>,
   options: RunOptions,
 ): Promise<RunResult> {
-  return runPlanned(workflow, inputs, compileRunOptions(options), 0);
+  const onEvent = filterEvents(workflow.execution?.streaming, options.onEvent);
+  const { onEvent: _given, ...rest } = options;
+  return runPlanned(workflow, inputs, compileRunOptions(onEvent ? { ...rest, onEvent } : rest), 0);
 }
 
 /**
@@ -189,8 +196,8 @@ function finish(
     ...(errorObject ? { error: errorObject } : {}),
     duration_ms: result.duration_ms,
   });
-  if (!run && options.onEvent) {
-    options.onEvent({
+  if (!run && (options.onEvent || options.observe)) {
+    const event: StreamEvent = {
       type: 'workflow.completed',
       timestamp: result.finished_at,
       workflow_id: options.executionId,
@@ -201,7 +208,9 @@ function finish(
         ...(errorObject ? { error: errorObject } : {}),
         duration_ms: result.duration_ms,
       },
-    });
+    };
+    options.observe?.(event);
+    options.onEvent?.(event);
   }
   return result;
 }

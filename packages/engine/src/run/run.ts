@@ -117,7 +117,7 @@ export class Run {
 
   /** True when events are listened to (building them is skipped otherwise). */
   get listening(): boolean {
-    return this.options.onEvent !== undefined;
+    return this.options.onEvent !== undefined || this.options.observe !== undefined;
   }
 
   /** The cancellation error once the run is canceled. */
@@ -129,8 +129,8 @@ export class Run {
 
   /** Emits an event (docs/protocol.md#stream-events) (secret values masked). */
   emit(type: StreamEventType, stepName: string, data: Record<string, unknown>): void {
-    const sink = this.options.onEvent;
-    if (!sink) return;
+    const { onEvent, observe } = this.options;
+    if (!onEvent && !observe) return;
     const event: StreamEvent = {
       type,
       timestamp: new Date(this.options.clock.now()).toISOString(),
@@ -138,7 +138,8 @@ export class Run {
       step_name: stepName,
       data: this.secrets.mask(data),
     };
-    sink(event);
+    observe?.(event);
+    onEvent?.(event);
   }
 
   /**

@@ -48,13 +48,10 @@ export class JournalBuffer {
     private readonly hub: ExecutionHub,
     private readonly id: string,
     private seq: number,
-    /** Event types to keep (`execution.streaming.events`); all when undefined. */
-    private readonly types: ReadonlySet<string> | undefined,
   ) {}
 
   /** Takes an event of the engine (already masked); written with the next step or shortly. */
   event(event: StreamEvent): void {
-    if (this.types && !this.types.has(event.type)) return;
     if (event.type === 'step.failed' || event.type === 'workflow.completed') {
       const error = event.data['error'];
       if (error !== undefined)

@@ -1,4 +1,4 @@
-import type { CallbackState, ExecutionRecord, StoredExecution } from '@weft/core';
+import type { CallbackState, ExecutionRecord, StoredExecution, Workflow } from '@weft/core';
 
 /** The path a client polls (docs/runtime.md#execution-record). */
 export function pollUrl(id: string): string {
@@ -25,6 +25,9 @@ export function toExecutionRecord(execution: StoredExecution): ExecutionRecord {
   }
   if (execution.result) record.result = execution.result;
   if (execution.error) record.error = execution.error;
+  const protocol = (execution.definition?.workflow as Pick<Workflow, 'execution'> | undefined)
+    ?.execution?.streaming?.protocol;
+  if (protocol) record.stream_protocol = protocol;
   if (execution.callback && execution.callback_url) {
     record.callback = { url: execution.callback_url, ...execution.callback };
   }

@@ -65,14 +65,8 @@ export function runClaimed(
   let detached: string | undefined;
   let calls = 0;
   const { workflow, library } = executable ?? restoreWorkflow(execution.definition);
-  const streaming = workflow.execution?.streaming;
-  const types =
-    streaming?.enabled === false
-      ? new Set<string>()
-      : streaming?.events
-        ? new Set<string>(streaming.events)
-        : undefined;
-  const buffer = new JournalBuffer(options.store, hub, execution.id, lastSeq, types);
+  // `runWorkflow` passes on only the events `execution.streaming` lets through.
+  const buffer = new JournalBuffer(options.store, hub, execution.id, lastSeq);
   const invoker = options.actions.invoker({ owner: execution.owner, keyId: execution.key_id });
   // Counts the action calls for the key's usage (every attempt, subworkflow steps included).
   const counter: RunInterceptor = {

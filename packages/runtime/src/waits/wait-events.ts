@@ -1,4 +1,5 @@
 import {
+  streamedTypes,
   ValidationError,
   waitEventType,
   type EventRow,
@@ -6,6 +7,7 @@ import {
   type StreamEvent,
   type WaitEventPhase,
   type WaitingFor,
+  type Workflow,
 } from '@weft/core';
 
 /**
@@ -76,10 +78,8 @@ export function waitEvents(
   at: string,
   seq: number,
 ): EventRow[] {
-  const workflow = execution.definition.workflow as {
-    execution?: { streaming?: { enabled?: boolean } };
-  };
-  if (workflow.execution?.streaming?.enabled === false) return [];
+  const workflow = execution.definition.workflow as Pick<Workflow, 'execution'>;
+  if (streamedTypes(workflow.execution?.streaming) === false) return [];
   const event: StreamEvent = {
     type: waitEventType(kind, phase),
     timestamp: at,

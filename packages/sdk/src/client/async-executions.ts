@@ -1,6 +1,7 @@
 import type { ExecutionRecord } from '@weft/core';
 import type { WorkflowDefinition } from '@weft/engine';
-import type { ExecutionEvent, StreamOptions } from '../http-client/event-stream.js';
+import type { ExecutionEvent } from '../http-client/event-stream.js';
+import type { ServerStreamOptions } from './websocket-stream.js';
 import { checkId, type WaitOptions } from '../http-client/executions.js';
 import type { ExecuteAsyncOptions } from './execute-options.js';
 import { LocalExecutions, type RunHere } from './local-executions.js';
@@ -49,9 +50,10 @@ export abstract class AsyncExecutions extends ServerExecutions {
     return super.getExecution(executionId);
   }
 
+  /** A run of this process streams from its backlog (`protocol` does not apply to it). */
   override stream(
     executionId: string,
-    options: StreamOptions = {},
+    options: ServerStreamOptions = {},
   ): AsyncGenerator<ExecutionEvent> {
     if (this.localRuns?.has(executionId)) return this.localRuns.stream(executionId, options);
     return super.stream(executionId, options);

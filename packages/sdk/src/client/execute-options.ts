@@ -3,8 +3,17 @@ import type { ExecutionOverride } from '../invoker/hybrid-invoker.js';
 
 /** Options of one execution. */
 export interface ExecuteOptions {
-  /** Receives every event (docs/protocol.md#stream-events) as it happens. */
+  /**
+   * Receives the events (docs/protocol.md#stream-events) as they happen: those the workflow's
+   * `execution.streaming` lets through (docs/workflow-language.md#streaming), none with
+   * `enabled: false`. The run and its result do not depend on it.
+   */
   onEvent?: (event: StreamEvent) => void;
+  /**
+   * Local and hybrid runs: receives every event, whatever `execution.streaming` says, for a
+   * progress display or logs of the caller's own (not to pass on as the run's stream).
+   */
+  observe?: (event: StreamEvent) => void;
   /**
    * Whether the logger gets a line per step start and end and per workflow end (default true);
    * false when the caller shows the steps itself. The steps' own logs are kept either way.

@@ -67,9 +67,11 @@ export function runLocally(run: LocalRun): Promise<RunResult> {
     ...(chain.length > 0 ? { interceptors: chain } : {}),
     // Agent steps of a dry run are answered from mockData or refused, never run.
     ...(mocks ? { agents: mocks.refusing } : agents ? { agents } : {}),
-    onEvent: (event) => {
+    // Logs and `observe` see every event; `onEvent`, those `execution.streaming` lets through.
+    observe: (event) => {
       if (options.logSteps !== false) logEvent(run.logger, workflow.name, event);
-      options.onEvent?.(event);
+      options.observe?.(event);
     },
+    ...(options.onEvent ? { onEvent: options.onEvent } : {}),
   });
 }

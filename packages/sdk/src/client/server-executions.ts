@@ -6,11 +6,7 @@ import {
   type DecisionOptions,
   type ListApprovalsOptions,
 } from '../http-client/approvals.js';
-import {
-  streamExecution,
-  type ExecutionEvent,
-  type StreamOptions,
-} from '../http-client/event-stream.js';
+import { streamExecution, type ExecutionEvent } from '../http-client/event-stream.js';
 import {
   cancelExecution,
   checkId,
@@ -20,6 +16,7 @@ import {
   type WaitOptions,
 } from '../http-client/executions.js';
 import type { HttpApi } from '../http-client/http-api.js';
+import { streamOverWebSocket, type ServerStreamOptions } from './websocket-stream.js';
 
 /**
  * What the Node {@link Weft} client does with executions that are on the server already,
@@ -43,12 +40,23 @@ export abstract class ServerExecutions {
   }
 
   /**
-   * The events (docs/protocol.md#stream-events) of an execution on the server, as they happen (server-sent events; a
-   * dropped connection resumes with `Last-Event-ID`). Ends when the execution has ended.
+   * The events (docs/protocol.md#stream-events) of an execution on the server, as they happen,
+   * over server-sent events or a WebSocket: `options.protocol`, by default the workflow's
+   * `execution.streaming.protocol` (read from the execution's record). A dropped connection
+   * resumes after the last event received. Ends when the execution has ended.
    */
-  stream(executionId: string, options: StreamOptions = {}): AsyncGenerator<ExecutionEvent> {
+  async *stream(
+    executionId: string,
+    options: ServerStreamOptions = {},
+  ): AsyncGenerator<ExecutionEvent> {
     checkId(executionId);
-    return streamExecution(this.cloudApi('stream'), executionId, options);
+    const api = this.cloudApi('stream');
+    const { protocol: given, ...rest } = options;
+    const protocol =
+      given ?? (await getExecution(api, executionId)).stream_protocol ?? ('sse' as const);
+    yield* protocol === 'websocket'
+      ? streamOverWebSocket(api, executionId, rest)
+      : streamExecution(api, executionId, rest);
   }
 
   /** Cancels an execution on the server; gives the canceled record (`CONFLICT` once ended). */

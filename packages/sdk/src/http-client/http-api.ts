@@ -154,6 +154,12 @@ export class HttpApi {
     return ApiError.fromAnswer(answer, what);
   }
 
+  /** The `Authorization` header of the key (none without one), for connections made elsewhere (WebSocket). */
+  authorization(): Record<string, string> {
+    const key = typeof this.apiKey === 'function' ? this.apiKey() : this.apiKey;
+    return key !== undefined && key !== '' ? { authorization: `Bearer ${key}` } : {};
+  }
+
   /** Closes the connections kept open to the server. */
   async close(): Promise<void> {
     await this.transport.close?.();
