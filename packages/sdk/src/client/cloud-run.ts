@@ -6,6 +6,7 @@ import {
   type StreamEvent,
 } from '@weft/core';
 import type { RunResult, WorkflowDefinition } from '@weft/engine';
+import type { ExecuteOptions } from './execute-options.js';
 import { streamExecution } from '../http-client/event-stream.js';
 import { getExecution, waitForExecution, type StartOptions } from '../http-client/executions.js';
 import type { HttpApi } from '../http-client/http-api.js';
@@ -23,6 +24,31 @@ export interface CloudRunOptions {
   onStarted?: (record: ExecutionRecord) => void;
   idempotencyKey?: string;
   callbackUrl?: string;
+}
+
+/**
+ * The {@link CloudRunOptions} of `execute` in cloud mode: without a listener the run waits with
+ * `Prefer: wait`; with one it follows the events, each logged by `log` first unless
+ * `logSteps: false`.
+ */
+export function cloudRunOptions(
+  options: ExecuteOptions,
+  log: (event: StreamEvent) => void,
+): CloudRunOptions {
+  return {
+    ...(options.onEvent
+      ? {
+          onEvent: (event: StreamEvent) => {
+            if (options.logSteps !== false) log(event);
+            options.onEvent!(event);
+          },
+        }
+      : {}),
+    ...(options.signal ? { signal: options.signal } : {}),
+    ...(options.onStarted ? { onStarted: options.onStarted } : {}),
+    ...(options.idempotencyKey !== undefined ? { idempotencyKey: options.idempotencyKey } : {}),
+    ...(options.callbackUrl !== undefined ? { callbackUrl: options.callbackUrl } : {}),
+  };
 }
 
 /**

@@ -1,17 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import {
   EnvironmentSecretsProvider,
-  suggestion,
-  ValidationError,
   type ActionInvoker,
   type EventAccepted,
   type ExecutionRecord,
   type SecretsProvider,
-  type StreamEvent,
 } from '@weft/core';
 import {
   DryRunInterceptor,
-  pickWorkflow,
   standardInterceptors,
   type AuthorizationCheck,
   type RunInterceptor,
@@ -24,11 +20,12 @@ import type { ActionHandler } from '../handlers/handler.js';
 import { LocalInvoker } from '../invoker/local-invoker.js';
 import { RouterInvoker } from '../invoker/router-invoker.js';
 import { CloudInvoker } from '../invoker/cloud-invoker.js';
-import { HybridInvoker } from '../invoker/hybrid-invoker.js';
+import type { HybridInvoker } from '../invoker/hybrid-invoker.js';
+import { hybridInvokerFor } from './hybrid-placement.js';
 import type { ExecuteAsyncOptions, ExecuteOptions } from './execute-options.js';
 import { CloudApi } from './cloud-api.js';
 import { startExecution } from './cloud-executions.js';
-import { checkCloudRunOptions, runInCloud } from './cloud-run.js';
+import { checkCloudRunOptions, cloudRunOptions, runInCloud } from './cloud-run.js';
 import { AsyncExecutions } from './async-executions.js';
 import { emitEvent } from './emit.js';
 import { syncPlugins, type SyncResult } from './sync-plugins.js';
@@ -44,6 +41,7 @@ import { authorizeLocalRun, authorizeRun } from './local-authorization.js';
 import { LocalAudit } from './local-audit.js';
 import { CloudConnectors, type RegisterConnectorOptions } from './cloud-connectors.js';
 import { registryApi, registrySettings } from './registry-settings.js';
+import { WorkflowShelf } from './workflow-shelf.js';
 
 /**
  * The weft SDK client (packages/sdk/README.md): register connectors and handlers, load workflow
@@ -69,7 +67,7 @@ export class Weft extends AsyncExecutions {
   private readonly cloudConnectors = new CloudConnectors();
   /** Audits local authorization refusals (log line and `onAudit`). */
   private readonly audit: LocalAudit;
-  private readonly loaded = new Map<string, WorkflowDefinition[]>();
+  private readonly shelf = new WorkflowShelf();
   private readonly environment: Record<string, string | undefined>;
   private guardrails: RunInterceptor | undefined;
   /** Started on the first run when `observability.enabled` (undefined: off). */
@@ -141,26 +139,20 @@ export class Weft extends AsyncExecutions {
 
   /** Loads (and validates) the workflows of a file; throws `VALIDATION` listing every error. */
   async loadWorkflows(file: string): Promise<WorkflowDefinition[]> {
-    const workflows = await loadWorkflowFile(file, loadOptions(this.options, this.loaded));
-    for (const workflow of workflows) {
-      const versions = (this.loaded.get(workflow.name) ?? []).filter(
-        (w) => w.version !== workflow.version,
-      );
-      this.loaded.set(workflow.name, [...versions, workflow]);
-    }
+    const workflows = await loadWorkflowFile(file, loadOptions(this.options, this.shelf.byName));
+    for (const workflow of workflows) this.shelf.put(workflow);
     return workflows;
   }
 
   /** Adds already loaded definitions. */
   addWorkflows(workflows: Iterable<WorkflowDefinition>): this {
-    for (const workflow of workflows)
-      this.loaded.set(workflow.name, [...(this.loaded.get(workflow.name) ?? []), workflow]);
+    for (const workflow of workflows) this.shelf.add(workflow);
     return this;
   }
 
   /** Every loaded workflow (the highest version of each name). */
   *workflows(): IterableIterator<WorkflowDefinition> {
-    for (const name of this.loaded.keys()) yield this.find(name)!;
+    for (const name of this.shelf.byName.keys()) yield this.shelf.find(name)!;
   }
 
   /** Executes the loaded workflow `name` with `inputs`; never rejects on a workflow failure. */
@@ -169,7 +161,7 @@ export class Weft extends AsyncExecutions {
     inputs: Record<string, unknown> = {},
     options: ExecuteOptions = {},
   ): Promise<RunResult> {
-    return this.run(this.require(name), inputs, options);
+    return this.run(this.shelf.require(name), inputs, options);
   }
 
   /** Executes every loaded workflow with the same inputs, one after the other. */
@@ -205,7 +197,7 @@ export class Weft extends AsyncExecutions {
     const stepPermissions = await authorizeRun(workflow, inputs, {
       identity,
       approve,
-      resolve: (name, range) => this.find(name, range),
+      resolve: (name, range) => this.shelf.find(name, range),
       signal: options.signal,
       audit: this.audit,
     });
@@ -232,7 +224,7 @@ export class Weft extends AsyncExecutions {
         environment: this.environment,
         secrets: this.secretsFor(mocks !== undefined && dryRun?.mockConnectors !== false),
         logger: this.logger,
-        find: (name, range) => this.find(name, range),
+        find: (name, range) => this.shelf.find(name, range),
       });
     if (!telemetry) return runIt();
     const run = { executionId, workflow, mode: this.options.executionMode ?? 'local' };
@@ -265,8 +257,8 @@ export class Weft extends AsyncExecutions {
     workflow: WorkflowDefinition | string,
     options: { audit?: boolean } = {},
   ): AuthorizationCheck {
-    const definition = typeof workflow === 'string' ? this.require(workflow) : workflow;
-    const resolve = (name: string, range?: string) => this.find(name, range);
+    const definition = typeof workflow === 'string' ? this.shelf.require(workflow) : workflow;
+    const resolve = (name: string, range?: string) => this.shelf.find(name, range);
     const audit = options.audit === true ? this.audit : undefined;
     return authorizeLocalRun(definition, this.options.identity, resolve, undefined, audit);
   }
@@ -302,10 +294,16 @@ export class Weft extends AsyncExecutions {
     options: ExecuteAsyncOptions = {},
   ): Promise<ExecutionRecord> {
     if (this.options.executionMode !== 'cloud') {
-      return this.startHere(this.require(name), inputs, options);
+      return this.startHere(this.shelf.require(name), inputs, options);
     }
     const api = this.cloudApi('executeAsync');
-    return startExecution(api, this.require(name), this.everyVersion(), inputs, options);
+    return startExecution(
+      api,
+      this.shelf.require(name),
+      this.shelf.everyVersion(),
+      inputs,
+      options,
+    );
   }
 
   /**
@@ -354,50 +352,24 @@ export class Weft extends AsyncExecutions {
     return { mode: this.options.executionMode ?? 'local', callbackSecret: secret };
   }
 
-  private async runInCloud(
+  private runInCloud(
     workflow: WorkflowDefinition,
     inputs: Record<string, unknown>,
     options: ExecuteOptions,
   ): Promise<RunResult> {
     checkCloudRunOptions(options);
-    return runInCloud(this.cloudApi('cloud mode'), workflow, this.everyVersion(), inputs, {
-      // Without a listener the run waits with `Prefer: wait`; with one it follows the events.
-      ...(options.onEvent
-        ? {
-            onEvent: (event: StreamEvent) => {
-              if (options.logSteps !== false) logEvent(this.logger, workflow.name, event);
-              options.onEvent!(event);
-            },
-          }
-        : {}),
-      ...(options.signal ? { signal: options.signal } : {}),
-      ...(options.onStarted ? { onStarted: options.onStarted } : {}),
-      ...(options.idempotencyKey !== undefined ? { idempotencyKey: options.idempotencyKey } : {}),
-      ...(options.callbackUrl !== undefined ? { callbackUrl: options.callbackUrl } : {}),
-    });
+    const api = this.cloudApi('cloud mode');
+    const run = cloudRunOptions(options, (event) => logEvent(this.logger, workflow.name, event));
+    return runInCloud(api, workflow, this.shelf.everyVersion(), inputs, run);
   }
 
-  /**
-   * The invoker of a `hybrid` run (undefined in the other modes). A step placed `self_hosted`
-   * without `routerUrl` fails the run's pre-run check (`VALIDATION` on `routerUrl`).
-   */
+  /** The invoker of a `hybrid` run (undefined in the other modes): see {@link hybridInvokerFor}. */
   private hybridInvoker(options: ExecuteOptions): HybridInvoker | undefined {
-    if (this.options.executionMode !== 'hybrid') {
-      if (options.execution !== undefined) {
-        throw new ValidationError('execution (per-run placement) needs executionMode "hybrid"', {
-          field: 'execution',
-          constraint: 'mode',
-        });
-      }
-      return undefined;
-    }
-    return new HybridInvoker({
+    return hybridInvokerFor(this.options, options, {
       local: this.invoker,
-      cloud: new CloudInvoker(this.cloudApi('hybrid mode')),
-      ...(this.router ? { selfHosted: this.router } : {}),
-      ...(this.options.hybridDefault ? { defaultExecution: this.options.hybridDefault } : {}),
+      router: this.router,
+      cloud: () => new CloudInvoker(this.cloudApi('hybrid mode')),
       cloudPlaced: (target) => this.cloudConnectors.placesInCloud(target),
-      ...(options.execution !== undefined ? { override: options.execution } : {}),
     });
   }
 
@@ -410,27 +382,10 @@ export class Weft extends AsyncExecutions {
     return this.server;
   }
 
-  private require(name: string): WorkflowDefinition {
-    const workflow = this.find(name);
-    if (workflow) return workflow;
-    throw new ValidationError(
-      `no workflow named "${name}" is loaded${suggestion(name, this.loaded.keys())}`,
-      { field: 'name', constraint: 'loaded' },
-    );
-  }
-
   /** The guardrails interceptor when `workflow` or a workflow it may call sets guardrails. */
   private guardrailsFor(workflow: WorkflowDefinition): RunInterceptor | undefined {
-    if (!needsGuardrails([workflow]) && !needsGuardrails(this.everyVersion())) return undefined;
+    if (!needsGuardrails([workflow]) && !needsGuardrails(this.shelf.everyVersion()))
+      return undefined;
     return (this.guardrails ??= guardrailsInterceptor(this.options.guardrails));
-  }
-
-  private find(name: string, range?: string): WorkflowDefinition | undefined {
-    return pickWorkflow(this.loaded.get(name) ?? [], name, range);
-  }
-
-  /** Every loaded version of every workflow (what subworkflow steps pick from). */
-  private everyVersion(): WorkflowDefinition[] {
-    return [...this.loaded.values()].flat();
   }
 }
