@@ -1,9 +1,9 @@
-import { Agent, request } from 'undici';
+import { Agent } from 'undici';
 import type { TraceCarrier } from '@weft/telemetry';
-import { parseRetryAfter, type CallbackBody, type StoredExecution } from '@weft/core';
+import type { CallbackBody, StoredExecution } from '@weft/core';
 import {
-  callbackHeaders,
   deliverCallback,
+  postCallback,
   generateSigningSecret,
   type CallbackOutcome,
 } from '@weft/sdk/callbacks';
@@ -85,37 +85,23 @@ export class CallbackSender {
     body: string,
     trace: TraceCarrier | undefined,
   ): Promise<CallbackOutcome> {
-    try {
-      const refused = await this.egress.check(url).then(
-        () => undefined,
-        (error: Error) => error.message,
-      );
-      if (refused) return { status: null, error: refused };
-      const timestamp = Math.floor(this.options.clock.now() / 1000);
-      const response = await request(url, {
-        method: 'POST',
-        dispatcher: this.agent,
-        headers: callbackHeaders(secret, id, timestamp, body, { ...trace }),
-        body,
-        signal: AbortSignal.any([
-          AbortSignal.timeout(this.options.callbacks.timeoutMs),
-          this.stop.signal,
-        ]),
-      });
-      await response.body.dump();
-      const status = response.statusCode;
-      const retryAfter = parseRetryAfter(response.headers['retry-after'], {
-        now: this.options.clock.now(),
-      });
-      return {
-        status,
-        error: status >= 200 && status < 300 ? null : `HTTP ${status}`,
-        ...(retryAfter !== undefined ? { retryAfterMs: retryAfter } : {}),
-      };
-    } catch (error) {
-      const code = (error as { code?: string }).code;
-      const message = error instanceof Error ? error.message : String(error);
-      return { status: null, error: code ? `${code}: ${message}` : message };
-    }
+    const refused = await this.egress.check(url).then(
+      () => undefined,
+      (error: Error) => error.message,
+    );
+    if (refused) return { status: null, error: refused };
+    return postCallback({
+      url,
+      secret,
+      webhookId: id,
+      body,
+      now: this.options.clock.now(),
+      signal: AbortSignal.any([
+        AbortSignal.timeout(this.options.callbacks.timeoutMs),
+        this.stop.signal,
+      ]),
+      trace: { ...trace },
+      dispatcher: this.agent,
+    });
   }
 }

@@ -4,6 +4,7 @@
  * Node only (`node:crypto`): not in @weft/core, which the browser client bundles.
  */
 export { generateSigningSecret, signWebhook } from './sign.js';
+export { postCallback, type CallbackPost } from './post.js';
 export {
   callbackHeaders,
   deliverCallback,

@@ -1,11 +1,10 @@
-import { parseRetryAfter, systemClock, type CallbackBody, type ExecutionRecord } from '@weft/core';
+import { systemClock, type CallbackBody, type ExecutionRecord } from '@weft/core';
 import {
-  callbackHeaders,
   DEFAULT_CALLBACK_POLICY,
   deliverCallback,
+  postCallback,
   type CallbackOutcome,
 } from '../callbacks/index.js';
-import { request } from 'undici';
 import type { LocalExecution } from './local-execution.js';
 
 /**
@@ -46,31 +45,7 @@ function callbackBody(record: ExecutionRecord): CallbackBody {
   };
 }
 
-async function attempt(
-  url: string,
-  secret: string,
-  id: string,
-  body: string,
-): Promise<CallbackOutcome> {
-  try {
-    const timestamp = Math.floor(Date.now() / 1000);
-    const response = await request(url, {
-      method: 'POST',
-      headers: callbackHeaders(secret, id, timestamp, body),
-      body,
-      signal: AbortSignal.timeout(DEFAULT_CALLBACK_POLICY.timeoutMs),
-    });
-    await response.body.dump();
-    const status = response.statusCode;
-    const retryAfter = parseRetryAfter(response.headers['retry-after'], { now: Date.now() });
-    return {
-      status,
-      error: status >= 200 && status < 300 ? null : `HTTP ${status}`,
-      ...(retryAfter !== undefined ? { retryAfterMs: retryAfter } : {}),
-    };
-  } catch (error) {
-    const code = (error as { code?: string }).code;
-    const message = error instanceof Error ? error.message : String(error);
-    return { status: null, error: code ? `${code}: ${message}` : message };
-  }
+function attempt(url: string, secret: string, id: string, body: string): Promise<CallbackOutcome> {
+  const signal = AbortSignal.timeout(DEFAULT_CALLBACK_POLICY.timeoutMs);
+  return postCallback({ url, secret, webhookId: id, body, now: Date.now(), signal });
 }
