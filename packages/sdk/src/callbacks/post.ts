@@ -1,5 +1,6 @@
 import { parseRetryAfter } from '@weft/core';
-import { request, type Dispatcher } from 'undici';
+import type { Dispatcher } from 'undici';
+import { loadUndici } from '../client/undici-transport.js';
 import { callbackHeaders, type CallbackOutcome } from './delivery.js';
 
 /** One signed POST of a callback body. */
@@ -25,6 +26,8 @@ export interface CallbackPost {
 export async function postCallback(post: CallbackPost): Promise<CallbackOutcome> {
   try {
     const timestamp = Math.floor(post.now / 1000);
+    // undici is loaded at the first callback: a run that sends none never imports it.
+    const { request } = await loadUndici();
     const response = await request(post.url, {
       method: 'POST',
       ...(post.dispatcher ? { dispatcher: post.dispatcher } : {}),

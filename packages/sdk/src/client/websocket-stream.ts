@@ -5,7 +5,7 @@ import {
   UnavailableError,
   type StreamEvent,
 } from '@weft/core';
-import { WebSocket } from 'undici';
+import { loadUndici } from './undici-transport.js';
 import { ApiError } from '../http-client/api-error.js';
 import type { ExecutionEvent, StreamOptions } from '../http-client/event-stream.js';
 import type { HttpApi } from '../http-client/http-api.js';
@@ -49,6 +49,7 @@ export async function* streamOverWebSocket(
     if (lastId !== undefined) query.set('last_event_id', lastId);
     const path = `/workflows/executions/${encodeURIComponent(executionId)}/events`;
     const url = `${api.baseUrl.replace(/^http/, 'ws')}${path}${query.size > 0 ? `?${query}` : ''}`;
+    const { WebSocket } = await loadUndici();
     const socket = new WebSocket(url, { headers: api.authorization() });
     const queue: Arrival[] = [];
     let wake: (() => void) | undefined;
@@ -76,7 +77,7 @@ export async function* streamOverWebSocket(
       }
     } finally {
       options.signal?.removeEventListener('abort', stop);
-      if (socket.readyState === WebSocket.OPEN) socket.close(1000);
+      if (socket.readyState === socket.OPEN) socket.close(1000);
     }
     options.signal?.throwIfAborted();
     if (closed.closed === 1000) return;
