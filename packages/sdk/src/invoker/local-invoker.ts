@@ -150,9 +150,8 @@ export class LocalInvoker implements ActionInvoker {
   private runKind(run: ActionRun, handler: ActionHandler | undefined): Promise<unknown> {
     const { kind, definition, namespace, name } = run.connector;
     if (kind !== 'shell') {
-      const option = this.options.sandbox;
-      const mode = (option instanceof Sandbox ? option.mode : option.mode) ?? 'strict';
-      const warn = option instanceof Sandbox ? option.warn : option.warn;
+      // A Sandbox and its options both carry the mode and the warning sink.
+      const { mode = 'strict', warn } = this.options.sandbox;
       checkKindLimits(
         kind,
         { connector: definition.connector.runtime, step: run.stepRuntime },

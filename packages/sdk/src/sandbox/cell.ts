@@ -1,4 +1,3 @@
-import { join } from 'node:path';
 import type { Cgroup } from './cgroup.js';
 import type { LimitName, SandboxLimits } from './limits.js';
 import { diskUsage, removeTree } from './scratch.js';
@@ -212,7 +211,7 @@ export class Cell {
       limit: 'storage',
       configured: written,
       ...(Number.isFinite(used) ? { observed: used } : {}),
-      reason: `the command wrote more than its storage.maxSize of ${written} to ${join(this.scratch)}`,
+      reason: `the command wrote more than its storage.maxSize of ${written} to ${this.scratch}`,
     };
   }
 }

@@ -1,4 +1,4 @@
-import type { Sandbox, SandboxMode } from './sandbox.js';
+import type { Sandbox } from './sandbox.js';
 
 /** One log line of what a host's sandbox enforces: its structured fields and its message. */
 export interface SandboxLogLine {
@@ -10,12 +10,10 @@ export interface SandboxLogLine {
 
 /**
  * What `weft server` and connector services log once at start: which limits this host
- * enforces under `mode`, with how (or why not) per limit in the line's fields.
+ * enforces under its mode, with how (or why not) per limit in the line's fields.
  */
-export function sandboxLogLine(
-  sandbox: Pick<Sandbox, 'report'>,
-  mode: SandboxMode = 'strict',
-): SandboxLogLine {
+export function sandboxLogLine(sandbox: Pick<Sandbox, 'report' | 'mode'>): SandboxLogLine {
+  const { mode } = sandbox;
   const report = sandbox.report();
   const enforced = report.filter((r) => r.enforced).map((r) => r.limit);
   const not = report.filter((r) => !r.enforced).map((r) => r.limit);

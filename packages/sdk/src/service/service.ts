@@ -131,7 +131,7 @@ export async function createConnectorService(
       : invoker.registerConnector(options.connector);
   const sandbox = compiled.kind === 'shell' ? await invoker.shellSandbox() : undefined;
   if (sandbox) {
-    const line = sandboxLogLine(sandbox, options.sandbox?.mode);
+    const line = sandboxLogLine(sandbox);
     logger.info({ plugin: compiled.name, ...line.fields }, line.message);
   }
   registerHandlers(invoker, compiled.name, options.handlers);

@@ -17,7 +17,7 @@ export async function openSandbox(
     warn: (message) => app.log.warn(message),
   });
   stack.push(() => sandbox.close());
-  const line = sandboxLogLine(sandbox, options.sandbox.mode);
+  const line = sandboxLogLine(sandbox);
   app.log.info(line.fields, line.message);
   return sandbox;
 }
