@@ -11,7 +11,9 @@ import {
   type WorkflowDefinition,
 } from '@weft/engine';
 import { LocalInvoker } from '@weft/sdk';
-import { printTable, writeResults, type BenchResult } from './harness.js';
+import { spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { printTable, shuffler, writeResults, type BenchResult } from './harness.js';
 
 const STEPS = 1_000;
 const ITEMS = 100_000;
@@ -66,18 +68,25 @@ async function bareLoop(): Promise<void> {
   for (let i = 0; i < STEPS; i++) v = (await handler({ v })).v;
 }
 
-/** Median nanoseconds of `fn` over `rounds` runs after `warmup` runs. */
+/**
+ * Nanoseconds of each of `cases` over `rounds` rounds after `warmup` runs each, every round
+ * running the cases once in a new seeded order (see `shuffler`).
+ */
 async function measure(
-  fn: () => Promise<unknown>,
+  cases: readonly (() => Promise<unknown>)[],
   rounds: number,
   warmup: number,
-): Promise<number[]> {
-  for (let i = 0; i < warmup; i++) await fn();
-  const samples: number[] = [];
-  for (let i = 0; i < rounds; i++) {
-    const start = process.hrtime.bigint();
-    await fn();
-    samples.push(Number(process.hrtime.bigint() - start));
+): Promise<number[][]> {
+  for (let i = 0; i < warmup; i++) for (const fn of cases) await fn();
+  const samples: number[][] = cases.map(() => []);
+  const shuffle = shuffler(11);
+  const order = cases.map((_, i) => i);
+  for (let round = 0; round < rounds; round++) {
+    for (const i of shuffle(order)) {
+      const start = process.hrtime.bigint();
+      await cases[i]!();
+      samples[i]!.push(Number(process.hrtime.bigint() - start));
+    }
   }
   return samples;
 }
@@ -103,6 +112,18 @@ function result(
   };
 }
 
+/** Peak RSS of `runs` parallel 100,000-item for_each runs, each in a new process. */
+function forEachPeaks(runs: number): { rssBefore: number; peakRss: number; ms: number }[] {
+  const script = fileURLToPath(new URL('./engine/for-each-peak.ts', import.meta.url));
+  return Array.from({ length: runs }, () => {
+    const child = spawnSync(process.execPath, ['--import', 'tsx', script, 'parallel'], {
+      encoding: 'utf8',
+    });
+    if (child.status !== 0) throw new Error(`for-each-peak failed: ${child.stderr}`);
+    return JSON.parse(child.stdout) as { rssBefore: number; peakRss: number; ms: number };
+  });
+}
+
 export async function run(): Promise<void> {
   const literal = linear(false);
   const templated = linear(true);
@@ -110,30 +131,34 @@ export async function run(): Promise<void> {
   if (check.status !== 'completed')
     throw new Error(`templated run failed: ${check.error?.message}`);
 
-  const limit = await measure(bareLoop, 30, 10);
-  const limitNs = median(limit) / STEPS;
-  const engineLiteral = await measure(() => runWorkflow(literal, {}, { invoker }), 30, 10);
-  const engineTemplated = await measure(() => runWorkflow(templated, {}, { invoker }), 30, 10);
   const interceptors = [passThrough];
-  const engineChain = await measure(
-    () => runWorkflow(literal, {}, { invoker, interceptors }),
-    30,
-    10,
-  );
   const local = new LocalInvoker().registerHandler('noop.run', handler);
   const timeoutFor = local.timeoutFor.bind(local);
-  const engineSdk = await measure(
-    () => runWorkflow(literal, {}, { invoker: local, timeoutFor }),
+  const [limit, engineLiteral, engineTemplated, engineChain, engineSdk] = (await measure(
+    [
+      bareLoop,
+      () => runWorkflow(literal, {}, { invoker }),
+      () => runWorkflow(templated, {}, { invoker }),
+      () => runWorkflow(literal, {}, { invoker, interceptors }),
+      () => runWorkflow(literal, {}, { invoker: local, timeoutFor }),
+    ],
     30,
     10,
-  );
+  )) as [number[], number[], number[], number[], number[]];
+  const limitNs = median(limit) / STEPS;
   const overhead = (samples: number[]) => samples.map((s) => s - median(limit));
 
   const items = Array.from({ length: ITEMS }, (_, i) => i);
   const sequential = forEach(false);
   const concurrent = forEach(true);
-  const eachSeq = await measure(() => runWorkflow(sequential, { items }, { invoker }), 5, 1);
-  const eachPar = await measure(() => runWorkflow(concurrent, { items }, { invoker }), 5, 1);
+  const [eachSeq, eachPar] = (await measure(
+    [
+      () => runWorkflow(sequential, { items }, { invoker }),
+      () => runWorkflow(concurrent, { items }, { invoker }),
+    ],
+    5,
+    1,
+  )) as [number[], number[]];
 
   const results = [
     result('bare loop awaiting the handler (limit), per step', limit, STEPS, limitNs),
@@ -159,12 +184,8 @@ export async function run(): Promise<void> {
   printTable('engine: per-step overhead', results);
   writeResults('engine', results, { rounds: 30 });
 
+  const peaks = forEachPeaks(5);
   const gc = (globalThis as { gc?: () => void }).gc;
-  let peak = process.memoryUsage().rss;
-  for (let i = 0; i < 3; i++) {
-    await runWorkflow(concurrent, { items }, { invoker });
-    peak = Math.max(peak, process.memoryUsage().rss);
-  }
   const heap = () => {
     gc?.();
     return process.memoryUsage().heapUsed / 2 ** 20;
@@ -173,8 +194,10 @@ export async function run(): Promise<void> {
   const heapStart = heap();
   for (let i = 0; i < 100; i++) await runWorkflow(templated, {}, { invoker });
   const heapEnd = heap();
+  const mib = (bytes: number) => (bytes / 2 ** 20).toFixed(0);
+  const worst = Math.max(...peaks.map((p) => p.peakRss));
   console.log(
-    `memory: peak RSS during 100,000-item parallel for_each ${(peak / 2 ** 20).toFixed(0)} MiB (target < 300 MiB)`,
+    `memory: peak RSS of a 100,000-item parallel for_each, each run in a new process: worst of ${peaks.length} ${mib(worst)} MiB (target < 300 MiB${worst < 300 * 2 ** 20 ? ', ok' : ', MISSED'}); runs ${peaks.map((p) => mib(p.peakRss)).join(', ')} MiB, of which before the run (engine loaded, items built) ${peaks.map((p) => mib(p.rssBefore)).join(', ')} MiB`,
   );
   console.log(
     `memory: heap after 10 / after 110 runs of 1,000 templated steps ${heapStart.toFixed(1)} / ${heapEnd.toFixed(1)} MiB${gc ? '' : ' (run with --expose-gc for exact numbers)'}`,

@@ -1,6 +1,7 @@
 /**
- * A small benchmark harness: warm-up, several timed rounds per case (interleaved, so drift in
- * machine speed hits every case alike), median nanoseconds per operation, an aligned table with
+ * A small benchmark harness: warm-up, several timed rounds per case (interleaved in a new seeded
+ * order each round, so drift in machine speed hits every case alike), median, min and max
+ * nanoseconds per operation, an aligned table with
  * the ratio to the physical limit, and JSON results in `bench/results/<suite>.json`.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -61,6 +62,25 @@ function calibrate(fn: () => unknown, ms: number): number {
   }
 }
 
+/** Shuffles `items` in place with a seeded generator (mulberry32), for a repeatable order. */
+export function shuffler(seed: number): <T>(items: T[]) => T[] {
+  let state = seed >>> 0;
+  const random = () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+  return <T>(items: T[]) => {
+    for (let j = items.length - 1; j > 0; j--) {
+      const k = Math.floor(random() * (j + 1));
+      [items[j], items[k]] = [items[k]!, items[j]!];
+    }
+    return items;
+  };
+}
+
 function median(values: readonly number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
   const middle = Math.floor(sorted.length / 2);
@@ -79,10 +99,13 @@ export function runSuite(
   for (const [i, c] of cases.entries()) timeLoop(c.fn, iterations[i]! * 2);
   const perRound = cases.map((c) => calibrate(c.fn, roundMs));
   const samples: number[][] = cases.map(() => []);
+  // A new order each round: in a fixed one, each case always follows the same other and pays for
+  // what it left behind (garbage, cold caches).
+  const shuffle = shuffler(7);
+  const order = cases.map((_, i) => i);
   for (let round = 0; round < rounds; round++) {
-    for (const [i, c] of cases.entries()) {
-      samples[i]!.push(timeLoop(c.fn, perRound[i]!) / perRound[i]!);
-    }
+    for (const i of shuffle(order))
+      samples[i]!.push(timeLoop(cases[i]!.fn, perRound[i]!) / perRound[i]!);
   }
   const limitIndex = cases.findIndex((c) => c.limit === true);
   const limitNs = limitIndex < 0 ? null : median(samples[limitIndex]!);
@@ -103,10 +126,12 @@ export function runSuite(
 }
 
 export function printTable(suite: string, results: readonly BenchResult[]): void {
-  const header = ['case', 'ns/op', 'ops/s', '× limit', 'target'];
+  const header = ['case', 'ns/op', 'min', 'max', 'ops/s', '× limit', 'target'];
   const rows = results.map((r) => [
     r.name,
     r.nsPerOp.toFixed(1),
+    Math.min(...r.roundsNs).toFixed(1),
+    Math.max(...r.roundsNs).toFixed(1),
     Math.round(r.opsPerSec).toLocaleString('en-US'),
     r.ratioToLimit === null ? '-' : `${r.ratioToLimit.toFixed(2)}×`,
     r.targetNs === null ? '' : `≤ ${r.targetNs} ns ${r.nsPerOp <= r.targetNs ? 'ok' : 'MISSED'}`,

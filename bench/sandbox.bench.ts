@@ -16,11 +16,11 @@ import {
   pluginCall,
   printTable,
   quantile,
-  shuffler,
   spawnPiped,
   spawnToEnd,
 } from './sandbox/common.js';
 import { measureLimits } from './sandbox/limits.js';
+import { shuffler } from './harness.js';
 
 const ROUNDS = Number(process.env['WEFT_BENCH_ROUNDS'] ?? 200);
 const TARGET_MS = 5;
