@@ -289,6 +289,36 @@ export function executionsStoreContract(open: () => Promise<TestExecutions>): vo
       expect(await store.steps(a.id)).toHaveLength(1);
     });
 
+    it('journals writes of every size alike: a step again replaces it, an event again is kept once', async () => {
+      const record = execution();
+      await store.create(record);
+      const step = (path: string, v: number) => ({ path, json: `{"v":${v}}` });
+      await store.journal(
+        record.id,
+        [step('a', 1), step('b', 1)],
+        [1, 2, 3, 4].map((n) => event(n)),
+      );
+      await store.journal(record.id, [step('c', 1)], []);
+      await store.journal(
+        record.id,
+        [step('a', 2), step('d', 1), step('e', 1)],
+        [4, 5, 6, 7, 8].map((n) => event(n, 'step.completed')),
+      );
+      await store.journal(record.id, [step('b', 2)], [event(2, 'step.completed'), event(9)]);
+      expect(sortedByPath(await store.steps(record.id))).toEqual([
+        step('a', 2),
+        step('b', 2),
+        step('c', 1),
+        step('d', 1),
+        step('e', 1),
+      ]);
+      const events = await store.events(record.id, 0, 100);
+      expect(events.map((e) => e.seq)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9]);
+      expect(events.filter((e) => e.type === 'step.completed').map((e) => e.seq)).toEqual([
+        5, 6, 7, 8,
+      ]);
+    });
+
     it('journals a thousand steps in one call', async () => {
       const record = execution();
       await store.create(record);

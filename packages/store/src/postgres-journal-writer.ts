@@ -19,6 +19,7 @@ import { statusList } from './executions-rows.js';
 const INSERT_TEXT = `INSERT INTO executions (${ROW_COLUMNS.join(', ')})
   VALUES (${ROW_COLUMNS.map((_, i) => `$${i + 1}`).join(', ')})`;
 
+/** Any number of steps and events: the rows as arrays, `unnest`ed by the server. */
 const JOURNAL_TEXT = `WITH s AS (
     INSERT INTO execution_steps (execution_id, path, data)
     SELECT $1, p, d FROM unnest($2::text[], $3::text[]) AS t(p, d)
@@ -27,6 +28,36 @@ const JOURNAL_TEXT = `WITH s AS (
   INSERT INTO execution_events (execution_id, seq, type, data)
   SELECT $1, q, t, d FROM unnest($4::int[], $5::text[], $6::text[]) AS e(q, t, d)
   ON CONFLICT DO NOTHING`;
+
+/** The most steps and events of a journal write sent as plain parameters (see `shaped`). */
+const SHAPED_STEPS = 2;
+const SHAPED_EVENTS = 4;
+
+/**
+ * A journal write of exactly `steps` steps and `events` events, each value a parameter of its
+ * own. The usual write (a step with its `step.started` and `step.completed`) costs the server
+ * about a third less than the `unnest` of arrays, and the client no array literal to escape.
+ */
+function shapedText(steps: number, events: number): string {
+  const values = (rows: number, width: number, from: number): string =>
+    Array.from(
+      { length: rows },
+      (_, r) =>
+        `($1, ${Array.from({ length: width }, (_, c) => `$${from + r * width + c}`).join(', ')})`,
+    ).join(', ');
+  const insertSteps = `INSERT INTO execution_steps (execution_id, path, data)
+    VALUES ${values(steps, 2, 2)}
+    ON CONFLICT (execution_id, path) DO UPDATE SET data = excluded.data`;
+  const insertEvents = `INSERT INTO execution_events (execution_id, seq, type, data)
+    VALUES ${values(events, 3, 2 + steps * 2)}
+    ON CONFLICT DO NOTHING`;
+  if (events === 0) return insertSteps;
+  if (steps === 0) return insertEvents;
+  return `WITH s AS (${insertSteps}) ${insertEvents}`;
+}
+
+/** The statement texts of {@link shapedText}, made once per shape. */
+const shapedTexts = new Map<string, string>();
 
 /** PostgreSQL: an end of an execution, for those whose row also matches `condition`. */
 const endText = (condition: string): string => `WITH u AS (
@@ -58,7 +89,8 @@ const END_WAITING_TEXT = endText(
 
 /**
  * PostgreSQL: one statement per call (a CTE), so one round trip and one commit, run as named
- * prepared statements (planned once per connection: half the time of an unnamed CTE here).
+ * prepared statements (planned once per connection: half the time of an unnamed CTE here). A
+ * journal write of a few rows has a statement of its shape; larger ones send arrays.
  * The journal goes through `journal` (its own connections, see `openPostgresJournal`); the end
  * of an execution through `records`, whose synchronous commit also flushes the journal before it.
  */
@@ -81,6 +113,19 @@ export class PostgresJournalWriter implements JournalWriter {
     steps: readonly JournalRow[],
     events: readonly EventRow[],
   ): Promise<void> {
+    if (steps.length <= SHAPED_STEPS && events.length <= SHAPED_EVENTS) {
+      const name = `weft_journal_${steps.length}_${events.length}`;
+      let text = shapedTexts.get(name);
+      if (text === undefined) {
+        text = shapedText(steps.length, events.length);
+        shapedTexts.set(name, text);
+      }
+      const values: unknown[] = [id];
+      for (const step of steps) values.push(step.path, step.json);
+      for (const event of events) values.push(event.seq, event.type, event.json);
+      await this.journalPool.query({ name, text, values });
+      return;
+    }
     await this.journalPool.query({
       name: 'weft_journal',
       text: JOURNAL_TEXT,
