@@ -8,7 +8,7 @@
  * bare `node:http` round trip. The server runs in this process, on loopback.
  */
 import { keyPrincipal } from '@weft/core';
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -189,16 +189,66 @@ async function serverCases(kind: 'sqlite' | 'postgres'): Promise<Row[]> {
   });
 }
 
+/**
+ * The physical limit of a journal: one-row transactions committed one after another on the
+ * same database settings as the store (SQLite: WAL, `synchronous = NORMAL`; PostgreSQL:
+ * `synchronous_commit = off`, as the journal's connections), each awaited as a step awaits its
+ * journal write. A journaled step is compared to this (target ≥ 0.35×).
+ */
+async function bareTransactions(kind: 'sqlite' | 'postgres'): Promise<Row> {
+  const count = STEPS * 3;
+  const data = JSON.stringify({ path: 's0', entry: { status: 'success', output: { i: 0 } } });
+  if (kind === 'sqlite') {
+    const BetterSqlite3 = (await import('better-sqlite3')).default;
+    const dir = mkdtempSync(join(tmpdir(), 'weft-bench-bare-'));
+    const db = new BetterSqlite3(join(dir, 'bare.db'));
+    db.pragma('journal_mode = WAL');
+    db.pragma('synchronous = NORMAL');
+    db.exec('CREATE TABLE t (id INTEGER PRIMARY KEY, data TEXT NOT NULL)');
+    const insert = db.prepare('INSERT INTO t (data) VALUES (?)');
+    const one = db.transaction(() => insert.run(data));
+    const m = await measure(count, async () => one());
+    db.close();
+    rmSync(dir, { recursive: true, force: true });
+    return row('limit: bare one-row transaction', kind, m, 'transactions/s');
+  }
+  const pg = (await import('pg')).default;
+  const client = new pg.Client({
+    connectionString: databaseUrl,
+    options: '-c synchronous_commit=off',
+  });
+  await client.connect();
+  await client.query('CREATE TEMP TABLE t (id bigserial PRIMARY KEY, data text NOT NULL)');
+  const m = await measure(count, () =>
+    client.query({ name: 'bare', text: 'INSERT INTO t (data) VALUES ($1)', values: [data] }),
+  );
+  await client.end();
+  return row('limit: bare one-row transaction', kind, m, 'transactions/s');
+}
+
+/** Journaled steps per second against bare transactions per second, for the table. */
+function journalRatio(rows: readonly Row[], kind: string): string | undefined {
+  const steps = rows.find((r) => r.store === kind && r.unit === 'journaled steps/s');
+  const bare = rows.find((r) => r.store === kind && r.unit === 'transactions/s');
+  if (!steps || !bare) return undefined;
+  return `${kind}: journaled steps/s ÷ bare one-row transactions/s = ${(steps.per_second / bare.per_second).toFixed(2)}× (target ≥ 0.35×)`;
+}
+
 /** Runs the suite and prints its table. */
 export async function run(): Promise<Row[]> {
   const { workflow } = loadRequestedWorkflow({ workflow: ONE });
   const local = await measure(N * 10, () => runWorkflow(workflow, {}, { invoker: echo }));
   const rows = [...(await limits()), row('one step, in-process (local mode)', '-', local)];
-  rows.push(...(await serverCases('sqlite')));
-  if (databaseUrl) rows.push(...(await serverCases('postgres')));
+  rows.push(await bareTransactions('sqlite'), ...(await serverCases('sqlite')));
+  if (databaseUrl)
+    rows.push(await bareTransactions('postgres'), ...(await serverCases('postgres')));
   else console.log('(PostgreSQL cases skipped: set WEFT_TEST_DATABASE_URL)');
   console.log('\nruntime');
   console.table(rows);
+  for (const kind of ['sqlite', 'postgres']) {
+    const ratio = journalRatio(rows, kind);
+    if (ratio) console.log(ratio);
+  }
   const dir = fileURLToPath(new URL('./results/', import.meta.url));
   mkdirSync(dir, { recursive: true });
   writeFileSync(
