@@ -13,6 +13,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { LocalInvoker } from '@weft/sdk';
 import type { ExecutionContext } from '@weft/core';
+import { shuffler } from './harness.js';
 
 const MB = 1_000_000;
 const ROUNDS = Number(process.env['WEFT_BENCH_ROUNDS'] ?? 3);
@@ -116,8 +117,11 @@ export async function run(): Promise<void> {
     },
   ];
   const seconds: number[][] = cases.map(() => []);
+  const shuffle = shuffler(2);
+  const order = cases.map((_, i) => i);
   for (let round = 0; round < ROUNDS; round++) {
-    for (const [i, c] of cases.entries()) {
+    for (const i of shuffle(order)) {
+      const c = cases[i]!;
       const start = process.hrtime.bigint();
       await c.fn();
       seconds[i]!.push(Number(process.hrtime.bigint() - start) / 1e9);

@@ -19,6 +19,7 @@ import { createLocalJWKSet, exportJWK, generateKeyPair, jwtVerify, SignJWT } fro
 import { Authenticator, compileOidcOptions, createApiKey, OidcVerifier } from '@weft/identity';
 import { TestIdentityProvider } from '@weft/identity/testing';
 import { openStore } from '@weft/store';
+import { shuffler } from './harness.js';
 
 const SECONDS = Number(process.env['WEFT_BENCH_SECONDS'] ?? 3);
 const ROUNDS = Number(process.env['WEFT_BENCH_ROUNDS'] ?? 3);
@@ -39,11 +40,17 @@ interface AsyncCase {
   targetUs?: number;
 }
 
-/** Median µs per call of each case over interleaved rounds (after one warm-up round each). */
+/**
+ * Median µs per call of each case over interleaved rounds (after one warm-up round each), the
+ * cases in a new seeded order each round.
+ */
 async function timeAll(cases: readonly AsyncCase[], rounds = 7): Promise<Row[]> {
   const samples = cases.map(() => [] as number[]);
+  const shuffle = shuffler(3);
+  const order = cases.map((_, i) => i);
   for (let round = -1; round < rounds; round++) {
-    for (const [i, c] of cases.entries()) {
+    for (const i of shuffle(order)) {
+      const c = cases[i]!;
       const start = process.hrtime.bigint();
       for (let n = 0; n < c.count; n++) await c.fn();
       if (round >= 0) samples[i]!.push(Number(process.hrtime.bigint() - start) / c.count / 1000);
@@ -173,10 +180,14 @@ async function overHttp(idp: TestIdentityProvider): Promise<HttpRow[]> {
       { name: 'GET /auth/whoami, token (cached key)', path: '/auth/whoami', credential: token },
     ];
     for (const c of cases) await measure(url, c.path, c.credential, 1); // warm-up
-    // Interleaved rounds, median req/s per case: drift of the machine hits every case alike.
+    // Interleaved rounds in a new order each, median req/s per case: drift of the machine hits
+    // every case alike.
     const rounds = cases.map(() => [] as Awaited<ReturnType<typeof measure>>[]);
+    const shuffle = shuffler(4);
+    const order = cases.map((_, i) => i);
     for (let round = 0; round < ROUNDS; round++) {
-      for (const [i, c] of cases.entries()) {
+      for (const i of shuffle(order)) {
+        const c = cases[i]!;
         rounds[i]!.push(await measure(url, c.path, c.credential, SECONDS));
       }
     }
