@@ -209,6 +209,25 @@ describe('executeAsync without a server', () => {
     ).rejects.toMatchObject({ code: 'CONFLICT' });
   });
 
+  it('refuses inputs the workflow does not accept before starting anything, as the server does', async () => {
+    const { weft, calls } = await client();
+    await expect(weft.executeAsync('double', { n: 'many' })).rejects.toMatchObject({
+      code: 'VALIDATION',
+      details: { field: 'inputs.n' },
+    });
+    await expect(weft.executeAsync('double', {})).rejects.toMatchObject({
+      code: 'VALIDATION',
+      details: { field: 'inputs.n', constraint: 'required' },
+    });
+    await expect(
+      weft.executeAsync('double', { n: 1, m: 2 }, { idempotencyKey: 'k' }),
+    ).rejects.toMatchObject({ code: 'VALIDATION', details: { constraint: 'unknown' } });
+    // A refused request keeps nothing: the key is still free for a good one.
+    const started = await weft.executeAsync('double', { n: 1 }, { idempotencyKey: 'k' });
+    expect((await weft.wait(started.execution_id)).status).toBe('completed');
+    expect(calls).toEqual([1]);
+  });
+
   it('POSTs the signed callback, retried after a 500, and shows its delivery on the record', async () => {
     const hooks = await receiver([500]);
     const secret = 'whsec_' + Buffer.from('a local callback secret!').toString('base64');

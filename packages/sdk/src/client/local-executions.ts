@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { CanceledError, ConflictError, TimeoutError, type ExecutionRecord } from '@weft/core';
 import { generateSigningSecret } from '../callbacks/index.js';
-import type { RunResult, WorkflowDefinition } from '@weft/engine';
+import { resolveInputs, type RunResult, type WorkflowDefinition } from '@weft/engine';
 import type { ExecutionEvent, StreamOptions } from '../http-client/event-stream.js';
 import type { WaitOptions } from '../http-client/executions.js';
 import type { ExecuteAsyncOptions, ExecuteOptions } from './execute-options.js';
@@ -49,6 +49,9 @@ export class LocalExecutions {
     inputs: Record<string, unknown>,
     options: ExecuteAsyncOptions,
   ): ExecutionRecord {
+    // Inputs the workflow refuses are refused now (VALIDATION), as the server answers 400 before
+    // it stores anything: no record, no callback, the idempotency key still free.
+    resolveInputs(workflow, inputs);
     const key = options.idempotencyKey;
     const request = JSON.stringify([workflow.name, workflow.version, inputs, options.callbackUrl]);
     if (key !== undefined) {
