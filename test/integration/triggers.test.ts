@@ -182,6 +182,24 @@ describe('weft server with deployed workflows (real process, loopback)', () => {
     expect(record.result.outputs).toEqual({ id: 0, note: 'by hand' });
   });
 
+  it('answers a manual run sent with Prefer: wait with its ended record (200)', async () => {
+    expect((await api('PUT', '/workflows/on-paid', PAID)).status).toBe(201);
+    const response = await fetch(`${server.url}/workflows/on-paid/executions`, {
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${key}`,
+        'content-type': 'application/json',
+        prefer: 'wait=10',
+      },
+      body: JSON.stringify({ inputs: { note: 'waited' } }),
+    });
+    expect(response.status).toBe(200);
+    expect(response.headers.get('preference-applied')).toBe('wait=10');
+    const record = (await response.json()) as { status: string; result: { outputs: unknown } };
+    expect(record).toMatchObject({ status: 'completed', trigger: 'manual' });
+    expect(record.result.outputs).toEqual({ id: 0, note: 'waited' });
+  });
+
   it('starts one execution for a custom event that passes the filter and none for one that does not', async () => {
     const before = (await executionsOf('on-paid')).length;
     const paid = await api('POST', '/events/orders', { order: { id: 42, status: 'paid' } });

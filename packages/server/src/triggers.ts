@@ -84,6 +84,10 @@ export function buildTriggers(parts: TriggerParts): Triggers {
       };
     },
     deployAudit: runtime.options.audit,
+    waitFor: {
+      maxSeconds: runtime.options.maxWaitSeconds,
+      until: (id, owner, ms) => runtime.waitFor(id, owner, ms),
+    },
     ...(runtime.options.metrics
       ? { onWebhook: runtime.options.metrics.webhookRequest.bind(runtime.options.metrics) }
       : {}),

@@ -27,7 +27,7 @@ import type { WebhookAuditEntry } from '../triggers/webhook/refusal.js';
 import { webhookRoutes, type WebhookOutcome } from '../triggers/webhook/webhook-plugin.js';
 import { WebhookTable } from '../triggers/webhook/webhook-table.js';
 import type { AgentCheck } from './agent-refs.js';
-import { deploymentRoutes } from './deployment-routes.js';
+import { deploymentRoutes, type ManualRunWait } from './deployment-routes.js';
 import { libraryOf } from './library.js';
 import { DeploymentService } from './deployment-service.js';
 import { watchWorkflowDirectory, type WatchedDirectory } from './directory-watcher.js';
@@ -94,6 +94,8 @@ export interface TriggersOptions {
   checkAgent?: AgentCheck;
   /** How agent references resolve (the unpublish check of agent versions). */
   resolveAgentVersions?: AgentResolver;
+  /** Waits for a manual run's end when it asks with `Prefer: wait` (the server's runtime). */
+  waitFor?: ManualRunWait;
 }
 
 /** The assembled triggers: register `plugin` on the server, then `start()`. */
@@ -208,6 +210,7 @@ export function createTriggers(options: TriggersOptions): Triggers {
         deploymentRoutes({
           service,
           authenticate: options.authenticate,
+          ...(options.waitFor ? { waitFor: options.waitFor } : {}),
           ...(options.bodyLimit !== undefined ? { bodyLimit: options.bodyLimit } : {}),
         }),
       );

@@ -17,6 +17,7 @@ import {
   UndeployResponse,
   ValidationError,
   type DeploymentRecord,
+  type StoredExecution,
 } from '@weft/core';
 import { ensureErrorSchema, errorHandler } from '@weft/http';
 import type { Authenticate } from '../triggers/start-execution.js';
@@ -24,6 +25,9 @@ import type { Deployer } from './deploy-plan.js';
 import type { DeploymentService } from './deployment-service.js';
 import { parseDefinitionBody } from './parse-definition.js';
 import { upcomingFires } from '../triggers/schedule/schedule.js';
+import { isFinished } from '../executions/queries.js';
+import { toExecutionRecord } from '../executions/record.js';
+import { PreferHeader, preferredWait } from '../http/schemas.js';
 
 /** Options of {@link deploymentRoutes}. */
 export interface DeploymentRoutesOptions {
@@ -32,6 +36,17 @@ export interface DeploymentRoutesOptions {
   authenticate: Authenticate;
   /** Largest definition body, bytes. Default 1 MiB. */
   bodyLimit?: number;
+  /**
+   * Waits for an execution to end, for a manual run sent with `Prefer: wait=N` (N capped at
+   * `maxSeconds`); without it the header is not honoured (202 at once).
+   */
+  waitFor?: ManualRunWait;
+}
+
+/** How a manual run waits for its end (the server: `Runtime.waitFor`). */
+export interface ManualRunWait {
+  maxSeconds: number;
+  until: (id: string, owner: string, ms: number) => Promise<StoredExecution>;
 }
 
 const NameParams = Type.Object({
@@ -218,28 +233,45 @@ export function deploymentRoutes(options: DeploymentRoutesOptions) {
       },
     );
 
-    app.post<{ Params: { name: string }; Body: ManualRunRequest | undefined }>(
+    app.post<{
+      Params: { name: string };
+      Body: ManualRunRequest | undefined;
+      Headers: { prefer?: string };
+    }>(
       '/workflows/:name/executions',
       {
         onRequest: auth,
         schema: {
-          summary: 'Start a deployed workflow by hand (manual trigger); body {inputs}',
+          summary:
+            'Start a deployed workflow by hand (manual trigger); body {inputs}. 202 pending; 200 with Prefer: wait=N when it ends in time',
           tags: ['workflows'],
           security: bearer,
           params: NameParams,
+          headers: PreferHeader,
           response: {
+            200: Type.Ref('ExecutionRecord'),
             202: Type.Ref('ExecutionRecord'),
             ...errorResponses(400, 401, 404),
           },
         },
       },
       async (request, reply) => {
+        const principal = principalOf(request);
         const record = await service.runManually(
           request.params.name,
           manualInputs(request.body),
-          principalOf(request),
+          principal,
         );
-        return reply.code(202).header('location', record.poll_url).send(record);
+        const { waitFor } = options;
+        const wait = waitFor ? preferredWait(request.headers.prefer, waitFor.maxSeconds) : 0;
+        if (!waitFor || wait === 0)
+          return reply.code(202).header('location', record.poll_url).send(record);
+        reply.header('preference-applied', `wait=${wait}`);
+        const now = await waitFor.until(record.execution_id, principal.owner, wait * 1000);
+        return reply
+          .code(isFinished(now) ? 200 : 202)
+          .header('location', record.poll_url)
+          .send(toExecutionRecord(now));
       },
     );
   };
