@@ -9,6 +9,7 @@ export { isTimeZone, isAddressOrCidr } from './validate/triggers.js';
 export * from './summary.js';
 export { parseBytes, parseByteRate, parseCpu } from './validate/quantities.js';
 export { parseWorkflowSource, type ParsedSource } from './load/parse-document.js';
+export { fromYaml, toYaml } from './load/to-yaml.js';
 export { Reporter, type ReportExtras } from './load/reporter.js';
 export { SchemaChecker, isPlainObject } from './validate/schema-check.js';
 export * from './run/records.js';
