@@ -135,6 +135,9 @@ export function registerServer(program: Command, io: Io, setExit: (code: number)
         };
         const server = await startServer(options);
         await closeOnSignals(server);
+        // The server is closed: nothing it left behind (an export still retrying to a telemetry
+        // collector that is gone) may hold the process. The timer does not hold it either.
+        setTimeout(() => process.exit(), 100).unref();
         return EXIT.ok;
       }),
     );

@@ -49,6 +49,7 @@ export async function openHttp(
     ...(options.bodyLimit !== undefined ? { bodyLimit: options.bodyLimit } : {}),
   });
   stack.push(() => app.close());
+  context.warn = (message) => app.log.warn(message);
   countRegistryRequests(app, telemetry.metrics);
   telemetry.metrics.observeProcess();
   registerHealth(app, stores.registry);
