@@ -27,7 +27,7 @@ export { MAX_SUBWORKFLOW_DEPTH } from './run/subworkflow.js';
 export { calledWorkflows, pickWorkflow, type WorkflowCall } from './run/workflow-versions.js';
 export type { AgentCall, AgentInvoker, ToolCallRequest, ToolRunner } from './run/agent-call.js';
 export type { ToolInvocationInfo } from './run/attempt-tools.js';
-export { DryRunInterceptor, ownerOf, type DryRunSettings } from './run/dry-run.js';
+export { DryRunInterceptor, ownerOf, type DryRunSettings, type MockedStep } from './run/dry-run.js';
 export {
   standardInterceptors,
   type StandardInterceptorParts,
