@@ -28,7 +28,7 @@ const FAILING = {
 let server: RunningServer;
 let key: string;
 
-async function deploy(definition: { name: string }): Promise<void> {
+async function deploy(definition: { name: string; [key: string]: unknown }): Promise<void> {
   const answer = await fetch(`${server.url}/workflows/${definition.name}`, {
     method: 'PUT',
     headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
