@@ -85,6 +85,9 @@ describe('weft deployment get', () => {
       /\n {2}schedule 0 3 \* \* \* \(UTC\): next \d{4}-\d\d-\d\d 03:00:00Z, \S+ 03:00:00Z, \S+ 03:00:00Z\n/,
     );
     expect(shown.out).toContain('\nwebhooks:    POST /hooks/nightly\n');
+    expect(shown.out).toMatch(
+      /\nrevisions:\n {2}2 {2}1\.3\.0 {2}\S+ \S+Z {2}api\n {2}1 {2}1\.2\.0 /,
+    );
   });
 
   it('--yaml prints the deployed definition, --json the whole answer', async () => {

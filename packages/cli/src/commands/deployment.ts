@@ -140,8 +140,18 @@ export function describeDeployment(detail: DeployedWorkflowDetail): string {
     lines.push(
       `plugins:     ${detail.plugins.map((p) => `${p.slug}@${p.version ?? 'latest'}`).join(', ')}`,
     );
+  if (detail.revisions.length > 1) {
+    lines.push('revisions:');
+    for (const r of detail.revisions.slice(0, REVISIONS_SHOWN))
+      lines.push(`  ${r.revision}  ${r.version}  ${time(r.deployed_at)}  ${r.source}`);
+    const more = detail.revisions.length - REVISIONS_SHOWN;
+    if (more > 0) lines.push(`  ... ${more} earlier (--json lists them all)`);
+  }
   return `${lines.join('\n')}\n`;
 }
+
+/** Revisions `weft deployment get` lists, newest first. */
+const REVISIONS_SHOWN = 5;
 
 /** An ISO time to the second, in UTC: `2026-03-01 12:00:00Z`. */
 function time(iso: string): string {
