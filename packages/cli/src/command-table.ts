@@ -57,6 +57,12 @@ export const TOP_COMMANDS: readonly TopCommand[] = [
     load: async () => (await import('./commands/execution.js')).registerExecution,
   },
   {
+    name: 'deployment',
+    description:
+      'the workflows deployed on a weft server: list, get (triggers, next fires, definition), delete, run',
+    load: async () => (await import('./commands/deployment.js')).registerDeployment,
+  },
+  {
     name: 'sandbox',
     description:
       'check which connector runtime limits (memory, cpu, processes...) this host enforces',

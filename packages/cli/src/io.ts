@@ -18,8 +18,13 @@ export interface Io {
   ask?: (question: string, signal: AbortSignal) => Promise<string>;
 }
 
-/** The process's own streams; questions go to stderr, so stdout stays machine-readable. */
+/**
+ * The process's own streams; questions go to stderr, so stdout stays machine-readable. A reader
+ * that stops early (`weft execution events <id> | head -1`) ends the command quietly with exit
+ * 0, as `git log | head` does, instead of an `EPIPE` error and its stack.
+ */
 export function processIo(): Io {
+  endQuietlyOnClosedPipe();
   return {
     out: (text) => process.stdout.write(text),
     err: (text) => process.stderr.write(text),
@@ -47,4 +52,20 @@ async function askOnTerminal(question: string, signal: AbortSignal): Promise<str
   } finally {
     terminal.close();
   }
+}
+
+let watchingPipes = false;
+
+/** Once per process: a closed stdout exits 0 at once; a closed stderr is ignored. */
+function endQuietlyOnClosedPipe(): void {
+  if (watchingPipes) return;
+  watchingPipes = true;
+  process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code !== 'EPIPE') throw error;
+    // Nobody reads what follows: stop here, as the reader asked (no message to nowhere).
+    process.exit(0);
+  });
+  process.stderr.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code !== 'EPIPE') throw error;
+  });
 }

@@ -9,6 +9,7 @@ export { isTimeZone, isAddressOrCidr } from './validate/triggers.js';
 export * from './summary.js';
 export { parseBytes, parseByteRate, parseCpu } from './validate/quantities.js';
 export { parseWorkflowSource, type ParsedSource } from './load/parse-document.js';
+export { fromYaml, toYaml } from './load/to-yaml.js';
 export { Reporter, type ReportExtras } from './load/reporter.js';
 export { SchemaChecker, isPlainObject } from './validate/schema-check.js';
 export * from './run/records.js';
@@ -26,7 +27,7 @@ export { MAX_SUBWORKFLOW_DEPTH } from './run/subworkflow.js';
 export { calledWorkflows, pickWorkflow, type WorkflowCall } from './run/workflow-versions.js';
 export type { AgentCall, AgentInvoker, ToolCallRequest, ToolRunner } from './run/agent-call.js';
 export type { ToolInvocationInfo } from './run/attempt-tools.js';
-export { DryRunInterceptor, ownerOf, type DryRunSettings } from './run/dry-run.js';
+export { DryRunInterceptor, ownerOf, type DryRunSettings, type MockedStep } from './run/dry-run.js';
 export {
   standardInterceptors,
   type StandardInterceptorParts,

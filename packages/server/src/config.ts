@@ -41,7 +41,10 @@ export interface ServerOptions {
   publicUrl?: string | undefined;
   /** pino log level. Default info. */
   logLevel?: string | undefined;
-  /** `json` lines (default) or readable `text` (`--log-format`, `WEFT_LOG_FORMAT`). */
+  /**
+   * `json` lines (default) or readable `text` (`--log-format`, `WEFT_LOG_FORMAT`); `weft server`
+   * picks text when stdout is a terminal and neither is given.
+   */
   logFormat?: 'json' | 'text' | undefined;
   /** Largest request body in bytes. Default 1 MiB. */
   bodyLimit?: number | undefined;

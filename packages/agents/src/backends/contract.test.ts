@@ -291,29 +291,49 @@ describe.each(['ai-sdk', 'langchain'] as const)(
     });
 
     it.each([false, true])(
-      "caps the next turn's output tokens by what maxTokens leaves, and fails once it is spent (streamed: %s)",
+      'never sends maxTokens as max_tokens, and fails once the turns pass it (streamed: %s)',
       async (streaming) => {
         const s = await scripted([
           lookup42,
-          {
-            text: 'cut',
-            usage: { prompt_tokens: 150, completion_tokens: 30 },
-            finishReason: 'length',
-          },
+          { text: 'long', usage: { prompt_tokens: 150, completion_tokens: 60 } },
         ]);
         const { result } = await runAgents(
           agentWorkflow('        guardrails: { maxTokens: 300 }\n'),
           [agentAt(s.url, { streaming })],
         );
-        // Turn 1 used 120 tokens; turn 2 reads at least those 120 again: 300 - 120 - 120 = 60.
-        expect(s.requests[1]!.body['max_tokens']).toBe(60);
+        // A budget over the step's turns, not a cap of one request: the provider's default.
+        expect(s.requests.map((r) => r.body['max_tokens'])).toEqual([undefined, undefined]);
+        // 120 tokens, then 210: 330 in all, over 300.
         expect(result.status).toBe('failed');
         expect(result.steps['ask']!.error).toMatchObject({
           code: 'VALIDATION',
-          details: { field: 'guardrails.maxTokens', constraint: 'maxTokens' },
+          details: { field: 'guardrails.maxTokens', constraint: 'maxTokens', used: 330 },
         });
       },
     );
+
+    it("sends the agent's max_output_tokens as each request's max_tokens, whatever maxTokens is", async () => {
+      const s = await scripted([lookup42, finalAnswer]);
+      const { result } = await runAgents(
+        agentWorkflow('        guardrails: { maxTokens: 20000 }\n'),
+        [agentAt(s.url, { max_output_tokens: 512 })],
+      );
+      expect(result.status).toBe('completed');
+      expect(s.requests.map((r) => r.body['max_tokens'])).toEqual([512, 512]);
+    });
+
+    it('does not make a turn that cannot fit in what maxTokens leaves', async () => {
+      const s = await scripted([lookup42, finalAnswer]);
+      // Turn 1 uses 120; turn 2 reads at least those 120 again: 240 > 200.
+      const { result } = await runAgents(
+        agentWorkflow('        guardrails: { maxTokens: 200 }\n'),
+        [agentAt(s.url)],
+      );
+      expect(s.requests).toHaveLength(1);
+      expect(result.steps['ask']!.error).toMatchObject({
+        details: { field: 'guardrails.maxTokens', constraint: 'maxTokens' },
+      });
+    });
 
     it('holds maxTokens over the retries of a step, and reports the usage of every attempt', async () => {
       const s = await scripted([lookup42, { status: 500 }, finalAnswer]);
@@ -325,8 +345,8 @@ describe.each(['ai-sdk', 'langchain'] as const)(
         { backend: { maxRetries: 0 } },
       );
       expect(result.status).toBe('completed');
-      // The second attempt starts with the 120 tokens of the first: 1000 - 120 are left.
-      expect(s.requests[2]!.body['max_tokens']).toBe(880);
+      // The second attempt starts with the 120 tokens of the first, and sends no cap of its own.
+      expect(s.requests[2]!.body['max_tokens']).toBeUndefined();
       expect(result.steps['ask']!.attempts).toBe(2);
       expect(result.steps['ask']!.usage).toMatchObject({
         input_tokens: 250,

@@ -34,7 +34,8 @@ export function budgetError(
  * agent's `pricing`, over the whole execution: `spentBefore` is what the rest of the execution
  * spent). A retried step starts from what its failed attempts spent (`carried`).
  * Backends ask {@link admitToolCall} before each tool call (one at a time, even when a turn asks
- * for several), {@link outputCap} before each turn, and report each turn to {@link addTurn}.
+ * for several), {@link outputCap} before each turn (the agent's own per-request cap; the limits
+ * here are totals), and report each turn to {@link addTurn}.
  * The first limit reached is kept in {@link tripped}; the step fails with it.
  */
 export class Budget {
@@ -85,25 +86,25 @@ export class Budget {
   }
 
   /**
-   * The most output tokens the next turn may write, so that `maxTokens` and `maxCost` hold
-   * (counting that the turn reads at least what the last one read and wrote); undefined for no
-   * cap. Trips when nothing is left.
+   * The most output tokens the next turn may write: the agent's own `max_output_tokens`, or
+   * undefined (the provider's default). The step's `maxTokens` and `maxCost` are budgets over
+   * all its turns, never a per-request cap: they are checked before each turn (trips, and 0,
+   * when the next turn cannot fit: it reads at least what the last one read and wrote) and
+   * after it ({@link addTurn}).
    */
   outputCap(): number | undefined {
-    let cap = this.maxOutputTokens;
     const nextInput = this.lastTurnTokens;
     const maxTokens = this.guardrails?.maxTokens;
-    if (maxTokens !== undefined) {
-      const left = maxTokens - this.inputTokens - this.outputTokens - nextInput;
-      if (left <= 0) {
-        this.tripped ??= budgetError(
-          'maxTokens',
-          `guardrails.maxTokens ${maxTokens} is spent (${this.inputTokens + this.outputTokens} tokens used, the next turn reads at least ${nextInput})`,
-          { limit: maxTokens, used: this.inputTokens + this.outputTokens },
-        );
-        return 0;
-      }
-      cap = cap === undefined ? left : Math.min(cap, left);
+    if (
+      maxTokens !== undefined &&
+      maxTokens - this.inputTokens - this.outputTokens - nextInput <= 0
+    ) {
+      this.tripped ??= budgetError(
+        'maxTokens',
+        `guardrails.maxTokens ${maxTokens} is spent (${this.inputTokens + this.outputTokens} tokens used, the next turn reads at least ${nextInput})`,
+        { limit: maxTokens, used: this.inputTokens + this.outputTokens },
+      );
+      return 0;
     }
     const maxCost = this.guardrails?.maxCost;
     if (maxCost !== undefined && this.pricing) {
@@ -112,11 +113,7 @@ export class Budget {
         this.spentBefore -
         this.costUsd -
         (nextInput * this.pricing.input_per_million) / 1e6;
-      const tokens =
-        this.pricing.output_per_million > 0
-          ? Math.floor((left * 1e6) / this.pricing.output_per_million)
-          : Infinity;
-      if (left <= 0 || tokens <= 0) {
+      if (left <= 0) {
         this.tripped ??= budgetError(
           'maxCost',
           `guardrails.maxCost ${maxCost} USD is spent for this execution (${round(this.spentBefore + this.costUsd)} USD used)`,
@@ -124,13 +121,12 @@ export class Budget {
         );
         return 0;
       }
-      if (Number.isFinite(tokens)) cap = cap === undefined ? tokens : Math.min(cap, tokens);
     }
-    return cap;
+    return this.maxOutputTokens;
   }
 
   /** Adds a finished turn; trips when it went over `maxTokens` or `maxCost`. */
-  addTurn(turn: TurnUsage, cappedAt: number | undefined, finishedByLength: boolean): void {
+  addTurn(turn: TurnUsage): void {
     this.inputTokens += turn.inputTokens;
     this.outputTokens += turn.outputTokens;
     this.lastTurnTokens = turn.inputTokens + turn.outputTokens;
@@ -142,8 +138,6 @@ export class Budget {
     }
     const maxTokens = this.guardrails?.maxTokens;
     const used = this.inputTokens + this.outputTokens;
-    const budgetCut =
-      finishedByLength && cappedAt !== undefined && cappedAt !== this.maxOutputTokens;
     if (maxTokens !== undefined && used > maxTokens) {
       this.tripped ??= budgetError(
         'maxTokens',
@@ -157,14 +151,6 @@ export class Budget {
         'maxCost',
         `the execution spent ${round(this.spentBefore + this.costUsd)} USD, over guardrails.maxCost ${maxCost}`,
         { limit: maxCost, used: round(this.spentBefore + this.costUsd) },
-      );
-    }
-    if (budgetCut && this.tripped === undefined) {
-      const name = maxTokens !== undefined ? 'maxTokens' : 'maxCost';
-      this.tripped = budgetError(
-        name,
-        `the answer was cut at ${cappedAt} output tokens by guardrails.${name}`,
-        { limit: name === 'maxTokens' ? maxTokens : maxCost },
       );
     }
   }

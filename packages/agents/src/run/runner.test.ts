@@ -98,13 +98,14 @@ describe('the agent runner with the AI SDK mock model', () => {
 
   it("merges the agent's guardrails with the step's, field by field", async () => {
     const { run, model } = mockRun(
-      [turn([{ type: 'text', text: 'ok' }], [10, 10])],
+      [turn([{ type: 'text', text: 'ok' }], [40, 40])],
       '        guardrails: { maxTokens: 1000 }\n',
       { guardrails: { maxTokens: 50, maxToolCalls: 0 } },
     );
     const { result } = await run();
+    // 80 tokens: over the agent's 50, within the step's 1000, which wins; neither is a cap.
     expect(result.status).toBe('completed');
-    expect(model.doGenerateCalls[0]!.maxOutputTokens).toBe(1000);
+    expect(model.doGenerateCalls[0]!.maxOutputTokens).toBeUndefined();
   });
 
   it('fails closed on maxCost when the agent has no pricing', async () => {

@@ -232,7 +232,7 @@ export class AgentRunner implements AgentInvoker {
           });
           turnEnd = undefined;
           turns = turn.turn;
-          budget.addTurn(turn, turn.cappedAt, turn.finishedByLength);
+          budget.addTurn(turn);
           this.costs.add(executionId, budget.costUsd - costBefore);
           costBefore = budget.costUsd;
           const names = turn.toolNames;

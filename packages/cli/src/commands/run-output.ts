@@ -24,7 +24,22 @@ export function runDocument(result: RunResult): Record<string, unknown> {
     steps,
     ...(result.error ? { error: result.error } : {}),
     duration_ms: result.duration_ms,
+    ...(result.mocked_steps ? { mocked_steps: result.mocked_steps } : {}),
   };
+}
+
+/**
+ * A dry run's note on stderr: one line per step a mock answered (nothing was called for it),
+ * or that none was; nothing for a real run.
+ */
+export function printMocked(io: Io, result: RunResult): void {
+  const mocked = result.mocked_steps;
+  if (mocked === undefined) return;
+  if (mocked.length === 0) io.err('dry run: no step was answered by a mock\n');
+  for (const m of mocked)
+    io.err(
+      `dry run: step ${m.step} mocked (${m.target} ${m.action}, from testing.dryRun.mockData)\n`,
+    );
 }
 
 /**

@@ -51,10 +51,10 @@ export function registerServer(program: Command, io: Io, setExit: (code: number)
     .option('--public-url <url>', 'base of absolute URLs in answers (default: from the request)')
     .option('--log-level <level>', 'pino level: fatal, error, warn, info, debug (default: info)')
     .addOption(
-      new Option('--log-format <format>', 'log lines as JSON (default) or readable text').choices([
-        'json',
-        'text',
-      ]),
+      new Option(
+        '--log-format <format>',
+        'log lines as readable text (time, level, message, key=value) or JSON lines (default: WEFT_LOG_FORMAT, else text on a terminal, JSON otherwise)',
+      ).choices(['json', 'text']),
     )
     .option('--tls-cert <file>', 'serve HTTPS with this PEM certificate (needs --tls-key)')
     .option('--tls-key <file>', 'PEM private key of --tls-cert')
@@ -122,7 +122,8 @@ export function registerServer(program: Command, io: Io, setExit: (code: number)
           ...(flags.private ? { private: true } : {}),
           ...(flags.publicUrl ? { publicUrl: flags.publicUrl } : {}),
           ...(flags.logLevel ? { logLevel: flags.logLevel } : {}),
-          ...(flags.logFormat ? { logFormat: flags.logFormat } : {}),
+          logFormat:
+            flags.logFormat ?? fromEnv.logFormat ?? (process.stdout.isTTY ? 'text' : 'json'),
           ...(flags.tlsCert && flags.tlsKey
             ? {
                 tls: {
@@ -135,6 +136,9 @@ export function registerServer(program: Command, io: Io, setExit: (code: number)
         };
         const server = await startServer(options);
         await closeOnSignals(server);
+        // The server is closed: nothing it left behind (an export still retrying to a telemetry
+        // collector that is gone) may hold the process. The timer does not hold it either.
+        setTimeout(() => process.exit(), 100).unref();
         return EXIT.ok;
       }),
     );

@@ -15,6 +15,38 @@ function temp(name: string, text: string): string {
 }
 
 describe('weft workflow run', () => {
+  it('--dry-run says which steps mocks answered, on stderr and as mocked_steps', async () => {
+    const file = temp(
+      'dry.yaml',
+      `workflows:
+  - name: pay
+    steps:
+      - { name: quote, type: transform, input: { amount: 5 } }
+      - { name: charge, plugin: bank, action: pay, input: { amount: '{{ steps.quote.output.amount }}' } }
+      - { name: receipt, plugin: bank, action: receipt, input: {} }
+    testing:
+      dryRun:
+        mockConnectors: true
+        mockData: { bank: { pay: { paid: true }, receipt: { sent: true } } }
+`,
+    );
+    const text = await run('workflow', 'run', file, '--dry-run');
+    expect(text.code).toBe(0);
+    expect(text.out).toMatch(/^pay completed/);
+    expect(text.err).toBe(
+      'dry run: step charge mocked (bank pay, from testing.dryRun.mockData)\n' +
+        'dry run: step receipt mocked (bank receipt, from testing.dryRun.mockData)\n',
+    );
+    const json = await run('workflow', 'run', file, '--dry-run', '-o', 'json');
+    expect(JSON.parse(json.out)).toMatchObject({
+      status: 'completed',
+      mocked_steps: [
+        { step: 'charge', target: 'bank', action: 'pay' },
+        { step: 'receipt', target: 'bank', action: 'receipt' },
+      ],
+    });
+  });
+
   it('runs a workflow with a shell connector and prints a summary', async () => {
     const result = await run(
       'workflow',

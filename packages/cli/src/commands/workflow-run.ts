@@ -24,7 +24,7 @@ import {
   serverSettings,
   type RunMode,
 } from './run-support.js';
-import { printRun, runDocument } from './run-output.js';
+import { printMocked, printRun, runDocument } from './run-output.js';
 import { RunInterrupts } from './run-interrupt.js';
 import { runProgress } from './run-progress.js';
 import { noteStreamingOff } from './stream-note.js';
@@ -309,6 +309,7 @@ async function runEach(
     results.push(result);
     const shown = progress?.showedSteps() ?? (live !== undefined && live.list.steps.size > 0);
     if (flags.output === 'text') printRun(io, result, shown);
+    printMocked(io, result);
   }
   await weft.close();
   if (flags.output === 'json') {

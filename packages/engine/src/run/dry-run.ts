@@ -12,6 +12,15 @@ import type { Invocation, RunInterceptor, TargetCheck } from './interceptors.js'
 /** The `testing.dryRun` block of a workflow (docs/workflow-language.md#testing). */
 export type DryRunSettings = NonNullable<Testing['dryRun']>;
 
+/** A step a dry run answered from `testing.dryRun.mockData` instead of calling it. */
+export interface MockedStep {
+  /** Path of the step: `step`, or `block/child` for a child of a parallel block. */
+  step: string;
+  /** The connector, plugin or agent the mock stood in for, as `mockData` keys it. */
+  target: string;
+  action: string;
+}
+
 /**
  * A dry run as an interceptor (`RunOptions.interceptors`): answers invocations from
  * `testing.dryRun.mockData[<connector reference or plugin>][<action>]` without calling the
@@ -27,6 +36,8 @@ export class DryRunInterceptor implements RunInterceptor {
   private readonly strict: boolean;
   /** An invoker that refuses every call and every check as unmocked. */
   readonly refusing: ActionInvoker;
+  /** What mocks answered so far, once per step and action, in the order first answered. */
+  private readonly answered = new Map<string, MockedStep>();
 
   constructor(settings: DryRunSettings) {
     this.mocks = settings.mockData ?? {};
@@ -37,6 +48,11 @@ export class DryRunInterceptor implements RunInterceptor {
         throw this.unmocked(target, action);
       },
     };
+  }
+
+  /** The steps (and agent tool calls, by their step) that mocks answered, in order. */
+  mockedSteps(): MockedStep[] {
+    return [...this.answered.values()];
   }
 
   /** Whether `mockData` answers `action` of `target`. */
@@ -55,7 +71,16 @@ export class DryRunInterceptor implements RunInterceptor {
     next: (call: Invocation) => Promise<InvocationResult>,
   ): Promise<InvocationResult> {
     const mock = this.mock(call.target, call.action);
-    if (mock) return Promise.resolve({ output: structuredClone(mock.value) });
+    if (mock) {
+      const key = `${call.step.path}\u0000${ownerOf(call.target)}\u0000${call.action}`;
+      if (!this.answered.has(key))
+        this.answered.set(key, {
+          step: call.step.path,
+          target: ownerOf(call.target),
+          action: call.action,
+        });
+      return Promise.resolve({ output: structuredClone(mock.value) });
+    }
     if (this.strict) return Promise.reject(this.unmocked(call.target, call.action));
     return next(call);
   }

@@ -45,6 +45,11 @@ export interface RunResult {
   started_at: string;
   finished_at: string;
   duration_ms: number;
+  /**
+   * A dry run only: the steps answered from `testing.dryRun.mockData` (nothing was called for
+   * them), in the order they were first answered.
+   */
+  mocked_steps?: { step: string; target: string; action: string }[];
 }
 
 /**

@@ -113,3 +113,62 @@ describe('a workflow file with several workflows', () => {
     expect(triggers.service.workflowOf('first', 'local')?.version).toBe('1.0.0');
   });
 });
+
+describe('a workflow file that does not deploy', () => {
+  it('logs one line per problem as file:line:column, and keeps what was deployed', async () => {
+    const lines: { level: string; message: string; fields: object }[] = [];
+    const at =
+      (level: string) =>
+      (fields: object, message: string): void =>
+        void lines.push({ level, message, fields });
+    const logger = { info: at('info'), warn: at('warn'), error: at('error') };
+    const path = join(dir, 'bad.yaml');
+    writeFileSync(path, file(flow('bad')));
+    await watchWorkflowDirectory(dir, triggers.service, { once: true, logger });
+    expect(await names()).toEqual(['bad']);
+
+    writeFileSync(
+      path,
+      [
+        'workflows:',
+        '  - name: bad',
+        '    steps:',
+        '      - name: s',
+        '        type: transform',
+        "        input: { x: '{{ inputs.nope }}' }",
+        '      - name: t',
+        '        type: transfrom',
+        '',
+      ].join('\n'),
+    );
+    lines.length = 0;
+    await watchWorkflowDirectory(dir, triggers.service, { once: true, logger });
+    expect(lines.filter((l) => l.level === 'error').map((l) => l.message)).toEqual([
+      `could not deploy ${path} (3 problems; what it deployed before keeps serving):`,
+      `${path}:6:25: error: workflows[0].steps[0].input.x: unknown input "nope" (the workflow declares no inputs)`,
+      expect.stringMatching(
+        new RegExp(`^${path}:7:9: error: workflows\\[0\\]\\.steps\\[1\\]: the step does nothing`),
+      ),
+      expect.stringMatching(
+        new RegExp(`^${path}:8:15: error: workflows\\[0\\]\\.steps\\[1\\]\\.type: expected one of`),
+      ),
+    ]);
+    // No line carries the whole error object.
+    expect(JSON.stringify(lines)).not.toContain('"diagnostics"');
+    expect(await names()).toEqual(['bad']);
+  });
+
+  it('names the line and column of a YAML syntax error', async () => {
+    const lines: string[] = [];
+    const logger = {
+      info: () => {},
+      warn: () => {},
+      error: (_fields: object, message: string) => void lines.push(message),
+    };
+    const path = join(dir, 'broken.yaml');
+    writeFileSync(path, 'workflows:\n  - name: x\n    steps: [\n');
+    await watchWorkflowDirectory(dir, triggers.service, { once: true, logger });
+    expect(lines[0]).toMatch(/^could not deploy .*broken\.yaml \(1 problem;/);
+    expect(lines[1]).toMatch(new RegExp(`^${path}:\\d+:\\d+: error: `));
+  });
+});

@@ -5,6 +5,7 @@ import { deploymentKey, ForbiddenError } from '@weft/core';
 import { isPlainObject } from '@weft/engine';
 import { silentLogger, type TriggerLogger } from '../triggers/logger.js';
 import type { DeploymentService } from './deployment-service.js';
+import { fileProblems } from './file-problems.js';
 import { parseDefinitionBody } from './parse-definition.js';
 
 /** Options of {@link watchWorkflowDirectory}. */
@@ -76,10 +77,25 @@ export async function watchWorkflowDirectory(
           await service.undeploy(record.name, undefined, record.owner);
       }
     } catch (error) {
-      logger.error(
-        { file: path, err: error },
-        `could not deploy ${path}: ${(error as Error).message}`,
-      );
+      const known = (await service.list().catch(() => [])).map((record) => record.name);
+      const problems = fileProblems(bytes, path, error, {
+        maxFileSize: options.maxFileSize ?? 1024 * 1024,
+        knownWorkflows: known,
+      });
+      if (problems.length === 0) {
+        logger.error(
+          { file: path, err: error },
+          `could not deploy ${path}: ${(error as Error).message}`,
+        );
+      } else {
+        // One line per problem, each naming its place as `weft workflow validate` does.
+        const count = `${problems.length} problem${problems.length === 1 ? '' : 's'}`;
+        logger.error(
+          { file: path, problems: problems.length },
+          `could not deploy ${path} (${count}; what it deployed before keeps serving):`,
+        );
+        for (const problem of problems) logger.error({ file: path }, problem);
+      }
       if (error instanceof ForbiddenError && error.details['reason'] === 'directory_unauthorized')
         return error;
     }

@@ -226,9 +226,11 @@ export class Weft extends AsyncExecutions {
         logger: this.logger,
         find: (name, range) => this.shelf.find(name, range),
       });
-    if (!telemetry) return runIt();
     const run = { executionId, workflow, mode: this.options.executionMode ?? 'local' };
-    return observedRun(telemetry, run, runIt);
+    const result = await (telemetry ? observedRun(telemetry, run, runIt) : runIt());
+    // A dry run says what it did not really do.
+    if (mocks) result.mocked_steps = mocks.mockedSteps();
+    return result;
   }
 
   /**

@@ -49,4 +49,6 @@ export interface BuildContext {
   options: CompiledServerOptions;
   dependencies: ServerDependencies;
   stack: DisposalStack;
+  /** Where warnings of the closing go: the app's logger, once the http phase opened it. */
+  warn?: (message: string) => void;
 }

@@ -7,6 +7,7 @@ import { registerAuthConfig, SignInProvider } from '../auth-config.js';
 import type { CompiledServerOptions } from '../config.js';
 import { consoleDistDir, loadConsoleFiles, registerConsole } from '../console.js';
 import { registerHealth } from '../health.js';
+import { textLogStream } from '../log-text.js';
 import { countRegistryRequests } from '../metrics.js';
 import type { BuildContext } from './context.js';
 import type { ServerStores } from './stores.js';
@@ -32,15 +33,12 @@ export async function openHttp(
             level: options.logLevel,
             // Log lines written inside a traced run carry its trace_id and span_id.
             ...(telemetry.tracing ? { mixin: traceFields } : {}),
-            ...(dependencies.logStream ? { stream: dependencies.logStream } : {}),
-            ...(options.logFormat === 'text' && !dependencies.logStream
-              ? {
-                  transport: {
-                    target: 'pino-pretty',
-                    options: { colorize: false, ignore: 'pid,hostname' },
-                  },
-                }
-              : {}),
+            // JSON lines, or one readable line each (time, level, message, key=value).
+            ...(dependencies.logStream
+              ? { stream: dependencies.logStream }
+              : options.logFormat === 'text'
+                ? { stream: textLogStream((text) => process.stdout.write(text)) }
+                : {}),
           },
     // Per-request lines only at debug level: the default info level logs startup and errors.
     logController: new LogController({
@@ -49,6 +47,7 @@ export async function openHttp(
     ...(options.bodyLimit !== undefined ? { bodyLimit: options.bodyLimit } : {}),
   });
   stack.push(() => app.close());
+  context.warn = (message) => app.log.warn(message);
   countRegistryRequests(app, telemetry.metrics);
   telemetry.metrics.observeProcess();
   registerHealth(app, stores.registry);

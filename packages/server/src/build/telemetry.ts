@@ -7,12 +7,15 @@ import type { BuildContext } from './context.js';
 
 /**
  * The telemetry phase, first: traces (when configured) and the metric instruments, shut down
- * last (unless given), so that the spans of runs that end while the server closes are sent.
+ * last (unless given), so that the spans of runs that end while the server closes are sent;
+ * a collector that does not answer delays that by at most a second (one warning says what
+ * was dropped).
  */
-export function openTelemetry({ options, dependencies, stack }: BuildContext): Telemetry {
+export function openTelemetry(context: BuildContext): Telemetry {
+  const { options, dependencies, stack } = context;
   if (dependencies.telemetry) return dependencies.telemetry;
   const telemetry = startTelemetry(options.telemetry);
-  stack.push(() => telemetry.shutdown());
+  stack.push(() => telemetry.shutdown((message) => context.warn?.(message)));
   return telemetry;
 }
 

@@ -61,8 +61,9 @@ export const SERVER_SETTINGS = Type.Object({
   WEFT_LOG_LEVEL: Type.Optional(Type.String({ description: 'pino log level', default: 'info' })),
   WEFT_LOG_FORMAT: Type.Optional(
     Type.Union([Type.Literal('json'), Type.Literal('text')], {
-      description: 'JSON lines or readable text (`--log-format`)',
-      default: 'json',
+      description:
+        'log lines as readable text (time, level, message, key=value) or JSON lines (`--log-format`)',
+      shown: '`json`; `text` on a TTY',
       must: '"json" or "text"',
     }),
   ),

@@ -47,6 +47,11 @@ export interface TelemetryOptions {
   /** Metrics pushed over OTLP; they are always readable as Prometheus text. */
   metrics?: MetricsOptions;
   /**
+   * How long `shutdown` waits for the collector to take the last spans and metrics before it
+   * drops them, in ms. Default 1,000.
+   */
+  shutdownTimeoutMs?: number;
+  /**
    * Register the providers, the W3C propagator and the async context manager globally (the
    * OpenTelemetry API's), so that plugin code's own spans and `continueTrace` use them. Default
    * true; skipped for what another SDK registered first.

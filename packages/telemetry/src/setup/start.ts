@@ -40,8 +40,12 @@ export interface Telemetry {
   json(): Promise<MetricsJson>;
   /** Sends what is buffered (spans, metrics) now. */
   flush(): Promise<void>;
-  /** Flushes and stops; global registrations made by this one are undone. */
-  shutdown(): Promise<void>;
+  /**
+   * Flushes and stops; global registrations made by this one are undone. Waits at most
+   * `shutdownTimeoutMs` for the collector: what it has not taken by then is dropped, and
+   * `onDropped` gets one line saying so (a collector that is gone never delays a shutdown).
+   */
+  shutdown(onDropped?: (message: string) => void): Promise<void>;
 }
 
 /** The context manager is process-wide and harmless to keep: registered once. */
@@ -110,12 +114,36 @@ export function startTelemetry(options: TelemetryOptions): Telemetry {
     async flush() {
       await Promise.all([tracerProvider?.forceFlush(), meterProvider.forceFlush()]);
     },
-    async shutdown() {
+    async shutdown(onDropped) {
       metrics.close();
-      await Promise.allSettled([tracerProvider?.shutdown(), meterProvider.shutdown()]);
+      const wait = options.shutdownTimeoutMs ?? DEFAULT_SHUTDOWN_TIMEOUT_MS;
+      const stopped = await settledWithin(
+        Promise.allSettled([tracerProvider?.shutdown(), meterProvider.shutdown()]),
+        wait,
+      );
+      if (!stopped)
+        onDropped?.(
+          `telemetry: the collector did not take the last spans and metrics within ${wait} ms: they were dropped`,
+        );
       for (const step of undo) step();
     },
   };
+}
+
+/** How long a shutdown waits for the collector by default. */
+const DEFAULT_SHUTDOWN_TIMEOUT_MS = 1000;
+
+/** Whether `work` settled within `ms` (the timer is cleared either way). */
+async function settledWithin(work: Promise<unknown>, ms: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<false>((resolve) => {
+    timer = setTimeout(() => resolve(false), ms);
+  });
+  try {
+    return await Promise.race([work.then(() => true as const), late]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 function processorOf(traces: TracesOptions) {
