@@ -78,7 +78,7 @@ beforeAll(() => {
   writeFileSync(join(project, 'package.json'), '{ "name": "refunds", "type": "module" }\n');
   writeFileSync(join(project, 'plugins/refunds.yaml'), block('yaml', 'kind: function'));
   writeFileSync(join(project, 'workflows/refunds.yaml'), block('yaml', 'name: refunds-digest'));
-  writeFileSync(join(project, 'handlers.ts'), block('ts', 'export default function register'));
+  writeFileSync(join(project, 'refunds.ts'), block('ts', 'export default function register'));
   writeFileSync(join(project, 'service.ts'), block('ts', 'createConnectorService'));
 });
 afterAll(() => {
@@ -88,7 +88,7 @@ afterAll(() => {
 
 describe('docs/tutorial.md, followed', { timeout: 120_000 }, () => {
   it('3: runs the refund locally with the handlers, as the support role, approved up front', async () => {
-    const handlers = (await import(pathToFileURL(join(project, 'handlers.ts')).href)) as {
+    const handlers = (await import(pathToFileURL(join(project, 'refunds.ts')).href)) as {
       default: (weft: Weft) => void;
     };
     const weft = new Weft({

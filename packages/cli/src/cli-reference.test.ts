@@ -6,7 +6,7 @@ import { cliReference, renderReference } from './cli-reference.js';
 
 const docPath = new URL('../../../docs/cli.md', import.meta.url);
 
-describe('docs/cli.md', () => {
+describe('docs/cli.md', { timeout: 60_000 }, () => {
   it('is what the command definitions generate (run `npm run cli-docs` when this fails)', async () => {
     const generated = await format(await cliReference(), {
       ...(await resolveConfig(docPath.pathname)),
