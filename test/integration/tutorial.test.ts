@@ -106,7 +106,12 @@ describe('docs/tutorial.md, followed', { timeout: 120_000 }, () => {
   });
 
   it('4-6: deploys, fires the signed webhook and approves the refund, through service.ts', async () => {
-    const env = { ...process.env, NO_COLOR: '1', DATABASE_URL: '', REFUNDS_WEBHOOK_SECRET: SECRET };
+    const env: NodeJS.ProcessEnv = {
+      ...process.env,
+      NO_COLOR: '1',
+      DATABASE_URL: '',
+      REFUNDS_WEBHOOK_SECRET: SECRET,
+    };
     for (const name of ['WORKFLOW_REGISTRY_URL', 'WORKFLOW_REGISTRY_API_KEY', 'WORKFLOW_CLOUD_URL'])
       delete env[name];
     const url = await start(
