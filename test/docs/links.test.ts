@@ -3,7 +3,7 @@ import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 
-// Every relative link of README.md and docs/*.md must reach a file of the repository, and every
+// Every relative link of README.md, docs/*.md and packages/*/*.md must reach a file of the repository, and every
 // `#anchor` a heading (or an explicit `<a id>`) of the Markdown file it points into, as GitHub
 // renders them. External links (http, mailto) are not followed: no test needs the internet.
 
@@ -69,14 +69,20 @@ function readRepoFile(path: string): string | undefined {
   return statSync(full).isDirectory() ? '' : readFileSync(full, 'utf8');
 }
 
+const markdownIn = (folder: string) =>
+  readdirSync(join(root, folder))
+    .filter((name) => name.endsWith('.md'))
+    .map((name) => `${folder}/${name}`);
+
 const documents = [
   'README.md',
-  ...readdirSync(join(root, 'docs'))
-    .filter((name) => name.endsWith('.md'))
-    .map((name) => `docs/${name}`),
+  ...markdownIn('docs'),
+  ...readdirSync(join(root, 'packages')).flatMap((name) =>
+    existsSync(join(root, 'packages', name, 'package.json')) ? markdownIn(`packages/${name}`) : [],
+  ),
 ];
 
-describe('links of README.md and docs/*.md', () => {
+describe("links of README.md, docs/*.md and the packages' Markdown files", () => {
   it.each(documents)('%s: every relative link and anchor resolves', (file) => {
     expect(brokenLinks(file, readRepoFile(file)!)).toEqual([]);
   });
