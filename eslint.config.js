@@ -21,7 +21,17 @@ const TESTS = [
 ];
 
 export default tseslint.config(
-  { ignores: ['**/dist/**', '**/node_modules/**', 'bench/results/**', 'coverage/**'] },
+  {
+    ignores: [
+      '**/dist/**',
+      '**/node_modules/**',
+      'bench/results/**',
+      'coverage/**',
+      // What the quickstarts and the tutorial write in a clone (.gitignore keeps them out too).
+      'scratch/**',
+      'plugins/**',
+    ],
+  },
   js.configs.recommended,
   { languageOptions: { globals: { ...globals.node } } },
   // The console's app runs in the browser: browser globals, not Node's.

@@ -1,14 +1,14 @@
 /**
- * Rewrites README's table of `weft server` settings from the settings schema
+ * Rewrites docs/settings.md's table of `weft server` settings from the settings schema
  * (packages/server/src/settings/schema.ts). Run with `npm run settings-table` after changing a
- * setting; a test fails while README's table differs.
+ * setting; a test fails while that table differs.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { format, resolveConfig } from 'prettier';
 import { settingsTable, withSettingsTable } from '@weft/server';
 
-const target = fileURLToPath(new URL('../README.md', import.meta.url));
+const target = fileURLToPath(new URL('../docs/settings.md', import.meta.url));
 const table = await format(settingsTable(), {
   ...(await resolveConfig(target)),
   parser: 'markdown',

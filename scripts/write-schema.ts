@@ -1,11 +1,21 @@
 /**
- * Writes `schemas/workflow.schema.json` from the TypeBox types of @weft/core.
- * Run with `npm run schema` after changing a workflow type; a test fails while the copy is stale.
+ * Writes the editor schemas of schemas/ from the TypeBox types the loaders check files with:
+ * `workflow.schema.json` (@weft/core's workflow types), `plugin.schema.json` (the registry's
+ * plugin definition and the SDK's connector definition) and `agent.schema.json` (@weft/agents).
+ * Run with `npm run schema` after changing one of those types; a test fails while a copy is stale.
  */
 import { writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { renderWorkflowJsonSchema } from '@weft/core';
+import { renderPluginJsonSchema, renderWorkflowJsonSchema } from '@weft/core';
+import { renderAgentJsonSchema } from '@weft/agents';
 
-const target = fileURLToPath(new URL('../schemas/workflow.schema.json', import.meta.url));
-writeFileSync(target, renderWorkflowJsonSchema());
-console.log(`wrote ${target}`);
+const files: Record<string, string> = {
+  'workflow.schema.json': renderWorkflowJsonSchema(),
+  'plugin.schema.json': renderPluginJsonSchema(),
+  'agent.schema.json': renderAgentJsonSchema(),
+};
+for (const [name, text] of Object.entries(files)) {
+  const target = fileURLToPath(new URL(`../schemas/${name}`, import.meta.url));
+  writeFileSync(target, text);
+  console.log(`wrote ${target}`);
+}

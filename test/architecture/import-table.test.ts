@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 /**
  * The import table is written down three times: docs/design.md's package table (for readers),
  * eslint/packages.js (what `weft/package-boundaries` enforces) and each package's `dependencies`
- * (what npm installs). This test keeps them equal, and README's repository table complete, with
+ * (what npm installs). This test keeps them equal, and docs/contributing.md's repository table complete, with
  * the packages read from disk so a new package is checked from its first commit.
  */
 
@@ -81,13 +81,15 @@ const packageOf = (entry: string) => entry.split('/')[0]!;
 const sorted = (names: Iterable<string>) => [...new Set(names)].sort();
 
 describe('the import table', () => {
-  it('lists every package on disk, once, in docs/design.md, eslint/packages.js and README', () => {
+  it('lists every package on disk, once, in docs/design.md, eslint/packages.js and docs/contributing.md', () => {
     const folders = sorted(onDisk.map((p) => p.folder));
     expect(designOrder.slice().sort()).toEqual(folders);
     expect(sorted(Object.keys(PACKAGES))).toEqual(folders);
-    const readmeRows = tableAfter(read('README.md'), '## Repository');
-    const readmeFolders = readmeRows.map(([cell]) => /^`packages\/(.+)`$/.exec(cell!)?.[1] ?? cell);
-    expect(readmeFolders.slice().sort()).toEqual(folders);
+    const repositoryRows = tableAfter(read('docs/contributing.md'), '## Repository');
+    const repositoryFolders = repositoryRows.map(
+      ([cell]) => /^`packages\/(.+)`$/.exec(cell!)?.[1] ?? cell,
+    );
+    expect(repositoryFolders.slice().sort()).toEqual(folders);
   });
 
   it('names each package by its folder', () => {

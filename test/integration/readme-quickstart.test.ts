@@ -1,26 +1,30 @@
 import { execFile } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer, type RunningServer } from '@weft/server';
 
-// Follows the README as a new user does, in order: the registry quickstart, then the local runs
-// of the CLI reference, in one project folder. The README's own lines run under bash: the test
+// Follows the docs as a new user does, in order: the registry quickstart (docs/quickstarts.md),
+// then the local runs of the CLI guide (docs/commands.md), in one project folder, then the
+// README's own quickstart. The documents' own lines run under bash: the test
 // only stands in for `npm start` (a server on a free port, SQLite in ./.weft) and for `npx weft`
 // (this checkout's bin, so npx never fetches anything).
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
-const readme = readFileSync(join(root, 'README.md'), 'utf8');
 const README_SERVER = 'http://127.0.0.1:8080';
 
-/** The commands of the first `sh` block after `heading`: comments dropped, `\` lines joined. */
-function commandsUnder(heading: string): string[] {
-  const start = readme.indexOf(`\n${heading}\n`);
-  if (start < 0) throw new Error(`README has no heading ${heading}`);
-  const open = readme.indexOf('```sh\n', start) + '```sh\n'.length;
-  const body = readme.slice(open, readme.indexOf('\n```', open));
+/**
+ * The commands of the first `sh` block after `heading` in `document` (a path from the
+ * repository root): comments dropped, `\` lines joined.
+ */
+function commandsUnder(document: string, heading: string): string[] {
+  const text = readFileSync(join(root, document), 'utf8');
+  const start = text.indexOf(`\n${heading}\n`);
+  if (start < 0) throw new Error(`${document} has no heading ${heading}`);
+  const open = text.indexOf('```sh\n', start) + '```sh\n'.length;
+  const body = text.slice(open, text.indexOf('\n```', open));
   return body
     .replaceAll('\\\n', ' ')
     .split('\n')
@@ -45,7 +49,7 @@ async function bash(
   const bin = join(root, 'packages/cli/bin/weft.js');
   const script = [
     'set -euo pipefail',
-    `npx() { if [ "$1" = weft ]; then shift; node ${JSON.stringify(bin)} "$@"; else echo "npx $1: not in the README's steps" >&2; return 127; fi; }`,
+    `npx() { if [ "$1" = weft ]; then shift; node ${JSON.stringify(bin)} "$@"; else echo "npx $1: not in the documented steps" >&2; return 127; fi; }`,
     ...commands.flatMap((command, index) => [`echo "::step ${index}::"`, command]),
   ].join('\n');
   const result = await new Promise<{ code: number; stdout: string; stderr: string }>((done) => {
@@ -78,9 +82,9 @@ afterAll(async () => {
   rmSync(project, { recursive: true, force: true });
 });
 
-describe('the README quickstarts, followed in order', { timeout: 300_000 }, () => {
+describe('the quickstarts of the docs, followed in order', { timeout: 300_000 }, () => {
   it('the plugin registry: publish the examples, search, install --save, list, verify, update, deprecate, unpublish', async () => {
-    const commands = commandsUnder('### Quickstart: the plugin registry');
+    const commands = commandsUnder('docs/quickstarts.md', '## Quickstart: the plugin registry');
     expect(commands[0]).toBe('npm start');
     const steps = commands.slice(1).map((c) => c.replaceAll(README_SERVER, server.url));
     const { code, steps: ran, stderr } = await bash(steps, project, env());
@@ -93,14 +97,19 @@ describe('the README quickstarts, followed in order', { timeout: 300_000 }, () =
     expect(output('npx weft plugin list')).toMatch(/github\s+2\.3\.1\s+http:\/\/127\.0\.0\.1:\d+/);
     expect(existsSync(join(project, 'plugins', 'github.yaml'))).toBe(true);
     expect(existsSync(join(project, 'plugins', '.weft', 'installed.json'))).toBe(true);
+    // Only what .gitignore keeps out of a clone: the server's data, installed plugins, scratch.
+    expect(readdirSync(project).sort()).toEqual(['.weft', 'examples', 'plugins', 'scratch']);
+    for (const ignored of ['/plugins/', '/scratch/', '.weft/'])
+      expect(readFileSync(join(root, '.gitignore'), 'utf8').split('\n')).toContain(ignored);
   });
 
   it('then the local runs of `weft workflow run`, with the installed plugin in ./plugins', async () => {
-    const commands = commandsUnder('### `weft workflow run <file>`').filter((command) =>
-      // The lines with placeholder files (flow.yaml, order.json, token.jwt) show syntax only.
-      [...command.matchAll(/(?:^|\s)@?((?:examples\/)?[\w./-]+\.(?:ya?ml|json|jwt))/g)].every(
-        ([, file]) => existsSync(join(project, file!)),
-      ),
+    const commands = commandsUnder('docs/commands.md', '## `weft workflow run <file>`').filter(
+      (command) =>
+        // The lines with placeholder files (flow.yaml, order.json, token.jwt) show syntax only.
+        [...command.matchAll(/(?:^|\s)@?((?:examples\/)?[\w./-]+\.(?:ya?ml|json|jwt))/g)].every(
+          ([, file]) => existsSync(join(project, file!)),
+        ),
     );
     expect(commands.length).toBeGreaterThanOrEqual(3);
     const { code, steps, stderr } = await bash(commands, project, env());
@@ -109,5 +118,21 @@ describe('the README quickstarts, followed in order', { timeout: 300_000 }, () =
     expect(steps).toHaveLength(commands.length);
     for (const step of steps.filter((s) => !s.command.includes('--stream')))
       expect(step.output).toMatch(/ completed in \d+ ms \(execution [0-9a-f-]{36}\)/);
+  });
+
+  it("then the README's own quickstart: validate, run and test examples/hello.json, a dry run", async () => {
+    const commands = commandsUnder('README.md', '## Quickstart: a workflow in five minutes');
+    expect(commands).toHaveLength(4);
+    const before = readdirSync(project).sort();
+    const { code, steps, stderr } = await bash(commands, project, env());
+    expect(stderr).toBe('');
+    expect(code).toBe(0);
+    expect(steps.map((s) => s.output)).toEqual([
+      expect.stringContaining('ok examples/hello.json'),
+      expect.stringMatching(/greeting: "Hello, Ada!"\n\s+words: 2/),
+      expect.stringContaining('2 passed, 0 failed'),
+      expect.stringMatching(/^daily-sales-report completed in \d+ ms/),
+    ]);
+    expect(readdirSync(project).sort()).toEqual(before);
   });
 });

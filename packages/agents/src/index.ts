@@ -1,4 +1,9 @@
 export * from './definition/schema.js';
+export {
+  agentFileJsonSchema,
+  renderAgentJsonSchema,
+  AGENT_SCHEMA_ID,
+} from './definition/json-schema.js';
 export { agentRef, AgentCatalog, resolveAgentVersion } from './definition/catalog.js';
 export { effectiveGuardrails } from './definition/guardrails.js';
 export {

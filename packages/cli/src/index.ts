@@ -1,2 +1,3 @@
 export { main, buildProgram, VERSION } from './main.js';
 export type { Io } from './io.js';
+export { cliReference } from './cli-reference.js';

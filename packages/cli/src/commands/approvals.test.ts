@@ -215,7 +215,7 @@ describe('weft execution approve / reject', () => {
   });
 });
 
-describe('the approvals quickstart of the README', () => {
+describe('the approvals quickstart of docs/quickstarts.md', () => {
   it('runs examples/approval-payout.yaml with --cloud --async, lists it and approves it', async () => {
     const started = await run(
       'workflow',

@@ -4,3 +4,4 @@ export * from './resources.js';
 export * from './keys.js';
 export * from './store.js';
 export * from './search-text.js';
+export * from './plugin-json-schema.js';

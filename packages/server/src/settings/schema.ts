@@ -2,7 +2,7 @@ import { Type, type Static, type TSchema } from '@weft/core/typebox';
 
 /**
  * Annotations of one setting besides its JSON Schema: `must` ends the error message of a value
- * the schema refuses ("WEFT_X must be <must>, not ..."), `shown` is the default as the README
+ * the schema refuses ("WEFT_X must be <must>, not ..."), `shown` is the default as docs/settings.md
  * shows it when it is no literal value, and `emptyIsValue` keeps an empty variable as a value
  * (an empty list; an empty text, checked against its pattern) instead of treating it as unset.
  */
@@ -11,7 +11,7 @@ export interface SettingAnnotations {
   readonly must?: string;
   readonly shown?: string;
   readonly emptyIsValue?: true;
-  /** The type as the README shows it, when it says more than the schema's (`absolute path`). */
+  /** The type as docs/settings.md shows it, when it says more than the schema's (`absolute path`). */
   readonly typeShown?: string;
 }
 
@@ -52,7 +52,7 @@ const list = (description: string, annotations: Partial<SettingAnnotations> = {}
 /**
  * The environment settings of `weft server`, one property per variable: its type, default and
  * meaning. The server reads its environment through this schema alone
- * ({@link readServerSettings}), and README's settings table is generated from it
+ * ({@link readServerSettings}), and docs/settings.md's settings table is generated from it
  * (`npm run settings-table`), so the two cannot drift apart.
  */
 export const SERVER_SETTINGS = Type.Object({

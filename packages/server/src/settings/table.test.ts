@@ -4,13 +4,13 @@ import { describe, expect, it } from 'vitest';
 import { SERVER_SETTINGS } from './schema.js';
 import { settingsTable, withSettingsTable } from './table.js';
 
-const readmePath = new URL('../../../../README.md', import.meta.url);
+const settingsDoc = new URL('../../../../docs/settings.md', import.meta.url);
 
-describe("README's settings table", () => {
+describe("docs/settings.md's settings table", () => {
   it('is the one the settings schema generates (run `npm run settings-table` when this fails)', async () => {
-    const readme = readFileSync(readmePath, 'utf8');
+    const readme = readFileSync(settingsDoc, 'utf8');
     const table = await format(settingsTable(), {
-      ...(await resolveConfig(readmePath.pathname)),
+      ...(await resolveConfig(settingsDoc.pathname)),
       parser: 'markdown',
     });
     expect(withSettingsTable(readme, table)).toBe(readme);

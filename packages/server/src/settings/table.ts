@@ -1,11 +1,11 @@
 import { SERVER_SETTINGS, type SettingSchema } from './schema.js';
 
-/** The comments around README's settings table, which `npm run settings-table` rewrites. */
+/** The comments around the settings table of docs/settings.md, which `npm run settings-table` rewrites. */
 export const TABLE_START =
   '<!-- settings-table: generated from packages/server/src/settings/schema.ts -->';
 export const TABLE_END = '<!-- settings-table end -->';
 
-/** README's table of the server's settings: variable, type, default, meaning. */
+/** docs/settings.md's table of the server's settings: variable, type, default, meaning. */
 export function settingsTable(): string {
   const rows = Object.entries(SERVER_SETTINGS.properties).map(([name, property]) => {
     const schema = property as SettingSchema;
@@ -25,7 +25,7 @@ export function withSettingsTable(readme: string, table: string): string {
   const end = readme.indexOf(TABLE_END);
   if (start < 0 || end < start) {
     throw new Error(
-      `README.md lacks the settings table's comments ${TABLE_START} ... ${TABLE_END}`,
+      `docs/settings.md lacks the settings table's comments ${TABLE_START} ... ${TABLE_END}`,
     );
   }
   return `${readme.slice(0, start + TABLE_START.length)}\n\n${table.trim()}\n\n${readme.slice(end)}`;
