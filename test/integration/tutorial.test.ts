@@ -10,7 +10,7 @@ import { localPrincipal, Weft } from '@weft/sdk';
 // and service it shows are written to a project folder as they are printed, the local run goes
 // through the SDK (as `weft workflow run` does), and the server steps run the tutorial's shell
 // lines under bash against a real `weft server` and the tutorial's own service.ts (run by tsx).
-// `weft init` (step 1) and the `weft deployment` lines are not run here.
+// `weft init` (step 1) is not run here.
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const tutorial = readFileSync(join(root, 'docs/tutorial.md'), 'utf8');
@@ -134,13 +134,11 @@ describe('docs/tutorial.md, followed', { timeout: 120_000 }, () => {
         c.startsWith('curl') ? `${c} | tee webhook.json` : c,
       ),
       ...commands(section('## 6.')),
-    ]
-      .filter((c) => !c.startsWith('npx weft deployment'))
-      .map((c) =>
-        c
-          .replaceAll(TUTORIAL_SERVER, url)
-          .replaceAll('<execution-id>', '"$(node -p "require(\'./webhook.json\').execution_id")"'),
-      );
+    ].map((c) =>
+      c
+        .replaceAll(TUTORIAL_SERVER, url)
+        .replaceAll('<execution-id>', '"$(node -p "require(\'./webhook.json\').execution_id")"'),
+    );
     const script = [
       'set -euo pipefail',
       `npx() { if [ "$1" = weft ]; then shift; node ${JSON.stringify(bin)} "$@"; else return 127; fi; }`,
