@@ -113,7 +113,7 @@ describe('the quickstarts of the docs, followed in order', { timeout: 300_000 },
     );
     expect(commands.length).toBeGreaterThanOrEqual(3);
     const { code, steps, stderr } = await bash(commands, project, env());
-    expect(stderr).toBe('');
+    expect(withoutMockNotes(stderr)).toBe('');
     expect(code).toBe(0);
     expect(steps).toHaveLength(commands.length);
     for (const step of steps.filter((s) => !s.command.includes('--stream')))
@@ -125,7 +125,8 @@ describe('the quickstarts of the docs, followed in order', { timeout: 300_000 },
     expect(commands).toHaveLength(4);
     const before = readdirSync(project).sort();
     const { code, steps, stderr } = await bash(commands, project, env());
-    expect(stderr).toBe('');
+    expect(withoutMockNotes(stderr)).toBe('');
+    expect(stderr).toMatch(/^dry run: step \S+ mocked \(/m);
     expect(code).toBe(0);
     expect(steps.map((s) => s.output)).toEqual([
       expect.stringContaining('ok examples/hello.json'),
@@ -136,3 +137,12 @@ describe('the quickstarts of the docs, followed in order', { timeout: 300_000 },
     expect(readdirSync(project).sort()).toEqual(before);
   });
 });
+
+/** Stderr without the lines a dry run prints for each step it mocked (the only ones expected). */
+function withoutMockNotes(stderr: string): string {
+  return stderr
+    .split('\n')
+    .filter((line) => !/^dry run: step \S+ mocked \(/.test(line))
+    .join('\n')
+    .trim();
+}
