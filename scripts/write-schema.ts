@@ -1,11 +1,17 @@
 /**
- * Writes `schemas/workflow.schema.json` from the TypeBox types of @weft/core.
+ * Writes `schemas/workflow.schema.json` (and its copy in packages/cli/schemas) from the TypeBox types of @weft/core.
  * Run with `npm run schema` after changing a workflow type; a test fails while the copy is stale.
  */
 import { writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { renderWorkflowJsonSchema } from '@weft/core';
 
-const target = fileURLToPath(new URL('../schemas/workflow.schema.json', import.meta.url));
-writeFileSync(target, renderWorkflowJsonSchema());
-console.log(`wrote ${target}`);
+// The repository's copy, and the one @weft/cli ships (weft init's files point editors at it).
+for (const path of [
+  '../schemas/workflow.schema.json',
+  '../packages/cli/schemas/workflow.schema.json',
+]) {
+  const target = fileURLToPath(new URL(path, import.meta.url));
+  writeFileSync(target, renderWorkflowJsonSchema());
+  console.log(`wrote ${target}`);
+}
