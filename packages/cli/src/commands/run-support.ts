@@ -77,7 +77,7 @@ export async function requireModules(weft: Weft, modules: string[]): Promise<voi
     } catch (error) {
       throw new InvalidArgumentError(`cannot load handlers from ${module}: ${brief(error)}`);
     }
-    const register = typeof loaded.default === 'function' ? loaded.default : loaded.register;
+    const register = registrationOf(loaded);
     if (typeof register !== 'function') {
       throw new InvalidArgumentError(
         `${module} must export a default function (weft) => void that registers its handlers`,
@@ -91,6 +91,19 @@ export async function requireModules(weft: Weft, modules: string[]): Promise<voi
       );
     }
   }
+}
+
+/**
+ * The function a module exports to register handlers: its default export, or `register`; a
+ * CommonJS module (a `.ts` file outside a `"type": "module"` package) has them under `default`.
+ */
+function registrationOf(loaded: { default?: unknown; register?: unknown }): unknown {
+  if (typeof loaded.default === 'function') return loaded.default;
+  if (typeof loaded.register === 'function') return loaded.register;
+  const inner = loaded.default as { default?: unknown; register?: unknown } | null | undefined;
+  if (typeof inner === 'object' && inner !== null && !Array.isArray(inner))
+    return typeof inner.default === 'function' ? inner.default : inner.register;
+  return undefined;
 }
 
 async function importModule(url: string): Promise<unknown> {
