@@ -73,14 +73,14 @@ export function readProjectConfig(file: string): ProjectConfig {
     const kind = key !== undefined && Object.hasOwn(KEYS, key) ? KEYS[key] : undefined;
     if (key === undefined || kind === undefined) {
       throw new InvalidArgumentError(
-        `${at(pair.key as Node)}: unknown key ${JSON.stringify(key ?? String(pair.key))}; allowed: ${Object.keys(KEYS).join(', ')}`,
+        `${at(pair.key)}: unknown key ${JSON.stringify(key ?? String(pair.key))}; allowed: ${Object.keys(KEYS).join(', ')}`,
       );
     }
     const value = pair.value as Node | null;
     if (kind === 'directory') {
       if (!isScalar(value) || typeof value.value !== 'string' || value.value === '')
         throw new InvalidArgumentError(
-          `${at(value ?? (pair.key as Node))}: ${key} must be a directory path (a string)`,
+          `${at(value ?? pair.key)}: ${key} must be a directory path (a string)`,
         );
       config[key as 'plugins'] = resolve(base, value.value);
       continue;
@@ -93,7 +93,7 @@ export function readProjectConfig(file: string): ProjectConfig {
     );
     if (items === undefined || modules.some((m) => m === undefined))
       throw new InvalidArgumentError(
-        `${at(value ?? (pair.key as Node))}: require must be a list of module paths (strings)`,
+        `${at(value ?? pair.key)}: require must be a list of module paths (strings)`,
       );
     config.require = modules as string[];
   }
