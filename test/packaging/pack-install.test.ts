@@ -94,16 +94,7 @@ describe.skipIf(unreachable !== undefined)('the packed packages', { timeout: 600
     mkdirSync(packs);
     const packed = JSON.parse(
       await timed('npm pack', () =>
-        sh(
-          root,
-          'npm',
-          'pack',
-          '--workspaces',
-          '--json',
-          '--ignore-scripts',
-          '--pack-destination',
-          packs,
-        ),
+        sh(root, 'npm', 'pack', '--workspaces', '--json', '--pack-destination', packs),
       ),
     ) as Packed[];
     const workspaces = readdirSync(join(root, 'packages'));
