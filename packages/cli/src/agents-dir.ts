@@ -1,9 +1,15 @@
 import { AgentCatalog, loadAgentDir, type AgentDefinition } from '@weft/agents';
 import { formatPath, listSteps, type Diagnostic, type WorkflowDefinition } from '@weft/engine';
 
-/** The agent definitions of `--agents <dir>` (default `./agents`, which may be missing). */
-export function loadAgentsFlag(dir: string | undefined): Promise<AgentDefinition[]> {
-  return loadAgentDir(dir ?? 'agents', { missingOk: dir === undefined });
+/**
+ * The agent definitions of `--agents <dir>`, else of `fallback` (weft.config.yaml's `agents`),
+ * else of `./agents`; only the directory `--agents` names must exist.
+ */
+export function loadAgentsFlag(
+  dir: string | undefined,
+  fallback?: string,
+): Promise<AgentDefinition[]> {
+  return loadAgentDir(dir ?? fallback ?? 'agents', { missingOk: dir === undefined });
 }
 
 /** An error for each agent step whose reference no loaded definition satisfies. */

@@ -23,6 +23,12 @@ export interface TopCommand {
 /** Every top-level command, in the order `weft --help` lists them. */
 export const TOP_COMMANDS: readonly TopCommand[] = [
   {
+    name: 'init',
+    description:
+      'write a runnable weft project (workflow, shell plugin, TypeScript handler, fixture)',
+    load: async () => (await import('./commands/init.js')).registerInit,
+  },
+  {
     name: 'workflow',
     description: 'validate, list, run, test and deploy workflow files',
     load: async () => (await import('./commands/workflow.js')).registerWorkflow,

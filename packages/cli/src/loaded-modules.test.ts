@@ -68,6 +68,10 @@ describe('what the weft command loads', { timeout: 60_000 }, () => {
     // Nor undici (only the SDK's HTTP transports use it, at their first request), nor ajv (no
     // connector schema to compile).
     expect(loaded.filter((url) => /\/node_modules\/(undici|ajv)\//.test(url))).toEqual([]);
+    // Nor tsx and esbuild: they load only when a --require module is TypeScript.
+    expect(
+      loaded.filter((url) => /\/node_modules\/(tsx|esbuild|get-tsconfig)\//.test(url)),
+    ).toEqual([]);
     // With step lines to write as text, pino-pretty loads (a CommonJS require the recorder sees).
     const logging = await modulesLoadedBy(
       'workflow',

@@ -1,5 +1,5 @@
 import { readFileSync, statSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { isAbsolute, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { InvalidArgumentError } from 'commander';
 import type { ExecutionOverride, SandboxOptions, Weft } from '@weft/sdk';
@@ -58,25 +58,63 @@ export function collectList(value: string, previous: string[]): string[] {
   return [...previous, value];
 }
 
+/** TypeScript files, which load through tsx (imported only when one is named). */
+const TYPESCRIPT = /\.[cm]?ts$/;
+
 /**
  * Imports each `--require` module and hands it the SDK client: its default export (or a
  * `register` export) is called with the {@link Weft} instance, and registers handlers on it.
+ * A `.ts`, `.mts` or `.cts` file is compiled on the fly by tsx. A module that does not load or
+ * whose registration throws is an {@link InvalidArgumentError} naming the file (no stack).
  */
 export async function requireModules(weft: Weft, modules: string[]): Promise<void> {
   for (const module of modules) {
-    const url =
-      module.startsWith('.') || module.startsWith('/')
-        ? pathToFileURL(resolve(module)).href
-        : module;
-    const loaded = (await import(url)) as { default?: unknown; register?: unknown };
-    const register = typeof loaded.default === 'function' ? loaded.default : loaded.register;
+    const local = module.startsWith('.') || isAbsolute(module) || TYPESCRIPT.test(module);
+    const url = local ? pathToFileURL(resolve(module)).href : module;
+    let loaded: { default?: unknown; register?: unknown };
+    try {
+      loaded = (await importModule(url)) as typeof loaded;
+    } catch (error) {
+      throw new InvalidArgumentError(`cannot load handlers from ${module}: ${brief(error)}`);
+    }
+    const register = registrationOf(loaded);
     if (typeof register !== 'function') {
       throw new InvalidArgumentError(
         `${module} must export a default function (weft) => void that registers its handlers`,
       );
     }
-    await (register as (w: Weft) => unknown)(weft);
+    try {
+      await (register as (w: Weft) => unknown)(weft);
+    } catch (error) {
+      throw new InvalidArgumentError(
+        `the handlers of ${module} failed to register: ${brief(error)}`,
+      );
+    }
   }
+}
+
+/**
+ * The function a module exports to register handlers: its default export, or `register`; a
+ * CommonJS module (a `.ts` file outside a `"type": "module"` package) has them under `default`.
+ */
+function registrationOf(loaded: { default?: unknown; register?: unknown }): unknown {
+  if (typeof loaded.default === 'function') return loaded.default;
+  if (typeof loaded.register === 'function') return loaded.register;
+  const inner = loaded.default as { default?: unknown; register?: unknown } | null | undefined;
+  if (typeof inner === 'object' && inner !== null && !Array.isArray(inner))
+    return typeof inner.default === 'function' ? inner.default : inner.register;
+  return undefined;
+}
+
+async function importModule(url: string): Promise<unknown> {
+  if (!TYPESCRIPT.test(new URL(url, 'file:///').pathname)) return import(url);
+  const { tsImport } = await import('tsx/esm/api');
+  return tsImport(url, import.meta.url);
+}
+
+/** An error's message without its stack (esbuild's name `file:line:col` of a syntax error). */
+function brief(error: unknown): string {
+  return error instanceof Error ? error.message.trim() : String(error);
 }
 
 /** Where `weft workflow run` runs the actions (docs/protocol.md#execution-modes). */

@@ -7,6 +7,7 @@ import type { Io } from '../io.js';
 import { loadAgentsFlag } from '../agents-dir.js';
 import { LiveStepList } from '../follow-execution.js';
 import { loadFile } from '../load-files.js';
+import { findProjectConfig, workflowFile, type ProjectConfig } from '../project-config.js';
 import { addDetectorOptions, cliDetectors, type DetectorFlags } from '../detector-flags.js';
 import { maxFileSizeOption, outputOption, workflowOption } from '../options.js';
 import { routeAiSdkWarnings } from '@weft/agents';
@@ -148,7 +149,14 @@ export function registerWorkflowRun(
     });
 }
 
-async function runCommand(io: Io, file: string, flags: RunFlags): Promise<number> {
+async function runCommand(io: Io, given: string, flags: RunFlags): Promise<number> {
+  let config: ProjectConfig | undefined;
+  try {
+    config = findProjectConfig();
+  } catch (error) {
+    return usage(io, (error as Error).message);
+  }
+  const file = workflowFile(given, config);
   if (flags.all && flags.workflow !== undefined)
     return usage(io, '--all and --workflow exclude each other');
   const mode = resolveMode(flags);
@@ -192,7 +200,7 @@ async function runCommand(io: Io, file: string, flags: RunFlags): Promise<number
   const approve = approverFor(io, flags);
   let weft: Weft;
   try {
-    const agents = mode === 'cloud' ? [] : await loadAgentsFlag(flags.agents);
+    const agents = mode === 'cloud' ? [] : await loadAgentsFlag(flags.agents, config?.agents);
     const runner =
       agents.length > 0 ? await agentRunner(agents, mode, flags, () => weft) : undefined;
     const common: CommonWeftOptions = {
@@ -214,10 +222,13 @@ async function runCommand(io: Io, file: string, flags: RunFlags): Promise<number
     weft.addWorkflows(loaded.workflows);
     for (const workflow of selected) resolveInputs(workflow, flags.input);
     if (mode === 'local' || mode === 'hybrid') {
-      await weft.loadConnectors(flags.plugins ?? 'plugins', {
+      await weft.loadConnectors(flags.plugins ?? config?.plugins ?? 'plugins', {
         missingOk: flags.plugins === undefined,
       });
-      await requireModules(weft, flags.require);
+      await requireModules(
+        weft,
+        flags.require.length > 0 ? flags.require : (config?.require ?? []),
+      );
     }
   } catch (error) {
     io.err(`weft: ${(error as Error).message}\n`);

@@ -6,6 +6,7 @@ import { EXIT } from '../exit-codes.js';
 import type { Io } from '../io.js';
 import { loadAgentsFlag } from '../agents-dir.js';
 import { loadFile } from '../load-files.js';
+import { findProjectConfig, workflowFile, type ProjectConfig } from '../project-config.js';
 import { addDetectorOptions, cliDetectors, type DetectorFlags } from '../detector-flags.js';
 import { maxFileSizeOption, workflowOption } from '../options.js';
 import { countLine, printDiagnostics } from '../report.js';
@@ -62,7 +63,15 @@ export function registerWorkflowTest(
     .action(async (file: string, flags: TestFlags) => setExit(await testCommand(io, file, flags)));
 }
 
-async function testCommand(io: Io, file: string, flags: TestFlags): Promise<number> {
+async function testCommand(io: Io, given: string, flags: TestFlags): Promise<number> {
+  let config: ProjectConfig | undefined;
+  try {
+    config = findProjectConfig();
+  } catch (error) {
+    io.err(`weft: ${(error as Error).message}\n`);
+    return EXIT.invalid;
+  }
+  const file = workflowFile(given, config);
   if (flags.fixture.length === 0 && !flags.allFixtures) {
     io.err('weft: name a fixture with --fixture NAME, or use --all-fixtures\n');
     return EXIT.invalid;
@@ -121,7 +130,7 @@ async function testCommand(io: Io, file: string, flags: TestFlags): Promise<numb
   const approve = approverFor(io, flags);
   let agents;
   try {
-    agents = await loadAgentsFlag(flags.agents);
+    agents = await loadAgentsFlag(flags.agents, config?.agents);
   } catch (error) {
     io.err(`weft: ${(error as Error).message}\n`);
     return EXIT.invalid;
@@ -142,10 +151,10 @@ async function testCommand(io: Io, file: string, flags: TestFlags): Promise<numb
   const refused = preflight(io, weft, tested, principal, approve !== undefined);
   if (refused !== undefined) return refused;
   try {
-    await weft.loadConnectors(flags.plugins ?? 'plugins', {
+    await weft.loadConnectors(flags.plugins ?? config?.plugins ?? 'plugins', {
       missingOk: flags.plugins === undefined,
     });
-    await requireModules(weft, flags.require);
+    await requireModules(weft, flags.require.length > 0 ? flags.require : (config?.require ?? []));
   } catch (error) {
     io.err(`weft: ${(error as Error).message}\n`);
     return error instanceof WeftError ? EXIT.invalid : EXIT.failure;

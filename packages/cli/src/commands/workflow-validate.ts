@@ -4,6 +4,7 @@ import { EXIT } from '../exit-codes.js';
 import type { Io } from '../io.js';
 import { loadAgentsFlag, unknownAgentDiagnostics } from '../agents-dir.js';
 import { loadFile, type LoadFlags } from '../load-files.js';
+import { findProjectConfig, workflowFile, type ProjectConfig } from '../project-config.js';
 import { addDetectorOptions, cliDetectors, type DetectorFlags } from '../detector-flags.js';
 import { maxFileSizeOption, outputOption, workflowOption } from '../options.js';
 import { countLine, printDiagnostics } from '../report.js';
@@ -36,8 +37,10 @@ export function registerWorkflowValidate(
       flags: LoadFlags & DetectorFlags & { output: string; agents?: string },
     ) => {
       let agents;
+      let config: ProjectConfig | undefined;
       try {
-        agents = await loadAgentsFlag(flags.agents);
+        config = findProjectConfig();
+        agents = await loadAgentsFlag(flags.agents, config?.agents);
         flags.detectors = cliDetectors(flags, process.env).names();
       } catch (error) {
         io.err(`weft: ${(error as Error).message}\n`);
@@ -45,7 +48,8 @@ export function registerWorkflowValidate(
         return;
       }
       const results = [];
-      for (const file of files) {
+      for (const given of files) {
+        const file = workflowFile(given, config);
         const result = await loadFile(file, flags);
         if (result.ok && (agents.length > 0 || flags.agents !== undefined)) {
           const unknown = unknownAgentDiagnostics(file, result.workflows, agents);
