@@ -24,6 +24,8 @@ export interface StepView {
 export interface AttemptSpan {
   started_at: string;
   finished_at: string;
+  /** The `for_each` item (0-based) it was an attempt of. */
+  item?: number;
   error_code?: string;
 }
 

@@ -53,12 +53,16 @@ export function ganttOf(steps: readonly StepView[], waits: readonly Wait[], now:
     const path = step.name.replace(/ \[\d+\]$/, '');
     const log = step.attemptLog ?? [];
     if (log.length > 1) {
+      const tries = new Map<number | undefined, number>();
       log.forEach((span, i) => {
         const from = Date.parse(span.started_at);
         const to = Date.parse(span.finished_at);
+        const attempt = (tries.get(span.item) ?? 0) + 1;
+        tries.set(span.item, attempt);
+        const item = span.item !== undefined ? ` [${span.item}]` : '';
         bars.push({
           step: path,
-          label: `${step.name} #${i + 1}`,
+          label: `${step.name}${item}${attempt > 1 || span.error_code ? ` #${attempt}` : ''}`,
           kind: 'attempt',
           status: span.error_code ? 'failed' : step.status,
           attempt: i + 1,

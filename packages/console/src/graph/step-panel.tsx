@@ -60,7 +60,8 @@ function StepFacts({ view, now }: { view: StepView; now: number }) {
         <ol aria-label={`Attempts of ${view.name}`}>
           {view.attemptLog.map((span, i) => (
             <li key={span.started_at}>
-              attempt {i + 1}: {formatTime(span.started_at)},{' '}
+              {span.item !== undefined ? `item ${span.item}, ` : ''}attempt {i + 1}:{' '}
+              {formatTime(span.started_at)},{' '}
               {formatMs(Date.parse(span.finished_at) - Date.parse(span.started_at))}
               {span.error_code ? ` (${span.error_code})` : ''}
             </li>

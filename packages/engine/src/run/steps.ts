@@ -92,10 +92,11 @@ export async function runStep(run: Run, plan: StepPlan): Promise<StepEntry> {
 }
 
 /** One attempt's span on the wire (`attempt_log` of `step.completed` / `step.failed`). */
-function attemptSpan(span: { startedMs: number; finishedMs: number; code?: string }) {
+function attemptSpan(span: NonNullable<StepTally['attemptLog']>[number]) {
   return {
     started_at: new Date(span.startedMs).toISOString(),
     finished_at: new Date(span.finishedMs).toISOString(),
+    ...(span.item !== undefined ? { item: span.item } : {}),
     ...(span.code !== undefined ? { error_code: span.code } : {}),
   };
 }
@@ -278,7 +279,9 @@ async function callWithRetry(
   const idempotencyKey = `${run.options.executionId}/${key}`;
   for (let failures = 0; ;) {
     record.attempts++;
-    const span = run.listening ? { startedMs: run.now(), finishedMs: 0 } : undefined;
+    const span = run.listening
+      ? { startedMs: run.now(), finishedMs: 0, ...(item !== undefined ? { item } : {}) }
+      : undefined;
     if (span) (record.attemptLog ??= []).push(span);
     try {
       const result = await run.attempt(plan, input, idempotencyKey, timeoutMs, failures + 1, item);
