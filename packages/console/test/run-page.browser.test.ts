@@ -5,7 +5,7 @@ import type { Browser, Page } from 'playwright-core';
 import { createConnectorService, type ConnectorService } from '@weft/sdk/service';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { browserSuite, launchChromium, PageProblems, poll, SHOTS, skipBrowser } from './browser.js';
-import { LIVE, startConsoleServer, type ConsoleServer } from './server.js';
+import { LIVE, PAYOUT, startConsoleServer, type ConsoleServer } from './server.js';
 
 const title = browserSuite('the run page in Chromium: graph, timeline, actions');
 /** Screenshots CI keeps as artifacts (the repository ignores the folder). */
@@ -62,7 +62,18 @@ const ONCE = `workflows:
       - { name: charge, plugin: tools, action: flaky, input: { key: '{{ inputs.key }}' } }
 `;
 
+/** A step that reports its progress, then runs until the test lets it end. */
+const REPORTING = `workflows:
+  - name: reporting
+    steps:
+      - { name: crunch, plugin: tools, action: report, input: {} }
+`;
+
+const graphNode = (page: Page, path: string) =>
+  page.getByRole('img', { name: /graph/ }).locator(`[data-step="${path}"]`);
+
 let weft: ConsoleServer;
+let finishReport: () => void = () => {};
 let tools: ConnectorService;
 let browser: Browser;
 const problems = new PageProblems();
@@ -75,9 +86,14 @@ describe.skipIf(skipBrowser)(title, { timeout: 60_000 }, () => {
     tools = await createConnectorService({
       connector: {
         connector: { kind: 'function', name: 'tools', namespace: 't', version: '1.0.0' },
-        actions: [{ name: 'flaky' }],
+        actions: [{ name: 'flaky' }, { name: 'report' }],
       },
       handlers: {
+        report: async (_input: unknown, context: { progress(p: number, m?: string): void }) => {
+          context.progress(40, 'halfway there');
+          await new Promise<void>((resolve) => (finishReport = resolve));
+          return { crunched: true };
+        },
         flaky: (input: { key?: string }) => {
           const key = input.key ?? '';
           if (!failedOnce.has(key)) {
@@ -96,6 +112,7 @@ describe.skipIf(skipBrowser)(title, { timeout: 60_000 }, () => {
     mkdirSync(ARTIFACTS, { recursive: true });
   }, 60_000);
   afterAll(async () => {
+    finishReport();
     await browser?.close();
     await tools?.close();
     await weft?.close();
@@ -155,6 +172,14 @@ describe.skipIf(skipBrowser)(title, { timeout: 60_000 }, () => {
     );
     expect(await page.getByLabel('Step input of fan/left').textContent()).toMatch(/"side"/);
     await page.screenshot({ path: `${SHOTS}run-graph.png`, fullPage: true });
+    // The picture of docs/console.md (copied from here by hand): the graph and the timeline.
+    const top = (await page.getByRole('heading', { name: 'Graph' }).boundingBox())!;
+    const end = (await page.getByRole('img', { name: /timeline/ }).boundingBox())!;
+    await page.screenshot({
+      path: `${SHOTS}run-page.png`,
+      fullPage: true,
+      clip: { x: 0, y: top.y - 12, width: 1200, height: end.y + end.height - top.y + 24 },
+    });
     await page.screenshot({ path: `${ARTIFACTS}run-graph.png`, fullPage: true });
     await page.context().close();
   });
@@ -235,6 +260,49 @@ describe.skipIf(skipBrowser)(title, { timeout: 60_000 }, () => {
     await page.getByRole('button', { name: 'Cancel' }).click();
     await page.getByRole('button', { name: 'Yes, cancel the run' }).click();
     await poll(() => status.textContent()).toBe('canceled');
+    await page.context().close();
+  });
+
+  it("shows a running step's elapsed time and its last progress, sent through the router", async () => {
+    const id = await startNamed(REPORTING, 'reporting');
+    await weft.waitFor(id, 'running');
+    const page = await openRun(id);
+    const step = page.locator('li[data-step="crunch"]');
+    await poll(() => step.getByTestId('progress').textContent()).toMatch(/40% halfway there/);
+    await poll(() => graphNode(page, 'crunch').textContent()).toMatch(/running · 40%/);
+    const elapsed = step.getByTestId('elapsed');
+    const before = await elapsed.textContent();
+    await poll(() => elapsed.textContent()).not.toBe(before);
+    const graph = page.getByRole('img', { name: /graph/ });
+    await poll(() => graph.locator('[data-step="crunch"]').getAttribute('class')).toMatch(
+      /node-running/,
+    );
+    await page.screenshot({ path: `${ARTIFACTS}run-progress.png`, fullPage: true });
+    finishReport();
+    await poll(() => page.getByTestId('execution-status').textContent()).toBe('completed');
+    await poll(() => graph.locator('[data-step="crunch"]').getAttribute('class')).toMatch(
+      /node-success/,
+    );
+    await page.context().close();
+  });
+
+  it('shows the wait for an approval on the timeline, and Approve / Reject to an approver', async () => {
+    const id = await weft.start(PAYOUT, { amount: 50 });
+    await weft.waitFor(id, 'waiting');
+    const page = await problems.newPage(browser);
+    await page.goto(`${weft.url}/`);
+    await page.getByLabel('API key').fill(weft.keys.lead);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('heading', { name: 'Executions' }).waitFor();
+    await page.goto(`${weft.url}/console/executions/${id}`);
+    const timeline = page.getByRole('img', { name: /timeline/ });
+    await poll(() => timeline.locator('rect[data-step="approval"]').count()).toBe(1);
+    expect(await timeline.getAttribute('aria-label')).toMatch(/waiting for approval/);
+    await page.getByRole('button', { name: 'Approve' }).click();
+    await poll(() => page.getByTestId('execution-status').textContent()).toBe('completed');
+    // Ended, the wait stays drawn: from the request to the start.
+    await poll(() => timeline.locator('rect[data-step="approval"]').count()).toBe(1);
+    await poll(() => timeline.locator('rect[data-step="pay"]').count()).toBe(1);
     await page.context().close();
   });
 });

@@ -69,12 +69,23 @@ function StepFacts({ view, now }: { view: StepView; now: number }) {
         </ol>
       ) : null}
       {view.input !== undefined ? (
-        <Json value={view.input} label={`Step input of ${view.name}`} />
+        <>
+          <h4>Input</h4>
+          <Json value={view.input} label={`Step input of ${view.name}`} />
+        </>
       ) : null}
       {view.output !== undefined && view.output !== null ? (
-        <Json value={view.output} label={`Step output of ${view.name}`} />
+        <>
+          <h4>Output</h4>
+          <Json value={view.output} label={`Step output of ${view.name}`} />
+        </>
       ) : null}
-      {view.error !== undefined ? <ErrorBox error={view.error} /> : null}
+      {view.error !== undefined ? (
+        <>
+          <h4>Error</h4>
+          <ErrorBox error={view.error} />
+        </>
+      ) : null}
     </div>
   );
 }

@@ -96,6 +96,7 @@ function Node({
         ? ` ×${state.items}`
         : ' (for each)';
   const status = state?.status;
+  const progress = status === 'running' ? state?.views.at(-1)?.progress?.percent : undefined;
   return (
     <g
       class={`graph-node${status ? ` node-${status}` : ''}${selected ? ' selected' : ''}${onSelect ? ' clickable' : ''}`}
@@ -127,7 +128,9 @@ function Node({
         {clip(node.kind, 26)}
       </text>
       <text x="10" y="51" class="graph-marks">
-        {[status, ...marks].filter(Boolean).join(' · ')}
+        {[status, progress !== undefined ? `${Math.round(progress)}%` : '', ...marks]
+          .filter(Boolean)
+          .join(' · ')}
       </text>
     </g>
   );
