@@ -305,4 +305,39 @@ describe.skipIf(skipBrowser)(title, { timeout: 60_000 }, () => {
     await poll(() => timeline.locator('rect[data-step="pay"]').count()).toBe(1);
     await page.context().close();
   });
+
+  it("draws a deployed workflow's graph on its deployment page", async () => {
+    const deployed = await fetch(`${weft.url}/workflows/fanned`, {
+      method: 'PUT',
+      headers: { authorization: `Bearer ${weft.keys.clerk}`, 'content-type': 'application/json' },
+      body: JSON.stringify({
+        name: 'fanned',
+        version: '1.0.0',
+        steps: [
+          { name: 'start', type: 'transform', input: { ok: true } },
+          {
+            name: 'both',
+            parallel: [
+              { name: 'one', type: 'transform', input: { n: 1 } },
+              { name: 'two', type: 'transform', input: { n: 2 } },
+            ],
+          },
+        ],
+      }),
+    });
+    expect(deployed.status).toBe(201);
+    const page = await problems.newPage(browser);
+    await page.goto(`${weft.url}/`);
+    await page.getByLabel('API key').fill(weft.keys.clerk);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('heading', { name: 'Executions' }).waitFor();
+    await page.goto(`${weft.url}/console/deployments/fanned`);
+    const graph = page.getByRole('img', { name: /graph/ });
+    for (const path of ['start', 'both', 'both/one', 'both/two']) {
+      await graph.locator(`[data-step="${path}"]`).waitFor();
+    }
+    expect(await graph.getAttribute('aria-label')).toMatch(/start, both, one, two/);
+    await page.screenshot({ path: `${ARTIFACTS}deployment-graph.png`, fullPage: true });
+    await page.context().close();
+  });
 });
