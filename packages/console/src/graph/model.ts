@@ -1,4 +1,4 @@
-import { Graph, layout } from '@dagrejs/dagre';
+import { Graph, layout, type Edge } from '@dagrejs/dagre';
 import type { StepView } from '../timeline.js';
 
 /** A step of a workflow definition, as far as the graph reads it. */
@@ -105,7 +105,7 @@ export function layoutWorkflow(definition: unknown): WorkflowLayout {
         height: at.height,
       };
     }),
-    edges: g.edges().map((e) => ({ from: e.v, to: e.w, points: g.edge(e).points ?? [] })),
+    edges: g.edges().map((e: Edge) => ({ from: e.v, to: e.w, points: g.edge(e).points ?? [] })),
     width: Math.ceil(graph.width ?? 0),
     height: Math.ceil(graph.height ?? 0),
   };

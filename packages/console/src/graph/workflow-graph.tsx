@@ -1,5 +1,4 @@
 import { useMemo } from 'preact/hooks';
-import { Status } from '../ui.js';
 import type { StepView } from '../timeline.js';
 import { layoutWorkflow, nodeStates, type GraphNode, type NodeState } from './model.js';
 
