@@ -289,6 +289,11 @@ describe.skipIf(skipBrowser)(title, { timeout: 60_000 }, () => {
   it('shows the wait for an approval on the timeline, and Approve / Reject to an approver', async () => {
     const id = await weft.start(PAYOUT, { amount: 50 });
     await weft.waitFor(id, 'waiting');
+    // The clerk who started it is no approver: no Approve / Reject on the page.
+    const clerk = await openRun(id);
+    await clerk.getByText(/An approver decides it \(one of the roles lead\)/).waitFor();
+    expect(await clerk.getByRole('button', { name: 'Approve' }).count()).toBe(0);
+    await clerk.context().close();
     const page = await problems.newPage(browser);
     await page.goto(`${weft.url}/`);
     await page.getByLabel('API key').fill(weft.keys.lead);

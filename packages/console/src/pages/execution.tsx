@@ -35,6 +35,7 @@ export function ExecutionPage({ client, id }: { client: WeftClient; id: string }
     (signal) => client.getExecutionDefinition(id, signal).then((answer) => answer.workflow),
     [client, id],
   );
+  const me = useLoad((signal) => client.whoami(signal), [client]);
   const now = useNow(record !== undefined && !isFinishedStatus(record.status));
   useEffect(() => {
     const controller = new AbortController();
@@ -133,8 +134,15 @@ export function ExecutionPage({ client, id }: { client: WeftClient; id: string }
               : ''}
             .
           </p>
-          {record.waiting_for.kind === 'approval' ? (
-            <Decision client={client} record={record} onDecided={setRecord} />
+          {record.waiting_for.kind === 'approval' && me.data ? (
+            mayDecide(record.waiting_for, me.data) ? (
+              <Decision client={client} record={record} onDecided={setRecord} />
+            ) : (
+              <p class="muted">
+                An approver decides it (one of the roles{' '}
+                {approversOf(record.waiting_for).join(', ') || 'of an admin key'}).
+              </p>
+            )
           ) : null}
         </section>
       ) : null}
@@ -278,6 +286,18 @@ function waitsOf(record: ExecutionRecord, workflow: Record<string, unknown> | un
     return [{ kind: 'approval', since: record.created_at, until: record.started_at }];
   }
   return [];
+}
+
+/** The approver roles a run waiting for approval names. */
+function approversOf(waiting: Record<string, unknown>): string[] {
+  const roles = waiting['approvers'];
+  return Array.isArray(roles) ? roles.filter((r): r is string => typeof r === 'string') : [];
+}
+
+/** Whether the caller holds an approver role (no roles named: an admin key), as the server checks. */
+function mayDecide(waiting: Record<string, unknown>, me: { admin: boolean; roles: string[] }) {
+  const roles = approversOf(waiting);
+  return roles.length === 0 ? me.admin : roles.some((role) => me.roles.includes(role));
 }
 
 function liveText(live: Live, finished: boolean): string {
