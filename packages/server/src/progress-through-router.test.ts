@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApiKey } from '@weft/identity';
+import { RouterInvoker } from '@weft/sdk';
 import { WeftClient, type ExecutionEvent } from '@weft/sdk/client';
 import { createConnectorService, type ConnectorService } from '@weft/sdk/service';
 import type { ExecutionContext } from '@weft/core';
@@ -24,6 +25,8 @@ describe('progress of a connector service reached through the router', () => {
   let server: Awaited<ReturnType<typeof buildServer>>;
   let service: ConnectorService;
   let client: WeftClient;
+  let routerUrl: string;
+  let apiKey: string;
   let release: () => void = () => {};
 
   beforeAll(async () => {
@@ -32,16 +35,23 @@ describe('progress of a connector service reached through the router', () => {
     const url = await server.app.listen({ port: 0, host: '127.0.0.1' });
     const key = await createApiKey(server.store, { name: 'acme' }, new Date().toISOString());
     client = new WeftClient({ baseUrl: url, apiKey: key.key });
+    routerUrl = url;
+    apiKey = key.key;
     service = await createConnectorService({
       connector: {
         connector: { kind: 'function', name: 'reporter', namespace: 'test', version: '1.0.0' },
-        actions: [{ name: 'steps' }, { name: 'fails' }],
+        actions: [{ name: 'steps' }, { name: 'fails' }, { name: 'quick' }],
       },
       handlers: {
         steps: async (_input: unknown, context: ExecutionContext) => {
           context.progress(25, 'a quarter');
           await new Promise<void>((resolve) => (release = resolve));
           context.progress(100, 'done');
+          return { ok: true };
+        },
+        quick: (_input: unknown, context: ExecutionContext) => {
+          context.progress(10, 'begun');
+          context.progress(90, 'nearly');
           return { ok: true };
         },
         fails: (_input: unknown, context: ExecutionContext) => {
@@ -94,5 +104,42 @@ describe('progress of a connector service reached through the router', () => {
     expect(ended.status).toBe('failed');
     expect(ended.error).toMatchObject({ code: 'BACKEND_ERROR' });
     expect(JSON.stringify(ended.error)).toContain('fails after its progress');
+  });
+
+  it("gives a self_hosted run's RouterInvoker (the router over HTTP) the progress too", async () => {
+    const reports: [number, string | undefined][] = [];
+    const invoker = new RouterInvoker({ routerUrl, credential: apiKey });
+    const signal = new AbortController().signal;
+    const context: ExecutionContext = {
+      workflowId: 'run-1',
+      stepName: 'work',
+      inputs: {},
+      executionMode: 'self_hosted',
+      environment: {},
+      secrets: {},
+      previousSteps: {},
+      signal,
+      aborted: false,
+      idempotencyKey: 'run-1/work',
+      progress: (percent, message) => reports.push([percent, message]),
+    };
+    const call = (action: string, key: string) =>
+      invoker.invoke({
+        target: { kind: 'plugin', slug: 'reporter' },
+        action,
+        input: {},
+        context: { ...context, idempotencyKey: key },
+      });
+    try {
+      expect((await call('quick', 'run-1/quick')).output).toEqual({ ok: true });
+      expect(reports).toEqual([
+        [10, 'begun'],
+        [90, 'nearly'],
+      ]);
+      await expect(call('fails', 'run-1/fails')).rejects.toMatchObject({ code: 'BACKEND_ERROR' });
+      expect(reports.at(-1)).toEqual([50, 'half way']);
+    } finally {
+      await invoker.close();
+    }
   });
 });
