@@ -142,19 +142,6 @@ function merged(a: string, b: string): string {
   return ra === -1 ? b : rb === -1 ? a : RANK[Math.min(ra, rb)]!;
 }
 
-/** The workflows the subworkflow steps of `definition` call (parallel children included). */
-export function calledWorkflows(definition: unknown): string[] {
-  const names = new Set<string>();
-  const walk = (steps: StepShape[]): void => {
-    for (const step of steps) {
-      if (typeof step.workflow === 'string') names.add(step.workflow);
-      if (Array.isArray(step.parallel)) walk(step.parallel as StepShape[]);
-    }
-  };
-  walk(stepsOf(definition));
-  return [...names];
-}
-
 function stepsOf(definition: unknown): StepShape[] {
   if (typeof definition !== 'object' || definition === null) return [];
   const steps = (definition as { steps?: unknown }).steps;

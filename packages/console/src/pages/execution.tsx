@@ -1,4 +1,4 @@
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useMemo, useState } from 'preact/hooks';
 import {
   isFinishedStatus,
   type ExecutionEvent,
@@ -8,7 +8,7 @@ import {
 import { Decision } from '../decision.js';
 import { formatDuration, formatMs, formatTime } from '../format.js';
 import type { Wait } from '../graph/gantt.js';
-import { calledWorkflows, layoutWorkflow, nodeStates } from '../graph/model.js';
+import { layoutWorkflow, nodeStates } from '../graph/model.js';
 import { RunTimeline } from '../graph/run-timeline.js';
 import { StepPanel } from '../graph/step-panel.js';
 import { WorkflowGraph } from '../graph/workflow-graph.js';
@@ -37,6 +37,11 @@ export function ExecutionPage({ client, id }: { client: WeftClient; id: string }
   );
   const me = useLoad((signal) => client.whoami(signal), [client]);
   const now = useNow(record !== undefined && !isFinishedStatus(record.status));
+  /** The workflows its subworkflow steps call, by step path (laid out once per definition). */
+  const calls = useMemo(() => {
+    const nodes = definition.data ? layoutWorkflow(definition.data).nodes : [];
+    return new Map(nodes.flatMap((n) => (n.calls !== undefined ? [[n.path, n.calls]] : [])));
+  }, [definition.data]);
   useEffect(() => {
     const controller = new AbortController();
     const { signal } = controller;
@@ -168,16 +173,16 @@ export function ExecutionPage({ client, id }: { client: WeftClient; id: string }
               <StepPanel
                 path={selected}
                 state={nodeStates(steps).get(selected)}
-                calls={layoutWorkflow(workflow).nodes.find((n) => n.path === selected)?.calls}
+                calls={calls.get(selected)}
                 now={now}
                 onClose={() => setSelected(undefined)}
               />
             ) : null}
           </div>
-          {calledWorkflows(workflow).length > 0 ? (
+          {calls.size > 0 ? (
             <p>
               Calls:{' '}
-              {calledWorkflows(workflow).map((name, i) => (
+              {[...new Set(calls.values())].map((name, i) => (
                 <span key={name}>
                   {i > 0 ? ', ' : ''}
                   <Link href={`${BASE}/deployments/${encodeURIComponent(name)}`}>{name}</Link>
