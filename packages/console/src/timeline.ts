@@ -14,6 +14,19 @@ export interface StepView {
   input?: unknown;
   output?: unknown;
   error?: unknown;
+  /** Each attempt's span when it was retried (`attempt_log` of its end event). */
+  attemptLog?: AttemptSpan[];
+  /** Its last `step.progress` report. */
+  progress?: { percent?: number; message?: string; at: string };
+}
+
+/** One attempt of a retried step. */
+export interface AttemptSpan {
+  started_at: string;
+  finished_at: string;
+  /** The `for_each` item (0-based) it was an attempt of. */
+  item?: number;
+  error_code?: string;
 }
 
 /**
@@ -48,7 +61,15 @@ export function stepsFromEvents(events: readonly ExecutionEvent[]): StepView[] {
     const data = event.data;
     if (typeof data['attempts'] === 'number') step.attempts = data['attempts'];
     if (typeof data['duration_ms'] === 'number') step.durationMs = data['duration_ms'];
-    if (event.type === 'step.progress') continue;
+    if (event.type === 'step.progress') {
+      step.progress = {
+        ...(typeof data['percent'] === 'number' ? { percent: data['percent'] } : {}),
+        ...(typeof data['message'] === 'string' ? { message: data['message'] } : {}),
+        at: event.timestamp,
+      };
+      continue;
+    }
+    if (Array.isArray(data['attempt_log'])) step.attemptLog = data['attempt_log'] as AttemptSpan[];
     if ('input' in data) step.input = data['input'];
     if (event.type === 'step.completed') {
       step.status = typeof data['status'] === 'string' ? data['status'] : 'success';
@@ -76,6 +97,9 @@ export function stepsFromRecord(record: ExecutionRecord): StepView[] {
       name,
       depth: 0,
       status: typeof value['status'] === 'string' ? value['status'] : 'success',
+      ...(typeof value['started_at'] === 'string' ? { startedAt: value['started_at'] } : {}),
+      ...(typeof value['duration_ms'] === 'number' ? { durationMs: value['duration_ms'] } : {}),
+      ...(typeof value['attempts'] === 'number' ? { attempts: value['attempts'] } : {}),
       ...('input' in value ? { input: value['input'] } : {}),
       output: 'output' in value ? value['output'] : value['outputs'],
       ...(value['error'] !== undefined ? { error: value['error'] } : {}),

@@ -102,7 +102,7 @@ describe.skipIf(skipBrowser)(title, { timeout: 60_000 }, () => {
     await row.getByRole('link', { name: 'live' }).click();
     const status = page.getByTestId('execution-status');
     await poll(() => status.textContent()).toBe('running');
-    await poll(() => page.locator('[data-step="hold"]').textContent()).toMatch(/running/);
+    await poll(() => page.locator('li[data-step="hold"]').textContent()).toMatch(/running/);
     await page.evaluate(() => {
       (globalThis as unknown as InPage).marker = 'same page';
     });
@@ -110,7 +110,7 @@ describe.skipIf(skipBrowser)(title, { timeout: 60_000 }, () => {
 
     weft.release('live');
     await poll(() => status.textContent()).toBe('completed');
-    await poll(() => page.locator('[data-step="after"]').textContent()).toMatch(/success/);
+    await poll(() => page.locator('li[data-step="after"]').textContent()).toMatch(/success/);
     expect(await page.evaluate(() => (globalThis as unknown as InPage).marker)).toBe('same page');
     await page.getByRole('heading', { name: 'Outputs' }).waitFor();
     await expect
@@ -129,6 +129,7 @@ describe.skipIf(skipBrowser)(title, { timeout: 60_000 }, () => {
     const status = page.getByTestId('execution-status');
     await poll(() => status.textContent()).toBe('running');
     await page.getByRole('button', { name: 'Cancel' }).click();
+    await page.getByRole('button', { name: 'Yes, cancel the run' }).click();
     await poll(() => status.textContent()).toBe('canceled');
     await poll(() => page.getByRole('button', { name: 'Cancel' }).count()).toBe(0);
     await page.context().close();
@@ -142,7 +143,7 @@ describe.skipIf(skipBrowser)(title, { timeout: 60_000 }, () => {
     await page.getByRole('combobox', { name: 'Status' }).selectOption('failed');
     await page.getByRole('link', { name: 'failing' }).first().click();
     await poll(() => page.getByTestId('execution-status').textContent()).toBe('failed');
-    const step = page.locator('[data-step="explode"]');
+    const step = page.locator('li[data-step="explode"]');
     await poll(() => step.textContent()).toMatch(/failed/);
     await step.getByText('Error of explode').click();
     await poll(() => step.getByRole('alert').textContent()).toMatch(/failed on purpose/);
@@ -168,7 +169,7 @@ describe.skipIf(skipBrowser)(title, { timeout: 60_000 }, () => {
     await signIn(page, weft.keys.clerk);
     await page.goto(`${weft.url}/console/executions/${id}`);
     await poll(() => page.getByTestId('execution-status').textContent()).toBe('completed');
-    const step = page.locator('[data-step="sign"]');
+    const step = page.locator('li[data-step="sign"]');
     await step.getByText('Input of sign').click();
     await step.getByText('Output of sign').click();
     await poll(() => step.getByLabel('Input of sign').textContent()).toMatch(

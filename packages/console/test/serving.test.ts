@@ -86,6 +86,12 @@ describe('the console as weft server serves it', () => {
     expect(gzipped).toBeLessThan(150 * 1024);
   });
 
+  it('keeps its JavaScript under 400 KB uncompressed', () => {
+    const js = readdirSync(`${DIST}assets`).filter((name) => name.endsWith('.js'));
+    const bytes = js.reduce((sum, name) => sum + readFileSync(`${DIST}assets/${name}`).length, 0);
+    expect(bytes).toBeLessThan(400 * 1024);
+  });
+
   it('is not in the OpenAPI document (it is no API)', async () => {
     const answer = await fetch(`${weft.url}/openapi.json`);
     if (answer.status === 404) return;

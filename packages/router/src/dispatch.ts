@@ -15,7 +15,7 @@ import {
 } from '@weft/core';
 import type { CompiledRouterOptions } from './options.js';
 import type { LiveInstance, RoutingTable } from './table.js';
-import { sendUpstream, type CallSignal } from './upstream.js';
+import { sendUpstream, type CallSignal, type ProgressReport } from './upstream.js';
 
 /** What dispatch answers: the status and the exact JSON bytes to send. */
 export interface DispatchAnswer {
@@ -101,7 +101,8 @@ export class Dispatcher {
   /**
    * {@link execute} with the request body already encoded (`{"action": "<plugin>.<action>",
    * "input": {...}}`, checked by the caller): the router's `POST /execute` sends on the bytes it
-   * received.
+   * received. With `onProgress`, the instance is asked for its handler's progress reports
+   * (`x-weft-progress: ndjson`), given to it as they arrive.
    */
   async send(
     plugin: string,
@@ -110,9 +111,11 @@ export class Dispatcher {
     headers: Record<string, string | string[] | undefined>,
     timeoutHeader?: string,
     signal?: CallSignal,
+    onProgress?: (report: ProgressReport) => void,
   ): Promise<DispatchAnswer> {
     const timeoutMs = this.timeoutOf(timeoutHeader);
     const sent: Record<string, string> = { 'content-type': 'application/json' };
+    if (onProgress) sent['x-weft-progress'] = 'ndjson';
     for (const name of FORWARDED) {
       const value = headers[name];
       if (typeof value === 'string') sent[name] = value;
@@ -139,6 +142,7 @@ export class Dispatcher {
             bodyTimeout: remaining,
           },
           signal,
+          onProgress,
         );
         const answer = this.answer(statusCode, bytes, plugin, instance);
         answer.instanceId = instance.record.instance_id;

@@ -11,6 +11,12 @@ export interface CallSignal {
   removeEventListener(type: 'abort', listener: () => void): void;
 }
 
+/** A progress report an instance sent before its answer (a `{"progress": …}` line). */
+export interface ProgressReport {
+  percent: number;
+  message?: string;
+}
+
 /** An instance's answer, read whole. */
 export interface UpstreamAnswer {
   statusCode: number;
@@ -22,17 +28,21 @@ export interface UpstreamAnswer {
  * bare dispatch handler: no body stream and no extra promise per chunk, which is most of the
  * client-side cost of a small call. Errors reject with undici's error (and its `code`):
  * connection failures, header and body timeouts, answers over the pool's `maxResponseSize`;
- * with `signal.reason` when `signal` aborts.
+ * with `signal.reason` when `signal` aborts. With `onProgress`, the lines of a streamed answer
+ * that are `{"progress": {percent, message}}` go to it as they arrive and are left out of the
+ * body (the answer is the line after them).
  */
 export function sendUpstream(
   dispatcher: Dispatcher,
   options: Dispatcher.DispatchOptions,
   signal?: CallSignal,
+  onProgress?: (report: ProgressReport) => void,
 ): Promise<UpstreamAnswer> {
   return new Promise((resolve, reject) => {
     if (signal?.aborted) return reject(signal.reason);
     let statusCode = 0;
     const chunks: Buffer[] = [];
+    const lines = onProgress ? new ProgressLines(onProgress, chunks) : undefined;
     let onAbort: (() => void) | undefined;
     const done = () => {
       if (onAbort) signal!.removeEventListener('abort', onAbort);
@@ -50,11 +60,13 @@ export function sendUpstream(
         return true;
       },
       onData(chunk) {
-        chunks.push(chunk);
+        if (lines) lines.take(chunk);
+        else chunks.push(chunk);
         return true;
       },
       onComplete() {
         done();
+        lines?.end();
         resolve({
           statusCode,
           body: chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks),
@@ -66,4 +78,48 @@ export function sendUpstream(
       },
     });
   });
+}
+
+const PROGRESS_LINE = Buffer.from('{"progress":');
+
+/** Splits a streamed answer into lines: progress lines are reported, the others kept. */
+class ProgressLines {
+  private pending: Buffer = Buffer.alloc(0);
+
+  constructor(
+    private readonly report: (report: ProgressReport) => void,
+    private readonly kept: Buffer[],
+  ) {}
+
+  take(chunk: Buffer): void {
+    let rest = this.pending.length > 0 ? Buffer.concat([this.pending, chunk]) : chunk;
+    for (let end = rest.indexOf(10); end >= 0; end = rest.indexOf(10)) {
+      this.line(rest.subarray(0, end + 1));
+      rest = rest.subarray(end + 1);
+    }
+    this.pending = rest;
+  }
+
+  end(): void {
+    if (this.pending.length > 0) this.kept.push(this.pending);
+    this.pending = Buffer.alloc(0);
+  }
+
+  private line(line: Buffer): void {
+    if (!line.subarray(0, PROGRESS_LINE.length).equals(PROGRESS_LINE)) {
+      this.kept.push(line);
+      return;
+    }
+    try {
+      const { progress } = JSON.parse(line.toString('utf8')) as { progress?: unknown };
+      const { percent, message } = (progress ?? {}) as { percent?: unknown; message?: unknown };
+      if (typeof percent !== 'number' || !Number.isFinite(percent)) return;
+      this.report({
+        percent: Math.min(100, Math.max(0, percent)),
+        ...(typeof message === 'string' ? { message: message.slice(0, 1000) } : {}),
+      });
+    } catch {
+      // A malformed progress line is dropped: progress is advisory, the answer decides.
+    }
+  }
 }

@@ -1,5 +1,6 @@
 import type { DeployedWorkflowSummary, WeftClient } from '@weft/sdk/client';
 import { formatTime } from '../format.js';
+import { WorkflowGraph } from '../graph/workflow-graph.js';
 import { useLoad } from '../load.js';
 import { BASE, Link } from '../router.js';
 import { ErrorBox, Json, Loading, Page } from '../ui.js';
@@ -125,6 +126,8 @@ export function DeploymentPage({ client, name }: { client: WeftClient; name: str
               </li>
             ))}
           </ol>
+          <h2>Graph</h2>
+          <WorkflowGraph definition={data.definition} name={name} />
           <h2>Definition</h2>
           <Json value={data.definition} label="Workflow definition" />
         </>

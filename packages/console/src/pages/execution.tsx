@@ -1,4 +1,4 @@
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useMemo, useState } from 'preact/hooks';
 import {
   isFinishedStatus,
   type ExecutionEvent,
@@ -7,6 +7,14 @@ import {
 } from '@weft/sdk/client';
 import { Decision } from '../decision.js';
 import { formatDuration, formatMs, formatTime } from '../format.js';
+import type { Wait } from '../graph/gantt.js';
+import { layoutWorkflow, nodeStates } from '../graph/model.js';
+import { RunTimeline } from '../graph/run-timeline.js';
+import { StepPanel } from '../graph/step-panel.js';
+import { WorkflowGraph } from '../graph/workflow-graph.js';
+import { useLoad } from '../load.js';
+import { BASE, Link } from '../router.js';
+import { RunActions, useNow } from '../run-actions.js';
 import { stepsFromEvents, stepsFromRecord, type StepView } from '../timeline.js';
 import { ErrorBox, Json, Loading, Page, Status } from '../ui.js';
 
@@ -22,7 +30,18 @@ export function ExecutionPage({ client, id }: { client: WeftClient; id: string }
   const [events, setEvents] = useState<ExecutionEvent[]>([]);
   const [error, setError] = useState<unknown>();
   const [live, setLive] = useState<Live>('connecting');
-  const [actionError, setActionError] = useState<unknown>();
+  const [selected, setSelected] = useState<string>();
+  const definition = useLoad(
+    (signal) => client.getExecutionDefinition(id, signal).then((answer) => answer.workflow),
+    [client, id],
+  );
+  const me = useLoad((signal) => client.whoami(signal), [client]);
+  const now = useNow(record !== undefined && !isFinishedStatus(record.status));
+  /** The workflows its subworkflow steps call, by step path (laid out once per definition). */
+  const calls = useMemo(() => {
+    const nodes = definition.data ? layoutWorkflow(definition.data).nodes : [];
+    return new Map(nodes.flatMap((n) => (n.calls !== undefined ? [[n.path, n.calls]] : [])));
+  }, [definition.data]);
   useEffect(() => {
     const controller = new AbortController();
     const { signal } = controller;
@@ -51,6 +70,7 @@ export function ExecutionPage({ client, id }: { client: WeftClient; id: string }
     setEvents([]);
     setError(undefined);
     setLive('connecting');
+    setSelected(undefined);
     void (async () => {
       await refresh();
       try {
@@ -83,14 +103,7 @@ export function ExecutionPage({ client, id }: { client: WeftClient; id: string }
   }
   const finished = isFinishedStatus(record.status);
   const steps = events.length > 0 ? stepsFromEvents(events) : stepsFromRecord(record);
-  const cancel = async () => {
-    setActionError(undefined);
-    try {
-      setRecord(await client.cancelExecution(record.execution_id));
-    } catch (failure) {
-      setActionError(failure);
-    }
-  };
+  const workflow = definition.data;
   return (
     <Page title={`Execution of ${record.workflow}`}>
       <dl class="facts">
@@ -115,14 +128,7 @@ export function ExecutionPage({ client, id }: { client: WeftClient; id: string }
         <dt>Updates</dt>
         <dd role="status">{liveText(live, finished)}</dd>
       </dl>
-      {!finished ? (
-        <div class="actions">
-          <button type="button" class="danger" onClick={() => void cancel()}>
-            Cancel
-          </button>
-        </div>
-      ) : null}
-      {actionError !== undefined ? <ErrorBox error={actionError} /> : null}
+      <RunActions client={client} record={record} onChanged={setRecord} />
       {record.status === 'waiting' && record.waiting_for ? (
         <section aria-labelledby="waiting-heading">
           <h2 id="waiting-heading">Waiting for {record.waiting_for.kind}</h2>
@@ -133,8 +139,15 @@ export function ExecutionPage({ client, id }: { client: WeftClient; id: string }
               : ''}
             .
           </p>
-          {record.waiting_for.kind === 'approval' ? (
-            <Decision client={client} record={record} onDecided={setRecord} />
+          {record.waiting_for.kind === 'approval' && me.data ? (
+            mayDecide(record.waiting_for, me.data) ? (
+              <Decision client={client} record={record} onDecided={setRecord} />
+            ) : (
+              <p class="muted">
+                An approver decides it (one of the roles{' '}
+                {approversOf(record.waiting_for).join(', ') || 'of an admin key'}).
+              </p>
+            )
           ) : null}
         </section>
       ) : null}
@@ -144,12 +157,51 @@ export function ExecutionPage({ client, id }: { client: WeftClient; id: string }
           <ErrorBox error={record.error} />
         </section>
       ) : null}
+      {workflow ? (
+        <section aria-labelledby="graph-heading">
+          <h2 id="graph-heading">Graph</h2>
+          <p class="muted">Click a step to see its input, output, error and attempts.</p>
+          <div class="graph-and-panel">
+            <WorkflowGraph
+              definition={workflow}
+              name={record.workflow}
+              steps={steps}
+              selected={selected}
+              onSelect={setSelected}
+            />
+            {selected !== undefined ? (
+              <StepPanel
+                path={selected}
+                state={nodeStates(steps).get(selected)}
+                calls={calls.get(selected)}
+                now={now}
+                onClose={() => setSelected(undefined)}
+              />
+            ) : null}
+          </div>
+          {calls.size > 0 ? (
+            <p>
+              Calls:{' '}
+              {[...new Set(calls.values())].map((name, i) => (
+                <span key={name}>
+                  {i > 0 ? ', ' : ''}
+                  <Link href={`${BASE}/deployments/${encodeURIComponent(name)}`}>{name}</Link>
+                </span>
+              ))}
+            </p>
+          ) : null}
+        </section>
+      ) : null}
+      <section aria-labelledby="gantt-heading">
+        <h2 id="gantt-heading">Timeline</h2>
+        <RunTimeline steps={steps} waits={waitsOf(record, workflow)} now={now} />
+      </section>
       <section aria-labelledby="steps-heading">
         <h2 id="steps-heading">Steps</h2>
         {steps.length === 0 ? <p class="muted">No step has started yet.</p> : null}
         <ol class="timeline">
           {steps.map((step) => (
-            <StepItem key={step.name} step={step} />
+            <StepItem key={step.name} step={step} now={now} />
           ))}
         </ol>
       </section>
@@ -174,7 +226,7 @@ export function ExecutionPage({ client, id }: { client: WeftClient; id: string }
   );
 }
 
-function StepItem({ step }: { step: StepView }) {
+function StepItem({ step, now }: { step: StepView; now: number }) {
   return (
     <li class={`step depth-${Math.min(step.depth, 4)}`} data-step={step.name}>
       <div class="step-head">
@@ -187,6 +239,19 @@ function StepItem({ step }: { step: StepView }) {
         ) : null}
         {step.durationMs !== undefined ? (
           <span class="muted"> · {formatMs(step.durationMs)}</span>
+        ) : null}
+        {step.status === 'running' && step.startedAt ? (
+          <span class="muted" data-testid="elapsed">
+            {' '}
+            · {formatMs(Math.max(0, now - Date.parse(step.startedAt)))}
+          </span>
+        ) : null}
+        {step.status === 'running' && step.progress ? (
+          <span class="progress" data-testid="progress">
+            {' '}
+            · {step.progress.percent !== undefined ? `${Math.round(step.progress.percent)}%` : ''}
+            {step.progress.message ? ` ${step.progress.message}` : ''}
+          </span>
         ) : null}
       </div>
       {step.error !== undefined ? (
@@ -213,6 +278,31 @@ function StepItem({ step }: { step: StepView }) {
       ) : null}
     </li>
   );
+}
+
+/** The waits of a run: the one it is in, or the approval it waited for before it started. */
+function waitsOf(record: ExecutionRecord, workflow: Record<string, unknown> | undefined): Wait[] {
+  if (record.waiting_for)
+    return [{ kind: record.waiting_for.kind, since: record.waiting_for.since }];
+  const approval = (
+    workflow?.['authorization'] as { approval?: { required?: boolean } } | undefined
+  )?.approval;
+  if (approval?.required && record.started_at && record.started_at > record.created_at) {
+    return [{ kind: 'approval', since: record.created_at, until: record.started_at }];
+  }
+  return [];
+}
+
+/** The approver roles a run waiting for approval names. */
+function approversOf(waiting: Record<string, unknown>): string[] {
+  const roles = waiting['approvers'];
+  return Array.isArray(roles) ? roles.filter((r): r is string => typeof r === 'string') : [];
+}
+
+/** Whether the caller holds an approver role (no roles named: an admin key), as the server checks. */
+function mayDecide(waiting: Record<string, unknown>, me: { admin: boolean; roles: string[] }) {
+  const roles = approversOf(waiting);
+  return roles.length === 0 ? me.admin : roles.some((role) => me.roles.includes(role));
 }
 
 function liveText(live: Live, finished: boolean): string {

@@ -91,4 +91,35 @@ describe("the run's clock", () => {
     expect(result.status).toBe('canceled');
     expect(result.error).toMatchObject({ code: 'CANCELED', details: { canceled_at: at(42) } });
   });
+
+  it('gives each attempt of a retried step its span on the end event (attempt_log)', async () => {
+    const wf = workflow(`workflows:
+  - name: w
+    steps:
+      - { name: a, plugin: p, action: flaky, retry: { max_attempts: 3, backoff: fixed, backoff_factor: 1 } }
+      - { name: b, plugin: p, action: flaky }
+`);
+    const clock = new ManualClock(T0);
+    let calls = 0;
+    const invoker = new TestInvoker({
+      'p.flaky': () => {
+        clock.advance(100);
+        if (++calls === 1) throw new Error('not yet');
+        return 'done';
+      },
+    });
+    const events: StreamEvent[] = [];
+    await runWorkflow(wf, {}, { invoker, clock, onEvent: (e) => events.push(e) });
+    const ends = events.filter((e) => e.type === 'step.completed');
+    expect(ends[0]!.data).toMatchObject({
+      attempts: 2,
+      attempt_log: [
+        { started_at: at(0), finished_at: at(100), error_code: 'BACKEND_ERROR' },
+        { started_at: at(1100), finished_at: at(1200) },
+      ],
+    });
+    expect(ends[0]!.data['attempt_log']).toHaveLength(2);
+    // One attempt: its span is the step's, nothing more is sent.
+    expect(ends[1]!.data).not.toHaveProperty('attempt_log');
+  });
 });

@@ -269,6 +269,36 @@ describe('running workflows', () => {
     expect(result.steps['call']!.outputs).toEqual({ y: 40 });
   });
 
+  it("streams a subworkflow's steps under the calling step's path, and one workflow.completed", async () => {
+    const file = load(`workflows:
+  - name: main
+    steps:
+      - { name: call, workflow: child, input: { x: 4 } }
+  - name: child
+    inputs: { x: { type: number, required: true } }
+    steps:
+      - { name: t, type: transform, input: { y: '{{ inputs.x }}' } }
+`);
+    const [main, child] = file.workflows;
+    const events: string[] = [];
+    await runWorkflow(
+      main!,
+      {},
+      {
+        invoker: new TestInvoker({}),
+        resolveWorkflow: (name) => (name === 'child' ? child : undefined),
+        onEvent: (event) => events.push(`${event.type} ${event.step_name}`.trim()),
+      },
+    );
+    expect(events).toEqual([
+      'step.started call',
+      'step.started call/t',
+      'step.completed call/t',
+      'step.completed call',
+      'workflow.completed',
+    ]);
+  });
+
   it('cancels: in-flight actions are aborted and the run ends canceled', async () => {
     const wf = workflow(
       'workflows:\n  - name: w\n    steps:\n      - { name: a, plugin: p, action: hang }\n      - { name: b, plugin: p, action: hang }\n',

@@ -38,6 +38,11 @@ export interface StepTally {
   usage: InvocationUsage | undefined;
   /** The input it was given, secrets masked (a list of them for `for_each`); see `StepRecord`. */
   input?: unknown;
+  /**
+   * Each action attempt's span (ms by the run's clock), its `for_each` item and error code, kept
+   * when events are.
+   */
+  attemptLog?: { startedMs: number; finishedMs: number; item?: number; code?: string }[];
 }
 
 /** The internal record of a step, turned into a `StepRecord` when the run ends. */

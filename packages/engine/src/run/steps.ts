@@ -66,7 +66,11 @@ export async function runStep(run: Run, plan: StepPlan): Promise<StepEntry> {
   if (run.listening) {
     const duration_ms = record.finishedMs - startedMs;
     const { status, output, error } = record.entry;
-    const input = record.input !== undefined ? { input: record.input } : {};
+    const input: Record<string, unknown> =
+      record.input !== undefined ? { input: record.input } : {};
+    // Retries are drawn one bar per attempt: their spans ride on the end event.
+    const log = record.attemptLog;
+    if (log && log.length > 1) input['attempt_log'] = log.map(attemptSpan);
     if (status === 'failed')
       run.emit('step.failed', plan.path, {
         error,
@@ -85,6 +89,16 @@ export async function runStep(run: Run, plan: StepPlan): Promise<StepEntry> {
   }
   run.journal(plan, record);
   return record.entry;
+}
+
+/** One attempt's span on the wire (`attempt_log` of `step.completed` / `step.failed`). */
+function attemptSpan(span: NonNullable<StepTally['attemptLog']>[number]) {
+  return {
+    started_at: new Date(span.startedMs).toISOString(),
+    finished_at: new Date(span.finishedMs).toISOString(),
+    ...(span.item !== undefined ? { item: span.item } : {}),
+    ...(span.code !== undefined ? { error_code: span.code } : {}),
+  };
 }
 
 function evaluateCondition(run: Run, plan: StepPlan): unknown {
@@ -265,13 +279,19 @@ async function callWithRetry(
   const idempotencyKey = `${run.options.executionId}/${key}`;
   for (let failures = 0; ;) {
     record.attempts++;
+    const span = run.listening
+      ? { startedMs: run.now(), finishedMs: 0, ...(item !== undefined ? { item } : {}) }
+      : undefined;
+    if (span) (record.attemptLog ??= []).push(span);
     try {
       const result = await run.attempt(plan, input, idempotencyKey, timeoutMs, failures + 1, item);
       if (result.usage) record.usage = addUsage(record.usage, result.usage);
+      if (span) span.finishedMs = run.now();
       return result.output;
     } catch (error) {
       failures++;
       const weft = error as WeftError;
+      if (span) Object.assign(span, { finishedMs: run.now(), code: weft.code });
       if (failures >= max || FINAL_CODES.has(weft.code) || run.canceled) throw error;
       if (run.aborted && abortOf(run, plan)) throw error;
       try {

@@ -43,6 +43,7 @@ export async function runSubworkflow(
   ];
   const active = signals.filter((s): s is AbortSignal => s !== undefined);
   const started = run.now();
+  const onEvent = run.options.onEvent;
   const result = await runPlanned(
     called,
     (plan.input?.build(run.scope) ?? {}) as Record<string, unknown>,
@@ -51,7 +52,13 @@ export async function runSubworkflow(
       executionId: `${run.options.executionId}/${plan.path}`,
       signal:
         active.length === 0 ? undefined : active.length === 1 ? active[0] : AbortSignal.any(active),
-      onEvent: run.options.onEvent,
+      // Its steps are steps of this one, under its path; its end is this step's end.
+      onEvent:
+        onEvent &&
+        ((event) => {
+          if (event.type !== 'workflow.completed')
+            onEvent({ ...event, step_name: `${plan.path}/${event.step_name}` });
+        }),
       // The called workflow is one step of this execution: journaled as a whole, not inside.
       journal: undefined,
       onStepFinished: undefined,

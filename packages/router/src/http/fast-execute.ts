@@ -77,7 +77,9 @@ export function installExecuteFastPath(
   };
   /** The path's plugin slug ('' for `/execute`), or undefined when Fastify takes the request. */
   const target = (request: IncomingMessage): string | undefined => {
-    if (!enabled || request.method !== 'POST') return undefined;
+    // A call that asks for progress lines is answered by the Fastify route, which streams them.
+    if (!enabled || request.method !== 'POST' || request.headers['x-weft-progress'] !== undefined)
+      return undefined;
     const url = request.url!;
     let slug: string | undefined;
     if (url === '/execute') slug = '';

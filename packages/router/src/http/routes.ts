@@ -8,6 +8,7 @@ import {
   RegistrationResponse,
   RouterRegistration,
   RoutesResponse,
+  toErrorObject,
 } from '@weft/core';
 import { ensureErrorSchema, sendError, typed } from '@weft/http';
 import type { Router } from '../router.js';
@@ -143,14 +144,24 @@ export function routerRoutes(router: Router) {
       };
       const run = async (request: FastifyRequest, reply: FastifyReply, pathSlug?: string) => {
         const call = readExecuteBody(request.body, pathSlug);
-        const answer = await router.dispatcher.send(
-          call.plugin,
-          call.name,
-          call.body,
-          request.headers,
-          headerOf(request.headers['x-weft-timeout-ms']),
-          new CallerGone(reply.raw),
-        );
+        const lines =
+          request.headers['x-weft-progress'] === 'ndjson' ? new ProgressReply(reply) : undefined;
+        let answer;
+        try {
+          answer = await router.dispatcher.send(
+            call.plugin,
+            call.name,
+            call.body,
+            request.headers,
+            headerOf(request.headers['x-weft-timeout-ms']),
+            new CallerGone(reply.raw),
+            lines?.report,
+          );
+        } catch (error) {
+          if (!lines?.started) throw error;
+          return lines.end(JSON.stringify(toErrorObject(error)));
+        }
+        if (lines?.started) return lines.end(answer.body);
         if (answer.instanceId !== undefined) reply.header('x-weft-instance-id', answer.instanceId);
         return reply.code(answer.statusCode).type('application/json').send(answer.body);
       };
@@ -181,6 +192,35 @@ export function routerRoutes(router: Router) {
       );
     });
   };
+}
+
+/**
+ * The answer of a call whose caller asked for progress (`x-weft-progress: ndjson`,
+ * docs/protocol.md#action-calls): from the instance's first report on, `200`
+ * `application/x-ndjson` with a `{"progress": …}` line per report and the answer (or the error
+ * object) as the last line; without a report, the answer as usual.
+ */
+class ProgressReply {
+  started = false;
+
+  constructor(private readonly reply: FastifyReply) {}
+
+  readonly report = (progress: { percent: number; message?: string }): void => {
+    const raw = this.reply.raw;
+    if (raw.writableEnded || raw.destroyed) return;
+    if (!this.started) {
+      this.started = true;
+      this.reply.hijack();
+      raw.writeHead(200, { 'content-type': 'application/x-ndjson', 'cache-control': 'no-store' });
+    }
+    raw.write(`${JSON.stringify({ progress })}\n`);
+  };
+
+  end(body: string | Buffer): FastifyReply {
+    const raw = this.reply.raw;
+    if (!raw.destroyed) raw.end(`${body.toString().trimEnd()}\n`);
+    return this.reply;
+  }
 }
 
 /** The body's validator: {@link readExecuteBody} checks it in the handler. */

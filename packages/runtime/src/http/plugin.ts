@@ -16,6 +16,7 @@ import { registerActionRoutes } from './routes-actions.js';
 import { registerEventRoutes } from './routes-events.js';
 import { registerExecutionRoutes } from './routes-executions.js';
 import { registerRerunRoute } from './routes-rerun.js';
+import { registerDefinitionRoute } from './routes-definition.js';
 
 /**
  * The runtime's HTTP routes as a Fastify plugin: the executions API (docs/design.md#executions), its event
@@ -36,6 +37,7 @@ export function runtimeRoutes(runtime: Runtime) {
     installDepthCheckedJson(app);
     registerExecutionRoutes(app, runtime);
     registerRerunRoute(app, runtime);
+    registerDefinitionRoute(app, runtime);
     registerApprovalRoutes(app, runtime);
     registerEventRoutes(app, runtime);
     registerActionRoutes(app, runtime);

@@ -138,6 +138,20 @@ export class WeftClient {
     return getExecution(this.api, executionId, signal);
   }
 
+  /**
+   * `GET /workflows/executions/{id}/definition`: the workflow an execution runs, as the server
+   * loaded it (steps with `name` and `type`), e.g. to draw its graph.
+   */
+  async getExecutionDefinition(
+    executionId: string,
+    signal?: AbortSignal,
+  ): Promise<{ workflow: Record<string, unknown> }> {
+    return (await this.get(
+      `/workflows/executions/${encodeURIComponent(executionId)}/definition`,
+      signal,
+    )) as { workflow: Record<string, unknown> };
+  }
+
   /** One page of the caller's executions, newest first; follow `next_cursor` for the next. */
   listExecutions(options: ListExecutionsOptions = {}): Promise<ExecutionPage> {
     return listExecutions(this.api, options);

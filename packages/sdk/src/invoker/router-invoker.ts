@@ -76,6 +76,8 @@ export class RouterInvoker implements ActionInvoker {
     const headers: Record<string, string> = {
       'content-type': 'application/json',
       accept: 'application/json',
+      // The handler's progress comes back as lines before the answer (docs/protocol.md#action-calls).
+      'x-weft-progress': 'ndjson',
     };
     if (context.idempotencyKey !== '') headers['idempotency-key'] = context.idempotencyKey;
     if (this.authorization !== undefined) headers['authorization'] = this.authorization;
@@ -97,7 +99,9 @@ export class RouterInvoker implements ActionInvoker {
         signal: context.signal,
       });
       status = response.statusCode;
-      text = (await this.read(response.body as AsyncIterable<Buffer>, plugin)).toString('utf8');
+      text = withoutProgress(
+        (await this.read(response.body as AsyncIterable<Buffer>, plugin, context)).toString('utf8'),
+      );
     } catch (error) {
       throw this.failure(error, plugin, call);
     }
@@ -175,9 +179,18 @@ export class RouterInvoker implements ActionInvoker {
     await this.agent.close();
   }
 
-  private async read(body: AsyncIterable<Buffer>, plugin: string): Promise<Buffer> {
+  /**
+   * Reads an answer whole (at most `maxResponseBytes`); with `context`, each complete
+   * `{"progress": …}` line is reported to it as it arrives.
+   */
+  private async read(
+    body: AsyncIterable<Buffer>,
+    plugin: string,
+    context?: ActionCall['context'],
+  ): Promise<Buffer> {
     const chunks: Buffer[] = [];
     let size = 0;
+    let scanned = 0;
     for await (const chunk of body) {
       size += chunk.byteLength;
       if (size > this.maxBytes) {
@@ -187,6 +200,13 @@ export class RouterInvoker implements ActionInvoker {
         });
       }
       chunks.push(chunk);
+      if (context && chunk.includes(10)) {
+        const text = Buffer.concat(chunks).toString('utf8');
+        for (let end = text.indexOf('\n', scanned); end >= 0; end = text.indexOf('\n', scanned)) {
+          reportProgress(text.slice(scanned, end), context);
+          scanned = end + 1;
+        }
+      }
     }
     return Buffer.concat(chunks);
   }
@@ -215,4 +235,32 @@ export class RouterInvoker implements ActionInvoker {
 /** Checks a router URL: absolute http(s), no credentials. Throws `VALIDATION` naming `field`. */
 export function checkRouterUrl(text: string | undefined, field: string): URL {
   return checkServerUrl(text, field, { role: 'router', example: 'http://127.0.0.1:8080' });
+}
+
+const PROGRESS_LINE = '{"progress":';
+
+/** Reports a `{"progress": {percent, message}}` line to the step's context; ignores others. */
+function reportProgress(line: string, context: ActionCall['context']): void {
+  if (!line.startsWith(PROGRESS_LINE)) return;
+  try {
+    const { progress } = JSON.parse(line) as {
+      progress?: { percent?: unknown; message?: unknown };
+    };
+    const percent = progress?.percent;
+    if (typeof percent !== 'number' || !Number.isFinite(percent)) return;
+    const message = progress?.message;
+    context.progress(
+      Math.min(100, Math.max(0, percent)),
+      typeof message === 'string' ? message.slice(0, 1000) : undefined,
+    );
+  } catch {
+    // A malformed progress line is dropped: progress is advisory, the answer decides.
+  }
+}
+
+/** The answer of a body that may start with progress lines: its last non-empty line. */
+function withoutProgress(text: string): string {
+  if (!text.startsWith(PROGRESS_LINE)) return text;
+  const lines = text.split('\n').filter((line) => line.trim() !== '');
+  return lines.at(-1) ?? '';
 }

@@ -26,6 +26,9 @@ export interface HostAnswer {
   body: { status: 'success'; data: Record<string, unknown> } | ErrorObject;
 }
 
+/** Receives a handler's progress reports (`context.progress`). */
+export type ProgressListener = (percent: number, message?: string) => void;
+
 /** Options of {@link ConnectorHost}. */
 export interface ConnectorHostOptions {
   /** The invoker holding the connectors and handlers to serve (e.g. `weft.invoker`). */
@@ -74,19 +77,21 @@ export class ConnectorHost {
    * (then `action` may be the bare action name). `idempotencyKey` is `<execution_id>/<step path>`;
    * a key answered successfully a moment ago (or still running) gets the same answer again.
    * `signal` is the caller's: when it aborts (the HTTP connection closed before the answer),
-   * the handler's `context.signal` fires and the answer is `CANCELED`.
+   * the handler's `context.signal` fires and the answer is `CANCELED`. `onProgress` receives the
+   * handler's `context.progress` reports (message masked) while it runs.
    */
   execute(
     body: unknown,
     pathPlugin?: string,
     idempotencyKey = '',
     signal?: AbortSignal,
+    onProgress?: ProgressListener,
   ): Promise<HostAnswer> {
     const action = (body as { action?: unknown } | null)?.action;
     return this.recent.run(
       idempotencyKey,
       `${pathPlugin ?? ''}:${typeof action === 'string' ? action : ''}`,
-      () => this.executeOnce(body, pathPlugin, idempotencyKey, signal),
+      () => this.executeOnce(body, pathPlugin, idempotencyKey, signal, onProgress),
     );
   }
 
@@ -95,6 +100,7 @@ export class ConnectorHost {
     pathPlugin: string | undefined,
     idempotencyKey: string,
     signal: AbortSignal | undefined,
+    onProgress: ProgressListener | undefined,
   ): Promise<HostAnswer> {
     // The credentials the call read (its connector's declared environment, `addSecret`): the
     // calling run cannot see this process's environment, so the answer is masked here.
@@ -104,7 +110,7 @@ export class ConnectorHost {
       const target = { kind: 'plugin' as const, slug: plugin };
       this.invoker.check(target, action);
       const call = { target, action, input, ...(runtime ? { runtime } : {}) };
-      const data = await this.run(call, idempotencyKey, signal, secrets);
+      const data = await this.run(call, idempotencyKey, signal, secrets, onProgress);
       return { statusCode: 200, body: { status: 'success', data: secrets.mask(data) } };
     } catch (error) {
       const object = capErrorObject(secrets.mask(toErrorObject(error)), MAX_UPSTREAM_TEXT);
@@ -177,6 +183,7 @@ export class ConnectorHost {
     idempotencyKey: string,
     signal: AbortSignal | undefined,
     secrets: ResolvedSecrets,
+    onProgress: ProgressListener | undefined,
   ): Promise<Record<string, unknown>> {
     const { target, action } = call;
     // The step's runtime overrides the connector's timeout (docs/protocol.md#action-calls).
@@ -215,6 +222,10 @@ export class ConnectorHost {
     });
     try {
       const context = contextOf(controller.signal, idempotencyKey, this.options.environment ?? {});
+      if (onProgress) {
+        context.progress = (percent, message) =>
+          onProgress(percent, message === undefined ? undefined : secrets.mask(message));
+      }
       context.addSecret = (name, value) => secrets.add(name, value);
       const { output } = await Promise.race([this.invoker.invoke({ ...call, context }), expired]);
       if (output === undefined) return {};

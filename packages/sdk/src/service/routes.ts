@@ -1,9 +1,9 @@
 import type { ServerResponse } from 'node:http';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply } from 'fastify';
 import { HTTP_STATUS, toErrorObject, WeftError } from '@weft/core';
 import { installDepthCheckedJson, lingerOnError } from '@weft/http';
 import { continueTrace } from '@weft/telemetry';
-import type { ConnectorHost, HostAnswer } from './host.js';
+import type { ConnectorHost, HostAnswer, ProgressListener } from './host.js';
 
 /** `POST /execute` and `GET /healthz` of a connector service (docs/protocol.md#connector-services) as a Fastify plugin. */
 export function connectorServiceRoutes(host: ConnectorHost) {
@@ -35,13 +35,17 @@ export function connectorServiceRoutes(host: ConnectorHost) {
       return reply.code(status).send({ status: 'error', code, message, details });
     });
     app.post('/execute', async (request, reply) => {
+      const lines =
+        request.headers[PROGRESS_HEADER] === 'ndjson' ? progressLines(reply) : undefined;
       const answer = await executeTraced(
         host,
         request.body,
         undefined,
         request.headers,
         callerGone(reply.raw),
+        lines?.report,
       );
+      if (lines?.started) return lines.end(answer);
       return reply.code(answer.statusCode).send(answer.body);
     });
     app.get('/healthz', async (_request, reply) => {
@@ -49,6 +53,40 @@ export function connectorServiceRoutes(host: ConnectorHost) {
       return reply.code(answer.statusCode).send(answer.body);
     });
   };
+}
+
+/** Asks a connector service for its handler's progress as it runs (value `ndjson`). */
+export const PROGRESS_HEADER = 'x-weft-progress';
+
+/**
+ * Progress lines of a call whose caller asked for them ({@link PROGRESS_HEADER}: the router,
+ * for a run's `step.progress` events): at the first report the answer becomes
+ * `application/x-ndjson` with status 200, one `{"progress":{percent,message}}` line per report,
+ * then the answer object (success or error object) as its last line. A call that reports
+ * nothing is answered as usual.
+ */
+function progressLines(reply: FastifyReply) {
+  const state = {
+    started: false,
+    report: ((percent, message) => {
+      if (reply.raw.writableEnded || reply.raw.destroyed) return;
+      if (!state.started) {
+        state.started = true;
+        reply.hijack();
+        reply.raw.writeHead(200, {
+          'content-type': 'application/x-ndjson',
+          'cache-control': 'no-store',
+        });
+      }
+      const progress = { percent, ...(message !== undefined ? { message } : {}) };
+      reply.raw.write(`${JSON.stringify({ progress })}\n`);
+    }) as ProgressListener,
+    end(answer: HostAnswer): FastifyReply {
+      reply.raw.end(`${JSON.stringify(answer.body)}\n`);
+      return reply;
+    },
+  };
+  return state;
 }
 
 /**
@@ -74,9 +112,10 @@ export function executeTraced(
   pathPlugin: string | undefined,
   headers: Readonly<Record<string, string | string[] | undefined>>,
   signal: AbortSignal,
+  onProgress?: ProgressListener,
 ): Promise<HostAnswer> {
   const run = () =>
-    host.execute(body, pathPlugin, idempotencyKey(headers['idempotency-key']), signal);
+    host.execute(body, pathPlugin, idempotencyKey(headers['idempotency-key']), signal, onProgress);
   if (headers['traceparent'] === undefined) return run();
   const action = (body as { action?: unknown } | null)?.action;
   const name = typeof action === 'string' ? action.slice(0, 200) : 'unknown';

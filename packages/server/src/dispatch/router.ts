@@ -27,6 +27,8 @@ export async function invokeByRouter(
     injectTraceContext({ 'idempotency-key': call.context.idempotencyKey }),
     undefined,
     call.context.signal,
+    // The handler's progress reports become the step's `step.progress` events as they come.
+    (report) => call.context.progress(report.percent, report.message),
   );
   const answered = JSON.parse(answer.body.toString()) as Record<string, unknown>;
   if (answered['status'] === 'success') return { output: answered['data'] ?? {} };
