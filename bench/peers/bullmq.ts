@@ -29,11 +29,11 @@ function chain(queueName: string, shape: Shape): FlowJob {
   return job!;
 }
 
-/** Connects to Redis on 127.0.0.1:6379; gives back why not when it does not answer. */
-export async function startBullmq(): Promise<BullStart> {
+/** Connects to Redis on 127.0.0.1 (port 6379); gives back why not when it does not answer. */
+export async function startBullmq(port = 6379): Promise<BullStart> {
   const connection = {
     host: '127.0.0.1',
-    port: 6379,
+    port,
     maxRetriesPerRequest: null,
     connectTimeout: 2000,
     retryStrategy: () => null,
@@ -67,7 +67,7 @@ export async function startBullmq(): Promise<BullStart> {
     await Promise.all([worker.waitUntilReady(), events.waitUntilReady()]);
   } catch (error) {
     await close(false).catch(() => undefined);
-    return { skipped: `Redis on 127.0.0.1:6379 did not answer (${(error as Error).message})` };
+    return { skipped: `Redis on 127.0.0.1:${port} did not answer (${(error as Error).message})` };
   }
   const name = 'BullMQ flow on Redis (job per task)';
   return {

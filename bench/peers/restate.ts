@@ -78,10 +78,10 @@ async function stop(child: ChildProcess): Promise<void> {
  * anything that fails on the way is given back as the reason to skip (everything started is
  * stopped and the temporary directory removed).
  */
-export async function startRestate(): Promise<RestateStart> {
+export async function startRestate(options: { binary?: string } = {}): Promise<RestateStart> {
   let binary: string;
   try {
-    binary = binaryPath();
+    binary = options.binary ?? binaryPath();
   } catch (error) {
     return { skipped: `no restate-server binary for this platform (${(error as Error).message})` };
   }
