@@ -74,7 +74,8 @@ function table(title: string, header: string[], rows: string[][], textColumns = 
   const line = (cells: readonly string[]) =>
     cells
       .map((c, i) => (i < textColumns ? c.padEnd(widths[i]!) : c.padStart(widths[i]!)))
-      .join('  ');
+      .join('  ')
+      .trimEnd();
   console.log(`\n${title}`);
   console.log(line(header));
   console.log(widths.map((w) => '-'.repeat(w)).join('  '));
