@@ -21,7 +21,15 @@ const TESTS = [
 ];
 
 export default tseslint.config(
-  { ignores: ['**/dist/**', '**/node_modules/**', 'bench/results/**', 'coverage/**'] },
+  {
+    ignores: [
+      '**/dist/**',
+      '**/node_modules/**',
+      'bench/results/**',
+      'bench/.peers/**',
+      'coverage/**',
+    ],
+  },
   js.configs.recommended,
   { languageOptions: { globals: { ...globals.node } } },
   // The console's app runs in the browser: browser globals, not Node's.

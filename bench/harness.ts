@@ -61,6 +61,25 @@ function calibrate(fn: () => unknown, ms: number): number {
   }
 }
 
+/** Shuffles `items` in place with a seeded generator (mulberry32), for a repeatable order. */
+export function shuffler(seed: number): <T>(items: T[]) => T[] {
+  let state = seed >>> 0;
+  const random = () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+  return <T>(items: T[]) => {
+    for (let j = items.length - 1; j > 0; j--) {
+      const k = Math.floor(random() * (j + 1));
+      [items[j], items[k]] = [items[k]!, items[j]!];
+    }
+    return items;
+  };
+}
+
 function median(values: readonly number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
   const middle = Math.floor(sorted.length / 2);

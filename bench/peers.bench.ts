@@ -16,6 +16,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { shuffler } from './harness.js';
 import { startBullmq } from './peers/bullmq.js';
 import { PUBLISHED } from './peers/published.js';
 import { startRestate } from './peers/restate.js';
@@ -56,18 +57,6 @@ function spread(values: readonly number[]) {
   };
 }
 
-/** A small seeded generator of numbers in [0, 1) (mulberry32), for a repeatable case order. */
-function seeded(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 /** Prints an aligned table; the first `textColumns` columns are left-aligned, the rest right. */
 function table(title: string, header: string[], rows: string[][], textColumns = 2): void {
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i]!.length)));
@@ -103,13 +92,9 @@ async function measure(systems: readonly System[]): Promise<Map<string, Sample[]
   const key = (system: System, shape: Shape) => `${shape.key}\u0000${system.name}`;
   const samples = new Map(cases.map(([s, h]) => [key(s, h), [] as Sample[]]));
   for (const [system, shape] of cases) await system.run(shape);
-  const random = seeded(32);
+  const shuffle = shuffler(32);
   for (let round = 0; round < ROUNDS; round++) {
-    for (let j = cases.length - 1; j > 0; j--) {
-      const k = Math.floor(random() * (j + 1));
-      [cases[j], cases[k]] = [cases[k]!, cases[j]!];
-    }
-    for (const [system, shape] of cases) {
+    for (const [system, shape] of shuffle(cases)) {
       resetWork();
       const started = process.hrtime.bigint();
       await system.run(shape);

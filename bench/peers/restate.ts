@@ -5,18 +5,48 @@
  * admin API, and each run one call through the ingress to a handler whose every task is a
  * `ctx.run` (journaled by the server before the handler goes on). The SDK uses
  * `Promise.withResolvers` (Node 22+): on Node 20 a shim is installed before the SDK is imported.
+ *
+ * Neither package is a dependency of the repository (the server is a ~225 MB binary no other
+ * install needs): both are installed, at the versions pinned in {@link RESTATE}, the first time
+ * the suite runs, into `bench/.peers` (ignored by git, tsc, eslint and prettier). Without a
+ * registry the Restate rows are skipped with the reason.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { createRequire } from 'node:module';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import type { Http2ServerRequest, Http2ServerResponse } from 'node:http2';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { checkCount, task } from './tasks.js';
 import type { System } from './weft.js';
 
+/** The exact versions installed on first use. */
+export const RESTATE = { server: '1.7.12', sdk: '1.17.2' } as const;
+
+/** Where they are installed: `bench/.peers` (in .gitignore). */
+const CACHE = join(dirname(fileURLToPath(import.meta.url)), '..', '.peers');
+
 /** Either a running Restate system, or why it cannot run here. */
 export type RestateStart = { system: System } | { skipped: string };
+
+/** The part of the SDK's context the handler uses. */
+interface RestateContext {
+  run<T>(name: string, action: () => Promise<T> | T): Promise<T>;
+}
+
+/** The part of `@restatedev/restate-sdk` this file uses (its types are not installed for tsc). */
+interface RestateSdk {
+  service(definition: {
+    name: string;
+    handlers: Record<string, (ctx: RestateContext, input: never) => Promise<unknown>>;
+  }): unknown;
+  endpoint(): {
+    bind(service: unknown): {
+      http2Handler(): (request: Http2ServerRequest, response: Http2ServerResponse) => void;
+    };
+  };
+}
 
 /** `Promise.withResolvers` for Node 20, where V8 does not have it yet. */
 function shimWithResolvers(): void {
@@ -41,12 +71,96 @@ async function freePort(): Promise<number> {
   return port;
 }
 
-const require = createRequire(import.meta.url);
+/** The directory of an installed package in the cache. */
+function packageDir(name: string): string {
+  return join(CACHE, 'node_modules', ...name.split('/'));
+}
 
-/** The binary of this platform's package, or why there is none. */
+/** The version of a package installed in the cache, or undefined. */
+function installedVersion(name: string): string | undefined {
+  try {
+    const manifest = JSON.parse(readFileSync(join(packageDir(name), 'package.json'), 'utf8')) as {
+      version?: string;
+    };
+    return manifest.version;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The binary the server package installed for this platform. */
 function binaryPath(): string {
-  const name = `@restatedev/restate-server-${process.platform}-${process.arch}`;
-  return require.resolve(`${name}/bin/restate-server`);
+  const binary = join(
+    packageDir(`@restatedev/restate-server-${process.platform}-${process.arch}`),
+    'bin',
+    'restate-server',
+  );
+  if (!existsSync(binary))
+    throw new Error(`no restate-server binary for ${process.platform}-${process.arch}`);
+  return binary;
+}
+
+/**
+ * Installs the pinned server and SDK into the cache unless they are there already; install
+ * scripts are not run (the server's only one is an analytics ping). Resolves with why not.
+ */
+async function install(): Promise<string | undefined> {
+  if (
+    installedVersion('@restatedev/restate-server') === RESTATE.server &&
+    installedVersion('@restatedev/restate-sdk') === RESTATE.sdk
+  )
+    return undefined;
+  console.log(`installing Restate ${RESTATE.server} for the peer suite into bench/.peers (once)`);
+  mkdirSync(CACHE, { recursive: true });
+  // Its own project, so that npm does not walk up to the repository's workspaces.
+  writeFileSync(join(CACHE, 'package.json'), '{ "private": true }\n');
+  // Settings npm passes to scripts it runs (`npm run bench`) would point the install back at them.
+  const env = Object.fromEntries(
+    Object.entries(process.env).filter(
+      ([key]) =>
+        !/^npm_config_(prefix|local_prefix|workspaces?|include_workspace_root)$/i.test(key),
+    ),
+  );
+  const args = [
+    'install',
+    '--prefix',
+    CACHE,
+    '--no-save',
+    '--no-audit',
+    '--no-fund',
+    '--ignore-scripts',
+    '--no-package-lock',
+    `@restatedev/restate-server@${RESTATE.server}`,
+    `@restatedev/restate-sdk@${RESTATE.sdk}`,
+  ];
+  let output = '';
+  const child = spawn('npm', args, {
+    cwd: CACHE,
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    shell: process.platform === 'win32',
+    timeout: 600_000,
+  });
+  const keep = (chunk: Buffer) => (output = (output + chunk.toString()).slice(0, 8000));
+  child.stdout.on('data', keep);
+  child.stderr.on('data', keep);
+  const outcome = await new Promise<number | Error | null>((resolve) => {
+    child.once('error', resolve);
+    child.once('close', (code) => resolve(code));
+  });
+  if (outcome instanceof Error) return `npm install did not start: ${outcome.message}`;
+  if (outcome !== 0) {
+    // npm's first error lines (code, then the message), without its stack and advice.
+    const reason = output
+      .split('\n')
+      .filter((line) => /^npm (error|ERR!) \S/.test(line))
+      .map((line) => line.replace(/^npm (error|ERR!) /, ''))
+      .filter((line) => !/^(A complete log|If you are behind a proxy)/.test(line))
+      .slice(0, 4)
+      .join('; ');
+    return `npm install of Restate ${RESTATE.server} failed (${outcome ?? 'timed out'}): ${reason}`;
+  }
+  return undefined;
 }
 
 async function waitHealthy(url: string, child: ChildProcess, log: () => string): Promise<void> {
@@ -81,9 +195,11 @@ async function stop(child: ChildProcess): Promise<void> {
 export async function startRestate(options: { binary?: string } = {}): Promise<RestateStart> {
   let binary: string;
   try {
+    const failed = await install();
+    if (failed) return { skipped: failed };
     binary = options.binary ?? binaryPath();
   } catch (error) {
-    return { skipped: `no restate-server binary for this platform (${(error as Error).message})` };
+    return { skipped: (error as Error).message };
   }
   const baseDir = mkdtempSync(join(tmpdir(), 'weft-bench-restate-'));
   const [admin, ingress, fabric] = [await freePort(), await freePort(), await freePort()];
@@ -136,8 +252,7 @@ export async function startRestate(options: { binary?: string } = {}): Promise<R
     await cleanUp();
     return { skipped: `restate-server did not start here: ${(error as Error).message}` };
   }
-  const { version } = require('@restatedev/restate-server/package.json') as { version: string };
-  const name = `Restate ${version} (ctx.run per task)`;
+  const name = `Restate ${RESTATE.server} (ctx.run per task)`;
   return {
     system: {
       name,
@@ -161,15 +276,12 @@ async function serveEndpoint(): Promise<{ port: number; server: { close(): void 
   // The SDK's console logger reads its level from the environment: errors only (its one warning,
   // that requests are not signed, is what a loopback-only endpoint of a benchmark expects).
   process.env['RESTATE_LOGGING'] ??= 'ERROR';
-  const restate = await import('@restatedev/restate-sdk');
+  const restate = (await import(pathToFileURL(sdkEntry()).href)) as RestateSdk;
   const http2 = await import('node:http2');
   const service = restate.service({
     name: 'peers',
     handlers: {
-      sequence: async (
-        ctx: import('@restatedev/restate-sdk').Context,
-        input: { tasks: number; n: number },
-      ) => {
+      sequence: async (ctx: RestateContext, input: { tasks: number; n: number }) => {
         let i = 0;
         for (let k = 0; k < input.tasks; k++) {
           const previous = i;
@@ -183,4 +295,26 @@ async function serveEndpoint(): Promise<{ port: number; server: { close(): void 
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as { port: number };
   return { port, server };
+}
+
+/** The file `import('@restatedev/restate-sdk')` would load, from the cache's copy. */
+function sdkEntry(): string {
+  const directory = packageDir('@restatedev/restate-sdk');
+  const manifest = JSON.parse(readFileSync(join(directory, 'package.json'), 'utf8')) as {
+    exports?: Record<string, unknown>;
+    module?: string;
+    main?: string;
+  };
+  const root = manifest.exports?.['.'];
+  const pick = (value: unknown): string | undefined => {
+    if (typeof value === 'string') return value;
+    if (value && typeof value === 'object') {
+      const conditions = value as Record<string, unknown>;
+      for (const condition of ['node', 'import', 'default'])
+        if (condition in conditions) return pick(conditions[condition]);
+    }
+    return undefined;
+  };
+  const entry = pick(root) ?? manifest.module ?? manifest.main ?? 'index.js';
+  return join(directory, entry);
 }
