@@ -30,6 +30,7 @@ export default tseslint.config(
       // What the quickstarts and the tutorial write in a clone (.gitignore keeps them out too).
       'scratch/**',
       'plugins/**',
+      'bench/.peers/**',
     ],
   },
   js.configs.recommended,

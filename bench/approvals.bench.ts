@@ -10,6 +10,12 @@
  *    start → `workflow.completed` (`POST /workflows/executions`, then the same stream) and a bare
  *    `node:http` round trip; `WEFT_BENCH_EXECUTIONS` samples each. Actions run in-process (an
  *    echo), so the numbers are the runtime's own cost. The server runs in this process.
+ * Rounds (`WEFT_BENCH_ROUNDS`, default 5): the HTTP samples are split into rounds, every case
+ * once per round in a new seeded random order, and the table gives the min / median / max over
+ * the rounds of each round's p50 (p99 over all samples). The idle windows cannot be shuffled
+ * (each is a state the server goes through once: none waiting, then waiting, then canceled), so
+ * each window is split into rounds of `WEFT_BENCH_SECONDS / rounds` and gives their min / median
+ * / max.
  */
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
@@ -21,10 +27,12 @@ import { Agent, request } from 'undici';
 import { keyPrincipal } from '@weft/core';
 import { loadRequestedWorkflow } from '@weft/runtime';
 import { buildServer, createLocalKey } from '@weft/server';
+import { shuffler } from './harness.js';
 
 const SECONDS = Number(process.env['WEFT_BENCH_SECONDS'] ?? 5);
 const WAITING = Number(process.env['WEFT_BENCH_WAITING'] ?? 1000);
 const N = Number(process.env['WEFT_BENCH_EXECUTIONS'] ?? 200);
+const ROUNDS = Math.max(1, Number(process.env['WEFT_BENCH_ROUNDS'] ?? 5));
 
 const PLAIN = `workflows:
   - name: plain
@@ -48,58 +56,94 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 interface CpuRow {
   case: string;
   waiting: number;
-  cpu_ms_per_s: number;
-  percent_of_a_core: number;
+  cpu_ms_per_s_min: number;
+  cpu_ms_per_s_median: number;
+  cpu_ms_per_s_max: number;
+  percent_of_a_core_median: number;
 }
 
 interface LatencyRow {
   case: string;
-  p50_ms: number;
+  p50_ms_min: number;
+  p50_ms_median: number;
+  p50_ms_max: number;
   p99_ms: number;
 }
 
-/** CPU this process used per second of wall time while idle for {@link SECONDS}. */
+/** A latency case: one sequential call. */
+interface LatencyCase {
+  name: string;
+  once: () => Promise<unknown>;
+}
+
+function median(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
+}
+
+const ms = (value: number) => Number(value.toFixed(3));
+
+/**
+ * CPU this process used per second of wall time while idle for {@link SECONDS}, in
+ * {@link ROUNDS} windows of equal length.
+ */
 async function idleCpu(name: string, waiting: number): Promise<CpuRow> {
   (globalThis as { gc?: () => void }).gc?.();
   await sleep(500);
-  const before = process.cpuUsage();
-  const started = performance.now();
-  await sleep(SECONDS * 1000);
-  const used = process.cpuUsage(before);
-  const perSecond = (used.user + used.system) / 1000 / ((performance.now() - started) / 1000);
+  const perSecond: number[] = [];
+  for (let round = 0; round < ROUNDS; round++) {
+    const before = process.cpuUsage();
+    const started = performance.now();
+    await sleep((SECONDS * 1000) / ROUNDS);
+    const used = process.cpuUsage(before);
+    perSecond.push((used.user + used.system) / 1000 / ((performance.now() - started) / 1000));
+  }
   return {
     case: name,
     waiting,
-    cpu_ms_per_s: Number(perSecond.toFixed(3)),
-    percent_of_a_core: Number((perSecond / 10).toFixed(3)),
+    cpu_ms_per_s_min: ms(Math.min(...perSecond)),
+    cpu_ms_per_s_median: ms(median(perSecond)),
+    cpu_ms_per_s_max: ms(Math.max(...perSecond)),
+    percent_of_a_core_median: ms(median(perSecond) / 10),
   };
 }
 
-/** p50 and p99 in ms of `count` sequential calls (after a warm-up of up to 20). */
-async function latency(name: string, count: number, once: () => Promise<unknown>) {
-  for (let i = 0; i < Math.min(20, count); i++) await once();
-  const times: number[] = [];
-  for (let i = 0; i < count; i++) {
-    const t = performance.now();
-    await once();
-    times.push(performance.now() - t);
+/**
+ * {@link N} sequential calls of each case (after a warm-up of up to 20 each), split into
+ * {@link ROUNDS} rounds with every case once per round in a new seeded order: min / median / max
+ * of each round's p50, and the p99 of all calls, in ms.
+ */
+async function latencies(cases: LatencyCase[]): Promise<LatencyRow[]> {
+  for (const c of cases) for (let i = 0; i < Math.min(20, N); i++) await c.once();
+  const perRound = Math.max(1, Math.round(N / ROUNDS));
+  const p50s = new Map(cases.map((c) => [c, [] as number[]]));
+  const all = new Map(cases.map((c) => [c, [] as number[]]));
+  const at = (values: number[], q: number) => {
+    const sorted = [...values].sort((a, b) => a - b);
+    return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!;
+  };
+  const shuffle = shuffler(35);
+  const order = [...cases];
+  for (let round = 0; round < ROUNDS; round++) {
+    for (const c of shuffle(order)) {
+      const times: number[] = [];
+      for (let i = 0; i < perRound; i++) {
+        const t = performance.now();
+        await c.once();
+        times.push(performance.now() - t);
+      }
+      p50s.get(c)!.push(at(times, 0.5));
+      all.get(c)!.push(...times);
+    }
   }
-  times.sort((a, b) => a - b);
-  const at = (q: number) => times[Math.min(times.length - 1, Math.floor(q * times.length))]!;
-  return { case: name, p50_ms: Number(at(0.5).toFixed(3)), p99_ms: Number(at(0.99).toFixed(3)) };
-}
-
-async function bareHttp(): Promise<LatencyRow> {
-  const bare = createServer((_req, res) => res.end('{"status":"ok"}'));
-  await new Promise<void>((resolve) => bare.listen(0, '127.0.0.1', resolve));
-  const agent = new Agent({ connections: 4 });
-  const url = `http://127.0.0.1:${(bare.address() as AddressInfo).port}/`;
-  const row = await latency('limit: bare node:http round trip', N, async () => {
-    await (await request(url, { dispatcher: agent })).body.text();
-  });
-  await agent.close();
-  await new Promise((resolve) => bare.close(resolve));
-  return row;
+  return cases.map((c) => ({
+    case: c.name,
+    p50_ms_min: ms(Math.min(...p50s.get(c)!)),
+    p50_ms_median: ms(median(p50s.get(c)!)),
+    p50_ms_max: ms(Math.max(...p50s.get(c)!)),
+    p99_ms: ms(at(all.get(c)!, 0.99)),
+  }));
 }
 
 /** Runs the suite and prints its tables. */
@@ -175,34 +219,53 @@ export async function run(): Promise<{ cpu: CpuRow[]; latency: LatencyRow[] }> {
     cpu.push(await idleCpu(`server idle, the ${WAITING} canceled: none waiting`, 0));
 
     const waitingRuns: string[] = [];
-    for (let i = 0; i < N + 20; i++)
+    const perRound = Math.max(1, Math.round(N / ROUNDS));
+    for (let i = 0; i < perRound * ROUNDS + Math.min(20, N); i++)
       waitingRuns.push(
         (await call('POST', '/workflows/executions', clerk, { workflow: GUARDED })).execution_id,
       );
-    const rows = [await bareHttp()];
-    rows.push(
-      await latency('plain start → workflow.completed (POST, then SSE)', N, async () => {
-        await completed(
-          (await call('POST', '/workflows/executions', lead, { workflow: PLAIN })).execution_id,
-        );
-      }),
+    const bare = createServer((_req, res) => res.end('{"status":"ok"}'));
+    await new Promise<void>((resolve) => bare.listen(0, '127.0.0.1', resolve));
+    const bareUrl = `http://127.0.0.1:${(bare.address() as AddressInfo).port}/`;
+    let rows: LatencyRow[];
+    try {
+      rows = await latencies([
+        {
+          name: 'limit: bare node:http round trip',
+          once: async () => (await request(bareUrl, { dispatcher: agent })).body.text(),
+        },
+        {
+          name: 'plain start → workflow.completed (POST, then SSE)',
+          once: async () =>
+            completed(
+              (await call('POST', '/workflows/executions', lead, { workflow: PLAIN })).execution_id,
+            ),
+        },
+        {
+          name: 'approve → workflow.completed (POST approve, then SSE)',
+          once: async () => {
+            const id = waitingRuns.pop()!;
+            await call('POST', `/workflows/executions/${id}/approve`, lead, {});
+            await completed(id);
+          },
+        },
+      ]);
+    } finally {
+      await new Promise((resolve) => bare.close(resolve));
+    }
+    console.log(
+      `\napprovals: idle CPU over ${SECONDS} s in ${ROUNDS} windows (min / median / max), SQLite`,
     );
-    rows.push(
-      await latency('approve → workflow.completed (POST approve, then SSE)', N, async () => {
-        const id = waitingRuns.pop()!;
-        await call('POST', `/workflows/executions/${id}/approve`, lead, {});
-        await completed(id);
-      }),
-    );
-    console.log(`\napprovals: idle CPU over ${SECONDS} s, SQLite`);
     console.table(cpu);
-    console.log(`approvals: HTTP round trips on loopback, ${N} sequential samples each`);
+    console.log(
+      `approvals: HTTP round trips on loopback, ${N} sequential samples each in ${ROUNDS} shuffled rounds (p50 of a round min / median / max; p99 of all)`,
+    );
     console.table(rows);
     const dir = fileURLToPath(new URL('./results/', import.meta.url));
     mkdirSync(dir, { recursive: true });
     writeFileSync(
       join(dir, 'approvals.json'),
-      `${JSON.stringify({ at: new Date().toISOString(), seconds: SECONDS, cpu, latency: rows }, null, 2)}\n`,
+      `${JSON.stringify({ at: new Date().toISOString(), seconds: SECONDS, rounds: ROUNDS, cpu, latency: rows }, null, 2)}\n`,
     );
     return { cpu, latency: rows };
   } finally {

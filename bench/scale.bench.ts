@@ -8,6 +8,14 @@
  * limit of the same run, a bare `node:http` round trip between two processes. The CPU columns
  * say which process was busy (in cores; this machine has the number of cores printed above the
  * table). PostgreSQL + NATS cases run when WEFT_TEST_DATABASE_URL and WEFT_TEST_NATS_URL are set.
+ *
+ * Rounds (`WEFT_BENCH_ROUNDS`, default 5): each case's executions (and the limit's seconds) are
+ * split into rounds, each round submitted and waited for until finished, and the table gives the
+ * min / median / max of executions/s over the rounds. The configurations are not shuffled round
+ * by round as other suites' cases are: each is a set of processes to start (replicas, a connector
+ * service, a schema and a NATS namespace of its own), and running them side by side to take turns
+ * would leave the idle ones on the cores the busy one is measured on. So each runs alone, in the
+ * order of the table, and the rounds are interleaved only within what is running.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
@@ -20,6 +28,7 @@ import { STEPS } from './scale/workload.js';
 
 const N = Number(process.env['WEFT_BENCH_EXECUTIONS'] ?? 500);
 const WARMUP = 50;
+const ROUNDS = Math.max(1, Number(process.env['WEFT_BENCH_ROUNDS'] ?? 5));
 const REPLICAS = (process.env['WEFT_BENCH_REPLICAS'] ?? '1,2,4').split(',').map(Number);
 const databaseUrl = process.env['WEFT_TEST_DATABASE_URL'];
 const natsUrl = process.env['WEFT_TEST_NATS_URL'];
@@ -29,8 +38,13 @@ interface Row {
   replicas: number | null;
   backend: string;
   executions: number;
+  rounds: number;
+  /** Wall time of the timed rounds together. */
   seconds: number;
+  /** Per second, the median over the rounds. */
   perSecond: number;
+  perSecondMin: number;
+  perSecondMax: number;
   stepsPerSecond: number | null;
   submitSeconds: number | null;
   /** CPU used during the timed run, in cores, by group (replicas, service, postgres, ...). */
@@ -59,24 +73,40 @@ async function measureCluster(name: string, backend: string, cluster: Cluster): 
   await submit(urls, cluster.auth, WARMUP);
   const base = (await waitFinished(() => cluster.count(), WARMUP + urls.length, 60_000)).finished;
   const cpu = measureCpu({ ...cluster.groups, bench: () => [process.pid] });
-  const started = performance.now();
-  await submit(urls, cluster.auth, N);
-  const submitted = performance.now();
-  const counts = await waitFinished(() => cluster.count(), base + N, 120_000);
-  const seconds = (performance.now() - started) / 1000;
+  const perRound = Math.max(1, Math.round(N / ROUNDS));
+  const rates: number[] = [];
+  let seconds = 0;
+  let submitSeconds = 0;
+  let counts = { completed: 0, finished: 0 };
+  for (let round = 0; round < ROUNDS; round++) {
+    const started = performance.now();
+    await submit(urls, cluster.auth, perRound);
+    const submitted = performance.now();
+    counts = await waitFinished(() => cluster.count(), base + perRound * (round + 1), 120_000);
+    const elapsed = (performance.now() - started) / 1000;
+    rates.push(perRound / elapsed);
+    seconds += elapsed;
+    submitSeconds += (submitted - started) / 1000;
+  }
   const cores = cpu();
   const failed = counts.finished - counts.completed;
   if (failed > 0) console.log(`${name}: ${failed} executions did not complete`);
-  console.log(`${name}: ${N} executions in ${seconds.toFixed(2)} s`);
+  console.log(
+    `${name}: ${perRound * ROUNDS} executions in ${ROUNDS} rounds, ${seconds.toFixed(2)} s`,
+  );
+  const perSecond = median(rates);
   return {
     case: name,
     replicas: urls.length,
     backend,
-    executions: N,
+    executions: perRound * ROUNDS,
+    rounds: ROUNDS,
     seconds,
-    perSecond: N / seconds,
-    stepsPerSecond: (N * STEPS) / seconds,
-    submitSeconds: (submitted - started) / 1000,
+    perSecond,
+    perSecondMin: Math.min(...rates),
+    perSecondMax: Math.max(...rates),
+    stepsPerSecond: perSecond * STEPS,
+    submitSeconds,
     cores,
   };
 }
@@ -87,14 +117,25 @@ async function limitRow(): Promise<Row> {
     await httpRoundTrips(bare.url, 0.5);
     // The bare server's CPU goes in the `replicas` column: it stands where a replica would.
     const cpu = measureCpu({ replicas: () => [bare.child.pid!], bench: () => [process.pid] });
-    const result = await httpRoundTrips(bare.url, 3);
+    const rates: number[] = [];
+    let requests = 0;
+    let seconds = 0;
+    for (let round = 0; round < ROUNDS; round++) {
+      const result = await httpRoundTrips(bare.url, 3 / ROUNDS);
+      rates.push(result.perSecond);
+      requests += result.requests;
+      seconds += result.seconds;
+    }
     return {
       case: 'limit: bare node:http round trip (requests/s)',
       replicas: null,
       backend: '-',
-      executions: result.requests,
-      seconds: result.seconds,
-      perSecond: result.perSecond,
+      executions: requests,
+      rounds: ROUNDS,
+      seconds,
+      perSecond: median(rates),
+      perSecondMin: Math.min(...rates),
+      perSecondMax: Math.max(...rates),
       stepsPerSecond: null,
       submitSeconds: null,
       cores: cpu(),
@@ -113,25 +154,36 @@ async function withCluster(open: () => Promise<Cluster>, body: (c: Cluster) => P
   }
 }
 
+function median(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
+}
+
 function printTable(rows: readonly Row[]): void {
   const groups = ['replicas', 'service', 'postgres', 'nats', 'bench', 'other', 'machine'];
-  const header = ['case', 'replicas', 'store/broker', 'executions', 'seconds', 'executions/s'];
-  header.push('steps/s', 'submit s', ...groups.map((g) => `cpu ${g}`));
+  const header = ['case', 'replicas', 'store/broker', 'executions', 'seconds', 'per s median'];
+  header.push('min', 'max', 'steps/s', 'submit s', ...groups.map((g) => `cpu ${g}`));
+  const rate = (v: number) => Math.round(v).toLocaleString('en-US');
   const cells = rows.map((r) => [
     r.case,
     r.replicas === null ? '-' : String(r.replicas),
     r.backend,
     r.executions.toLocaleString('en-US'),
     r.seconds.toFixed(2),
-    Math.round(r.perSecond).toLocaleString('en-US'),
-    r.stepsPerSecond === null ? '-' : Math.round(r.stepsPerSecond).toLocaleString('en-US'),
+    rate(r.perSecond),
+    rate(r.perSecondMin),
+    rate(r.perSecondMax),
+    r.stepsPerSecond === null ? '-' : rate(r.stepsPerSecond),
     r.submitSeconds === null ? '-' : r.submitSeconds.toFixed(2),
     ...groups.map((g) => (r.cores[g] === undefined ? '-' : r.cores[g].toFixed(2))),
   ]);
   const widths = header.map((h, i) => Math.max(h.length, ...cells.map((row) => row[i]!.length)));
   const line = (row: readonly string[]) =>
     row.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ');
-  console.log(`\nscale-out: ${N} executions of a ${STEPS}-step workflow, submitted async`);
+  console.log(
+    `\nscale-out: ${N} executions of a ${STEPS}-step workflow, submitted async in ${ROUNDS} rounds (executions/s median, min, max over the rounds)`,
+  );
   console.log(
     `(cpu: cores used during the timed run, of ${cpus().length}; limit row: replicas = the bare server)`,
   );
@@ -170,6 +222,7 @@ export async function run(): Promise<Row[]> {
     cpu: cpus()[0]?.model ?? 'unknown',
     cores: cpus().length,
     executions: N,
+    rounds: ROUNDS,
     rows,
   };
   writeFileSync(join(directory, 'scale.json'), `${JSON.stringify(document, null, 2)}\n`);
