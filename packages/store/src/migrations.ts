@@ -3,6 +3,7 @@ import { InternalError } from '@weft/core';
 import type { Database, Dialect } from './database.js';
 import { executionsMigration } from './executions-migration.js';
 import { searchFoldMigration } from './search-fold-migration.js';
+import { searchIndexMigration } from './search-index-migration.js';
 import { triggersMigration } from './triggers-migration.js';
 import { waitingMigration } from './waiting-migration.js';
 import { auditMigration, auditOwnerMigration } from './audit-migration.js';
@@ -231,6 +232,7 @@ function migrations(dialect: Dialect): Record<string, Migration> {
         await db.schema.alterTable('executions').addColumn('resumed_from', 'text').execute();
       },
     },
+    '0020_search_indexes': searchIndexMigration(dialect),
   };
 }
 
