@@ -71,17 +71,25 @@ function wordsPageText(dialect: Dialect, matches: string): string {
 /**
  * The listed plugins (of a tag, of a kind) without words: all rank 0, so in the order of
  * `plugins_listed` / `plugins_listed_kind` (downloads, then slug), which the page walks for
- * `offset + limit` entries and stops; a tag's plugins come from `plugin_tags_tag`. The total is
- * counted from the same indexes.
+ * `offset + limit` entries and stops; a tag's plugins come from `plugin_tags_tag`, each then
+ * read by its slug. The total is counted from the same indexes.
  */
-function browseFrom(filters: Filters): string {
-  const tag = filters.tag ? 'plugin_tags t JOIN plugins p ON p.slug = t.slug' : 'plugins p';
-  return `FROM ${tag} WHERE ${filters.tag ? 't.tag = ? AND' : ''} ${LISTED}
-    ${filters.kind ? KIND_FILTER : ''}`;
+function browseFrom(dialect: Dialect, filters: Filters): string {
+  const kind = filters.kind ? KIND_FILTER : '';
+  if (!filters.tag) return `FROM plugins p WHERE ${LISTED} ${kind}`;
+  if (dialect === 'sqlite') {
+    return `FROM plugin_tags t JOIN plugins p ON p.slug = t.slug WHERE t.tag = ? AND ${LISTED} ${kind}`;
+  }
+  // PostgreSQL's generic plan (what a named statement runs after five calls) knows neither
+  // the tag nor the page size, and then reads every plugin to hash-join them with the tag's;
+  // reading each of the tag's plugins by its slug is what the fence (`OFFSET 0`) keeps.
+  return `FROM plugin_tags t CROSS JOIN LATERAL
+      (SELECT * FROM plugins p WHERE p.slug = t.slug AND ${LISTED} OFFSET 0) p
+    WHERE t.tag = ? ${kind}`;
 }
 
 function browsePageText(dialect: Dialect, filters: Filters): string {
-  const from = browseFrom(filters);
+  const from = browseFrom(dialect, filters);
   return `SELECT ${COLUMNS}, (SELECT count(*) ${from}) AS total ${from}
     ORDER BY p.downloads DESC, ${slugOrder(dialect)} LIMIT ? OFFSET ?`;
 }
@@ -101,7 +109,7 @@ function textsOf(dialect: Dialect, words: boolean, filters: Filters) {
     } else {
       found = {
         page: browsePageText(dialect, filters),
-        count: `SELECT count(*) AS n ${browseFrom(filters)}`,
+        count: `SELECT count(*) AS n ${browseFrom(dialect, filters)}`,
       };
     }
     texts.set(key, found);
