@@ -10,7 +10,7 @@ import type { Dialect } from './database.js';
  *   search read and sorted all plugin rows (~10 ms at 10,000 plugins). Partial: unlisted slugs
  *   are never found.
  * - SQLite: `plugins_search_rank` covers what ranking a full-text match reads (search id,
- *   kind, downloads, slug, folded name), so no match reads its plugin row; and the full-text
+ *   kind, downloads, slug, folded name, whether listed), so no match reads its plugin row; and the full-text
  *   table is rebuilt with prefix indexes of 1 to 3 characters, so a prefix query (what a search
  *   box sends while typing) reads one entry instead of merging every word that starts with it.
  *   Its rows are copied as they are (already folded by core).
@@ -30,8 +30,7 @@ export function searchIndexMigration(dialect: Dialect): Migration {
         return;
       }
       await sql`CREATE INDEX plugins_search_rank
-        ON plugins (search_id, kind, downloads, slug, name_key)
-        WHERE latest_version IS NOT NULL`.execute(db);
+        ON plugins (search_id, kind, downloads, slug, name_key, latest_version)`.execute(db);
       await sql`CREATE TEMP TABLE plugin_search_copy AS
         SELECT rowid AS id, slug, name, tags, description FROM plugin_search`.execute(db);
       await sql`DROP TABLE plugin_search`.execute(db);

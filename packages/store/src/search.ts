@@ -58,13 +58,18 @@ function matchesText(dialect: Dialect, filters: Filters): string {
     WHERE p.slug = ? AND ${LISTED} ${filter}`;
 }
 
-/** One page of ranked matches with the count of all of them, in one statement. */
+/**
+ * One page of ranked matches with the count of all of them, in one statement: the matches are
+ * read once (a CTE used twice is kept), the page keeps only its best `offset + limit` while
+ * sorting (no sort of every match, as a window count over them needed) and the total counts
+ * the kept matches.
+ */
 function wordsPageText(dialect: Dialect, matches: string): string {
   const slug = dialect === 'postgres' ? 'COLLATE "C"' : '';
-  return `WITH m AS (${matches}),
-    page AS (SELECT slug, rank, downloads, count(*) OVER () AS total FROM m
+  return `WITH m AS MATERIALIZED (${matches}),
+    page AS (SELECT slug, rank, downloads FROM m
       ORDER BY rank, downloads DESC, slug ${slug} LIMIT ? OFFSET ?)
-    SELECT ${COLUMNS}, page.total FROM page JOIN plugins p ON p.slug = page.slug
+    SELECT ${COLUMNS}, (SELECT count(*) FROM m) AS total FROM page JOIN plugins p ON p.slug = page.slug
     ORDER BY page.rank, page.downloads DESC, page.slug ${slug}`;
 }
 
