@@ -32,9 +32,9 @@ function slugOrder(dialect: Dialect): string {
  * (description). Only narrow columns are ranked and sorted; the page's rows are read
  * afterwards. Placeholders are filled by {@link matchParams}.
  *
- * SQLite: each full-text match joins `plugins_search_rank`, a covering index of the listed
- * plugins by search id, so ranking reads no table row (before, every match read its whole
- * plugin row: ~1 µs each, 10 ms for a two-letter prefix that matches every plugin).
+ * SQLite: each full-text match joins `plugins_search_rank`, an index of the plugins by search
+ * id that holds every column ranking reads, so no match reads its plugin row (before, every
+ * match read its whole row). PostgreSQL reads the rows the GIN index finds.
  */
 function matchesText(dialect: Dialect, filters: Filters): string {
   const filter = filterText(filters);
