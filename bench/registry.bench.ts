@@ -24,7 +24,10 @@ import {
 import { searchMix, searchQueries, seededDefinition, seededSlugs } from './registry/seed.js';
 
 const PLUGINS = Number(process.env['WEFT_BENCH_PLUGINS'] ?? 10_000);
-const SECONDS = Number(process.env['WEFT_BENCH_SECONDS'] ?? 5);
+/** Seconds per case, split over the rounds. */
+const SECONDS = Number(process.env['WEFT_BENCH_SECONDS'] ?? 15);
+const ROUNDS = Number(process.env['WEFT_BENCH_ROUNDS'] ?? 5);
+const FIXED_ORDER = process.env['WEFT_BENCH_FIXED_ORDER'] === '1';
 const PUBLISHES = 200;
 const serverScript = fileURLToPath(new URL('./registry/server.ts', import.meta.url));
 
@@ -84,6 +87,62 @@ async function publishLatency(started: Started): Promise<number[]> {
   return times.sort((a, b) => a - b);
 }
 
+/**
+ * The indexes 0..n-1 in an order of their own for every round: each case follows each other
+ * case (and comes first) equally often, so that none always pays for what the same predecessor
+ * left behind (a GC, cache entries expiring, sockets closing) or always finds the machine idle.
+ * A fixed seed keeps runs comparable; `WEFT_BENCH_FIXED_ORDER=1` keeps the table's order.
+ */
+function orders(n: number, count: number): number[][] {
+  let seed = 32;
+  const random = () => (seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31;
+  return Array.from({ length: count }, () => {
+    const order = Array.from({ length: n }, (_, k) => k);
+    if (FIXED_ORDER) return order;
+    for (let k = n - 1; k > 0; k--) {
+      const j = Math.floor(random() * (k + 1));
+      [order[k], order[j]] = [order[j]!, order[k]!];
+    }
+    return order;
+  });
+}
+
+/** One measured case: paths requested from one server, and the target it is held to. */
+interface Case {
+  name: string;
+  cache: 'cache on' | 'cache off';
+  started: Started;
+  paths: readonly string[];
+  /** The target's text for a result ('' for the limit itself). */
+  target?: (r: Measured) => string;
+}
+
+type Measured = Awaited<ReturnType<typeof load>>;
+
+const median = (sorted: readonly number[]) => sorted[Math.floor(sorted.length / 2)]!;
+
+/** The rounds of one case: medians, with the min and max of req/s and p99. */
+function summarise(rounds: readonly Measured[]): Measured & Required<Pick<LoadResult, 'range'>> {
+  const of = (pick: (m: Measured) => number) => rounds.map(pick).sort((a, b) => a - b);
+  const rps = of((m) => m.requestsPerSec);
+  const p99 = of((m) => m.p99Ms);
+  return {
+    requestsPerSec: median(rps),
+    p50Ms: median(of((m) => m.p50Ms)),
+    p99Ms: median(p99),
+    errors: rounds.reduce((sum, m) => sum + m.errors, 0),
+    non2xx: rounds.reduce((sum, m) => sum + m.non2xx, 0),
+    range: { requestsPerSec: [rps[0]!, rps.at(-1)!], p99Ms: [p99[0]!, p99.at(-1)!] },
+  };
+}
+
+const searchTarget = (r: Measured) =>
+  `≥ 5,000/s, p99 < 10 ms ${r.requestsPerSec >= 5000 && r.p99Ms < 10 ? 'ok' : 'MISSED'}`;
+
+/**
+ * Both servers of a store (answer cache on, and off) run side by side on the same data, and
+ * every case of both is measured once per round, the cases of a round in a shuffled order.
+ */
 async function measureStore(store: string, config: Record<string, unknown>): Promise<LoadResult[]> {
   const rows: LoadResult[] = [];
   const slugs = seededSlugs(PLUGINS);
@@ -102,73 +161,72 @@ async function measureStore(store: string, config: Record<string, unknown>): Pro
         ? `/plugins/${slugs[(i * 104_729) % slugs.length]}/1.0.0/schema`
         : path,
   );
+  const seedStart = Date.now();
   // `undefined`: the server's default cache; 0: no cache, every answer read from the database.
-  for (const cacheTtlMs of [undefined, 0]) {
-    const seedStart = Date.now();
-    const started = await startChild({ ...config, seed: PLUGINS, cacheTtlMs });
-    if (cacheTtlMs === undefined)
-      console.log(
-        `${store}: ${PLUGINS} plugins ready in ${((Date.now() - seedStart) / 1000).toFixed(1)} s`,
-      );
-    const cache = cacheTtlMs === undefined ? 'cache on' : 'cache off';
+  const on = await startChild({ ...config, seed: PLUGINS });
+  console.log(
+    `${store}: ${PLUGINS} plugins ready in ${((Date.now() - seedStart) / 1000).toFixed(1)} s`,
+  );
+  const off = await startChild({ ...config, seed: PLUGINS, cacheTtlMs: 0 });
+  const cases: Case[] = [];
+  for (const [cache, started] of [
+    ['cache on', on],
+    ['cache off', off],
+  ] as const) {
     // Warm-up: JIT, connections, and (cache on) one visit of every path measured below.
     await load(started.url, ['/bare', ...detailPaths.slice(0, 200), ...searchPaths], 2);
     await visitAll(started.url, [...detailPaths, ...searchPaths]);
-    const bare = await load(started.url, ['/bare'], SECONDS);
-    rows.push({ store, name: `bare route (${cache})`, ...bare, ofBare: 1, target: 'limit' });
-    const detail = await load(started.url, detailPaths, SECONDS);
-    rows.push({
-      store,
-      name: `detail (${cache})`,
-      ...detail,
-      ofBare: detail.requestsPerSec / bare.requestsPerSec,
-      target: `≥ 0.5× bare ${detail.requestsPerSec >= bare.requestsPerSec / 2 ? 'ok' : 'MISSED'}`,
-    });
-    const search = await load(started.url, searchPaths, SECONDS);
-    const searchOk = search.requestsPerSec >= 5000 && search.p99Ms < 10;
-    rows.push({
-      store,
-      name: `search (${cache})`,
-      ...search,
-      ofBare: search.requestsPerSec / bare.requestsPerSec,
-      target: `≥ 5,000/s, p99 < 10 ms ${searchOk ? 'ok' : 'MISSED'}`,
-    });
-    // Not visited beforehand: each distinct query's first request reads the database.
-    const mix = await load(started.url, mixPaths, SECONDS);
-    const mixOk = mix.requestsPerSec >= 5000 && mix.p99Ms < 10;
-    rows.push({
-      store,
-      name: `search, typed mix (${cache})`,
-      ...mix,
-      ofBare: mix.requestsPerSec / bare.requestsPerSec,
-      target: `≥ 5,000/s, p99 < 10 ms ${mixOk ? 'ok' : 'MISSED'}`,
-    });
-    const traffic = await load(started.url, trafficPaths, SECONDS);
-    const trafficOk = traffic.requestsPerSec >= 5000 && traffic.p99Ms < 10;
-    rows.push({
-      store,
-      name: `search 8 : detail 1 : install 1 (${cache})`,
-      ...traffic,
-      ofBare: traffic.requestsPerSec / bare.requestsPerSec,
-      target: `≥ 5,000/s, p99 < 10 ms ${trafficOk ? 'ok' : 'MISSED'}`,
-    });
-    if (cacheTtlMs === undefined) {
-      const times = await publishLatency(started);
-      const p50 = percentile(times, 50);
-      rows.push({
-        store,
-        name: `publish (sequential, ${PUBLISHES})`,
-        requestsPerSec: 1000 / (times.reduce((a, b) => a + b, 0) / times.length),
-        p50Ms: p50,
-        p99Ms: percentile(times, 99),
-        errors: 0,
-        non2xx: 0,
-        ofBare: null,
-        target: `p50 < 5 ms ${p50 < 5 ? 'ok' : 'MISSED'}`,
-      });
-    }
-    await stopChild(started);
+    cases.push(
+      { name: 'bare route', cache, started, paths: ['/bare'] },
+      { name: 'detail', cache, started, paths: detailPaths },
+      { name: 'search', cache, started, paths: searchPaths, target: searchTarget },
+      // Not visited beforehand: each distinct query's first request reads the database.
+      { name: 'search, typed mix', cache, started, paths: mixPaths, target: searchTarget },
+      {
+        name: 'search 8 : detail 1 : install 1',
+        cache,
+        started,
+        paths: trafficPaths,
+        target: searchTarget,
+      },
+    );
   }
+  const rounds = cases.map((): Measured[] => []);
+  const seconds = Math.max(1, Math.round(SECONDS / ROUNDS));
+  for (const order of orders(cases.length, ROUNDS)) {
+    for (const k of order)
+      rounds[k]!.push(await load(cases[k]!.started.url, cases[k]!.paths, seconds));
+  }
+  const results = rounds.map(summarise);
+  const bare = (cache: string) =>
+    results[cases.findIndex((c) => c.cache === cache && c.name === 'bare route')]!;
+  for (const [k, c] of cases.entries()) {
+    const result = results[k]!;
+    const ofBare = result.requestsPerSec / bare(c.cache).requestsPerSec;
+    const detailOk = ofBare >= 0.5 ? 'ok' : 'MISSED';
+    rows.push({
+      store,
+      name: `${c.name} (${c.cache})`,
+      ...result,
+      ofBare,
+      target: c.target?.(result) ?? (c.name === 'detail' ? `≥ 0.5× bare ${detailOk}` : 'limit'),
+    });
+  }
+  const times = await publishLatency(on);
+  const p50 = percentile(times, 50);
+  rows.push({
+    store,
+    name: `publish (sequential, ${PUBLISHES})`,
+    requestsPerSec: 1000 / (times.reduce((a, b) => a + b, 0) / times.length),
+    p50Ms: p50,
+    p99Ms: percentile(times, 99),
+    errors: 0,
+    non2xx: 0,
+    ofBare: null,
+    target: `p50 < 5 ms ${p50 < 5 ? 'ok' : 'MISSED'}`,
+  });
+  await stopChild(off);
+  await stopChild(on);
   return rows;
 }
 
@@ -194,10 +252,16 @@ export async function run(): Promise<LoadResult[]> {
   } else {
     console.log('postgres: skipped (set WEFT_TEST_DATABASE_URL to measure it)');
   }
-  printLoadTable(`registry: ${PLUGINS} plugins, 64 connections, ${SECONDS} s per case`, rows);
+  printLoadTable(
+    `registry: ${PLUGINS} plugins, 64 connections, ${SECONDS} s per case over ${ROUNDS} ` +
+      `rounds (${FIXED_ORDER ? 'fixed' : 'shuffled'} order); median round, [min–max] of rounds`,
+    rows,
+  );
   writeLoadResults(rows, {
     plugins: PLUGINS,
     seconds: SECONDS,
+    rounds: ROUNDS,
+    order: FIXED_ORDER ? 'fixed' : 'shuffled',
     connections: 64,
     publishes: PUBLISHES,
   });

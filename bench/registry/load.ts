@@ -17,6 +17,8 @@ export interface LoadResult {
   /** Requests/s as a share of the bare route's in the same run. */
   ofBare: number | null;
   target: string;
+  /** Over rounds: the lowest and highest req/s and p99 (the row holds the medians). */
+  range?: { requestsPerSec: [number, number]; p99Ms: [number, number] };
 }
 
 /** Runs autocannon against `url`, each request taking the next path from `paths`. */
@@ -55,12 +57,13 @@ export function percentile(sorted: readonly number[], p: number): number {
 /** Prints the table of HTTP results. */
 export function printLoadTable(title: string, rows: readonly LoadResult[]): void {
   const header = ['store', 'case', 'req/s', 'p50 ms', 'p99 ms', '× bare', 'errors', 'target'];
+  const rate = (n: number) => Math.round(n).toLocaleString('en-US');
   const cells = rows.map((r) => [
     r.store,
     r.name,
-    Math.round(r.requestsPerSec).toLocaleString('en-US'),
+    `${rate(r.requestsPerSec)}${r.range ? ` [${r.range.requestsPerSec.map(rate).join('–')}]` : ''}`,
     r.p50Ms.toFixed(2),
-    r.p99Ms.toFixed(2),
+    `${r.p99Ms.toFixed(2)}${r.range ? ` [${r.range.p99Ms.map((n) => n.toFixed(0)).join('–')}]` : ''}`,
     r.ofBare === null ? '-' : r.ofBare.toFixed(2),
     String(r.errors + r.non2xx),
     r.target,

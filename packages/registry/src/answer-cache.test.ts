@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { AnswerCache } from './answer-cache.js';
+import { TtlCache } from './cache.js';
 
 describe('AnswerCache', () => {
   const make = (ttlMs = 1000) => {
@@ -93,5 +94,23 @@ describe('AnswerCache', () => {
     const { cache } = make(0);
     cache.keepSearch('q', 'S', cache.searchStamp());
     expect(cache.search('q')).toBeUndefined();
+  });
+});
+
+describe('TtlCache', () => {
+  it('spreads the expiry of entries kept together over the last quarter of the time to live', () => {
+    let now = 0;
+    const cache = new TtlCache<number>(1000, 1000, () => now);
+    for (let i = 0; i < 200; i++) cache.set(`k${i}`, i);
+    const alive = () =>
+      Array.from({ length: 200 }, (_, i) => cache.get(`k${i}`)).filter((v) => v !== undefined);
+    now = 749;
+    expect(alive()).toHaveLength(200);
+    now = 900;
+    const left = alive().length;
+    expect(left).toBeGreaterThan(0);
+    expect(left).toBeLessThan(200);
+    now = 1000;
+    expect(alive()).toHaveLength(0);
   });
 });

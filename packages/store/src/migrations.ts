@@ -3,6 +3,7 @@ import { InternalError } from '@weft/core';
 import type { Database, Dialect } from './database.js';
 import { executionsMigration } from './executions-migration.js';
 import { searchFoldMigration } from './search-fold-migration.js';
+import { searchIndexMigration } from './search-index-migration.js';
 import { triggersMigration } from './triggers-migration.js';
 import { waitingMigration } from './waiting-migration.js';
 import { auditMigration, auditOwnerMigration } from './audit-migration.js';
@@ -233,6 +234,7 @@ function migrations(dialect: Dialect): Record<string, Migration> {
       },
     },
     '0020_journal_clustered': journalClusteredMigration(dialect),
+    '0021_search_indexes': searchIndexMigration(dialect),
   };
 }
 

@@ -5,6 +5,8 @@ import { toPluginRecord } from './rows.js';
 
 const COLUMNS = `p.slug, p.slug_key, p.kind, p.owner, p.created_at, p.updated_at, p.downloads,
   p.latest_version, p.name, p.description, p.author, p.tags`;
+/** Listed plugins: only they are found (and only they have tag and full-text rows). */
+const LISTED = 'p.latest_version IS NOT NULL';
 const TAG_FILTER = 'AND EXISTS (SELECT 1 FROM plugin_tags t WHERE t.slug = p.slug AND t.tag = ?)';
 const KIND_FILTER = 'AND p.kind = ?';
 
@@ -18,12 +20,21 @@ function filterText(filters: Filters): string {
   return `${filters.tag ? TAG_FILTER : ''} ${filters.kind ? KIND_FILTER : ''}`;
 }
 
+/** Ties broken by slug, bytewise on both stores (PostgreSQL's own collation may not be). */
+function slugOrder(dialect: Dialect): string {
+  return dialect === 'postgres' ? 'p.slug COLLATE "C"' : 'p.slug';
+}
+
 /**
  * The matching plugins with their rank, from the database's own full-text index: every word
  * matches somewhere, or the whole query is the slug; the rank says where — 0: the whole query
  * is the slug or the name; 1: every word in the name; 2: every word in the tags; 3: elsewhere
  * (description). Only narrow columns are ranked and sorted; the page's rows are read
  * afterwards. Placeholders are filled by {@link matchParams}.
+ *
+ * SQLite: each full-text match joins `plugins_search_rank`, an index of the plugins by search
+ * id that holds every column ranking reads, so no match reads its plugin row (before, every
+ * match read its whole row). PostgreSQL reads the rows the GIN index finds.
  */
 function matchesText(dialect: Dialect, filters: Filters): string {
   const filter = filterText(filters);
@@ -31,7 +42,7 @@ function matchesText(dialect: Dialect, filters: Filters): string {
     return `SELECT p.slug, p.downloads, CASE WHEN p.slug = ? OR p.name_key = ? THEN 0
         WHEN p.search_name @@ q.query THEN 1 WHEN p.search_tags @@ q.query THEN 2 ELSE 3 END AS rank
       FROM plugins p, (SELECT to_tsquery('simple', ?) AS query) q
-      WHERE (p.search_all @@ q.query OR p.slug = ?) AND p.latest_version IS NOT NULL ${filter}`;
+      WHERE (p.search_all @@ q.query OR p.slug = ?) AND ${LISTED} ${filter}`;
   }
   // A slug is not in the full-text index (its words may be nowhere in the name): the second
   // branch finds it; UNION drops the row both branches find (same columns, rank 0).
@@ -39,27 +50,53 @@ function matchesText(dialect: Dialect, filters: Filters): string {
       WHEN s.rowid IN (SELECT rowid FROM plugin_search WHERE plugin_search MATCH ?) THEN 1
       WHEN s.rowid IN (SELECT rowid FROM plugin_search WHERE plugin_search MATCH ?) THEN 2
       ELSE 3 END AS rank
-    FROM plugin_search s JOIN plugins p ON p.search_id = s.rowid
-    WHERE plugin_search MATCH ? AND p.latest_version IS NOT NULL ${filter}
+    FROM plugin_search s JOIN plugins p INDEXED BY plugins_search_rank
+      ON p.search_id = s.rowid AND ${LISTED}
+    WHERE plugin_search MATCH ? ${filter}
     UNION
     SELECT p.slug, p.downloads, 0 AS rank FROM plugins p
-    WHERE p.slug = ? AND p.latest_version IS NOT NULL ${filter}`;
+    WHERE p.slug = ? AND ${LISTED} ${filter}`;
 }
 
-/** Every listed plugin (no words), rank 0. */
-function browseText(filters: Filters): string {
-  return `SELECT p.slug, p.downloads, 0 AS rank FROM plugins p
-    WHERE p.latest_version IS NOT NULL ${filterText(filters)}`;
+/**
+ * One page of ranked matches with the count of all of them, in one statement: the matches are
+ * read once (a CTE used twice is kept), the page keeps only its best `offset + limit` while
+ * sorting (no sort of every match, as a window count over them needed) and the total counts
+ * the kept matches.
+ */
+function wordsPageText(dialect: Dialect, matches: string): string {
+  const slug = dialect === 'postgres' ? 'COLLATE "C"' : '';
+  return `WITH m AS MATERIALIZED (${matches}),
+    page AS (SELECT slug, rank, downloads FROM m
+      ORDER BY rank, downloads DESC, slug ${slug} LIMIT ? OFFSET ?)
+    SELECT ${COLUMNS}, (SELECT count(*) FROM m) AS total FROM page JOIN plugins p ON p.slug = page.slug
+    ORDER BY page.rank, page.downloads DESC, page.slug ${slug}`;
 }
 
-/** One page of ranked matches with the count of all of them, in one statement. */
-function pageText(dialect: Dialect, matches: string): string {
-  const slugOrder = dialect === 'postgres' ? 'COLLATE "C"' : '';
-  return `WITH m AS (${matches}),
-    page AS (SELECT slug, rank, downloads, count(*) OVER () AS total FROM m
-      ORDER BY rank, downloads DESC, slug ${slugOrder} LIMIT ? OFFSET ?)
-    SELECT ${COLUMNS}, page.total FROM page JOIN plugins p ON p.slug = page.slug
-    ORDER BY page.rank, page.downloads DESC, page.slug ${slugOrder}`;
+/**
+ * The listed plugins (of a tag, of a kind) without words: all rank 0, so in the order of
+ * `plugins_listed` / `plugins_listed_kind` (downloads, then slug), which the page walks for
+ * `offset + limit` entries and stops; a tag's plugins come from `plugin_tags_tag`, each then
+ * read by its slug. The total is counted from the same indexes.
+ */
+function browseFrom(dialect: Dialect, filters: Filters): string {
+  const kind = filters.kind ? KIND_FILTER : '';
+  if (!filters.tag) return `FROM plugins p WHERE ${LISTED} ${kind}`;
+  if (dialect === 'sqlite') {
+    return `FROM plugin_tags t JOIN plugins p ON p.slug = t.slug WHERE t.tag = ? AND ${LISTED} ${kind}`;
+  }
+  // PostgreSQL's generic plan (what a named statement runs after five calls) knows neither
+  // the tag nor the page size, and then reads every plugin to hash-join them with the tag's;
+  // reading each of the tag's plugins by its slug is what the fence (`OFFSET 0`) keeps.
+  return `FROM plugin_tags t CROSS JOIN LATERAL
+      (SELECT * FROM plugins p WHERE p.slug = t.slug AND ${LISTED} OFFSET 0) p
+    WHERE t.tag = ? ${kind}`;
+}
+
+function browsePageText(dialect: Dialect, filters: Filters): string {
+  const from = browseFrom(dialect, filters);
+  return `SELECT ${COLUMNS}, (SELECT count(*) ${from}) AS total ${from}
+    ORDER BY p.downloads DESC, ${slugOrder(dialect)} LIMIT ? OFFSET ?`;
 }
 
 const texts = new Map<string, { page: string; count: string }>();
@@ -68,8 +105,18 @@ function textsOf(dialect: Dialect, words: boolean, filters: Filters) {
   const key = `${dialect}/${words}/${filters.tag}/${filters.kind}`;
   let found = texts.get(key);
   if (!found) {
-    const matches = words ? matchesText(dialect, filters) : browseText(filters);
-    found = { page: pageText(dialect, matches), count: `SELECT count(*) AS n FROM (${matches}) m` };
+    if (words) {
+      const matches = matchesText(dialect, filters);
+      found = {
+        page: wordsPageText(dialect, matches),
+        count: `SELECT count(*) AS n FROM (${matches}) m`,
+      };
+    } else {
+      found = {
+        page: browsePageText(dialect, filters),
+        count: `SELECT count(*) AS n ${browseFrom(dialect, filters)}`,
+      };
+    }
     texts.set(key, found);
   }
   return found;
@@ -99,11 +146,19 @@ function matchParams(dialect: Dialect, query: SearchQuery): unknown[] {
   ];
 }
 
+/** Parameters of the page statement, in placeholder order. */
+function pageParams(query: SearchQuery, params: unknown[]): unknown[] {
+  // Without words the filters come twice: in the count, then in the page.
+  const filters = query.words.length === 0 ? [...params, ...params] : params;
+  return [...filters, query.limit, query.offset];
+}
+
 /**
  * Runs a ranked search in the database's own full-text index (SQLite FTS5, PostgreSQL
  * tsvector) in one statement. `query.words` and `query.exact` are folded by core's
  * `searchWords` / `exactKey`, as the index is. Ranking: exact slug or name match, then all words in the name,
  * then in the tags, then elsewhere (description); ties by downloads, then slug (bytewise).
+ * Every shape is served by an index (see `search-plan.test.ts`).
  */
 export async function searchPlugins(
   runner: SqlRunner,
@@ -114,7 +169,7 @@ export async function searchPlugins(
     kind: query.kind !== undefined,
   });
   const params = matchParams(runner.dialect, query);
-  const rows = await runner.all(page, [...params, query.limit, query.offset]);
+  const rows = await runner.all(page, pageParams(query, params));
   let total = rows.length > 0 ? Number(rows[0]!['total']) : 0;
   if (rows.length === 0 && query.offset > 0) {
     const [counted] = await runner.all(count, params);
@@ -124,4 +179,20 @@ export async function searchPlugins(
     total,
     plugins: rows.map((row: Row) => toPluginRecord(row as Parameters<typeof toPluginRecord>[0])),
   };
+}
+
+/** The statements a search runs, with their parameters (for plan tests). */
+export function searchStatements(
+  dialect: Dialect,
+  query: SearchQuery,
+): { text: string; params: unknown[] }[] {
+  const { page, count } = textsOf(dialect, query.words.length > 0, {
+    tag: query.tag !== undefined,
+    kind: query.kind !== undefined,
+  });
+  const params = matchParams(dialect, query);
+  return [
+    { text: page, params: pageParams(query, params) },
+    { text: count, params },
+  ];
 }

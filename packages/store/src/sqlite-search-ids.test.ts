@@ -105,3 +105,29 @@ describe('search words folded by core (0006_search_fold)', () => {
     ]);
   });
 });
+
+describe('search indexes (0021_search_indexes)', () => {
+  it('an upgraded database keeps its full-text rows and finds them by prefix', async () => {
+    const dataDir = await databaseAt('0019_resumed_from', [
+      { slug: 'slack-notify', name: 'slack notify' },
+      { slug: 'slack-relay', name: 'slack relay' },
+      { slug: 'github', name: 'github' },
+    ]);
+    opened = await openStore({ kind: 'sqlite', dataDir });
+    const found = await opened.registry.search(search(['s']));
+    expect(found.plugins.map((p) => p.slug)).toEqual(['slack-notify', 'slack-relay', 'github']);
+    expect((await opened.registry.search(search(['sl']))).total).toBe(2);
+    const browse = await opened.registry.search({ ...search([]), limit: 2 });
+    expect(browse).toMatchObject({ total: 3 });
+    expect(browse.plugins.map((p) => p.slug)).toEqual(['github', 'slack-notify']);
+    const file = new BetterSqlite3(join(dataDir, 'weft.db'), { readonly: true });
+    const names = file
+      .prepare(`SELECT name, sql FROM sqlite_master WHERE tbl_name IN ('plugins', 'plugin_search')`)
+      .all() as { name: string; sql: string | null }[];
+    file.close();
+    expect(names.map((n) => n.name)).toEqual(
+      expect.arrayContaining(['plugins_listed', 'plugins_listed_kind', 'plugins_search_rank']),
+    );
+    expect(names.find((n) => n.name === 'plugin_search')?.sql).toContain("prefix = '1 2 3'");
+  });
+});
