@@ -168,6 +168,7 @@ function executionRequest(request: OwnedStartRequest): ExecutionRequest {
     trigger: request.trigger,
     principal,
     ...(request.trace ? { trace: request.trace } : {}),
+    ...(request.executionId !== undefined ? { executionId: request.executionId } : {}),
   };
 }
 

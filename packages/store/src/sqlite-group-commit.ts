@@ -21,6 +21,11 @@ interface Queued {
 export class SqliteGroupCommit {
   private queue: Queued[] = [];
   private lastGroupSize = 0;
+  /** A group committed in this turn of the event loop (reset by an immediate). */
+  private committedThisTurn = false;
+  private readonly newTurn = (): void => {
+    this.committedThisTurn = false;
+  };
   private commits = 0;
   private readonly statements = new Map<string, BetterSqlite3.Statement>();
   private readonly commitOne: (write: () => unknown) => unknown;
@@ -56,10 +61,11 @@ export class SqliteGroupCommit {
     return new Promise<T>((resolve, reject) => {
       this.queue.push({ write, resolve: resolve as (value: unknown) => void, reject });
       if (this.queue.length > 1) return;
-      // Quiet (the last group was one write): commit once the promise jobs queued now have run,
-      // adding no turn of the event loop. Busy: wait for the turn's I/O callbacks, whose writes
-      // then share the commit.
-      if (this.lastGroupSize > 1) setImmediate(() => void this.commit());
+      // Quiet (the last group was one write, and the first of this turn): commit once the promise
+      // jobs queued now have run, adding no turn of the event loop. Busy: wait for the turn's I/O
+      // callbacks, whose writes then share the commit. A second group in one turn is load too:
+      // without it, one write per I/O callback would keep every group at one write.
+      if (this.lastGroupSize > 1 || this.committedThisTurn) setImmediate(() => void this.commit());
       else process.nextTick(() => void this.commit());
     });
   }
@@ -97,6 +103,10 @@ export class SqliteGroupCommit {
     const group = this.queue;
     this.queue = [];
     this.lastGroupSize = group.length;
+    if (!this.committedThisTurn) {
+      this.committedThisTurn = true;
+      setImmediate(this.newTurn);
+    }
     if (++this.commits === this.busy?.after) this.busy.then();
     if (group.length === 1) {
       // Alone, a write needs no savepoint: its transaction is its own.
