@@ -40,6 +40,12 @@ export interface ExecutionRequest {
   wait?: WaitRequest;
   /** The trace context of the request that starts it: its run span joins that trace. */
   trace?: TraceCarrier;
+  /**
+   * The caller waits for its end (`Prefer: wait`): run here, its record may be committed without
+   * waiting for the disk, as its end's commit makes it durable; a caller answered before the end
+   * flushes the store first (`ExecutionsStore.flush`).
+   */
+  awaitsEnd?: boolean;
   /** The id to give it (a new time-ordered id when unset). */
   executionId?: string;
   /**
