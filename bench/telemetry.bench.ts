@@ -6,9 +6,11 @@
  * `weft server` over HTTP (`Prefer: wait`), next to a bare `node:http` round trip: with no
  * telemetry interceptor installed at all (`absent`: what a run cost before telemetry existed), with
  * `OTEL_SDK_DISABLED=true` (the metrics interceptor only; an OTLP endpoint is set and ignored),
- * and with tracing on at 100%, each pair alternating call by call in the same run. Spans go to a no-op exporter through the batch processor, so the rows are the
- * cost of making spans, not of a collector. The cases without tracing run first: once a context
- * manager is registered (AsyncLocalStorage), it stays for the rest of the process.
+ * and with tracing on at 100%, each pair call by call in a seeded random order in the same run.
+ * Spans go to a no-op exporter through the batch processor, so the rows are the cost of making
+ * spans, not of a collector. The cases without tracing run first: once a context manager is
+ * registered (AsyncLocalStorage), it stays for the rest of the process; the engine cases after
+ * it run in a new seeded random order each round.
  */
 import { createServer } from 'node:http';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -136,10 +138,15 @@ async function benchServer(telemetry: Telemetry | 'absent') {
   };
 }
 
+/** A seeded random source (the same orders run to run). */
+function seeded(seed: number): () => number {
+  return () => (seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31;
+}
+
 /**
- * Nanoseconds of `count` calls of each function, alternating call by call in the order a, b,
- * b, a, a, b... (so that neither always follows the other: one server's writes after its
- * answer fall into the next call), and the load of a shared machine weighs on both alike.
+ * Nanoseconds of `count` calls of each function, call by call in a new seeded random order
+ * each time (so that neither always follows the other: one server's writes after its answer
+ * fall into the next call), and the load of a shared machine weighs on both alike.
  */
 async function alternating(
   a: () => Promise<unknown>,
@@ -147,13 +154,14 @@ async function alternating(
   count: number,
 ): Promise<[number[], number[]]> {
   const out: [number[], number[]] = [[], []];
+  const random = seeded(count);
   const time = async (fn: () => Promise<unknown>, into: number[]) => {
     const start = process.hrtime.bigint();
     await fn();
     into.push(Number(process.hrtime.bigint() - start));
   };
   for (let i = 0; i < count; i++) {
-    if (i % 2 === 0) {
+    if (random() < 0.5) {
       await time(a, out[0]);
       await time(b, out[1]);
     } else {
@@ -162,6 +170,42 @@ async function alternating(
     }
   }
   return out;
+}
+
+/**
+ * Rounds of `rounds` each case in a new seeded random order (every case once per round), the
+ * nanoseconds of each call, per case.
+ */
+async function shuffledRounds(
+  cases: readonly (() => Promise<unknown>)[],
+  rounds: number,
+): Promise<number[][]> {
+  const out = cases.map((): number[] => []);
+  const random = seeded(rounds);
+  for (let round = 0; round < rounds; round++) {
+    const order = cases.map((_, i) => i);
+    for (let i = order.length - 1; i > 0; i--) {
+      const j = Math.floor(random() * (i + 1));
+      [order[i], order[j]] = [order[j]!, order[i]!];
+    }
+    for (const i of order) {
+      const start = process.hrtime.bigint();
+      await cases[i]!();
+      out[i]!.push(Number(process.hrtime.bigint() - start));
+    }
+  }
+  return out;
+}
+
+/** min / median / max of the medians of `parts` consecutive slices of `values`, divided by `per`. */
+function spread(values: readonly number[], per: number, parts = 10): string {
+  const size = Math.max(1, Math.floor(values.length / parts));
+  const medians: number[] = [];
+  for (let i = 0; i + size <= values.length; i += size)
+    medians.push(median(values.slice(i, i + size)));
+  const f = (ns: number) => (ns / per / 1000).toFixed(1);
+  const sorted = [...medians].sort((a, b) => a - b);
+  return `${f(sorted[0]!)} / ${f(median(medians))} / ${f(sorted.at(-1)!)} µs`;
 }
 
 async function bareHttpSamples(): Promise<number[]> {
@@ -207,43 +251,39 @@ export async function run(): Promise<BenchResult[]> {
   // The noise floor: two servers without telemetry interceptors, alike but for their files.
   const [controlA, controlB] = await alternating(absent.once, control.once, 2 * N);
 
+  // The cases with a context manager, in a new seeded random order each round.
   const metricsOnly = startTelemetry({ serviceName: 'bench', global: false });
-  const counted = await samples(
-    () => runWorkflow(LINEAR, {}, { invoker, interceptors: [metricsOnly.metrics.interceptor] }),
-    30,
-    10,
-  );
-  await metricsOnly.shutdown();
-
   const engineTelemetry = startTelemetry({
     serviceName: 'bench',
     traces: { exporter: noopExporter },
     global: false,
   });
   const tracing = engineTelemetry.tracing!;
-  const info = { executionId: 'bench', workflow: 'linear', version: '1.0.0', mode: 'local' };
-  const on = await samples(
-    () =>
-      tracing.traceRun(info, undefined, () =>
-        runWorkflow(LINEAR, {}, { invoker, interceptors: [tracing.interceptor] }),
-      ),
-    30,
-    10,
-  );
-  await engineTelemetry.shutdown();
   const unsampled = startTelemetry({
     serviceName: 'bench',
     traces: { exporter: noopExporter, sampler: { kind: 'always_off' } },
     global: false,
   });
-  const zero = await samples(
+  const info = { executionId: 'bench', workflow: 'linear', version: '1.0.0', mode: 'local' };
+  const engineCases = [
+    () => runWorkflow(LINEAR, {}, { invoker, interceptors: [metricsOnly.metrics.interceptor] }),
+    () =>
+      tracing.traceRun(info, undefined, () =>
+        runWorkflow(LINEAR, {}, { invoker, interceptors: [tracing.interceptor] }),
+      ),
     () =>
       unsampled.tracing!.traceRun(info, undefined, () =>
         runWorkflow(LINEAR, {}, { invoker, interceptors: [unsampled.tracing!.interceptor] }),
       ),
-    30,
-    10,
-  );
+  ];
+  await shuffledRounds(engineCases, 10);
+  const [counted, on, zero] = (await shuffledRounds(engineCases, 30)) as [
+    number[],
+    number[],
+    number[],
+  ];
+  await metricsOnly.shutdown();
+  await engineTelemetry.shutdown();
   await unsampled.shutdown();
 
   // The server with tracing on next to the same server with OTEL_SDK_DISABLED, call by call
@@ -282,6 +322,15 @@ export async function run(): Promise<BenchResult[]> {
   ];
   printTable('telemetry: engine, per step (each step one action call)', engine);
   printTable('telemetry: weft server over HTTP, per execution (SQLite)', server);
+  console.log('\nmin / median / max of the medians of 10 slices of each case, per operation:');
+  for (const [name, ns, per] of [
+    ['engine, metrics only (per step)', counted, STEPS],
+    ['engine, tracing 100% (per step)', on, STEPS],
+    ['engine, tracing 0% (per step)', zero, STEPS],
+    ['server, OTEL_SDK_DISABLED (rounds with on)', serverOff, 1],
+    ['server, tracing on (100%)', serverOn, 1],
+  ] as const)
+    console.log(`  ${name.padEnd(44)} ${spread(ns, per)}`);
   const perStep = (r: BenchResult) => r.nsPerOp;
   console.log(
     `\ntracing on adds ${(perStep(engine[3]!) - perStep(engine[1]!)).toFixed(0)} ns per step` +

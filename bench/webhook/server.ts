@@ -4,7 +4,7 @@
  * (hmac-sha256, timestamp and delivery-id replay protection) starts a one-step execution, and a
  * bare route returning a constant on the same Fastify instance (the limit). Each accepted request
  * is answered once its execution's record is durable; the execution then runs in this process,
- * as on a real server. Reports its URL over IPC.
+ * as on a real server. Reports its URL over IPC, and its CPU time (µs) when sent `cpu`.
  */
 import { mkdtempSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
@@ -43,6 +43,11 @@ await server.app.listen({ host: '127.0.0.1', port: 0 });
 const { port } = server.app.server.address() as AddressInfo;
 process.send?.({ url: `http://127.0.0.1:${port}` });
 process.on('message', async (message) => {
+  if (message === 'cpu') {
+    const { user, system } = process.cpuUsage();
+    process.send?.({ cpuMicros: user + system });
+    return;
+  }
   if (message !== 'stop') return;
   await server.close();
   process.exit(0);

@@ -22,8 +22,15 @@ export function trackInFlight(inner: ExecutionsStore): InFlightTracking {
       if (claimed) held.add(id);
       return claimed;
     },
-    create: async (execution, idempotency, lease, events, steps) => {
-      const outcome = await inner.create(execution, idempotency, lease, events, steps);
+    create: async (execution, idempotency, lease, events, steps, durableAtEnd) => {
+      const outcome = await inner.create(
+        execution,
+        idempotency,
+        lease,
+        events,
+        steps,
+        durableAtEnd,
+      );
       if (outcome.created && lease) held.add(execution.id);
       return outcome;
     },

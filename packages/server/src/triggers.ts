@@ -172,6 +172,7 @@ function executionRequest(request: OwnedStartRequest): ExecutionRequest {
     trigger: request.trigger,
     principal,
     ...(request.trace ? { trace: request.trace } : {}),
+    ...(request.executionId !== undefined ? { executionId: request.executionId } : {}),
   };
 }
 

@@ -9,8 +9,13 @@ import type { ExecutionsTable } from './executions-tables.js';
  * per call: `SqliteJournalWriter`, `PostgresJournalWriter`.
  */
 export interface JournalWriter {
-  /** Inserts a new execution's row. */
-  insert(row: ExecutionRowValues): Promise<void>;
+  /**
+   * Inserts a new execution's row; `relaxed`: with the journal's commit, which need not wait for
+   * the disk (the run's end flushes it).
+   */
+  insert(row: ExecutionRowValues, relaxed?: boolean): Promise<void>;
+  /** Makes every commit so far durable. */
+  flush(): Promise<void>;
   journal(id: string, steps: readonly JournalRow[], events: readonly EventRow[]): Promise<void>;
   finish(id: string, outcome: ExecutionOutcome, writes: EndWrites): Promise<boolean>;
   /** {@link finish} of a waiting execution only (see `ExecutionsStore.endWaiting`). */

@@ -62,12 +62,17 @@ export class KyselyExecutionsStore implements ExecutionsStore {
     this.accounts = new ExecutionAccounts(db);
   }
 
+  async flush(): Promise<void> {
+    await this.writer.flush();
+  }
+
   async create(
     execution: StoredExecution,
     idempotency?: IdempotencyClaim,
     lease?: ExecutionLease,
     events: readonly EventRow[] = [],
     steps: readonly JournalRow[] = [],
+    durableAtEnd = false,
   ): Promise<CreateOutcome> {
     // The hot path: one prepared insert (group-committed on SQLite).
     if (
@@ -76,7 +81,10 @@ export class KyselyExecutionsStore implements ExecutionsStore {
       steps.length === 0 &&
       execution.waiting_for === undefined
     ) {
-      await this.writer.insert(toExecutionRow(execution, lease));
+      await this.writer.insert(
+        toExecutionRow(execution, lease),
+        durableAtEnd && lease !== undefined,
+      );
       return { created: true, execution };
     }
     if (idempotency) {

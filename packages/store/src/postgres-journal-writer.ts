@@ -100,12 +100,20 @@ export class PostgresJournalWriter implements JournalWriter {
     private readonly journalPool: pg.Pool,
   ) {}
 
-  async insert(row: ExecutionRowValues): Promise<void> {
-    await this.records.query({
+  async insert(row: ExecutionRowValues, relaxed = false): Promise<void> {
+    await (relaxed ? this.journalPool : this.records).query({
       name: 'weft_insert_execution',
       text: INSERT_TEXT,
       values: rowValues(row),
     });
+  }
+
+  /**
+   * A synchronous commit of a transaction with an id (`txid_current()` assigns one): it waits
+   * for the write-ahead log to reach the disk up to it, and so for every commit before it.
+   */
+  async flush(): Promise<void> {
+    await this.records.query('SELECT txid_current()');
   }
 
   async journal(

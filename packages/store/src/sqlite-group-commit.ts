@@ -1,6 +1,9 @@
 import type BetterSqlite3 from 'better-sqlite3';
 import { asStoreError } from './unavailable.js';
 
+/** Groups of one write committed in one turn of the event loop before the next one waits. */
+export const TURN_GROUPS = 16;
+
 /** A write waiting for the next group commit. */
 interface Queued {
   write: () => unknown;
@@ -21,6 +24,11 @@ interface Queued {
 export class SqliteGroupCommit {
   private queue: Queued[] = [];
   private lastGroupSize = 0;
+  /** Groups committed in this turn of the event loop (reset by an immediate). */
+  private commitsThisTurn = 0;
+  private readonly newTurn = (): void => {
+    this.commitsThisTurn = 0;
+  };
   private commits = 0;
   private readonly statements = new Map<string, BetterSqlite3.Statement>();
   private readonly commitOne: (write: () => unknown) => unknown;
@@ -58,9 +66,12 @@ export class SqliteGroupCommit {
       if (this.queue.length > 1) return;
       // Quiet (the last group was one write): commit once the promise jobs queued now have run,
       // adding no turn of the event loop. Busy: wait for the turn's I/O callbacks, whose writes
-      // then share the commit.
-      if (this.lastGroupSize > 1) setImmediate(() => void this.commit());
-      else process.nextTick(() => void this.commit());
+      // then share the commit. Many groups of one write in one turn are load too (one write per
+      // I/O callback would otherwise keep every group at one write); a run journaling its steps
+      // one after the other in one turn waits a turn only once every TURN_GROUPS steps.
+      if (this.lastGroupSize > 1 || this.commitsThisTurn >= TURN_GROUPS) {
+        setImmediate(() => void this.commit());
+      } else process.nextTick(() => void this.commit());
     });
   }
 
@@ -97,6 +108,7 @@ export class SqliteGroupCommit {
     const group = this.queue;
     this.queue = [];
     this.lastGroupSize = group.length;
+    if (this.commitsThisTurn++ === 0) setImmediate(this.newTurn);
     if (++this.commits === this.busy?.after) this.busy.then();
     if (group.length === 1) {
       // Alone, a write needs no savepoint: its transaction is its own.

@@ -114,6 +114,9 @@ export class SqliteJournalWriter implements JournalWriter {
     return this.group.run(() => void this.insertRow.run(rowValues(row)));
   }
 
+  /** Every commit is durable already (one process, WAL). */
+  async flush(): Promise<void> {}
+
   journal(id: string, steps: readonly JournalRow[], events: readonly EventRow[]): Promise<void> {
     return this.group.run(() => this.journalTx(id, steps, events));
   }

@@ -29,6 +29,30 @@ export function triggerStoreContract(
     expect(await store.rememberDelivery('hook', 'd2', 2000, 7000)).toBe(true);
   });
 
+  it('remembers the keys of one delivery all or none, noting the execution', async () => {
+    const id = { scope: 'hook', id: 'd3' };
+    const signature = { scope: 'signature:hook', id: 'ab' };
+    expect(await store.rememberDeliveries([id, signature], 1000, 6000, 'exec-3')).toBe(-1);
+    expect(await store.deliveryExecution('signature:hook', 'ab', 2000)).toBe('exec-3');
+    // A new id with a signature seen: refused at the signature, and the new id is not kept.
+    const other = { scope: 'hook', id: 'd4' };
+    expect(await store.rememberDeliveries([other, signature], 2000, 7000, 'exec-4')).toBe(1);
+    expect(await store.rememberDelivery('hook', 'd4', 2000, 7000)).toBe(true);
+    expect(await store.rememberDeliveries([id], 2000, 7000, 'exec-5')).toBe(0);
+    expect(await store.deliveryExecution('hook', 'd3', 2000)).toBe('exec-3');
+    // Once expired, the keys are taken again, with the new execution.
+    expect(await store.rememberDeliveries([id, signature], 6000, 11000, 'exec-6')).toBe(-1);
+    expect(await store.deliveryExecution('hook', 'd3', 7000)).toBe('exec-6');
+  });
+
+  it('lets exactly one of many concurrent claims of one delivery through', async () => {
+    const keys = [{ scope: 'hook', id: 'race-2' }];
+    const answers = await Promise.all(
+      Array.from({ length: 20 }, () => store.rememberDeliveries(keys, 1000, 9000, undefined)),
+    );
+    expect(answers.filter((seen) => seen < 0)).toHaveLength(1);
+  });
+
   it('lets exactly one of many concurrent deliveries of one id through', async () => {
     const answers = await Promise.all(
       Array.from({ length: 20 }, () => store.rememberDelivery('hook', 'race', 1000, 9000)),

@@ -1,19 +1,22 @@
 import { sql, type Kysely } from 'kysely';
-import type { BucketSpec, FireKey, TokenResult, TriggerStore } from '@weft/core';
+import type { BucketSpec, DeliveryKey, FireKey, TokenResult, TriggerStore } from '@weft/core';
 import type { Database, Dialect } from './database.js';
 import type { SqliteGroupCommit } from './sqlite-group-commit.js';
 import { LocalBuckets } from './token-bucket.js';
 
 /**
  * The per-request webhook writes on SQLite, as fixed text (building them with Kysely cost ~8% of a
- * webhook's CPU): remember a delivery id unless a live one exists (`scope`, `id`, `expires_at`,
- * now), and attach its execution (`execution_id`, `scope`, `id`).
+ * webhook's CPU; counting changes costs half of a `RETURNING` row, whose conflict left alone
+ * changes none): remember a delivery id unless a live one exists (`scope`, `id`, `expires_at`,
+ * `execution_id`, now), forget one (`scope`, `id`), and attach its execution (`execution_id`,
+ * `scope`, `id`).
  */
 const REMEMBER_SQLITE = `INSERT INTO webhook_deliveries (scope, delivery_id, expires_at, execution_id)
-  VALUES (?, ?, ?, NULL)
-  ON CONFLICT (scope, delivery_id) DO UPDATE SET expires_at = excluded.expires_at, execution_id = NULL
-  WHERE webhook_deliveries.expires_at <= ?
-  RETURNING scope`;
+  VALUES (?, ?, ?, ?)
+  ON CONFLICT (scope, delivery_id) DO UPDATE SET expires_at = excluded.expires_at,
+    execution_id = excluded.execution_id
+  WHERE webhook_deliveries.expires_at <= ?`;
+const FORGET_SQLITE = 'DELETE FROM webhook_deliveries WHERE scope = ? AND delivery_id = ?';
 const ATTACH_SQLITE =
   'UPDATE webhook_deliveries SET execution_id = ? WHERE scope = ? AND delivery_id = ?';
 /** Claims one schedule fire on SQLite (`workflow`, `trigger_id`, `fire_at`, now): 1 row if won. */
@@ -47,21 +50,62 @@ export class KyselyTriggerStore implements TriggerStore {
 
   async rememberDelivery(scope: string, id: string, nowMs: number, expiresAtMs: number) {
     if (this.group) {
-      const parameters = [scope, id, expiresAtMs, nowMs];
+      const parameters = [scope, id, expiresAtMs, null, nowMs];
       return this.group.run(() => this.group!.affected(REMEMBER_SQLITE, parameters) > 0);
     }
-    const row = await this.rememberQuery(scope, id, nowMs, expiresAtMs).executeTakeFirst();
+    const row = await this.rememberQuery(scope, id, nowMs, expiresAtMs, null).executeTakeFirst();
     return row !== undefined;
   }
 
-  private rememberQuery(scope: string, id: string, nowMs: number, expiresAtMs: number) {
+  async rememberDeliveries(
+    keys: readonly DeliveryKey[],
+    nowMs: number,
+    expiresAtMs: number,
+    executionId: string | undefined,
+  ): Promise<number> {
+    const group = this.group;
+    if (group) {
+      // One write of the group commit: the keys of a delivery cost one turn, and a refusal
+      // deletes what this write remembered before the transaction commits.
+      return group.run(() => {
+        for (const [i, { scope, id }] of keys.entries()) {
+          const remembered = [scope, id, expiresAtMs, executionId ?? null, nowMs];
+          if (group.affected(REMEMBER_SQLITE, remembered) > 0) continue;
+          for (const kept of keys.slice(0, i)) group.affected(FORGET_SQLITE, [kept.scope, kept.id]);
+          return i;
+        }
+        return -1;
+      });
+    }
+    for (const [i, { scope, id }] of keys.entries()) {
+      const row = await this.rememberQuery(
+        scope,
+        id,
+        nowMs,
+        expiresAtMs,
+        executionId ?? null,
+      ).executeTakeFirst();
+      if (row !== undefined) continue;
+      for (const kept of keys.slice(0, i)) await this.forgetDelivery(kept.scope, kept.id);
+      return i;
+    }
+    return -1;
+  }
+
+  private rememberQuery(
+    scope: string,
+    id: string,
+    nowMs: number,
+    expiresAtMs: number,
+    executionId: string | null,
+  ) {
     return this.db
       .insertInto('webhook_deliveries')
-      .values({ scope, delivery_id: id, expires_at: expiresAtMs, execution_id: null })
+      .values({ scope, delivery_id: id, expires_at: expiresAtMs, execution_id: executionId })
       .onConflict((oc) =>
         oc
           .columns(['scope', 'delivery_id'])
-          .doUpdateSet({ expires_at: expiresAtMs, execution_id: null })
+          .doUpdateSet({ expires_at: expiresAtMs, execution_id: executionId })
           .where('webhook_deliveries.expires_at', '<=', nowMs),
       )
       .returning('scope');

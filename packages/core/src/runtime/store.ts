@@ -52,6 +52,9 @@ export interface ExecutionsStore {
    * execution resumed from another's journal (`resumed_from`), its first journaled `steps`,
    * atomically: whoever claims it finds them; with `idempotency`, returns the execution already
    * created under the same key instead (and the fingerprint it was created with).
+   * `durableAtEnd` (a run here whose caller waits for its end): its commit need not wait for
+   * the disk; the synchronous commit of its end (or {@link flush}) makes it durable, before
+   * anyone is answered with it.
    */
   create(
     execution: StoredExecution,
@@ -59,7 +62,13 @@ export interface ExecutionsStore {
     lease?: ExecutionLease,
     events?: readonly EventRow[],
     steps?: readonly JournalRow[],
+    durableAtEnd?: boolean,
   ): Promise<CreateOutcome>;
+  /**
+   * Makes every write committed so far durable (PostgreSQL: one synchronous commit; the others
+   * commit durably already).
+   */
+  flush?(): Promise<void>;
   get(id: string): Promise<StoredExecution | undefined>;
   /** One page of an owner's executions, newest first. */
   list(query: ExecutionQuery): Promise<StoredExecution[]>;

@@ -20,6 +20,12 @@ export interface FireKey {
   fireAtMs: number;
 }
 
+/** One key of a webhook delivery: its `id` (a delivery id, or a signature) within `scope`. */
+export interface DeliveryKey {
+  scope: string;
+  id: string;
+}
+
 /**
  * Storage port of the trigger machinery (webhook replay protection and rate limits, schedule
  * fires). Every operation is atomic, so that several server replicas sharing one database never
@@ -33,6 +39,17 @@ export interface TriggerStore {
    * (or its earlier sighting has expired); false when it is a replay within the window.
    */
   rememberDelivery(scope: string, id: string, nowMs: number, expiresAtMs: number): Promise<boolean>;
+  /**
+   * Remembers every key of one delivery until `expiresAtMs`, all or none, each noting
+   * `executionId` (the execution the delivery starts, shown when it is replayed): -1 when none
+   * was seen within its window, else the index of the first that was (and none is kept).
+   */
+  rememberDeliveries(
+    keys: readonly DeliveryKey[],
+    nowMs: number,
+    expiresAtMs: number,
+    executionId: string | undefined,
+  ): Promise<number>;
   /** Notes which execution a remembered delivery started (shown when it is replayed). */
   attachExecution(scope: string, id: string, executionId: string): Promise<void>;
   /** The execution a remembered, unexpired delivery started, if known. */

@@ -41,6 +41,14 @@ export interface ExecutionRequest {
   /** The trace context of the request that starts it: its run span joins that trace. */
   trace?: TraceCarrier;
   /**
+   * The caller waits for its end (`Prefer: wait`): run here, its record may be committed without
+   * waiting for the disk, as its end's commit makes it durable; a caller answered before the end
+   * flushes the store first (`ExecutionsStore.flush`).
+   */
+  awaitsEnd?: boolean;
+  /** The id to give it (a new time-ordered id when unset). */
+  executionId?: string;
+  /**
    * Resume another execution (a rerun from a step): stored with `resumed_from` and its journal
    * seeded with `journal`, so its run takes those steps back instead of running them.
    */
@@ -83,7 +91,7 @@ export function newStart(
   const { principal } = request;
   const keyId = principal.keyId;
   const execution: StoredExecution = {
-    id: timeOrderedId(),
+    id: request.executionId ?? timeOrderedId(),
     owner: principal.owner,
     key_id: keyId,
     started_by: startedBy(principal),

@@ -52,6 +52,7 @@ export class ExecutionStarter {
         start.lease,
         start.events,
         start.journal,
+        request.awaitsEnd === true,
       );
     } catch (error) {
       start.runSpan?.end('not_stored');

@@ -107,6 +107,36 @@ describe('starting executions', () => {
     expect(response.json().status).toBe('running');
   });
 
+  it('stores a waited-for run to be made durable by its end, flushing when answering before it', async () => {
+    await h.close();
+    const calls: string[] = [];
+    const inner = store.executions;
+    const executions = new Proxy(inner, {
+      get(target, property, receiver) {
+        if (property === 'flush') return async () => void calls.push('flush');
+        if (property === 'create') {
+          return (...args: Parameters<typeof inner.create>) => {
+            calls.push(`create durableAtEnd=${String(args[5])}`);
+            return inner.create(...args);
+          };
+        }
+        const value: unknown = Reflect.get(target, property, receiver);
+        return typeof value === 'function' ? (value as () => unknown).bind(target) : value;
+      },
+    });
+    h = await buildRuntimeHarness(executions, h.runtime.options.actions);
+    expect(
+      (await post({ workflow: DOUBLE, inputs: { n: 1 } }, { prefer: 'wait=5' })).statusCode,
+    ).toBe(200);
+    expect((await post({ workflow: DOUBLE, inputs: { n: 1 } })).statusCode).toBe(202);
+    expect(calls).toEqual(['create durableAtEnd=true', 'create durableAtEnd=false']);
+    calls.length = 0;
+    hold();
+    const slow = workflowText('      - { name: s, plugin: slow, action: wait }\n');
+    expect((await post({ workflow: slow }, { prefer: 'wait=1' })).statusCode).toBe(202);
+    expect(calls).toEqual(['create durableAtEnd=true', 'flush']);
+  });
+
   it('returns the same execution for the same idempotency key of the same key', async () => {
     const body = { workflow: DOUBLE, inputs: { n: 2 }, idempotency_key: 'order-7' };
     const first = (await post(body)).json();

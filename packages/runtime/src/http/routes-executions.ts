@@ -58,6 +58,7 @@ export function registerExecutionRoutes(app: FastifyInstance, runtime: Runtime):
         inputs: body.inputs ?? {},
         trigger: { type: 'api' },
         principal,
+        ...(wait > 0 ? { awaitsEnd: true } : {}),
         ...(body.callback_url !== undefined ? { callbackUrl: body.callback_url } : {}),
         ...(body.idempotency_key !== undefined
           ? {
@@ -169,8 +170,22 @@ export function registerExecutionRoutes(app: FastifyInstance, runtime: Runtime):
   );
 }
 
-/** The execution once it ended, or as it is after `ms`. */
+/**
+ * The execution once it ended, or as it is after `ms`: then durable (it was stored for a caller
+ * waiting for its end, see `ExecutionRequest.awaitsEnd`), as an ended one is.
+ */
 async function waitUntilEnded(
+  runtime: Runtime,
+  started: { execution: StoredExecution; done: Promise<StoredExecution | undefined> },
+  owner: string,
+  ms: number,
+): Promise<StoredExecution> {
+  const execution = await endOrTimeout(runtime, started, owner, ms);
+  if (!isFinished(execution)) await runtime.options.store.flush?.();
+  return execution;
+}
+
+async function endOrTimeout(
   runtime: Runtime,
   started: { execution: StoredExecution; done: Promise<StoredExecution | undefined> },
   owner: string,

@@ -36,6 +36,8 @@ export interface StartRequest {
   principal?: Principal;
   /** The trace context of the request that starts it (a webhook's `traceparent`): its run joins it. */
   trace?: TraceContext;
+  /** The id to give the execution (a webhook notes it with the delivery before the start). */
+  executionId?: string;
 }
 
 /**

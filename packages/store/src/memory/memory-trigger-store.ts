@@ -1,4 +1,4 @@
-import type { BucketSpec, FireKey, TokenResult, TriggerStore } from '@weft/core';
+import type { BucketSpec, DeliveryKey, FireKey, TokenResult, TriggerStore } from '@weft/core';
 import { LocalBuckets } from '../token-bucket.js';
 
 interface Delivery {
@@ -20,6 +20,23 @@ export class MemoryTriggerStore implements TriggerStore {
     if (seen && seen.expiresAtMs > nowMs) return false;
     this.deliveries.set(key, { expiresAtMs, executionId: undefined });
     return true;
+  }
+
+  async rememberDeliveries(
+    keys: readonly DeliveryKey[],
+    nowMs: number,
+    expiresAtMs: number,
+    executionId: string | undefined,
+  ): Promise<number> {
+    const seen = keys.findIndex(({ scope, id }) => {
+      const delivery = this.deliveries.get(`${scope}\u0000${id}`);
+      return delivery !== undefined && delivery.expiresAtMs > nowMs;
+    });
+    if (seen >= 0) return seen;
+    for (const { scope, id } of keys) {
+      this.deliveries.set(`${scope}\u0000${id}`, { expiresAtMs, executionId });
+    }
+    return -1;
   }
 
   async attachExecution(scope: string, id: string, executionId: string): Promise<void> {

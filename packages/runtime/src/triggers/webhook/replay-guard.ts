@@ -1,4 +1,4 @@
-import type { TriggerStore } from '@weft/core';
+import type { DeliveryKey, TriggerStore } from '@weft/core';
 import { replayed, replayedSignature } from './refusal.js';
 
 /** What identifies one delivery within a webhook's replay window. */
@@ -15,7 +15,7 @@ export interface DeliveryKeys {
 
 /** A delivery claimed for the window: note the execution it started, or release it. */
 export interface DeliveryClaim {
-  /** Notes the execution the delivery started (named when it is replayed). */
+  /** Notes the execution the delivery started when it is not the one claimed with it. */
   attach(executionId: string): Promise<void>;
   /** Forgets the delivery: its execution could not be started, so a retry must be accepted. */
   release(): Promise<void>;
@@ -23,10 +23,11 @@ export interface DeliveryClaim {
 
 /**
  * Claims a delivery of webhook `scope` in the trigger store (shared by replicas on PostgreSQL)
- * until `expiresAtMs`: first its delivery id, then its signature, each a unique key of
- * `webhook_deliveries` (signatures under `signature:<scope>`, so no sender's id can collide with
- * one). A key seen within the window throws 409 `replayed_delivery` naming the first execution;
- * a refused claim leaves nothing behind (the id it brought may still arrive for real).
+ * until `expiresAtMs`, noting `executionId` (the execution it is to start): its delivery id and
+ * its signature (under `signature:<scope>`, so no sender's id can collide with one), each a
+ * unique key of `webhook_deliveries`, remembered together in one write. A key seen within the
+ * window throws 409 `replayed_delivery` naming the first execution; a refused claim leaves
+ * nothing behind (the id it brought may still arrive for real).
  */
 export async function claimDelivery(
   store: TriggerStore,
@@ -34,32 +35,26 @@ export async function claimDelivery(
   { deliveryId, digest }: DeliveryKeys,
   nowMs: number,
   expiresAtMs: number,
+  executionId: string,
 ): Promise<DeliveryClaim> {
-  const keys: [string, string][] = [];
-  if (deliveryId !== undefined) {
-    if (!(await store.rememberDelivery(scope, deliveryId, nowMs, expiresAtMs))) {
-      throw replayed(deliveryId, await store.deliveryExecution(scope, deliveryId, nowMs));
+  const keys: DeliveryKey[] = [];
+  if (deliveryId !== undefined) keys.push({ scope, id: deliveryId });
+  if (digest !== undefined) keys.push({ scope: `signature:${scope}`, id: digest.toString('hex') });
+  if (keys.length > 0) {
+    const seen = await store.rememberDeliveries(keys, nowMs, expiresAtMs, executionId);
+    if (seen >= 0) {
+      const key = keys[seen]!;
+      const first = await store.deliveryExecution(key.scope, key.id, nowMs);
+      throw key.scope === scope ? replayed(key.id, first) : replayedSignature(deliveryId, first);
     }
-    keys.push([scope, deliveryId]);
-  }
-  if (digest !== undefined) {
-    const signatureScope = `signature:${scope}`;
-    const signature = digest.toString('hex');
-    if (!(await store.rememberDelivery(signatureScope, signature, nowMs, expiresAtMs))) {
-      for (const [s, id] of keys) await store.forgetDelivery(s, id);
-      throw replayedSignature(
-        deliveryId,
-        await store.deliveryExecution(signatureScope, signature, nowMs),
-      );
-    }
-    keys.push([signatureScope, signature]);
   }
   return {
-    attach: async (executionId) => {
-      for (const [s, id] of keys) await store.attachExecution(s, id, executionId);
+    attach: async (started) => {
+      if (started === executionId) return;
+      for (const { scope: s, id } of keys) await store.attachExecution(s, id, started);
     },
     release: async () => {
-      for (const [s, id] of keys) await store.forgetDelivery(s, id);
+      for (const { scope: s, id } of keys) await store.forgetDelivery(s, id);
     },
   };
 }

@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import {
   NotFoundError,
   systemClock,
+  timeOrderedId,
   UnavailableError,
   WeftError,
   type Clock,
@@ -251,6 +252,8 @@ export function webhookRoutes(options: WebhookRoutesOptions) {
       request.query as object as Record<string, unknown>,
     );
     const windowed = hook.dedupe || usesStandard;
+    // Chosen here, so that the claim notes it in the same write (no write after the start).
+    const executionId = timeOrderedId();
     const claim = windowed
       ? await claimDelivery(
           options.store,
@@ -258,6 +261,7 @@ export function webhookRoutes(options: WebhookRoutesOptions) {
           { deliveryId: deliveryIdOf(request), digest },
           now,
           now + hook.replayWindowMs,
+          executionId,
         )
       : undefined;
     let pending;
@@ -268,6 +272,7 @@ export function webhookRoutes(options: WebhookRoutesOptions) {
         ...(hook.deployment !== undefined ? { deployment: hook.deployment } : {}),
         inputs: {},
         trigger: { type: 'webhook', payload },
+        executionId,
         ...(trace ? { trace } : {}),
       });
     } catch (error) {
