@@ -116,6 +116,7 @@ function describe(record: ExecutionRecord): string {
     ],
     ['status', record.status],
     ['trigger', record.trigger],
+    ['inputs', inputsText(record.inputs)],
     ['created', record.created_at],
     ['started', record.started_at ?? undefined],
     ['finished', record.finished_at ?? undefined],
@@ -129,6 +130,16 @@ function describe(record: ExecutionRecord): string {
     .filter((line): line is [string, string] => line[1] !== undefined && line[1] !== '-')
     .map(([field, value]) => `${`${field}:`.padEnd(13)}${value}\n`)
     .join('');
+}
+
+/**
+ * The inputs of a record as `name=value` pairs (JSON values), or undefined for none; secret
+ * inputs arrive from the server as `***` already.
+ */
+export function inputsText(inputs: Record<string, unknown> | undefined): string | undefined {
+  const entries = Object.entries(inputs ?? {});
+  if (entries.length === 0) return undefined;
+  return entries.map(([name, value]) => `${name}=${JSON.stringify(value)}`).join(' ');
 }
 
 /** The steps of an ended execution's result: name, status, attempts, duration, error. */

@@ -121,6 +121,16 @@ export const ExecutionRecord = Type.Object(
     workflow_version: Type.String(),
     mode: Type.String(),
     trigger: Type.String({ description: 'api, webhook, schedule or event' }),
+    inputs: Type.Optional(
+      Type.Object(
+        {},
+        {
+          additionalProperties: true,
+          description:
+            'The inputs it was started with; the value of an input declared `secret: true` is `***`',
+        },
+      ),
+    ),
     created_at: Type.String({ format: 'date-time' }),
     started_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
     finished_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
