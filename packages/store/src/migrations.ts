@@ -8,6 +8,7 @@ import { waitingMigration } from './waiting-migration.js';
 import { auditMigration, auditOwnerMigration } from './audit-migration.js';
 import { retentionMigration } from './retention-migration.js';
 import { deploymentOwnerMigration } from './deployment-owner-migration.js';
+import { executionFiltersMigration } from './execution-filters-migration.js';
 
 /** The one migration set of weft, in order; dialect-specific only where SQL differs. */
 function migrations(dialect: Dialect): Record<string, Migration> {
@@ -231,6 +232,7 @@ function migrations(dialect: Dialect): Record<string, Migration> {
         await db.schema.alterTable('executions').addColumn('resumed_from', 'text').execute();
       },
     },
+    '0020_execution_filters': executionFiltersMigration(dialect),
   };
 }
 
