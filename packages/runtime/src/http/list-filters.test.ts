@@ -54,9 +54,9 @@ async function stored(extra: Partial<StoredExecution>): Promise<StoredExecution>
 }
 
 const ids = async (url: string, key?: string) =>
-  ((await get(url, key)).json() as { executions: { execution_id: string }[] }).executions.map(
-    (e) => e.execution_id,
-  );
+  (await get(url, key))
+    .json<{ executions: { execution_id: string }[] }>()
+    .executions.map((e) => e.execution_id);
 
 describe('GET /workflows/executions filters', () => {
   it('narrows by trigger and by a time range of creation, in any time zone offset', async () => {
@@ -128,7 +128,7 @@ describe('GET /stats/executions', () => {
   });
 
   it('defaults to the last 24 h, and refuses a range that is backwards or too long', async () => {
-    const now = (await get('/stats/executions')).json() as { since: string; until: string };
+    const now = (await get('/stats/executions')).json<{ since: string; until: string }>();
     expect(Date.parse(now.until) - Date.parse(now.since)).toBe(86_400_000);
     for (const query of [
       'since=2026-03-02T00:00:00Z&until=2026-03-01T00:00:00Z',
