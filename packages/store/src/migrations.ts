@@ -233,6 +233,16 @@ function migrations(dialect: Dialect): Record<string, Migration> {
       },
     },
     '0020_execution_filters': executionFiltersMigration(dialect),
+    '0021_deployment_text': {
+      // The text a revision was deployed from (YAML or JSON as sent), shown by the console;
+      // null for the revisions stored before.
+      async up(db: Kysely<unknown>) {
+        await db.schema
+          .alterTable('deployment_revisions')
+          .addColumn('source_text', 'text')
+          .execute();
+      },
+    },
   };
 }
 
