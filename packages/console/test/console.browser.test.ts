@@ -220,8 +220,6 @@ describe.skipIf(skipBrowser)(title, { timeout: 60_000 }, () => {
     await poll(() => page.locator('details[open] pre').textContent()).toMatch(/"city"/);
     await page.screenshot({ path: `${SHOTS}plugin.png`, fullPage: true });
 
-    await page.getByRole('link', { name: 'Routes' }).click();
-    await page.getByRole('heading', { name: 'Routes' }).waitFor();
     await page.getByRole('link', { name: 'Deployments' }).click();
     await page.getByText('No workflow is deployed.').waitFor();
     await page.context().close();
