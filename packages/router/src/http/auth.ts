@@ -1,6 +1,6 @@
 import type { TLSSocket } from 'node:tls';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { ForbiddenError, UnauthorizedError } from '@weft/core';
+import { UnauthorizedError } from '@weft/core';
 
 /** What a router route requires of its caller. */
 export interface Guard {
@@ -103,35 +103,5 @@ export function executeCheck(guard: ExecuteGuard) {
       return done(new UnauthorizedError('the router token is not valid', { scheme: 'bearer' }));
     }
     authenticate(header).then(() => done(), done);
-  };
-}
-
-/**
- * The `onRequest` hook of `GET /routes` without mutual TLS: the router token, or a credential
- * `authenticate` accepts whose principal is an admin (the table names every workspace's
- * connector instances); another credential is `FORBIDDEN` (403), none `UNAUTHORIZED` (401).
- * Without a token and an authenticator (a bare router), the table is open, as registration is.
- */
-export function tableHook(guard: ExecuteGuard) {
-  const expected = guard.token;
-  const { authenticate } = guard;
-  return async (request: FastifyRequest, _reply: FastifyReply): Promise<void> => {
-    if (expected === undefined && authenticate === undefined) return;
-    const header = request.headers.authorization;
-    const match = header === undefined ? null : BEARER.exec(header);
-    if (!match) {
-      throw new UnauthorizedError(
-        `the routing table needs an admin key${expected ? ' or the router token' : ''}: send Authorization: Bearer <key>`,
-        { scheme: 'bearer', reason: header === undefined ? 'missing' : 'malformed' },
-      );
-    }
-    if (expected !== undefined && constantTimeEqual(match[1]!.trim(), expected)) return;
-    if (authenticate === undefined) {
-      throw new UnauthorizedError('the router token is not valid', { scheme: 'bearer' });
-    }
-    const principal = (await authenticate(header)) as { admin?: unknown } | undefined;
-    if (principal?.admin !== true) {
-      throw new ForbiddenError('the routing table is for admin keys', { reason: 'admin_only' });
-    }
   };
 }
