@@ -135,12 +135,12 @@ export function App() {
           Sign out
         </button>
       </header>
-      <main>{pageOf(segments, client, url)}</main>
+      <main>{pageOf(segments, client, url, me?.admin)}</main>
     </>
   );
 }
 
-function pageOf(segments: string[], client: WeftClient, url: URL) {
+function pageOf(segments: string[], client: WeftClient, url: URL, admin: boolean | undefined) {
   const [section, id] = segments;
   switch (section) {
     case undefined:
@@ -165,7 +165,7 @@ function pageOf(segments: string[], client: WeftClient, url: URL) {
         <PluginsPage client={client} url={url} />
       );
     case 'routes':
-      return <RoutesPage client={client} />;
+      return <RoutesPage client={client} admin={admin} />;
     case 'overview':
       return <OverviewPage client={client} />;
     default:

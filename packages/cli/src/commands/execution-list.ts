@@ -154,7 +154,8 @@ function stepTable(steps: Record<string, unknown>): string {
     return [
       name,
       step.status ?? '-',
-      step.attempts !== undefined ? String(step.attempts) : '-',
+      // 0: a step that calls nothing (transform, parallel, a skipped one) has no attempts.
+      step.attempts !== undefined && step.attempts > 0 ? String(step.attempts) : '-',
       step.duration_ms !== undefined ? formatDuration(step.duration_ms) : '-',
       step.error !== undefined && step.error !== null ? errorText(step.error) : '',
     ];
