@@ -239,9 +239,40 @@ describe.skipIf(skipBrowser)(title, { timeout: 120_000 }, () => {
     await poll(() => fires.locator('time').first().textContent()).toMatch(/CES?T|GMT\+[12]/);
     expect(await page.content()).not.toContain('a-long-hook-token-value-123');
     await checked(page, 'deployment');
+    const published = await fetch(`${weft.url}/plugins`, {
+      method: 'POST',
+      headers: as(weft.keys.clerk),
+      body: JSON.stringify({
+        slug: 'tides',
+        version: '1.0.0',
+        name: 'Tides',
+        description: 'Tide tables of a harbour.',
+        author: 'Acme Corp',
+        homepage: 'https://example.com/tides',
+        repository: 'https://github.com/acme/tides',
+        icon: 'https://example.com/tides.svg',
+        license: 'MIT',
+        tags: ['tides'],
+        actions: [
+          {
+            name: 'table',
+            description: 'The tide table of a harbour',
+            input_schema: { type: 'object', properties: { harbour: { type: 'string' } } },
+          },
+        ],
+      }),
+    });
+    expect(published.status, await published.clone().text()).toBe(201);
     await page.getByRole('link', { name: 'Plugins' }).click();
     await page.getByRole('heading', { name: 'Plugins' }).waitFor();
+    await page.getByRole('searchbox', { name: 'Search plugins' }).fill('tides');
+    await page.keyboard.press('Enter');
+    await page.getByRole('link', { name: 'Tides' }).waitFor();
     await checked(page, 'plugins');
+    await page.getByRole('link', { name: 'Tides' }).click();
+    await page.getByRole('heading', { name: 'Tides' }).waitFor();
+    await poll(() => page.locator('.checksum').count()).toBe(1);
+    await checked(page, 'plugin');
     await page.context().close();
   });
 
