@@ -80,16 +80,19 @@ function Inputs({ record }: { record: ExecutionRecord }) {
   const entries = Object.entries(maskSecrets(record.inputs ?? {}) as Record<string, unknown>);
   if (entries.length === 0) return <p class="muted">Started without inputs.</p>;
   return (
-    <dl class="facts" aria-label={`Inputs of ${record.workflow}`}>
-      {entries.map(([name, value]) => (
-        <Fragment key={name}>
-          <dt>{name}</dt>
-          <dd>
-            <code>{typeof value === 'string' ? value : JSON.stringify(value)}</code>
-          </dd>
-        </Fragment>
-      ))}
-    </dl>
+    <>
+      <h3>Inputs</h3>
+      <dl class="facts inputs" aria-label={`Inputs of ${record.workflow}`}>
+        {entries.map(([name, value]) => (
+          <Fragment key={name}>
+            <dt>{name}</dt>
+            <dd>
+              <code>{typeof value === 'string' ? value : JSON.stringify(value)}</code>
+            </dd>
+          </Fragment>
+        ))}
+      </dl>
+    </>
   );
 }
 

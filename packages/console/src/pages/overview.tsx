@@ -77,7 +77,7 @@ function HourChart({ stats }: { stats: ExecutionStatsSchema }) {
                   />
                 );
               })}
-              {i % 6 === 0 ? (
+              {i % 6 === 0 && i < hours.length - 3 ? (
                 <text x={i * slot + 2} y={height + 15} class="tick">
                   {new Date(hour.start).toLocaleTimeString([], {
                     hour: '2-digit',
