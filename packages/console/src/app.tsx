@@ -3,6 +3,8 @@ import { ApprovalsPage } from './pages/approvals.js';
 import { DeploymentPage, DeploymentsPage } from './pages/deployments.js';
 import { ExecutionPage } from './pages/execution.js';
 import { ExecutionsPage } from './pages/executions.js';
+import { OverviewPage } from './pages/overview.js';
+import { useWhoAmI } from './me.js';
 import { PluginPage } from './pages/plugin.js';
 import { PluginsPage } from './pages/plugins.js';
 import { RoutesPage } from './pages/routes.js';
@@ -24,12 +26,16 @@ import { Page } from './ui.js';
 import { Workspace } from './workspace.js';
 
 const SECTIONS = [
+  ['overview', 'Overview'],
   ['executions', 'Executions'],
   ['approvals', 'Approvals'],
   ['deployments', 'Deployments'],
   ['plugins', 'Plugins'],
   ['routes', 'Routes'],
 ] as const;
+
+/** Sections only an admin key sees (the server refuses their data to others). */
+const ADMIN_ONLY: ReadonlySet<string> = new Set(['routes']);
 
 /** The console: sign-in, then the navigation and the page the URL names. */
 export function App() {
@@ -53,6 +59,7 @@ export function App() {
     return () => refresher?.stop();
   }, [refresher]);
   const client = useMemo(() => (key ? clientFor(key, refresher) : undefined), [key, refresher]);
+  const me = useWhoAmI(client);
   const segments = segmentsOf(url.pathname);
   useEffect(() => {
     if (segments.length === 0 || (client && segments[0] === 'callback')) {
@@ -111,27 +118,29 @@ export function App() {
       <header>
         <span class="brand">weft</span>
         <nav aria-label="Sections">
-          {SECTIONS.map(([path, label]) => (
-            <Link
-              key={path}
-              href={`${BASE}/${path}`}
-              aria-current={segments[0] === path ? 'page' : undefined}
-            >
-              {label}
-            </Link>
-          ))}
+          {SECTIONS.filter(([path]) => me?.admin === true || !ADMIN_ONLY.has(path)).map(
+            ([path, label]) => (
+              <Link
+                key={path}
+                href={`${BASE}/${path}`}
+                aria-current={segments[0] === path ? 'page' : undefined}
+              >
+                {label}
+              </Link>
+            ),
+          )}
         </nav>
         <Workspace client={client} />
         <button type="button" class="secondary" onClick={signOut}>
           Sign out
         </button>
       </header>
-      <main>{pageOf(segments, client, url)}</main>
+      <main>{pageOf(segments, client, url, me?.admin)}</main>
     </>
   );
 }
 
-function pageOf(segments: string[], client: WeftClient, url: URL) {
+function pageOf(segments: string[], client: WeftClient, url: URL, admin: boolean | undefined) {
   const [section, id] = segments;
   switch (section) {
     case undefined:
@@ -156,7 +165,9 @@ function pageOf(segments: string[], client: WeftClient, url: URL) {
         <PluginsPage client={client} url={url} />
       );
     case 'routes':
-      return <RoutesPage client={client} />;
+      return <RoutesPage client={client} admin={admin} />;
+    case 'overview':
+      return <OverviewPage client={client} />;
     default:
       return (
         <Page title="Not found">

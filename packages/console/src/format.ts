@@ -24,6 +24,13 @@ export function formatDuration(start: string | null | undefined, end: string | n
 
 /** Keys whose values the console never shows, whatever the server sent. */
 const SECRET_KEY = /(secret|password|passwd|token|api[_-]?key|authorization|credential)/i;
+/** Keys that name a secret rather than hold one (`secret_name`): shown. */
+const NAME_KEY = /_name$/i;
+
+/** Whether the value of `key` is never shown. */
+export function isSecretKey(key: string): boolean {
+  return SECRET_KEY.test(key) && !NAME_KEY.test(key);
+}
 
 /** Shown instead of a secret. */
 export const MASK = '••••••';
@@ -38,7 +45,7 @@ export function maskSecrets(value: unknown): unknown {
   return Object.fromEntries(
     Object.entries(value).map(([key, inner]) => [
       key,
-      SECRET_KEY.test(key) && inner !== null ? MASK : maskSecrets(inner),
+      isSecretKey(key) && inner !== null ? MASK : maskSecrets(inner),
     ]),
   );
 }
@@ -46,4 +53,22 @@ export function maskSecrets(value: unknown): unknown {
 /** Pretty JSON of `value`, secrets masked. */
 export function jsonOf(value: unknown): string {
   return JSON.stringify(maskSecrets(value), null, 2) ?? 'null';
+}
+
+/** One `key: value` line of YAML (or `"key": value` of JSON), with its key and value apart. */
+const KEY_LINE = /^(\s*(?:-\s+)?"?([A-Za-z0-9_.-]+)"?\s*:\s*)(\S.*)$/;
+
+/**
+ * The text of a definition with the value of each secret-looking key's line masked (a literal
+ * written where a `{{ secrets.X }}` reference belongs); the rest as it was written.
+ */
+export function maskSecretLines(text: string): string {
+  return text
+    .split('\n')
+    .map((line) => {
+      const match = KEY_LINE.exec(line);
+      if (!match || !isSecretKey(match[2]!) || /^[{[|>]\s*$/.test(match[3]!)) return line;
+      return /\{\{\s*secrets\./.test(match[3]!) ? line : `${match[1]}${MASK}`;
+    })
+    .join('\n');
 }

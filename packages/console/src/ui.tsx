@@ -20,7 +20,7 @@ export function ErrorBox({ error }: { error: unknown }) {
 /** Pretty-printed JSON with secrets masked. */
 export function Json({ value, label }: { value: unknown; label?: string }) {
   return (
-    <pre class="json" aria-label={label}>
+    <pre class="json" aria-label={label} tabIndex={0}>
       {jsonOf(value)}
     </pre>
   );

@@ -41,6 +41,16 @@ export function deploymentStoreContract(
     expect((await store.history('acme', 'orders')).map((r) => r.revision)).toEqual([2, 1]);
   });
 
+  it('keeps the text each revision was deployed from, and none when none was given', async () => {
+    const text = '# nightly orders\nname: orders\nversion: 1.0.0\n';
+    await store.put(deployment('orders', '1.0.0', { source_text: text }));
+    expect((await store.get('acme', 'orders'))!.source_text).toBe(text);
+    await store.put(deployment('orders', '2.0.0'));
+    const active = await store.get('acme', 'orders');
+    expect(active).not.toHaveProperty('source_text');
+    expect((await store.history('acme', 'orders'))[1]!.source_text).toBe(text);
+  });
+
   it('keeps who deployed each revision, with the grants checked then', async () => {
     const deployer = {
       kind: 'api_key' as const,

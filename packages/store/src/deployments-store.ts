@@ -153,6 +153,7 @@ async function insertRevision(
     deployed_by: record.deployed_by,
     deployer: record.deployer ? JSON.stringify(record.deployer) : null,
     deployed_at: record.deployed_at,
+    source_text: record.source_text ?? null,
   };
   await trx.insertInto('deployment_revisions').values(row).execute();
   await trx
@@ -214,6 +215,7 @@ function toRecord(row: Selectable<DeploymentRevisionsTable>, createdAt: string):
     deployer: row.deployer ? (JSON.parse(row.deployer) as DeployerSnapshot) : null,
     deployed_at: row.deployed_at,
     created_at: createdAt || row.deployed_at,
+    ...(row.source_text !== null ? { source_text: row.source_text } : {}),
   };
 }
 

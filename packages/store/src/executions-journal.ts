@@ -35,6 +35,7 @@ export type ExecutionRowValues = Selectable<ExecutionsTable>;
  */
 export const ROW_COLUMNS = [
   ...EXECUTION_COLUMNS.filter((column) => column !== 'waiting_for'),
+  'trigger_type',
   'lease_owner',
   'lease_until',
 ] as const;

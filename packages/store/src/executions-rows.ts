@@ -86,6 +86,7 @@ export function toExecutionRow(
     definition: JSON.stringify(execution.definition),
     inputs: JSON.stringify(execution.inputs),
     trigger: JSON.stringify(execution.trigger),
+    trigger_type: execution.trigger.type,
     callback_url: execution.callback_url,
     created_at: execution.created_at,
     started_at: execution.started_at,

@@ -114,6 +114,74 @@ export function executionsStoreContract(open: () => Promise<TestExecutions>): vo
     });
   });
 
+  describe('filters and counts', () => {
+    it('lists by trigger and by a time range of created_at, paging within them', async () => {
+      const at = (minute: number) => new Date(Date.UTC(2026, 1, 1, 0, minute)).toISOString();
+      const made = [];
+      for (let i = 0; i < 6; i++) {
+        const record = execution({
+          created_at: at(i),
+          trigger: { type: i % 3 === 0 ? 'schedule' : 'api' },
+        });
+        made.push(record);
+        await store.create(record);
+      }
+      const ids = (list: { id: string }[]) => list.map((e) => e.id);
+      expect(ids(await store.list({ owner: 'acme', trigger: 'schedule', limit: 10 }))).toEqual([
+        made[3]!.id,
+        made[0]!.id,
+      ]);
+      const range = { owner: 'acme', from: at(1), to: at(4), limit: 2 };
+      const first = await store.list(range);
+      expect(ids(first)).toEqual([made[3]!.id, made[2]!.id]);
+      const last = first.at(-1)!;
+      expect(
+        ids(await store.list({ ...range, after: { created_at: last.created_at, id: last.id } })),
+      ).toEqual([made[1]!.id]);
+      expect(
+        ids(await store.list({ owner: 'acme', trigger: 'api', from: at(4), limit: 10 })),
+      ).toEqual([made[5]!.id, made[4]!.id]);
+    });
+
+    it('counts executions per hour and status, and duration percentiles per workflow', async () => {
+      const hour = (h: number, m = 0, s = 0) =>
+        new Date(Date.UTC(2026, 2, 1, h, m, s)).toISOString();
+      const ended = (h: number, workflow: string, seconds: number, status = 'completed') =>
+        execution({
+          workflow,
+          status: status as 'completed',
+          created_at: hour(h, 1),
+          started_at: hour(h, 2),
+          finished_at: hour(h, 2, seconds),
+        });
+      const rows = [
+        ended(10, 'pay', 1),
+        ended(10, 'pay', 2),
+        ended(10, 'pay', 3, 'failed'),
+        ended(11, 'pay', 4),
+        ended(11, 'pay', 50),
+        ended(11, 'mail', 7),
+        execution({ workflow: 'mail', created_at: hour(11, 30) }),
+        execution({ workflow: 'pay', created_at: hour(9) }),
+        execution({ workflow: 'pay', owner: 'other', created_at: hour(10) }),
+      ];
+      for (const row of rows) await store.create(row);
+      const stats = await store.stats({ owner: 'acme', since: hour(10), until: hour(12) });
+      expect(stats.hours).toEqual([
+        { hour: '2026-03-01T10', status: 'completed', count: 2 },
+        { hour: '2026-03-01T10', status: 'failed', count: 1 },
+        { hour: '2026-03-01T11', status: 'completed', count: 3 },
+        { hour: '2026-03-01T11', status: 'pending', count: 1 },
+      ]);
+      expect(stats.workflows).toEqual([
+        { workflow: 'mail', count: 1, p50_ms: 7000, p95_ms: 7000 },
+        { workflow: 'pay', count: 5, p50_ms: 3000, p95_ms: 50000 },
+      ]);
+      const all = await store.stats({ owner: undefined, since: hour(10), until: hour(11) });
+      expect(all.hours).toContainEqual({ hour: '2026-03-01T10', status: 'pending', count: 1 });
+    });
+  });
+
   describe('leases', () => {
     it('claims a pending execution once, and a running one only after its lease expired', async () => {
       const record = execution();

@@ -14,6 +14,8 @@ import {
   type ExecutionLease,
   type ExecutionOutcome,
   type ExecutionQuery,
+  type ExecutionStats,
+  type ExecutionStatsQuery,
   type ExecutionsStore,
   type IdempotencyClaim,
   type JournalRow,
@@ -31,6 +33,7 @@ import { ExecutionAccounts } from './executions-accounts.js';
 import { ExecutionWaits, insertEvents } from './executions-waits.js';
 import { isUniqueViolation } from './rows.js';
 import { deleteEndedExecutions } from './executions-retention.js';
+import { executionStats } from './executions-stats.js';
 import type { SqliteGroupCommit } from './sqlite-group-commit.js';
 
 /**
@@ -154,6 +157,9 @@ export class KyselyExecutionsStore implements ExecutionsStore {
     if (query.owner !== undefined) select = select.where('owner', '=', query.owner);
     if (query.status) select = select.where('status', '=', query.status);
     if (query.workflow) select = select.where('workflow', '=', query.workflow);
+    if (query.trigger) select = select.where('trigger_type', '=', query.trigger);
+    if (query.from) select = select.where('created_at', '>=', query.from);
+    if (query.to) select = select.where('created_at', '<', query.to);
     const after = query.after;
     if (after) {
       select = select.where((eb) =>
@@ -169,6 +175,10 @@ export class KyselyExecutionsStore implements ExecutionsStore {
       .limit(query.limit)
       .execute();
     return rows.map(toStoredExecution);
+  }
+
+  stats(query: ExecutionStatsQuery): Promise<ExecutionStats> {
+    return executionStats(this.db, this.kind, query);
   }
 
   async claim(

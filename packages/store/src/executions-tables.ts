@@ -31,6 +31,8 @@ export interface ExecutionsTable {
   trace_context: string | null;
   /** JSON of the execution and step it resumes (`ResumedFrom`, migration 0019); null mostly. */
   resumed_from: string | null;
+  /** `trigger.type`, copied out to be indexed (migration 0020); null only before it ran. */
+  trigger_type: string | null;
 }
 
 /** `execution_steps`: the journal of finished steps. */

@@ -10,6 +10,7 @@ import { auditMigration, auditOwnerMigration } from './audit-migration.js';
 import { retentionMigration } from './retention-migration.js';
 import { deploymentOwnerMigration } from './deployment-owner-migration.js';
 import { journalClusteredMigration } from './journal-clustered-migration.js';
+import { executionFiltersMigration } from './execution-filters-migration.js';
 
 /** The one migration set of weft, in order; dialect-specific only where SQL differs. */
 function migrations(dialect: Dialect): Record<string, Migration> {
@@ -235,6 +236,17 @@ function migrations(dialect: Dialect): Record<string, Migration> {
     },
     '0020_journal_clustered': journalClusteredMigration(dialect),
     '0021_search_indexes': searchIndexMigration(dialect),
+    '0022_execution_filters': executionFiltersMigration(dialect),
+    '0023_deployment_text': {
+      // The text a revision was deployed from (YAML or JSON as sent), shown by the console;
+      // null for the revisions stored before.
+      async up(db: Kysely<unknown>) {
+        await db.schema
+          .alterTable('deployment_revisions')
+          .addColumn('source_text', 'text')
+          .execute();
+      },
+    },
   };
 }
 

@@ -57,6 +57,8 @@ export interface DeploymentRevisionsTable {
   /** JSON of the `DeployerSnapshot` (migration 0012); null when none was recorded. */
   deployer: string | null;
   deployed_at: string;
+  /** The text it was deployed from (migration 0021); null when not kept. */
+  source_text: string | null;
 }
 
 /** `deployment_plugins`: plugin versions referenced by active deployments. */

@@ -14,6 +14,8 @@ const PAYOUT = `workflows:
       approval: { required: true, approvers: [lead], timeout: 600 }
     inputs:
       amount: { type: number, required: true }
+      to: { type: string, default: initech }
+      pin: { type: string, secret: true }
     steps:
       - { name: pay, type: transform, input: { paid: '{{ inputs.amount }}' } }
     outputs:
@@ -53,12 +55,12 @@ afterAll(async () => {
 });
 
 /** Starts a payout as the clerk and resolves once it waits for approval. */
-async function waitingPayout(amount: number): Promise<string> {
+async function waitingPayout(amount: number, more: Record<string, unknown> = {}): Promise<string> {
   const headers = { authorization: `Bearer ${keys.clerk}`, 'content-type': 'application/json' };
   const started = await fetch(`${server.url}/workflows/executions`, {
     method: 'POST',
     headers,
-    body: JSON.stringify({ workflow: PAYOUT, inputs: { amount } }),
+    body: JSON.stringify({ workflow: PAYOUT, inputs: { amount, ...more } }),
   });
   const id = ((await started.json()) as { execution_id: string }).execution_id;
   for (let i = 0; i < 200; i++) {
@@ -78,7 +80,7 @@ describe('weft approvals list', () => {
     expect(listed.err).toBe('');
     expect(listed.code).toBe(0);
     const [header, first] = listed.out.split('\n');
-    expect(header).toMatch(/^EXECUTION\s+WORKFLOW\s+REQUESTED BY\s+SINCE\s+EXPIRES$/);
+    expect(header).toMatch(/^EXECUTION\s+WORKFLOW\s+REQUESTED BY\s+SINCE\s+EXPIRES\s+INPUTS$/);
     expect(first).toMatch(
       new RegExp(
         `^${id}\\s+payout\\s+clerk\\s+\\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d:\\d\\dZ\\s+\\d{4}-`,
@@ -93,6 +95,23 @@ describe('weft approvals list', () => {
       status: 'waiting',
       waiting_for: { kind: 'approval', approvers: ['lead'], requested_by: { name: 'clerk' } },
     });
+    await run('execution', 'reject', id, ...as('lead'));
+  });
+
+  it('shows the inputs of what waits, a secret input masked, in the list and in execution get', async () => {
+    const id = await waitingPayout(50000, { pin: '4242-very-secret' });
+    for (const shown of [
+      await run('approvals', 'list', ...as('lead')),
+      await run('approvals', 'list', ...as('lead'), '-o', 'json'),
+      await run('execution', 'get', id, ...as('clerk')),
+    ]) {
+      expect(shown.code, shown.err).toBe(0);
+      expect(shown.out).not.toContain('4242');
+    }
+    const listed = await run('approvals', 'list', ...as('lead'));
+    expect(listed.out.split('\n')[1]).toMatch(/amount=50000 to="initech" pin="\*\*\*"$/);
+    const got = await run('execution', 'get', id, ...as('clerk'));
+    expect(got.out).toMatch(/^inputs:\s+amount=50000 to="initech" pin="\*\*\*"$/m);
     await run('execution', 'reject', id, ...as('lead'));
   });
 

@@ -6,6 +6,7 @@ import type { Io } from '../io.js';
 import { outputOption } from '../options.js';
 import { addServerOptions, connectServer, type ServerFlags } from '../server-connection.js';
 import { formatTable } from '../table.js';
+import { inputsText } from './execution-list.js';
 
 interface ListFlags extends ServerFlags {
   limit: number;
@@ -55,7 +56,7 @@ export function registerApprovals(
         else
           io.out(
             formatTable(
-              ['EXECUTION', 'WORKFLOW', 'REQUESTED BY', 'SINCE', 'EXPIRES'],
+              ['EXECUTION', 'WORKFLOW', 'REQUESTED BY', 'SINCE', 'EXPIRES', 'INPUTS'],
               page.executions.map(row),
             ),
           );
@@ -78,6 +79,7 @@ function row(execution: ExecutionRecord): string[] {
     by?.name ?? by?.subject ?? '-',
     time(waiting?.since),
     waiting?.expires_at ? time(waiting.expires_at) : 'never',
+    inputsText(execution.inputs) ?? '-',
   ];
 }
 

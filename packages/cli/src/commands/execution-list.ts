@@ -116,6 +116,7 @@ function describe(record: ExecutionRecord): string {
     ],
     ['status', record.status],
     ['trigger', record.trigger],
+    ['inputs', inputsText(record.inputs)],
     ['created', record.created_at],
     ['started', record.started_at ?? undefined],
     ['finished', record.finished_at ?? undefined],
@@ -131,6 +132,16 @@ function describe(record: ExecutionRecord): string {
     .join('');
 }
 
+/**
+ * The inputs of a record as `name=value` pairs (JSON values), or undefined for none; secret
+ * inputs arrive from the server as `***` already.
+ */
+export function inputsText(inputs: Record<string, unknown> | undefined): string | undefined {
+  const entries = Object.entries(inputs ?? {});
+  if (entries.length === 0) return undefined;
+  return entries.map(([name, value]) => `${name}=${JSON.stringify(value)}`).join(' ');
+}
+
 /** The steps of an ended execution's result: name, status, attempts, duration, error. */
 function stepTable(steps: Record<string, unknown>): string {
   const rows = Object.entries(steps).map(([name, value]) => {
@@ -143,7 +154,8 @@ function stepTable(steps: Record<string, unknown>): string {
     return [
       name,
       step.status ?? '-',
-      step.attempts !== undefined ? String(step.attempts) : '-',
+      // 0: a step that calls nothing (transform, parallel, a skipped one) has no attempts.
+      step.attempts !== undefined && step.attempts > 0 ? String(step.attempts) : '-',
       step.duration_ms !== undefined ? formatDuration(step.duration_ms) : '-',
       step.error !== undefined && step.error !== null ? errorText(step.error) : '',
     ];

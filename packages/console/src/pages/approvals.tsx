@@ -1,7 +1,8 @@
+import { Fragment } from 'preact';
 import { useState } from 'preact/hooks';
 import type { ExecutionRecord, WeftClient } from '@weft/sdk/client';
 import { Decision } from '../decision.js';
-import { formatTime } from '../format.js';
+import { formatTime, maskSecrets } from '../format.js';
 import { useLoad } from '../load.js';
 import { BASE, Link } from '../router.js';
 import { ErrorBox, Loading, Page, Status } from '../ui.js';
@@ -23,7 +24,11 @@ export function ApprovalsPage({ client }: { client: WeftClient }) {
           {decided.map((record) => (
             <li key={record.execution_id}>
               {record.workflow}: {record.status === 'canceled' ? 'rejected' : 'approved'} (now{' '}
-              <Status status={record.status} />)
+              <Status status={record.status} />
+              ).{' '}
+              <Link href={`${BASE}/executions/${encodeURIComponent(record.execution_id)}`}>
+                Open the run of {record.workflow}
+              </Link>
             </li>
           ))}
         </ul>
@@ -49,6 +54,7 @@ export function ApprovalsPage({ client }: { client: WeftClient }) {
                 : ''}
               .
             </p>
+            <Inputs record={record} />
             <Decision
               client={client}
               record={record}
@@ -63,6 +69,30 @@ export function ApprovalsPage({ client }: { client: WeftClient }) {
         </button>
       ) : null}
     </Page>
+  );
+}
+
+/**
+ * The inputs a waiting run was started with, as the approver must see them before deciding;
+ * secret inputs arrive masked from the server (and secret-looking keys are masked again here).
+ */
+function Inputs({ record }: { record: ExecutionRecord }) {
+  const entries = Object.entries(maskSecrets(record.inputs ?? {}) as Record<string, unknown>);
+  if (entries.length === 0) return <p class="muted">Started without inputs.</p>;
+  return (
+    <>
+      <h3>Inputs</h3>
+      <dl class="facts inputs" aria-label={`Inputs of ${record.workflow}`}>
+        {entries.map(([name, value]) => (
+          <Fragment key={name}>
+            <dt>{name}</dt>
+            <dd>
+              <code>{typeof value === 'string' ? value : JSON.stringify(value)}</code>
+            </dd>
+          </Fragment>
+        ))}
+      </dl>
+    </>
   );
 }
 

@@ -1,5 +1,5 @@
 import type { DeployedWorkflowSummary, WeftClient } from '@weft/sdk/client';
-import { formatTime } from '../format.js';
+import { formatTime, jsonOf, maskSecretLines } from '../format.js';
 import { WorkflowGraph } from '../graph/workflow-graph.js';
 import { useLoad } from '../load.js';
 import { BASE, Link } from '../router.js';
@@ -19,12 +19,75 @@ function NextFires({ workflow }: { workflow: DeployedWorkflowSummary }) {
             : schedule.at.map((at, i) => (
                 <span key={at}>
                   {i > 0 ? ', ' : ''}
-                  <time dateTime={at}>{formatTime(at)}</time>
+                  <time dateTime={at}>{formatZoned(at, schedule.timezone)}</time>
                 </span>
               ))}
         </li>
       ))}
     </ul>
+  );
+}
+
+/** `at` as the schedule's time zone reads it, with the zone's name: `27 Nov 2026, 09:00 CET`. */
+export function formatZoned(at: string, timeZone: string): string {
+  const date = new Date(at);
+  if (Number.isNaN(date.getTime())) return at;
+  try {
+    return date.toLocaleString([], {
+      timeZone,
+      year: 'numeric',
+      month: 'short',
+      day: 'numeric',
+      hour: '2-digit',
+      minute: '2-digit',
+      timeZoneName: 'short',
+    });
+  } catch {
+    return formatTime(at);
+  }
+}
+
+/** The definition's text as deployed (JSON pretty-printed), secret-looking literals masked. */
+function sourceOf(text: string): string {
+  if (/^\s*[{[]/.test(text)) {
+    try {
+      return jsonOf(JSON.parse(text));
+    } catch {
+      // shown as written
+    }
+  }
+  return maskSecretLines(text);
+}
+
+/** A trigger of a definition in words: its type and what it listens to. */
+function TriggerFacts({ trigger }: { trigger: Record<string, unknown> }) {
+  const auth = trigger['auth'] as { type?: string; secret_name?: string } | undefined;
+  const parts: string[] = [];
+  if (trigger['type'] === 'schedule') {
+    parts.push(`${String(trigger['cron'])} (${String(trigger['timezone'] ?? 'UTC')})`);
+  }
+  if (trigger['type'] === 'webhook') {
+    parts.push(`${String(trigger['method'] ?? 'POST')} /hooks${String(trigger['path'])}`);
+  }
+  if (trigger['type'] === 'event')
+    parts.push(`${String(trigger['source'])} ${String(trigger['topic'] ?? '')}`);
+  return (
+    <li>
+      <strong>{String(trigger['type'])}</strong>
+      {parts.length ? ` ${parts.join(' ')}` : ''}
+      {auth ? (
+        <>
+          {' '}
+          · auth {auth.type}
+          {auth.secret_name ? (
+            <>
+              {' '}
+              with the secret named <code>{auth.secret_name}</code>
+            </>
+          ) : null}
+        </>
+      ) : null}
+    </li>
   );
 }
 
@@ -101,7 +164,19 @@ export function DeploymentPage({ client, name }: { client: WeftClient; name: str
             <dt>Version</dt>
             <dd>{data.version}</dd>
             <dt>Triggers</dt>
-            <dd>{data.triggers.join(', ') || '—'}</dd>
+            <dd>
+              {data.triggers.length === 0 ? (
+                '—'
+              ) : (
+                <ul class="plain" aria-label={`Triggers of ${name}`}>
+                  {(
+                    (data.definition['triggers'] as Record<string, unknown>[] | undefined) ?? []
+                  ).map((trigger, i) => (
+                    <TriggerFacts key={i} trigger={trigger} />
+                  ))}
+                </ul>
+              )}
+            </dd>
             <dt>Webhooks</dt>
             <dd>{data.webhooks.join(', ') || '—'}</dd>
             <dt>Next fires</dt>
@@ -129,7 +204,19 @@ export function DeploymentPage({ client, name }: { client: WeftClient; name: str
           <h2>Graph</h2>
           <WorkflowGraph definition={data.definition} name={name} />
           <h2>Definition</h2>
-          <Json value={data.definition} label="Workflow definition" />
+          {data.source_text ? (
+            <pre class="json source" tabIndex={0} aria-label="Workflow definition as deployed">
+              {sourceOf(data.source_text)}
+            </pre>
+          ) : (
+            <>
+              <p class="muted">
+                The text it was deployed from was not kept (an earlier revision): its definition as
+                stored.
+              </p>
+              <Json value={data.definition} label="Workflow definition" />
+            </>
+          )}
         </>
       ) : null}
     </Page>

@@ -1,4 +1,4 @@
-import { useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import type { ExecutionStatus, WeftClient } from '@weft/sdk/client';
 import { formatDuration, formatTime } from '../format.js';
 import { useLoad } from '../load.js';
@@ -13,44 +13,75 @@ const STATUSES: ExecutionStatus[] = [
   'failed',
   'canceled',
 ];
+const TRIGGERS = ['api', 'manual', 'webhook', 'schedule', 'event'];
 
-/** Executions, newest first, filtered by status and workflow (in the URL), paged by cursor. */
+/** The filters of the list, as the URL keeps them (so a link shares them and a reload keeps them). */
+const FILTERS = ['status', 'workflow', 'trigger', 'from', 'to'] as const;
+type Filters = Record<(typeof FILTERS)[number], string>;
+
+/** The filters of `url`; `from` and `to` as `datetime-local` values (the reader's time). */
+function filtersOf(url: URL): Filters {
+  return Object.fromEntries(
+    FILTERS.map((name) => [name, url.searchParams.get(name) ?? '']),
+  ) as Filters;
+}
+
+/** A `datetime-local` value (the reader's time zone) as an RFC 3339 instant; '' when empty or bad. */
+function instantOf(local: string): string {
+  if (!local) return '';
+  const ms = new Date(local).getTime();
+  return Number.isNaN(ms) ? '' : new Date(ms).toISOString();
+}
+
+/**
+ * Executions, newest first, filtered by status, workflow, trigger and creation time (all in the
+ * URL), paged by cursor; the cursors of the pages before are kept in the URL too (`back`).
+ */
 export function ExecutionsPage({ client, url }: { client: WeftClient; url: URL }) {
-  const status = url.searchParams.get('status') ?? '';
-  const workflow = url.searchParams.get('workflow') ?? '';
+  const filters = filtersOf(url);
   const cursor = url.searchParams.get('cursor') ?? '';
-  const [workflowDraft, setWorkflowDraft] = useState(workflow);
+  const back = url.searchParams.getAll('back');
+  const [draft, setDraft] = useState(filters);
+  useEffect(() => setDraft(filtersOf(url)), [url.search]);
   const page = useLoad(
     (signal) =>
       client.listExecutions({
-        ...(status ? { status: status as ExecutionStatus } : {}),
-        ...(workflow ? { workflow } : {}),
+        ...(filters.status ? { status: filters.status as ExecutionStatus } : {}),
+        ...(filters.workflow ? { workflow: filters.workflow } : {}),
+        ...(filters.trigger ? { trigger: filters.trigger } : {}),
+        ...(instantOf(filters.from) ? { from: instantOf(filters.from) } : {}),
+        ...(instantOf(filters.to) ? { to: instantOf(filters.to) } : {}),
         ...(cursor ? { cursor } : {}),
         limit: 20,
         signal,
       }),
-    [client, status, workflow, cursor],
+    [client, url.search],
   );
-  const go = (params: Record<string, string>) => {
-    const query = new URLSearchParams(
-      Object.entries(params).filter(([, value]) => value !== ''),
-    ).toString();
-    navigate(`${BASE}/executions${query ? `?${query}` : ''}`);
+  const go = (next: Filters, paging: { cursor?: string; back?: string[] } = {}) => {
+    const query = new URLSearchParams();
+    for (const name of FILTERS) if (next[name].trim()) query.set(name, next[name].trim());
+    if (paging.cursor) query.set('cursor', paging.cursor);
+    for (const previous of paging.back ?? []) query.append('back', previous);
+    const text = query.toString();
+    navigate(`${BASE}/executions${text ? `?${text}` : ''}`);
   };
+  const set = (name: keyof Filters) => (event: { currentTarget: { value: string } }) =>
+    setDraft((old) => ({ ...old, [name]: event.currentTarget.value }));
   return (
     <Page title="Executions">
       <form
         class="filters"
+        aria-label="Filter executions"
         onSubmit={(event) => {
           event.preventDefault();
-          go({ status, workflow: workflowDraft.trim() });
+          go(draft);
         }}
       >
         <label>
           Status
           <select
-            value={status}
-            onChange={(event) => go({ status: event.currentTarget.value, workflow })}
+            value={draft.status}
+            onChange={(event) => go({ ...draft, status: event.currentTarget.value })}
           >
             <option value="">any</option>
             {STATUSES.map((value) => (
@@ -62,13 +93,38 @@ export function ExecutionsPage({ client, url }: { client: WeftClient; url: URL }
         </label>
         <label>
           Workflow
-          <input
-            type="text"
-            value={workflowDraft}
-            onInput={(event) => setWorkflowDraft(event.currentTarget.value)}
-          />
+          <input type="text" value={draft.workflow} onInput={set('workflow')} />
+        </label>
+        <label>
+          Trigger
+          <select
+            value={draft.trigger}
+            onChange={(event) => go({ ...draft, trigger: event.currentTarget.value })}
+          >
+            <option value="">any</option>
+            {TRIGGERS.map((value) => (
+              <option key={value} value={value}>
+                {value}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label>
+          Created from
+          <input type="datetime-local" step={1} value={draft.from} onInput={set('from')} />
+        </label>
+        <label>
+          Created before
+          <input type="datetime-local" step={1} value={draft.to} onInput={set('to')} />
         </label>
         <button type="submit">Filter</button>
+        <button
+          type="button"
+          class="secondary"
+          onClick={() => go({ status: '', workflow: '', trigger: '', from: '', to: '' })}
+        >
+          Clear
+        </button>
         <button type="button" class="secondary" onClick={page.reload}>
           Refresh
         </button>
@@ -81,15 +137,25 @@ export function ExecutionsPage({ client, url }: { client: WeftClient; url: URL }
             <caption class="visually-hidden">Executions, newest first</caption>
             <thead>
               <tr>
+                <th scope="col">Execution</th>
                 <th scope="col">Workflow</th>
                 <th scope="col">Status</th>
+                <th scope="col">Trigger</th>
                 <th scope="col">Started</th>
                 <th scope="col">Duration</th>
               </tr>
             </thead>
             <tbody>
               {page.data.executions.map((record) => (
-                <tr key={record.execution_id}>
+                <tr key={record.execution_id} data-execution={record.execution_id}>
+                  <td>
+                    <Link
+                      href={`${BASE}/executions/${encodeURIComponent(record.execution_id)}`}
+                      title={record.execution_id}
+                    >
+                      <code>{record.execution_id.slice(0, 12)}</code>
+                    </Link>
+                  </td>
                   <td>
                     <Link href={`${BASE}/executions/${encodeURIComponent(record.execution_id)}`}>
                       {record.workflow}
@@ -98,28 +164,39 @@ export function ExecutionsPage({ client, url }: { client: WeftClient; url: URL }
                   <td>
                     <Status status={record.status} />
                   </td>
-                  <td>{formatTime(record.started_at ?? record.created_at)}</td>
+                  <td>{record.trigger}</td>
+                  <td>
+                    <time dateTime={record.started_at ?? record.created_at}>
+                      {formatTime(record.started_at ?? record.created_at)}
+                    </time>
+                  </td>
                   <td>{formatDuration(record.started_at, record.finished_at)}</td>
                 </tr>
               ))}
             </tbody>
           </table>
           {page.data.executions.length === 0 ? <p class="muted">No executions.</p> : null}
-          <div class="pager">
+          <nav class="pager" aria-label="Pages">
             {cursor ? (
-              <button type="button" class="secondary" onClick={() => go({ status, workflow })}>
-                First page
+              <button
+                type="button"
+                class="secondary"
+                onClick={() => go(filters, { cursor: back.at(-1) ?? '', back: back.slice(0, -1) })}
+              >
+                Previous page
               </button>
             ) : null}
             {page.data.next_cursor ? (
               <button
                 type="button"
-                onClick={() => go({ status, workflow, cursor: page.data!.next_cursor! })}
+                onClick={() =>
+                  go(filters, { cursor: page.data!.next_cursor!, back: [...back, cursor] })
+                }
               >
                 Next page
               </button>
             ) : null}
-          </div>
+          </nav>
         </>
       ) : null}
     </Page>

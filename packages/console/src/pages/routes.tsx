@@ -3,8 +3,35 @@ import { formatTime } from '../format.js';
 import { useLoad } from '../load.js';
 import { ErrorBox, Loading, Page, Status } from '../ui.js';
 
-/** The router's table (`GET /routes`, an admin key): instances, health, last error. */
-export function RoutesPage({ client }: { client: WeftClient }) {
+/**
+ * The router's table (`GET /routes`) for an admin key: instances, health, last error. Another
+ * key is told it may not see it (the table names every workspace's connector instances); the
+ * page asks nothing of the server then. `admin` is undefined until the server said who signed in.
+ */
+export function RoutesPage({ client, admin }: { client: WeftClient; admin: boolean | undefined }) {
+  if (admin === undefined) {
+    return (
+      <Page title="Routes">
+        <Loading />
+      </Page>
+    );
+  }
+  if (!admin) {
+    return (
+      <Page title="Routes">
+        <ErrorBox
+          error={{
+            code: 'FORBIDDEN',
+            message: 'the routing table is for admin keys; sign in with an admin key to see it',
+          }}
+        />
+      </Page>
+    );
+  }
+  return <RoutesTable client={client} />;
+}
+
+function RoutesTable({ client }: { client: WeftClient }) {
   const routes = useLoad((signal) => client.listRoutes(signal), [client]);
   return (
     <Page title="Routes">

@@ -4,7 +4,7 @@ export type ExecutionMode = (typeof EXECUTION_MODES)[number];
 
 /** What a step has produced so far, as handlers see it in `previousSteps`. */
 export interface PreviousStep {
-  status: 'success' | 'failed' | 'skipped';
+  status: 'success' | 'failed' | 'skipped' | 'canceled';
   output?: unknown;
   /** Outputs of a subworkflow step. */
   outputs?: Record<string, unknown>;

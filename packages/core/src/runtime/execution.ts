@@ -121,6 +121,16 @@ export const ExecutionRecord = Type.Object(
     workflow_version: Type.String(),
     mode: Type.String(),
     trigger: Type.String({ description: 'api, webhook, schedule or event' }),
+    inputs: Type.Optional(
+      Type.Object(
+        {},
+        {
+          additionalProperties: true,
+          description:
+            'The inputs it was started with; the value of an input declared `secret: true` is `***`',
+        },
+      ),
+    ),
     created_at: Type.String({ format: 'date-time' }),
     started_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
     finished_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
@@ -156,11 +166,33 @@ export const ExecutionPage = Type.Object({
   }),
 });
 
+/** What started an execution, as `trigger` on its record and as a listing filter. */
+export const EXECUTION_TRIGGER_TYPES = ['api', 'manual', 'webhook', 'schedule', 'event'] as const;
+
+/** {@link EXECUTION_TRIGGER_TYPES} on the wire. */
+export const ExecutionTriggerTypeSchema = Type.Union(
+  EXECUTION_TRIGGER_TYPES.map((type) => Type.Literal(type)),
+  { description: 'What started it: api, manual, webhook, schedule or event' },
+);
+
 /** Query of `GET /workflows/executions`. */
 export const ExecutionListQuery = Type.Object(
   {
     status: Type.Optional(ExecutionStatusSchema),
     workflow: Type.Optional(Type.String({ minLength: 1, maxLength: 256 })),
+    trigger: Type.Optional(ExecutionTriggerTypeSchema),
+    from: Type.Optional(
+      Type.String({
+        format: 'date-time',
+        description: 'Only executions created at or after this time (RFC 3339)',
+      }),
+    ),
+    to: Type.Optional(
+      Type.String({
+        format: 'date-time',
+        description: 'Only executions created before this time (RFC 3339)',
+      }),
+    ),
     limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 20 })),
     cursor: Type.Optional(Type.String({ minLength: 1, maxLength: 512 })),
   },

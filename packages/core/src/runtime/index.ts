@@ -3,3 +3,4 @@ export * from './records.js';
 export * from './store.js';
 export * from './execution.js';
 export * from './time-ordered-id.js';
+export * from './stats.js';

@@ -134,9 +134,36 @@ export interface ExecutionQuery {
   owner: string | undefined;
   status?: ExecutionStatus;
   workflow?: string;
+  /** Only executions started by this trigger type (`api`, `schedule`, …). */
+  trigger?: string;
+  /** Only executions created at or after this ISO 8601 UTC time. */
+  from?: string;
+  /** Only executions created before this ISO 8601 UTC time. */
+  to?: string;
   limit: number;
   /** Position after which the page starts (from the previous page). */
   after?: { created_at: string; id: string };
+}
+
+/** What {@link ExecutionsStore.stats} counts: executions created in [since, until). */
+export interface ExecutionStatsQuery {
+  /** Only this owner's executions; undefined: every owner's (admin keys). */
+  owner: string | undefined;
+  /** ISO 8601 UTC, inclusive. */
+  since: string;
+  /** ISO 8601 UTC, exclusive. */
+  until: string;
+}
+
+/** Counts and durations of the executions created in a time range. */
+export interface ExecutionStats {
+  /** Executions by the UTC hour they were created in (`2026-01-01T13`) and status. */
+  hours: { hour: string; status: ExecutionStatus; count: number }[];
+  /**
+   * Per workflow, of its ended executions that started: how many, and the nearest-rank 50th and
+   * 95th percentiles of their duration (started to finished) in ms.
+   */
+  workflows: { workflow: string; count: number; p50_ms: number; p95_ms: number }[];
 }
 
 /** Usage added by one execution or action call. */

@@ -7,6 +7,8 @@ import type {
   ExecutionLease,
   ExecutionOutcome,
   ExecutionQuery,
+  ExecutionStats,
+  ExecutionStatsQuery,
   IdempotencyClaim,
   JournalRow,
   StoredExecution,
@@ -72,6 +74,8 @@ export interface ExecutionsStore {
   get(id: string): Promise<StoredExecution | undefined>;
   /** One page of an owner's executions, newest first. */
   list(query: ExecutionQuery): Promise<StoredExecution[]>;
+  /** Executions per hour and status, and duration percentiles per workflow, of a time range. */
+  stats(query: ExecutionStatsQuery): Promise<ExecutionStats>;
   /**
    * Makes `worker` run the execution until `leaseUntil` (ms): succeeds when it is pending, or
    * running with a lease that expired before `now`. Sets `started_at` when not yet set.

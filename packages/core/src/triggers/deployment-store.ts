@@ -90,6 +90,11 @@ export interface DeploymentRecord {
   plugins: PluginReference[];
   /** Where it came from: `api` (PUT /workflows/{name}) or `file:<path>` (--workflows DIR). */
   source: string;
+  /**
+   * The text it was deployed from, as sent (YAML or JSON; a file's whole text); absent for
+   * revisions stored before it was kept and for definitions deployed as parsed objects.
+   */
+  source_text?: string;
   /** Owner of the key that deployed it, or null (file deployments). */
   deployed_by: string | null;
   /**

@@ -72,6 +72,10 @@ export const DeployedWorkflowDetail = Type.Intersect(
       definition: Type.Record(Type.String(), Type.Unknown(), {
         description: 'The deployed definition (the object inside `workflows`)',
       }),
+      source_text: Type.Union([Type.String(), Type.Null()], {
+        description:
+          'The text the active revision was deployed from (YAML or JSON as sent; a workflows-directory file: its whole text); null when not kept (revisions deployed before it was)',
+      }),
       revisions: Type.Array(
         Type.Object({
           revision: Type.Integer(),

@@ -28,6 +28,12 @@ export const InputSpec = Type.Object(
         description: 'The values the input may take',
       }),
     ),
+    secret: Type.Optional(
+      Type.Boolean({
+        description:
+          'Whether the value is a secret (default false): the execution record, the console and the CLI show it as ***',
+      }),
+    ),
   },
   { additionalProperties: false, description: 'A workflow input' },
 );

@@ -1,7 +1,10 @@
 import type { ErrorObject, InvocationUsage } from '@weft/core';
 
-/** Status of a step (docs/design.md#workflow-semantics): `skipped` when its condition was false. */
-export type StepStatus = 'success' | 'failed' | 'skipped';
+/**
+ * Status of a step (docs/design.md#workflow-semantics): `skipped` when its condition was false,
+ * `canceled` when the run was canceled while it ran (its error is the cancellation's).
+ */
+export type StepStatus = 'success' | 'failed' | 'skipped' | 'canceled';
 
 /** Status of a finished run. */
 export type RunStatus = 'completed' | 'failed' | 'canceled';

@@ -68,6 +68,13 @@ export async function runPlanned(
     const inputs = resolveInputs(workflow, given);
     checkTargets(plan.steps, options, info);
     const secrets = await resolveSecrets(plan.secretNames, options.secrets, found);
+    // An input declared `secret: true` is masked wherever its value would be shown.
+    for (const [name, spec] of Object.entries(workflow.inputs ?? {})) {
+      const value = inputs[name];
+      if (spec.secret === true && value !== undefined && value !== null) {
+        secrets.add(`inputs.${name}`, typeof value === 'string' ? value : JSON.stringify(value));
+      }
+    }
     run = new Run(plan, options, inputs, secrets, depth, info);
     error = await runSteps(run, plan.steps);
     if (!options.journalWithEnd && run.journalPending) await run.durable();

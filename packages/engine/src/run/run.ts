@@ -25,7 +25,7 @@ import { abortOf, type StepScope } from './step-scope.js';
 
 /** What the scope holds for a finished step: read as `steps.<id>.output` and friends. */
 export interface StepEntry {
-  status: 'success' | 'failed' | 'skipped';
+  status: 'success' | 'failed' | 'skipped' | 'canceled';
   output?: unknown;
   outputs?: Record<string, unknown>;
   error?: unknown;

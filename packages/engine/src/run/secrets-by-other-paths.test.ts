@@ -186,3 +186,37 @@ describe('an error carrying an upstream body', () => {
     expect(JSON.stringify([result, events]).length).toBeLessThan(20_000);
   });
 });
+
+describe('an input declared secret: true', () => {
+  it('reaches the action as given, and is masked in step inputs, outputs and events', async () => {
+    const PIN = 'pin-4242-do-not-show';
+    const seen: unknown[] = [];
+    const invoker = new TestInvoker({
+      'bank.pay': (input) => {
+        seen.push(input['pin']);
+        return { ok: true, echo: `paid with ${String(input['pin'])}` };
+      },
+    });
+    const [wf] = workflow(`workflows:
+  - name: w
+    inputs:
+      amount: { type: number, required: true }
+      pin: { type: string, secret: true }
+    steps:
+      - { name: pay, plugin: bank, action: pay, input: { amount: '{{ inputs.amount }}', pin: '{{ inputs.pin }}' } }
+    outputs:
+      said: { value: '{{ steps.pay.output.echo }}' }
+`);
+    const events: StreamEvent[] = [];
+    const result = await runWorkflow(
+      wf!,
+      { amount: 50000, pin: PIN },
+      { invoker, onEvent: (e) => events.push(e) },
+    );
+    expect(result.status).toBe('completed');
+    expect(seen).toEqual([PIN]);
+    expect(result.steps['pay']!.input).toEqual({ amount: 50000, pin: '***' });
+    expect(result.outputs).toEqual({ said: 'paid with ***' });
+    expect(JSON.stringify(events)).not.toContain(PIN);
+  });
+});

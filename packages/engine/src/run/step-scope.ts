@@ -75,7 +75,7 @@ export class StepScope implements StepTerminal {
     }
     if (this.reason) throw this.reason;
     this.produced = entry;
-    if (entry.status === 'failed') {
+    if (entry.status === 'failed' || entry.status === 'canceled') {
       this.blockFailure = fromErrorObject(entry.error);
       throw this.blockFailure;
     }

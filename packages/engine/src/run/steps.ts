@@ -53,7 +53,8 @@ export async function runStep(run: Run, plan: StepPlan): Promise<StepEntry> {
   } catch (error) {
     const weft = error instanceof WeftError ? error : InternalError.from(error);
     record.entry = {
-      status: 'failed',
+      // Ended by the run's cancellation (its own failure or not): canceled, not failed.
+      status: run.canceled ? 'canceled' : 'failed',
       output: null,
       // Masked, then cut (an upstream body of 50 KB): a secret cut in half is not recognised.
       error: capErrorObject(run.secrets.mask(toErrorObject(weft, { includeStack: true }))),
@@ -71,7 +72,7 @@ export async function runStep(run: Run, plan: StepPlan): Promise<StepEntry> {
     // Retries are drawn one bar per attempt: their spans ride on the end event.
     const log = record.attemptLog;
     if (log && log.length > 1) input['attempt_log'] = log.map(attemptSpan);
-    if (status === 'failed')
+    if (status === 'failed' || status === 'canceled')
       run.emit('step.failed', plan.path, {
         error,
         duration_ms,
@@ -327,6 +328,12 @@ async function runParallel(run: Run, plan: StepPlan): Promise<StepEntry> {
   if (failed >= 0) {
     block.status = 'failed';
     block.error = entries[failed]!.error;
+  } else if (run.canceled) {
+    const canceled = entries.find((entry) => entry.status === 'canceled');
+    if (canceled) {
+      block.status = 'canceled';
+      block.error = canceled.error;
+    }
   }
   return block;
 }

@@ -25,6 +25,7 @@ export async function commitDeploy(
   { valid, previous, activation, warnings, required }: Prepared,
   source: string,
   snapshot: DeployerSnapshot | null,
+  text?: string,
 ): Promise<Deployed> {
   const { options, owner, deployer } = scope;
   const workflow = valid.workflow;
@@ -62,6 +63,7 @@ export async function commitDeploy(
         definition: valid.raw,
         plugins: pluginReferences(workflow),
         source,
+        ...(text !== undefined ? { source_text: text } : {}),
         deployed_by: deployedBy,
         deployer: snapshot,
         deployed_at: new Date(scope.clock.now()).toISOString(),

@@ -28,6 +28,8 @@ export interface DeployOptions {
   strict?: boolean;
   /** Check everything and deploy nothing. */
   dryRun?: boolean;
+  /** The text the definitions were sent as (kept with each revision, shown as deployed). */
+  text?: string;
 }
 
 /** Answer of a deployment. */

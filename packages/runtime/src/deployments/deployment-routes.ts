@@ -88,7 +88,9 @@ export function deploymentRoutes(options: DeploymentRoutesOptions) {
           const value = parseDefinitionBody(body as Buffer, bodyLimit);
           done(
             null,
-            request.routeOptions.url === '/workflows/:name' ? { definition: value } : value,
+            request.routeOptions.url === '/workflows/:name'
+              ? { definition: value, text: (body as Buffer).toString('utf8') }
+              : value,
           );
         } catch (error) {
           done(error as Error, undefined);
@@ -96,7 +98,11 @@ export function deploymentRoutes(options: DeploymentRoutesOptions) {
       },
     );
 
-    app.put<{ Params: { name: string }; Querystring: DeployQuery; Body: { definition: unknown } }>(
+    app.put<{
+      Params: { name: string };
+      Querystring: DeployQuery;
+      Body: { definition: unknown; text?: string };
+    }>(
       '/workflows/:name',
       {
         onRequest: auth,
@@ -133,7 +139,11 @@ export function deploymentRoutes(options: DeploymentRoutesOptions) {
           'api',
           deployer,
           request.params.name,
-          { strict: request.query.strict === true, dryRun: request.query.dry_run === true },
+          {
+            strict: request.query.strict === true,
+            dryRun: request.query.dry_run === true,
+            ...(request.body.text !== undefined ? { text: request.body.text } : {}),
+          },
         );
         const created = deployed.record.revision === 1 && !deployed.dryRun;
         return reply.code(created ? 201 : 200).send({
@@ -198,6 +208,7 @@ export function deploymentRoutes(options: DeploymentRoutesOptions) {
         return {
           ...summary(record, service.webhooksOf(record.owner, record.name), service.now()),
           definition: record.definition,
+          source_text: record.source_text ?? null,
           revisions: history.map((h) => ({
             revision: h.revision,
             version: h.version,

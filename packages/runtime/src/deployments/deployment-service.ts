@@ -125,7 +125,7 @@ export class DeploymentService {
         deployed.push(
           options.dryRun === true
             ? dryRunAnswer(item, source, home, deployer, snapshot, this.clock.now())
-            : await commitDeploy(scope, item, source, snapshot),
+            : await commitDeploy(scope, item, source, snapshot, options.text),
         );
       }
       return deployed;

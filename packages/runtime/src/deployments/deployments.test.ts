@@ -117,6 +117,8 @@ describe('PUT /workflows/{name}', () => {
     ).json();
     expect(detail.revisions.map((r: { revision: number }) => r.revision)).toEqual([2, 1]);
     expect(detail.definition).toMatchObject({ name: 'orders', version: '1.1.0' });
+    // The text as sent, for the console to show as deployed.
+    expect(detail.source_text).toBe(yaml);
     expect((await app.inject({ method: 'POST', url: '/hooks/orders' })).statusCode).toBe(404);
   });
 

@@ -64,7 +64,9 @@ export async function watchWorkflowDirectory(
       const list =
         isPlainObject(value) && Array.isArray(value['workflows']) ? value['workflows'] : undefined;
       if (!list) throw new Error('a workflow file needs a top-level "workflows" list');
-      const deployed = await service.deployAll(list, source, null);
+      const deployed = await service.deployAll(list, source, null, undefined, {
+        text: bytes.toString('utf8'),
+      });
       // By owner and name: a file's workflows of an earlier directory owner
       // (`WEFT_WORKFLOWS_OWNER` changed) are this file's no more, and stop serving.
       const keys = new Set(deployed.map((d) => deploymentKey(d.record.owner, d.record.name)));

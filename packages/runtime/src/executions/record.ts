@@ -1,4 +1,5 @@
 import type { CallbackState, ExecutionRecord, StoredExecution, Workflow } from '@weft/core';
+import { MASK } from '@weft/engine';
 
 /** The path a client polls (docs/runtime.md#execution-record). */
 export function pollUrl(id: string): string {
@@ -15,6 +16,7 @@ export function toExecutionRecord(execution: StoredExecution): ExecutionRecord {
     workflow_version: execution.workflow_version,
     mode: execution.mode,
     trigger: execution.trigger.type,
+    inputs: maskedInputs(execution),
     created_at: execution.created_at,
     started_at: execution.started_at,
     finished_at: execution.finished_at,
@@ -33,6 +35,19 @@ export function toExecutionRecord(execution: StoredExecution): ExecutionRecord {
   }
   if (execution.resumed_from) record.resumed_from = execution.resumed_from;
   return record;
+}
+
+/**
+ * The inputs an execution was started with, the value of each input its workflow declares
+ * `secret: true` replaced by `***` (docs/workflow-language.md#inputs): records leave the server.
+ */
+export function maskedInputs(execution: Pick<StoredExecution, 'inputs' | 'definition'>) {
+  const declared = (execution.definition?.workflow as Pick<Workflow, 'inputs'> | undefined)?.inputs;
+  const inputs: Record<string, unknown> = { ...execution.inputs };
+  for (const [name, spec] of Object.entries(declared ?? {})) {
+    if (spec.secret === true && name in inputs && inputs[name] !== null) inputs[name] = MASK;
+  }
+  return inputs;
 }
 
 /**

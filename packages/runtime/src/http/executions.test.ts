@@ -338,7 +338,18 @@ describe('canceling', () => {
       }),
     );
     const id = (
-      await post({ workflow: workflowText('      - { name: s, plugin: slow, action: wait }\n') })
+      await post({
+        workflow: workflowText(
+          `      - { name: first, type: transform, input: { ok: true } }
+      - name: both
+        type: parallel
+        parallel:
+          - { name: s, plugin: slow, action: wait }
+          - { name: quick, type: transform, input: { ok: true } }
+      - { name: never, type: transform, input: { ok: true } }
+`,
+        ),
+      })
     ).json().execution_id;
     for (
       let i = 0;
@@ -358,6 +369,13 @@ describe('canceling', () => {
     expect(record).toMatchObject({ status: 'canceled', error: { code: 'CANCELED' } });
     expect(record.canceled_at).toEqual(expect.any(String));
     expect(record.error.details.canceled_at).toBe(record.canceled_at);
+    // The steps it stopped say so: canceled, not failed; those that ended before keep their status.
+    const steps = (await get(`/workflows/executions/${id}`)).json().result.steps;
+    expect(steps.first.status).toBe('success');
+    expect(steps.both).toMatchObject({ status: 'canceled', error: { code: 'CANCELED' } });
+    expect(steps.s).toMatchObject({ status: 'canceled', error: { code: 'CANCELED' } });
+    expect(steps.quick.status).toBe('success');
+    expect(steps.never).toBeUndefined();
     const again = await h.app.inject({
       method: 'POST',
       url: `/workflows/executions/${id}/cancel`,

@@ -6,6 +6,7 @@ import {
   DamagedAuditEntry,
   ExecutionPage,
   ExecutionRecord,
+  ExecutionStatsSchema,
 } from '@weft/core';
 import { ensureErrorSchema, installDepthCheckedJson, sendError } from '@weft/http';
 import type { Runtime } from '../runtime.js';
@@ -17,6 +18,7 @@ import { registerEventRoutes } from './routes-events.js';
 import { registerExecutionRoutes } from './routes-executions.js';
 import { registerRerunRoute } from './routes-rerun.js';
 import { registerDefinitionRoute } from './routes-definition.js';
+import { registerStatsRoutes } from './routes-stats.js';
 
 /**
  * The runtime's HTTP routes as a Fastify plugin: the executions API (docs/design.md#executions), its event
@@ -29,6 +31,7 @@ export function runtimeRoutes(runtime: Runtime) {
     ensureErrorSchema(app);
     if (!app.getSchema('ExecutionRecord')) app.addSchema(ExecutionRecord);
     if (!app.getSchema('ExecutionPage')) app.addSchema({ $id: 'ExecutionPage', ...ExecutionPage });
+    if (!app.getSchema('ExecutionStats')) app.addSchema(ExecutionStatsSchema);
     if (!app.getSchema('AuditEntry')) app.addSchema(AuditEntry);
     if (!app.getSchema('DamagedAuditEntry')) app.addSchema(DamagedAuditEntry);
     if (!app.getSchema('AuditPage')) app.addSchema(AuditPage);
@@ -43,6 +46,7 @@ export function runtimeRoutes(runtime: Runtime) {
     registerActionRoutes(app, runtime);
     registerAccountRoutes(app, runtime);
     registerAuditRoutes(app, runtime);
+    registerStatsRoutes(app, runtime);
   };
 }
 

@@ -2,10 +2,10 @@ import { Type } from '@weft/core/typebox';
 import type { FastifyInstance } from 'fastify';
 import {
   ConflictError,
+  ValidationError,
   ExecutionListQuery,
   StartExecutionRequest,
   type ExecutionRecord,
-  type Principal,
   type StoredExecution,
 } from '@weft/core';
 import { decodeCursor, encodeCursor } from '../executions/cursor.js';
@@ -17,6 +17,7 @@ import { typed } from '@weft/http';
 import type { Runtime } from '../runtime.js';
 import { principalOf, requirePrincipal } from '@weft/identity';
 import { traceCarrierOf } from '@weft/telemetry';
+import { readableOwner } from './owners.js';
 import { ERROR_RESPONSES, ExecutionParams, PreferHeader, preferredWait } from './schemas.js';
 
 const TAGS = ['executions'];
@@ -97,7 +98,8 @@ export function registerExecutionRoutes(app: FastifyInstance, runtime: Runtime):
       schema: {
         tags: TAGS,
         security: SECURITY,
-        summary: "List the caller's executions, newest first (an admin key: every owner's)",
+        summary:
+          "List the caller's executions, newest first (an admin key: every owner's), filtered by status, workflow, trigger and creation time",
         querystring: ExecutionListQuery,
         response: { 200: Type.Ref('ExecutionPage'), ...ERROR_RESPONSES },
       },
@@ -111,6 +113,9 @@ export function registerExecutionRoutes(app: FastifyInstance, runtime: Runtime):
         limit: limit + 1,
         ...(query.status ? { status: query.status } : {}),
         ...(query.workflow ? { workflow: query.workflow } : {}),
+        ...(query.trigger ? { trigger: query.trigger } : {}),
+        ...(query.from ? { from: utc(query.from, 'from') } : {}),
+        ...(query.to ? { to: utc(query.to, 'to') } : {}),
         ...(query.cursor ? { after: decodeCursor(query.cursor) } : {}),
       });
       const page = rows.slice(0, limit);
@@ -203,7 +208,11 @@ async function endOrTimeout(
   return runtime.waitFor(started.execution.id, owner, Math.max(0, ms - (Date.now() - startedMs)));
 }
 
-/** Whose executions a caller reads: its owner's; an admin key every owner's (undefined). */
-function readableOwner(principal: Principal): string | undefined {
-  return principal.admin ? undefined : principal.owner;
+/** A `date-time` of the query as stored times are written (ISO 8601 UTC with ms). */
+function utc(value: string, field: string): string {
+  const ms = Date.parse(value);
+  if (Number.isNaN(ms)) {
+    throw new ValidationError(`${field} is not a time`, { field, constraint: 'format' });
+  }
+  return new Date(ms).toISOString();
 }

@@ -39,6 +39,12 @@ export interface ListExecutionsOptions {
   status?: ExecutionStatus;
   /** Only executions of this workflow (by name). */
   workflow?: string;
+  /** Only executions started by this trigger type: `api`, `manual`, `webhook`, `schedule`, `event`. */
+  trigger?: string;
+  /** Only executions created at or after this time (RFC 3339). */
+  from?: string;
+  /** Only executions created before this time (RFC 3339). */
+  to?: string;
   /** Page size, 1 to 100. Default 20. */
   limit?: number;
   /** The `next_cursor` of the page before. */
@@ -139,6 +145,9 @@ export async function listExecutions(
   const query = queryString({
     status: options.status,
     workflow: options.workflow,
+    trigger: options.trigger,
+    from: options.from,
+    to: options.to,
     limit: options.limit,
     cursor: options.cursor,
   });

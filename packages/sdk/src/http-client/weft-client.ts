@@ -1,6 +1,7 @@
 import {
   BackendError,
   type DeployedWorkflowDetail,
+  type ExecutionStatsSchema,
   type HealthResponse,
   type PluginDetail,
   type RoutesResponse,
@@ -266,6 +267,17 @@ export class WeftClient {
   /** `GET /routes`: the router's table with health and calls in flight (an admin key). */
   async listRoutes(signal?: AbortSignal): Promise<RoutesResponse> {
     return (await this.get('/routes', signal)) as RoutesResponse;
+  }
+
+  /**
+   * `GET /stats/executions`: the caller's executions per hour by status and p50/p95 durations per
+   * workflow, from `since` (default 24 h ago) to `until` (default now).
+   */
+  async executionStats(
+    options: { since?: string; until?: string; signal?: AbortSignal } = {},
+  ): Promise<ExecutionStatsSchema> {
+    const path = `/stats/executions${queryString({ since: options.since, until: options.until })}`;
+    return (await this.get(path, options.signal)) as ExecutionStatsSchema;
   }
 
   /** `GET /auth/whoami`: the caller as the server sees it, with its workspace (`owner`). */

@@ -12,6 +12,8 @@ import {
   type ExecutionLease,
   type ExecutionOutcome,
   type ExecutionQuery,
+  type ExecutionStats,
+  type ExecutionStatsQuery,
   type ExecutionsStore,
   type IdempotencyClaim,
   type JournalRow,
@@ -23,6 +25,7 @@ import {
 import { deadlineOf } from '../executions-rows.js';
 import { ExecutionsBook, order } from './memory-executions-book.js';
 import { copyOf, type Log, type Row } from './memory-executions-row.js';
+import { statsOf } from './memory-executions-stats.js';
 
 /**
  * {@link ExecutionsStore} in process memory: one process, nothing kept across restarts. It
@@ -79,7 +82,7 @@ export class MemoryExecutionsStore implements ExecutionsStore {
   }
 
   async list(query: ExecutionQuery): Promise<StoredExecution[]> {
-    const { owner, status, workflow, after } = query;
+    const { owner, status, workflow, trigger, from, to, after } = query;
     return [...this.rows.values()]
       .map((row) => row.execution)
       .filter(
@@ -87,6 +90,9 @@ export class MemoryExecutionsStore implements ExecutionsStore {
           (owner === undefined || e.owner === owner) &&
           (!status || e.status === status) &&
           (!workflow || e.workflow === workflow) &&
+          (!trigger || e.trigger.type === trigger) &&
+          (!from || e.created_at >= from) &&
+          (!to || e.created_at < to) &&
           (!after ||
             e.created_at < after.created_at ||
             (e.created_at === after.created_at && e.id < after.id)),
@@ -94,6 +100,19 @@ export class MemoryExecutionsStore implements ExecutionsStore {
       .sort((a, b) => order(b.created_at, a.created_at) || order(b.id, a.id))
       .slice(0, query.limit)
       .map(copyOf);
+  }
+
+  async stats(query: ExecutionStatsQuery): Promise<ExecutionStats> {
+    return statsOf(
+      [...this.rows.values()]
+        .map((row) => row.execution)
+        .filter(
+          (e) =>
+            (query.owner === undefined || e.owner === query.owner) &&
+            e.created_at >= query.since &&
+            e.created_at < query.until,
+        ),
+    );
   }
 
   async claim(
