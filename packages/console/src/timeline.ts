@@ -75,7 +75,9 @@ export function stepsFromEvents(events: readonly ExecutionEvent[]): StepView[] {
       step.status = typeof data['status'] === 'string' ? data['status'] : 'success';
       step.output = 'output' in data ? data['output'] : data['outputs'];
     } else if (event.type === 'step.failed') {
-      step.status = 'failed';
+      // A step stopped by a cancellation ends `canceled` (its event is step.failed, code CANCELED).
+      const code = (data['error'] as { code?: unknown } | undefined)?.code;
+      step.status = code === 'CANCELED' ? 'canceled' : 'failed';
       step.error = data['error'];
     }
     open.set(

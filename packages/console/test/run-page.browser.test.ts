@@ -5,6 +5,7 @@ import type { Browser, Page } from 'playwright-core';
 import { createConnectorService, type ConnectorService } from '@weft/sdk/service';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { browserSuite, launchChromium, PageProblems, poll, SHOTS, skipBrowser } from './browser.js';
+import { checked } from './quality.js';
 import { LIVE, PAYOUT, startConsoleServer, type ConsoleServer } from './server.js';
 
 const title = browserSuite('the run page in Chromium: graph, timeline, actions');
@@ -181,6 +182,7 @@ describe.skipIf(skipBrowser)(title, { timeout: 60_000 }, () => {
       clip: { x: 0, y: top.y - 12, width: 1200, height: end.y + end.height - top.y + 24 },
     });
     await page.screenshot({ path: `${ARTIFACTS}run-graph.png`, fullPage: true });
+    await checked(page, 'run-page');
     await page.context().close();
   });
 
@@ -204,6 +206,8 @@ describe.skipIf(skipBrowser)(title, { timeout: 60_000 }, () => {
     await poll(() => page.getByLabel('Attempts of flaky').textContent()).toMatch(
       /attempt 1.*BACKEND_ERROR.*attempt 2/s,
     );
+    // The run's inputs, in its header.
+    expect(await page.getByLabel('Inputs of retrying').textContent()).toMatch(/key\s*timeline/);
     await page.screenshot({ path: `${SHOTS}run-timeline.png`, fullPage: true });
     await page.screenshot({ path: `${ARTIFACTS}run-timeline.png`, fullPage: true });
     await page.context().close();

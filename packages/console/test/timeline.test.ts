@@ -18,6 +18,19 @@ const event = (
 });
 
 describe('the run page timeline', () => {
+  it('says canceled for a step a cancellation stopped, failed for one that failed', () => {
+    const steps = stepsFromEvents([
+      event('step.started', 'slow'),
+      event('step.failed', 'slow', { error: { code: 'CANCELED', message: 'canceled' } }),
+      event('step.started', 'bad'),
+      event('step.failed', 'bad', { error: { code: 'BACKEND_ERROR', message: 'no' } }),
+    ]);
+    expect(steps.map((s) => [s.name, s.status])).toEqual([
+      ['slow', 'canceled'],
+      ['bad', 'failed'],
+    ]);
+  });
+
   it('gives each step its status, attempts, duration, output and error, in start order', () => {
     const steps = stepsFromEvents([
       event('step.started', 'fetch'),

@@ -1,8 +1,8 @@
-import { Fragment } from 'preact';
 import { useState } from 'preact/hooks';
 import type { ExecutionRecord, WeftClient } from '@weft/sdk/client';
 import { Decision } from '../decision.js';
-import { formatTime, maskSecrets } from '../format.js';
+import { formatTime } from '../format.js';
+import { RunInputs } from '../inputs.js';
 import { useLoad } from '../load.js';
 import { BASE, Link } from '../router.js';
 import { ErrorBox, Loading, Page, Status } from '../ui.js';
@@ -54,7 +54,8 @@ export function ApprovalsPage({ client }: { client: WeftClient }) {
                 : ''}
               .
             </p>
-            <Inputs record={record} />
+            <h3>Inputs</h3>
+            <RunInputs record={record} />
             <Decision
               client={client}
               record={record}
@@ -69,30 +70,6 @@ export function ApprovalsPage({ client }: { client: WeftClient }) {
         </button>
       ) : null}
     </Page>
-  );
-}
-
-/**
- * The inputs a waiting run was started with, as the approver must see them before deciding;
- * secret inputs arrive masked from the server (and secret-looking keys are masked again here).
- */
-function Inputs({ record }: { record: ExecutionRecord }) {
-  const entries = Object.entries(maskSecrets(record.inputs ?? {}) as Record<string, unknown>);
-  if (entries.length === 0) return <p class="muted">Started without inputs.</p>;
-  return (
-    <>
-      <h3>Inputs</h3>
-      <dl class="facts inputs" aria-label={`Inputs of ${record.workflow}`}>
-        {entries.map(([name, value]) => (
-          <Fragment key={name}>
-            <dt>{name}</dt>
-            <dd>
-              <code>{typeof value === 'string' ? value : JSON.stringify(value)}</code>
-            </dd>
-          </Fragment>
-        ))}
-      </dl>
-    </>
   );
 }
 

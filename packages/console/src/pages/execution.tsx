@@ -12,6 +12,7 @@ import { layoutWorkflow, nodeStates } from '../graph/model.js';
 import { RunTimeline } from '../graph/run-timeline.js';
 import { StepPanel } from '../graph/step-panel.js';
 import { WorkflowGraph } from '../graph/workflow-graph.js';
+import { RunInputs } from '../inputs.js';
 import { useLoad } from '../load.js';
 import { BASE, Link } from '../router.js';
 import { RunActions, useNow } from '../run-actions.js';
@@ -126,8 +127,14 @@ export function ExecutionPage({ client, id }: { client: WeftClient; id: string }
         <dt>Duration</dt>
         <dd>{formatDuration(record.started_at, record.finished_at)}</dd>
         <dt>Updates</dt>
-        <dd role="status">{liveText(live, finished)}</dd>
+        <dd>
+          <span role="status">{liveText(live, finished)}</span>
+        </dd>
       </dl>
+      <section aria-labelledby="inputs-heading">
+        <h2 id="inputs-heading">Inputs</h2>
+        <RunInputs record={record} />
+      </section>
       <RunActions client={client} record={record} onChanged={setRecord} />
       {record.status === 'waiting' && record.waiting_for ? (
         <section aria-labelledby="waiting-heading">
@@ -231,7 +238,7 @@ function StepItem({ step, now }: { step: StepView; now: number }) {
     <li class={`step depth-${Math.min(step.depth, 4)}`} data-step={step.name}>
       <div class="step-head">
         <strong>{step.name}</strong> <Status status={step.status} />
-        {step.attempts !== undefined ? (
+        {step.attempts !== undefined && step.attempts > 0 ? (
           <span class="muted">
             {' '}
             · {step.attempts} attempt{step.attempts === 1 ? '' : 's'}
