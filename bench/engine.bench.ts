@@ -4,19 +4,14 @@
  * concurrent), next to a bare loop that awaits the same handler directly (the limit).
  */
 import type { ActionInvoker } from '@weft/core';
-import {
-  loadWorkflowSource,
-  runWorkflow,
-  type RunInterceptor,
-  type WorkflowDefinition,
-} from '@weft/engine';
+import { runWorkflow, type RunInterceptor, type WorkflowDefinition } from '@weft/engine';
 import { LocalInvoker } from '@weft/sdk';
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { forEach, ITEMS, load } from './engine/workflows.js';
 import { printTable, shuffler, writeResults, type BenchResult } from './harness.js';
 
 const STEPS = 1_000;
-const ITEMS = 100_000;
 
 const handler = async (input: Record<string, unknown>) => ({ v: input['v'] });
 const invoker: ActionInvoker = { invoke: async (call) => ({ output: { v: call.input['v'] } }) };
@@ -34,33 +29,6 @@ function linear(templated: boolean): WorkflowDefinition {
     input: { v: templated && i > 0 ? `{{ steps.s${i - 1}.output.v }}` : 1 },
   }));
   return load({ workflows: [{ name: 'linear', steps }] });
-}
-
-function forEach(parallel: boolean): WorkflowDefinition {
-  return load({
-    workflows: [
-      {
-        name: 'each',
-        inputs: { items: { type: 'array' } },
-        steps: [
-          {
-            name: 'each',
-            plugin: 'noop',
-            action: 'run',
-            for_each: '{{ inputs.items }}',
-            parallel,
-            input: { v: '{{ item }}' },
-          },
-        ],
-      },
-    ],
-  });
-}
-
-function load(file: unknown): WorkflowDefinition {
-  const result = loadWorkflowSource(JSON.stringify(file), { maxFileSize: 64 * 1024 * 1024 });
-  if (!result.ok) throw new Error(result.diagnostics[0]?.message);
-  return result.workflows[0]!;
 }
 
 async function bareLoop(): Promise<void> {

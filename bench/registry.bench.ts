@@ -22,6 +22,7 @@ import {
   type LoadResult,
 } from './registry/load.js';
 import { searchMix, searchQueries, seededDefinition, seededSlugs } from './registry/seed.js';
+import { shuffler } from './harness.js';
 
 const PLUGINS = Number(process.env['WEFT_BENCH_PLUGINS'] ?? 10_000);
 /** Seconds per case, split over the rounds. */
@@ -94,16 +95,10 @@ async function publishLatency(started: Started): Promise<number[]> {
  * A fixed seed keeps runs comparable; `WEFT_BENCH_FIXED_ORDER=1` keeps the table's order.
  */
 function orders(n: number, count: number): number[][] {
-  let seed = 32;
-  const random = () => (seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31;
+  const shuffle = shuffler(32);
   return Array.from({ length: count }, () => {
     const order = Array.from({ length: n }, (_, k) => k);
-    if (FIXED_ORDER) return order;
-    for (let k = n - 1; k > 0; k--) {
-      const j = Math.floor(random() * (k + 1));
-      [order[k], order[j]] = [order[j]!, order[k]!];
-    }
-    return order;
+    return FIXED_ORDER ? order : shuffle(order);
   });
 }
 

@@ -19,6 +19,7 @@ import { cpus } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { Client } from 'undici';
+import { shuffler } from './harness.js';
 
 const SECONDS = Number(process.env['WEFT_BENCH_SECONDS'] ?? 5);
 const SEQUENTIAL = Number(process.env['WEFT_BENCH_SEQUENTIAL'] ?? 5000);
@@ -125,16 +126,10 @@ async function once(client: Client, { path, headers }: Target): Promise<void> {
  * finds it idle. A fixed seed keeps runs comparable.
  */
 function orders(n: number, count: number): number[][] {
-  let seed = 20;
-  const random = () => (seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31;
+  const shuffle = shuffler(20);
   return Array.from({ length: count }, () => {
     const order = Array.from({ length: n }, (_, k) => k);
-    if (FIXED_ORDER) return order;
-    for (let k = n - 1; k > 0; k--) {
-      const j = Math.floor(random() * (k + 1));
-      [order[k], order[j]] = [order[j]!, order[k]!];
-    }
-    return order;
+    return FIXED_ORDER ? order : shuffle(order);
   });
 }
 
