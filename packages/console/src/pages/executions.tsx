@@ -77,38 +77,22 @@ export function ExecutionsPage({ client, url }: { client: WeftClient; url: URL }
           go(draft);
         }}
       >
-        <label>
-          Status
-          <select
-            value={draft.status}
-            onChange={(event) => go({ ...draft, status: event.currentTarget.value })}
-          >
-            <option value="">any</option>
-            {STATUSES.map((value) => (
-              <option key={value} value={value}>
-                {value}
-              </option>
-            ))}
-          </select>
-        </label>
+        <Choice
+          label="Status"
+          value={draft.status}
+          values={STATUSES}
+          onChange={(status) => go({ ...draft, status })}
+        />
         <label>
           Workflow
           <input type="text" value={draft.workflow} onInput={set('workflow')} />
         </label>
-        <label>
-          Trigger
-          <select
-            value={draft.trigger}
-            onChange={(event) => go({ ...draft, trigger: event.currentTarget.value })}
-          >
-            <option value="">any</option>
-            {TRIGGERS.map((value) => (
-              <option key={value} value={value}>
-                {value}
-              </option>
-            ))}
-          </select>
-        </label>
+        <Choice
+          label="Trigger"
+          value={draft.trigger}
+          values={TRIGGERS}
+          onChange={(trigger) => go({ ...draft, trigger })}
+        />
         <label>
           Created from
           <input type="datetime-local" step={1} value={draft.from} onInput={set('from')} />
@@ -200,5 +184,27 @@ export function ExecutionsPage({ client, url }: { client: WeftClient; url: URL }
         </>
       ) : null}
     </Page>
+  );
+}
+
+/** A filter chosen from a list, or `any` (the empty value). */
+function Choice(props: {
+  label: string;
+  value: string;
+  values: readonly string[];
+  onChange: (value: string) => void;
+}) {
+  return (
+    <label>
+      {props.label}
+      <select value={props.value} onChange={(event) => props.onChange(event.currentTarget.value)}>
+        <option value="">any</option>
+        {props.values.map((value) => (
+          <option key={value} value={value}>
+            {value}
+          </option>
+        ))}
+      </select>
+    </label>
   );
 }
