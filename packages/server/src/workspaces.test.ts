@@ -48,6 +48,7 @@ const BY_ID: Record<string, { body?: unknown }> = {
   'POST /workflows/executions/{id}/approve': { body: { comment: 'ok' } },
   'POST /workflows/executions/{id}/reject': { body: { comment: 'no' } },
   'GET /workflows/executions/{id}/events': {},
+  'GET /workflows/executions/{id}/definition': {},
   'GET /workflows/{name}': {},
   'DELETE /workflows/{name}': {},
   'POST /workflows/{name}/executions': { body: { inputs: { amount: 1 } } },

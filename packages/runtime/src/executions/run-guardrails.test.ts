@@ -67,9 +67,14 @@ describe('guardrails in server runs', () => {
   it('fails a step whose output carries personal data, by kind, without the data', async () => {
     const { body } = await start(`write to ${EMAIL}`);
     expect(body['status']).toBe('failed');
-    // The step's input is the caller's own text, recorded as given; what the step made is not.
+    // The run's inputs and the step's input are the caller's own text, recorded as given; what
+    // the step made is not.
     const withoutInputs = (json: string) =>
-      JSON.stringify(JSON.parse(json, (k: string, v: unknown) => (k === 'input' ? undefined : v)));
+      JSON.stringify(
+        JSON.parse(json, (k: string, v: unknown) =>
+          k === 'input' || k === 'inputs' ? undefined : v,
+        ),
+      );
     expect(withoutInputs(JSON.stringify(body))).not.toContain(EMAIL);
     const record = await fetch(`${server.url}/workflows/executions/${body['execution_id']}`, {
       headers: { authorization: `Bearer ${key}` },
@@ -77,6 +82,7 @@ describe('guardrails in server runs', () => {
     const text = await record.text();
     expect(withoutInputs(text)).not.toContain(EMAIL);
     expect(JSON.parse(text).result.steps.answer.input).toEqual({ text: `write to ${EMAIL}` });
+    expect(JSON.parse(text).inputs).toEqual({ text: `write to ${EMAIL}` });
     expect(text).toContain('"field":"guardrails.piiDetection"');
     expect(text).toContain('"found":{"email":1}');
   });
