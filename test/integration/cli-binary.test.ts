@@ -63,7 +63,16 @@ describe('the installed weft binary', { timeout: 60_000 }, () => {
     expect(unapproved.stderr).toContain('requires approval by one of: shift-lead');
     expect(unapproved.stderr).toContain('pass --approve');
     const approved = await weft(...args, '--event', event, ...all, '--approve', '-o', 'json');
-    expect(approved.stderr).toBe('');
+    // The example's actions are answered by its dry-run mocks: one line for each, and nothing else.
+    expect(
+      approved.stderr
+        .trim()
+        .split('\n')
+        .filter((line) => !/^dry run: step \S+ mocked \(/.test(line)),
+    ).toEqual([]);
+    expect(JSON.parse(approved.stdout).mocked_steps).toContainEqual(
+      expect.objectContaining({ step: 'reserve' }),
+    );
     expect(approved.code).toBe(0);
     expect(JSON.parse(approved.stdout)).toMatchObject({
       status: 'completed',
