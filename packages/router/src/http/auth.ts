@@ -1,6 +1,6 @@
 import type { TLSSocket } from 'node:tls';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { UnauthorizedError } from '@weft/core';
+import { ForbiddenError, UnauthorizedError } from '@weft/core';
 
 /** What a router route requires of its caller. */
 export interface Guard {
@@ -103,5 +103,32 @@ export function executeCheck(guard: ExecuteGuard) {
       return done(new UnauthorizedError('the router token is not valid', { scheme: 'bearer' }));
     }
     authenticate(header).then(() => done(), done);
+  };
+}
+
+/**
+ * The `onRequest` hook of `GET /routes` when a router token is set (without mutual TLS): the
+ * token, as registration takes it, or an admin key of the server, which the console's Routes
+ * page sends. Another key is `FORBIDDEN` (403); no credential or an invalid one `UNAUTHORIZED`.
+ */
+export function tableHook(guard: ExecuteGuard) {
+  const expected = guard.token;
+  const { authenticate } = guard;
+  return async (request: FastifyRequest, _reply: FastifyReply): Promise<void> => {
+    const header = request.headers.authorization;
+    const match = header === undefined ? null : BEARER.exec(header);
+    if (match && expected !== undefined && constantTimeEqual(match[1]!.trim(), expected)) return;
+    if (!match || authenticate === undefined) {
+      throw new UnauthorizedError(
+        `the routing table needs the router token${authenticate ? ' or an admin key' : ''}: send Authorization: Bearer <token>`,
+        { scheme: 'bearer', reason: match ? 'invalid' : 'missing' },
+      );
+    }
+    const principal = (await authenticate(header)) as { admin?: unknown } | undefined;
+    if (principal?.admin !== true) {
+      throw new ForbiddenError('the routing table is for the router token and admin keys', {
+        reason: 'admin_required',
+      });
+    }
   };
 }

@@ -95,3 +95,40 @@ describe('POST /execute credentials', () => {
     );
   });
 });
+
+describe('GET /routes with a router token', () => {
+  /** Accepts two keys of the server: an admin one and a plain one. */
+  async function keys(authorization: string | undefined) {
+    if (authorization === 'Bearer admin_key') return { owner: 'ops', admin: true };
+    if (authorization === 'Bearer plain_key') return { owner: 'alice', admin: false };
+    throw new UnauthorizedError('the API key is not valid', { reason: 'invalid' });
+  }
+  const table = (app: Awaited<ReturnType<typeof guardedRouter>>['app'], authorization?: string) =>
+    app.inject({
+      method: 'GET',
+      url: '/routes',
+      headers: authorization ? { authorization } : {},
+    });
+
+  it('answers the token and an admin key, refuses a plain key (403) and no or a bad one (401)', async () => {
+    const { app } = await guardedRouter({ authenticate: keys, token: TOKEN });
+    expect((await table(app, `Bearer ${TOKEN}`)).statusCode).toBe(200);
+    const byAdmin = await table(app, 'Bearer admin_key');
+    expect(byAdmin.statusCode).toBe(200);
+    expect(byAdmin.json().instances).toHaveLength(1);
+    const byPlain = await table(app, 'Bearer plain_key');
+    expect(byPlain.statusCode).toBe(403);
+    expect(byPlain.json()).toMatchObject({
+      code: 'FORBIDDEN',
+      details: { reason: 'admin_required' },
+    });
+    expect((await table(app)).statusCode).toBe(401);
+    expect((await table(app, 'Bearer nope')).statusCode).toBe(401);
+  });
+
+  it('takes only the token when the router has no key store', async () => {
+    const { app } = await guardedRouter({ authenticate: undefined, token: TOKEN });
+    expect((await table(app, `Bearer ${TOKEN}`)).statusCode).toBe(200);
+    expect((await table(app, 'Bearer admin_key')).statusCode).toBe(401);
+  });
+});

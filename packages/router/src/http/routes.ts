@@ -12,7 +12,7 @@ import {
 } from '@weft/core';
 import { ensureErrorSchema, sendError, typed } from '@weft/http';
 import type { Router } from '../router.js';
-import { executeHook, guardHook } from './auth.js';
+import { executeHook, guardHook, tableHook } from './auth.js';
 import { CallerGone } from './caller-gone.js';
 import { readExecuteBody } from './execute-body.js';
 import {
@@ -42,6 +42,12 @@ export function routerRoutes(router: Router) {
     });
     app.setValidatorCompiler(({ schema }) => ajv.compile(schema));
     const admin = guardHook({ token: options.token, clientCert: options.requireClientCert });
+    // The table: as registration, except that with a token (and no mutual TLS) an admin key of
+    // the server reads it too (the console's Routes page).
+    const table =
+      options.token !== undefined && !options.requireClientCert
+        ? tableHook({ token: options.token, authenticate: options.authenticate })
+        : admin;
     // A client certificate is the caller's credential; without mutual TLS a bearer credential
     // is, unless the operator opened execute for a private network (then no hook runs at all).
     const caller = options.requireClientCert
@@ -107,12 +113,12 @@ export function routerRoutes(router: Router) {
     api.get(
       '/routes',
       {
-        onRequest: admin,
+        onRequest: table,
         schema: {
           summary: 'The routing table, with health and calls in flight',
           tags: ['router'],
           security: routerSecurity,
-          response: { 200: RoutesResponse, ...errorResponses(401) },
+          response: { 200: RoutesResponse, ...errorResponses(401, 403) },
         },
       },
       async () => router.routes(),
