@@ -1,4 +1,4 @@
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import type { ExecutionStatus, WeftClient } from '@weft/sdk/client';
 import { formatDuration, formatTime } from '../format.js';
 import { useLoad } from '../load.js';
@@ -42,7 +42,12 @@ export function ExecutionsPage({ client, url }: { client: WeftClient; url: URL }
   const cursor = url.searchParams.get('cursor') ?? '';
   const back = url.searchParams.getAll('back');
   const [draft, setDraft] = useState(filters);
-  useEffect(() => setDraft(filtersOf(url)), [url.search]);
+  // The address this page last went to: its own changes keep what was typed since (the form is
+  // already what they asked for); a change from elsewhere (back, a link) resets the form.
+  const went = useRef<string | undefined>(undefined);
+  useEffect(() => {
+    if (went.current !== url.search) setDraft(filtersOf(url));
+  }, [url.search]);
   const page = useLoad(
     (signal) =>
       client.listExecutions({
@@ -63,6 +68,8 @@ export function ExecutionsPage({ client, url }: { client: WeftClient; url: URL }
     if (paging.cursor) query.set('cursor', paging.cursor);
     for (const previous of paging.back ?? []) query.append('back', previous);
     const text = query.toString();
+    went.current = text ? `?${text}` : '';
+    setDraft(next);
     navigate(`${BASE}/executions${text ? `?${text}` : ''}`);
   };
   const set = (name: keyof Filters) => (event: { currentTarget: { value: string } }) =>
