@@ -42,3 +42,8 @@ export const event = (seq: number, type = 'step.started') => ({
   type,
   json: JSON.stringify({ type, seq }),
 });
+
+/** Rows in the order of their paths (stores give steps in no set order). */
+export function sortedByPath<T extends { path: string }>(rows: T[]): T[] {
+  return [...rows].sort((a, b) => a.path.localeCompare(b.path));
+}
