@@ -9,6 +9,7 @@ import { waitingMigration } from './waiting-migration.js';
 import { auditMigration, auditOwnerMigration } from './audit-migration.js';
 import { retentionMigration } from './retention-migration.js';
 import { deploymentOwnerMigration } from './deployment-owner-migration.js';
+import { journalPackedMigration } from './journal-packed-migration.js';
 import { journalClusteredMigration } from './journal-clustered-migration.js';
 import { executionFiltersMigration } from './execution-filters-migration.js';
 
@@ -247,6 +248,7 @@ function migrations(dialect: Dialect): Record<string, Migration> {
           .execute();
       },
     },
+    '0030_journal_packed': journalPackedMigration(dialect),
   };
 }
 
