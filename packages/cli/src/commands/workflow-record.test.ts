@@ -1,0 +1,214 @@
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
+import { ScriptedModelServer } from '@weft/agents/testing';
+import { run } from '../test-support.js';
+
+/**
+ * A for_each over two SKUs, a transform adding their prices, a charge that fails once and is
+ * retried, an agent step, and a secret input that reaches the charge.
+ */
+const workflowText = (agent: boolean, sum = "{{ steps.prices.output[0].price + steps.prices.output[1].price }}") => `workflows:
+  - name: orders
+    version: 2.1.0
+    inputs:
+      skus: { type: array, required: true }
+      pin: { type: string, secret: true, required: true }
+    steps:
+      - name: prices
+        plugin: shop
+        action: price
+        for_each: '{{ inputs.skus }}'
+        input: { sku: '{{ item }}' }
+      - name: total
+        type: transform
+        input: { sum: '${sum}' }
+      - name: charge
+        plugin: shop
+        action: charge
+        retry: { max_attempts: 3, backoff: fixed, backoff_factor: 0.01 }
+        input: { amount: '{{ steps.total.output.sum }}', pin: '{{ inputs.pin }}' }
+${
+  agent
+    ? `      - name: note
+        type: agent
+        agent: agent:shop/clerk@^1
+        input: { prompt: 'Thank the customer for an order of {{ steps.total.output.sum }}' }
+`
+    : ''
+}    outputs:
+      total: { value: '{{ steps.total.output.sum }}' }
+      receipt: { value: '{{ steps.charge.output.receipt }}' }
+${agent ? "      note: { value: '{{ steps.note.output.text }}' }\n" : ''}`;
+
+const dir = mkdtempSync(join(tmpdir(), 'weft-record-'));
+let connector: Server;
+let model: ScriptedModelServer;
+/** Calls the connector answered; one made while `replaying` fails the test. */
+const hits: string[] = [];
+const hitsWhileReplaying: string[] = [];
+let replaying = false;
+let charges = 0;
+
+function answer(action: string, input: Record<string, unknown>): { ok: boolean; data: unknown } {
+  if (action === 'price') return { ok: true, data: { sku: input['sku'], price: input['sku'] === 'a' ? 3 : 4 } };
+  // The first charge of each run fails, the second goes through.
+  if (charges++ % 2 === 0) return { ok: false, data: { error: 'busy' } };
+  return { ok: true, data: { receipt: `r-${input['amount']}` } };
+}
+
+beforeAll(async () => {
+  connector = createServer((request, response) => {
+    let body = '';
+    request.on('data', (chunk: Buffer) => (body += chunk.toString()));
+    request.on('end', () => {
+      hits.push(`${request.method} ${request.url}`);
+      if (replaying) hitsWhileReplaying.push(`${request.method} ${request.url}`);
+      response.setHeader('content-type', 'application/json');
+      const action = request.url!.slice(1);
+      const result = answer(action, JSON.parse(body || '{}') as Record<string, unknown>);
+      response.statusCode = result.ok ? 200 : 503;
+      response.end(JSON.stringify(result.data));
+    });
+  });
+  await new Promise<void>((resolve) => connector.listen(0, '127.0.0.1', resolve));
+  const port = (connector.address() as AddressInfo).port;
+  model = await new ScriptedModelServer(() => ({
+    text: 'Thank you for your order of 7!',
+    usage: { prompt_tokens: 20, completion_tokens: 8 },
+  })).start();
+  mkdirSync(join(dir, 'plugins'));
+  writeFileSync(
+    join(dir, 'plugins', 'shop.yaml'),
+    `connector:
+  type: connector
+  kind: http
+  name: shop
+  namespace: test
+  version: 1.0.0
+  base_url: http://127.0.0.1:${port}
+actions:
+  - name: price
+    request: { method: POST, url: /price, body: { sku: '{{ inputs.sku }}' } }
+  - name: charge
+    request: { method: POST, url: /charge, body: { amount: '{{ inputs.amount }}' } }
+`,
+  );
+  mkdirSync(join(dir, 'agents'));
+  writeFileSync(
+    join(dir, 'agents', 'clerk.yaml'),
+    `agent:
+  namespace: shop
+  name: clerk
+  version: 1.0.0
+  description: Thanks customers
+  model: openai-compatible:scripted
+  base_url: ${model.url}
+  instructions: Thank the customer in one sentence.
+`,
+  );
+  writeFileSync(join(dir, 'orders.yaml'), workflowText(true));
+});
+afterAll(async () => {
+  await model?.close();
+  connector?.closeAllConnections();
+  await new Promise((resolve) => connector?.close(resolve));
+  rmSync(dir, { recursive: true, force: true });
+});
+beforeEach(() => {
+  replaying = false;
+});
+
+const runArgs = (file: string, record: string) => [
+  'workflow',
+  'run',
+  file,
+  '--plugins',
+  join(dir, 'plugins'),
+  '--agents',
+  join(dir, 'agents'),
+  '-i',
+  'skus=["a","b"]',
+  '-i',
+  'pin=4711-secret',
+  '--record',
+  record,
+];
+
+describe('weft workflow run --record, then weft workflow test --fixture <file>', () => {
+  it('records a for_each, a retry and an agent step, replays it green, then red when changed', async () => {
+    const fixture = join(dir, 'fixtures', 'big-order.yaml');
+    const recorded = await run(...runArgs(join(dir, 'orders.yaml'), fixture));
+    expect(recorded.err).toContain(`recorded ${fixture}`);
+    expect(recorded.code, recorded.err).toBe(0);
+    expect(model.requests).toHaveLength(1);
+    const text = readFileSync(fixture, 'utf8');
+    expect(text).toMatch(/^# weft fixture of workflow "orders": recorded from execution \S+\n# at \d{4}-\d\d-\d\dT[\d:.]+Z, revision 2\.1\.0\./);
+    // The secret never reaches the file; the fixture says which input was one.
+    expect(text).not.toContain('4711-secret');
+    const document = parse(text) as { workflow: string; testing: { fixtures: Record<string, unknown>[] } };
+    expect(document.workflow).toBe('orders');
+    const [recordedFixture] = document.testing.fixtures;
+    expect(recordedFixture).toMatchObject({
+      name: 'big-order',
+      inputs: { skus: ['a', 'b'], pin: '***' },
+      secretInputs: ['pin'],
+      mockData: {
+        // Per item: they differ.
+        prices: { items: [{ output: { sku: 'a', price: 3 } }, { output: { sku: 'b', price: 4 } }] },
+        // Per attempt: the first failed.
+        charge: { attempts: [{ error: { code: 'BACKEND_ERROR' } }, { output: { receipt: 'r-7' } }] },
+        note: { output: { text: 'Thank you for your order of 7!' } },
+      },
+      expectedSteps: {
+        total: { status: 'success', input: { sum: 7 }, output: { sum: 7 } },
+        charge: { status: 'success', input: { amount: 7, pin: '***' } },
+      },
+      expectedOutputs: { total: 7, receipt: 'r-7', note: 'Thank you for your order of 7!' },
+    });
+
+    // Replay: nothing is called.
+    replaying = true;
+    const calls = hits.length;
+    const green = await run('workflow', 'test', join(dir, 'orders.yaml'), '--fixture', fixture);
+    expect(green.err).toBe('');
+    expect(green.out).toMatch(/^pass orders › big-order \(\d+ ms, replayed\)\n1 passed, 0 failed\n$/);
+    expect(green.code).toBe(0);
+    expect(hits.length).toBe(calls);
+    expect(model.requests).toHaveLength(1);
+
+    // The transform changes: its output, the charge's input and the outputs differ.
+    const changed = join(dir, 'orders-changed.yaml');
+    writeFileSync(
+      changed,
+      workflowText(true, '{{ steps.prices.output[0].price * steps.prices.output[1].price }}'),
+    );
+    const red = await run('workflow', 'test', changed, '--fixture', fixture);
+    expect(red.code).toBe(1);
+    expect(red.out).toContain('FAIL orders › big-order: 5 differences\n');
+    expect(red.out).toContain(
+      '    outputs.total\n      - expected 7\n      + actual   12\n',
+    );
+    expect(red.out).toContain(
+      '    steps.total.input.sum\n      - expected 7\n      + actual   12\n',
+    );
+    expect(red.out).toContain(
+      '    steps.total.output.sum\n      - expected 7\n      + actual   12\n',
+    );
+    expect(red.out).toContain(
+      '    steps.charge.input.amount\n      - expected 7\n      + actual   12\n',
+    );
+    expect(red.out).toContain(
+      '    steps.note.input.prompt\n      - expected "Thank the customer for an order of 7"\n' +
+        '      + actual   "Thank the customer for an order of 12"\n',
+    );
+    expect(red.out).toContain('0 passed, 1 failed\n');
+    expect(hitsWhileReplaying).toEqual([]);
+    expect(hits.length).toBe(calls);
+    expect(model.requests).toHaveLength(1);
+  });
+});
