@@ -57,7 +57,7 @@ export function sourceOfRun(
     finishedAt: result.finished_at,
     inputs,
     outputs: result.outputs,
-    steps: result.steps as Record<string, RecordedStep>,
+    steps: result.steps,
     attemptLogs: logs.of(result.execution_id),
   };
 }

@@ -6,13 +6,18 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { ScriptedModelServer } from '@weft/agents/testing';
+import { WeftClient } from '@weft/sdk/client';
+import { createLocalKey, startServer, type RunningServer } from '@weft/server';
 import { run } from '../test-support.js';
 
 /**
  * A for_each over two SKUs, a transform adding their prices, a charge that fails once and is
  * retried, an agent step, and a secret input that reaches the charge.
  */
-const workflowText = (agent: boolean, sum = "{{ steps.prices.output[0].price + steps.prices.output[1].price }}") => `workflows:
+const workflowText = (
+  agent: boolean,
+  sum = '{{ steps.prices.output[0].price + steps.prices.output[1].price }}',
+) => `workflows:
   - name: orders
     version: 2.1.0
     inputs:
@@ -53,9 +58,13 @@ const hits: string[] = [];
 const hitsWhileReplaying: string[] = [];
 let replaying = false;
 let charges = 0;
+/** Releases the `hold` calls (a run kept running). */
+let release: () => void = () => {};
+const held = new Promise<void>((resolve) => (release = resolve));
 
 function answer(action: string, input: Record<string, unknown>): { ok: boolean; data: unknown } {
-  if (action === 'price') return { ok: true, data: { sku: input['sku'], price: input['sku'] === 'a' ? 3 : 4 } };
+  if (action === 'price')
+    return { ok: true, data: { sku: input['sku'], price: input['sku'] === 'a' ? 3 : 4 } };
   // The first charge of each run fails, the second goes through.
   if (charges++ % 2 === 0) return { ok: false, data: { error: 'busy' } };
   return { ok: true, data: { receipt: `r-${input['amount']}` } };
@@ -69,8 +78,28 @@ beforeAll(async () => {
       hits.push(`${request.method} ${request.url}`);
       if (replaying) hitsWhileReplaying.push(`${request.method} ${request.url}`);
       response.setHeader('content-type', 'application/json');
-      const action = request.url!.slice(1);
-      const result = answer(action, JSON.parse(body || '{}') as Record<string, unknown>);
+      const parsed = JSON.parse(body || '{}') as Record<string, unknown>;
+      if (request.url === '/execute') {
+        // A call from the router of weft server: {action: "shop.<action>", input}.
+        const action = String(parsed['action']).replace('shop.', '');
+        if (action === 'hold')
+          return void held.then(() => response.end('{"status":"success","data":{}}'));
+        const result = answer(action, parsed['input'] as Record<string, unknown>);
+        response.statusCode = result.ok ? 200 : 503;
+        return void response.end(
+          JSON.stringify(
+            result.ok
+              ? { status: 'success', data: result.data }
+              : {
+                  status: 'error',
+                  code: 'BACKEND_ERROR',
+                  message: 'busy',
+                  details: { backend: 'shop' },
+                },
+          ),
+        );
+      }
+      const result = answer(request.url!.slice(1), parsed);
       response.statusCode = result.ok ? 200 : 503;
       response.end(JSON.stringify(result.data));
     });
@@ -147,10 +176,15 @@ describe('weft workflow run --record, then weft workflow test --fixture <file>',
     expect(recorded.code, recorded.err).toBe(0);
     expect(model.requests).toHaveLength(1);
     const text = readFileSync(fixture, 'utf8');
-    expect(text).toMatch(/^# weft fixture of workflow "orders": recorded from execution \S+\n# at \d{4}-\d\d-\d\dT[\d:.]+Z, revision 2\.1\.0\./);
+    expect(text).toMatch(
+      /^# weft fixture of workflow "orders": recorded from execution \S+\n# at \d{4}-\d\d-\d\dT[\d:.]+Z, revision 2\.1\.0\./,
+    );
     // The secret never reaches the file; the fixture says which input was one.
     expect(text).not.toContain('4711-secret');
-    const document = parse(text) as { workflow: string; testing: { fixtures: Record<string, unknown>[] } };
+    const document = parse(text) as {
+      workflow: string;
+      testing: { fixtures: Record<string, unknown>[] };
+    };
     expect(document.workflow).toBe('orders');
     const [recordedFixture] = document.testing.fixtures;
     expect(recordedFixture).toMatchObject({
@@ -161,7 +195,9 @@ describe('weft workflow run --record, then weft workflow test --fixture <file>',
         // Per item: they differ.
         prices: { items: [{ output: { sku: 'a', price: 3 } }, { output: { sku: 'b', price: 4 } }] },
         // Per attempt: the first failed.
-        charge: { attempts: [{ error: { code: 'BACKEND_ERROR' } }, { output: { receipt: 'r-7' } }] },
+        charge: {
+          attempts: [{ error: { code: 'BACKEND_ERROR' } }, { output: { receipt: 'r-7' } }],
+        },
         note: { output: { text: 'Thank you for your order of 7!' } },
       },
       expectedSteps: {
@@ -176,7 +212,9 @@ describe('weft workflow run --record, then weft workflow test --fixture <file>',
     const calls = hits.length;
     const green = await run('workflow', 'test', join(dir, 'orders.yaml'), '--fixture', fixture);
     expect(green.err).toBe('');
-    expect(green.out).toMatch(/^pass orders › big-order \(\d+ ms, replayed\)\n1 passed, 0 failed\n$/);
+    expect(green.out).toMatch(
+      /^pass orders › big-order \(\d+ ms, replayed\)\n1 passed, 0 failed\n$/,
+    );
     expect(green.code).toBe(0);
     expect(hits.length).toBe(calls);
     expect(model.requests).toHaveLength(1);
@@ -190,9 +228,7 @@ describe('weft workflow run --record, then weft workflow test --fixture <file>',
     const red = await run('workflow', 'test', changed, '--fixture', fixture);
     expect(red.code).toBe(1);
     expect(red.out).toContain('FAIL orders › big-order: 5 differences\n');
-    expect(red.out).toContain(
-      '    outputs.total\n      - expected 7\n      + actual   12\n',
-    );
+    expect(red.out).toContain('    outputs.total\n      - expected 7\n      + actual   12\n');
     expect(red.out).toContain(
       '    steps.total.input.sum\n      - expected 7\n      + actual   12\n',
     );
@@ -210,5 +246,163 @@ describe('weft workflow run --record, then weft workflow test --fixture <file>',
     expect(hitsWhileReplaying).toEqual([]);
     expect(hits.length).toBe(calls);
     expect(model.requests).toHaveLength(1);
+  });
+});
+
+describe('weft workflow test --fixture <file> with a hostile file', () => {
+  it('answers with file:line:column and exit 2, running nothing', async () => {
+    const bad = join(dir, 'bad.yaml');
+    writeFileSync(
+      bad,
+      'workflow: orders\ntesting:\n  fixtures:\n    - name: x\n      mockData:\n        prices: { output: 1, output: 2 }\n',
+    );
+    const refused = await run('workflow', 'test', join(dir, 'orders.yaml'), '--fixture', bad);
+    expect(refused.code).toBe(2);
+    expect(refused.err).toContain(`${bad}:6:30: error: Map keys must be unique`);
+    expect(refused.out).toBe('');
+    const missing = await run(
+      'workflow',
+      'test',
+      join(dir, 'orders.yaml'),
+      '--fixture',
+      join(dir, 'none.yaml'),
+    );
+    expect(missing.code).toBe(2);
+    expect(missing.err).toContain('none.yaml');
+  });
+});
+
+describe('weft execution record', () => {
+  let server: RunningServer;
+  let client: WeftClient;
+  let on: string[] = [];
+  const serverDir = join(dir, 'server');
+
+  beforeAll(async () => {
+    server = await startServer(
+      { port: 0, dataDir: join(serverDir, 'data'), logLevel: 'silent' },
+      { logger: false },
+    );
+    const { key } = await createLocalKey(
+      { dataDir: join(serverDir, 'data') },
+      { name: 'ops', owner: 'acme' },
+    );
+    client = new WeftClient({ baseUrl: server.url, apiKey: key });
+    on = ['--server', server.url, '--api-key', key];
+    const registered = await fetch(`${server.url}/register`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        plugin_slug: 'shop',
+        version: '1.0.0',
+        url: `http://127.0.0.1:${(connector.address() as AddressInfo).port}`,
+        actions: ['price', 'charge', 'hold'],
+      }),
+    });
+    expect(registered.status).toBe(201);
+  }, 30_000);
+  afterAll(async () => {
+    release();
+    await server?.close();
+  });
+
+  it('prints the fixture of a server execution: the same one a local run records', async () => {
+    const lite = join(dir, 'lite.yaml');
+    writeFileSync(lite, workflowText(false));
+    const local = join(dir, 'fixtures', 'lite.yaml');
+    const recorded = await run(
+      'workflow',
+      'run',
+      lite,
+      '--plugins',
+      join(dir, 'plugins'),
+      '-i',
+      'skus=["a","b"]',
+      '-i',
+      'pin=4711-secret',
+      '--record',
+      local,
+    );
+    expect(recorded.code, recorded.err).toBe(0);
+    const started = await client.startExecution({
+      workflow: workflowText(false),
+      inputs: { skus: ['a', 'b'], pin: '4711-secret' },
+      waitSeconds: 20,
+    });
+    expect(started.status, JSON.stringify(started.error)).toBe('completed');
+    const printed = await run('execution', 'record', started.execution_id, '--name', 'lite', ...on);
+    expect(printed.err).toBe('');
+    expect(printed.code).toBe(0);
+    expect(printed.out).toMatch(
+      new RegExp(
+        `^# weft fixture of workflow "orders": recorded from execution ${started.execution_id}\n# at \\S+Z, revision 2\\.1\\.0\\.`,
+      ),
+    );
+    expect(printed.out).not.toContain('4711-secret');
+    const body = (text: string) => text.replace(/^#.*\n/gm, '');
+    expect(body(printed.out)).toBe(body(readFileSync(local, 'utf8')));
+    expect(parse(printed.out)).toMatchObject({
+      testing: {
+        fixtures: [
+          {
+            secretInputs: ['pin'],
+            inputs: { pin: '***' },
+            mockData: {
+              charge: {
+                attempts: [{ error: { code: 'BACKEND_ERROR' } }, { output: { receipt: 'r-7' } }],
+              },
+            },
+          },
+        ],
+      },
+    });
+    // It replays green, nothing called.
+    const fromServer = join(dir, 'fixtures', 'from-server.yaml');
+    writeFileSync(fromServer, printed.out);
+    replaying = true;
+    const green = await run('workflow', 'test', lite, '--fixture', fromServer);
+    expect(green.out).toContain('pass orders › lite');
+    expect(green.code).toBe(0);
+    expect(hitsWhileReplaying).toEqual([]);
+  });
+
+  it('refuses an execution that is running or waiting for an approval (exit 2)', async () => {
+    const running = await client.startExecution({
+      workflow: `workflows:
+  - name: holding
+    steps:
+      - { name: wait, plugin: shop, action: hold, input: {} }
+`,
+    });
+    const refused = await run('execution', 'record', running.execution_id, ...on);
+    expect(refused.code).toBe(2);
+    expect(refused.err).toMatch(
+      new RegExp(
+        `execution ${running.execution_id} is (pending|running): only a finished execution can be recorded`,
+      ),
+    );
+    expect(refused.out).toBe('');
+    const waiting = await client.startExecution({
+      workflow: `workflows:
+  - name: guarded
+    authorization:
+      enabled: true
+      approval: { required: true, approvers: [lead], timeout: 600 }
+    steps:
+      - { name: pay, type: transform, input: { paid: true } }
+`,
+    });
+    let status: string = waiting.status;
+    for (let i = 0; i < 400 && status !== 'waiting'; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 25));
+      status = (await client.getExecution(waiting.execution_id)).status;
+    }
+    expect(status).toBe('waiting');
+    const notYet = await run('execution', 'record', waiting.execution_id, ...on);
+    expect(notYet.code).toBe(2);
+    expect(notYet.err).toContain(
+      `execution ${waiting.execution_id} is waiting: only a finished execution can be recorded`,
+    );
+    release();
   });
 });

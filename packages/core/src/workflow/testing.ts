@@ -74,7 +74,7 @@ export const ExpectedStep = Type.Object(
   {
     status: Type.Optional(
       Type.Union(
-        ['success', 'failed', 'skipped', 'canceled'].map((s) => Type.Literal(s)),
+        (['success', 'failed', 'skipped', 'canceled'] as const).map((s) => Type.Literal(s)),
         { description: 'Status of the step' },
       ),
     ),
