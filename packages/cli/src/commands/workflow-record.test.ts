@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { parse } from 'yaml';
+import { parse, stringify } from 'yaml';
 import { ScriptedModelServer } from '@weft/agents/testing';
 import { WeftClient } from '@weft/sdk/client';
 import { createLocalKey, startServer, type RunningServer } from '@weft/server';
@@ -72,6 +72,8 @@ function answer(action: string, input: Record<string, unknown>): { ok: boolean; 
 
 beforeAll(async () => {
   connector = createServer((request, response) => {
+    // The router's health checks.
+    if (request.method === 'GET') return void response.end('{"status":"ok"}');
     let body = '';
     request.on('data', (chunk: Buffer) => (body += chunk.toString()));
     request.on('end', () => {
@@ -219,6 +221,14 @@ describe('weft workflow run --record, then weft workflow test --fixture <file>',
     expect(hits.length).toBe(calls);
     expect(model.requests).toHaveLength(1);
 
+    // The same fixture pasted under the workflow's testing.fixtures runs by its name.
+    const inline = parse(workflowText(true)) as { workflows: Record<string, unknown>[] };
+    inline.workflows[0]!['testing'] = { fixtures: document.testing.fixtures };
+    writeFileSync(join(dir, 'inline.yaml'), stringify(inline));
+    const named = await run('workflow', 'test', join(dir, 'inline.yaml'), '--fixture', 'big-order');
+    expect(named.out).toMatch(/^pass orders › big-order/);
+    expect(named.code).toBe(0);
+
     // The transform changes: its output, the charge's input and the outputs differ.
     const changed = join(dir, 'orders-changed.yaml');
     writeFileSync(
@@ -257,7 +267,7 @@ describe('weft workflow test --fixture <file> with a hostile file', () => {
       'workflow: orders\ntesting:\n  fixtures:\n    - name: x\n      mockData:\n        prices: { output: 1, output: 2 }\n',
     );
     const refused = await run('workflow', 'test', join(dir, 'orders.yaml'), '--fixture', bad);
-    expect(refused.code).toBe(2);
+    expect(refused.code, refused.err).toBe(2);
     expect(refused.err).toContain(`${bad}:6:30: error: Map keys must be unique`);
     expect(refused.out).toBe('');
     const missing = await run(
@@ -305,6 +315,16 @@ describe('weft execution record', () => {
     release();
     await server?.close();
   });
+
+  /** The execution's status once it is `wanted` (or its last status, after a while). */
+  async function statusReached(id: string, wanted: string): Promise<string> {
+    let status = '';
+    for (let i = 0; i < 400 && status !== wanted; i++) {
+      status = (await client.getExecution(id)).status;
+      if (status !== wanted) await new Promise((resolve) => setTimeout(resolve, 25));
+    }
+    return status;
+  }
 
   it('prints the fixture of a server execution: the same one a local run records', async () => {
     const lite = join(dir, 'lite.yaml');
@@ -374,11 +394,13 @@ describe('weft execution record', () => {
       - { name: wait, plugin: shop, action: hold, input: {} }
 `,
     });
+    expect(await statusReached(running.execution_id, 'running')).toBe('running');
     const refused = await run('execution', 'record', running.execution_id, ...on);
-    expect(refused.code).toBe(2);
+    expect(refused.code, refused.err).toBe(2);
+    console.log(refused.err);
     expect(refused.err).toMatch(
       new RegExp(
-        `execution ${running.execution_id} is (pending|running): only a finished execution can be recorded`,
+        `execution ${running.execution_id} is running: only a finished execution can be recorded`,
       ),
     );
     expect(refused.out).toBe('');
@@ -392,12 +414,7 @@ describe('weft execution record', () => {
       - { name: pay, type: transform, input: { paid: true } }
 `,
     });
-    let status: string = waiting.status;
-    for (let i = 0; i < 400 && status !== 'waiting'; i++) {
-      await new Promise((resolve) => setTimeout(resolve, 25));
-      status = (await client.getExecution(waiting.execution_id)).status;
-    }
-    expect(status).toBe('waiting');
+    expect(await statusReached(waiting.execution_id, 'waiting')).toBe('waiting');
     const notYet = await run('execution', 'record', waiting.execution_id, ...on);
     expect(notYet.code).toBe(2);
     expect(notYet.err).toContain(
