@@ -14,12 +14,15 @@ import { readInputFile } from '../read-input.js';
 import { maxFileSizeOption, outputOption, workflowOption } from '../options.js';
 import { countLine, printDiagnostics } from '../report.js';
 import { apiKeyOption, RegistryClient } from '../registry-client.js';
+import { checkDeploy } from './workflow-deploy-check.js';
 
 interface DeployFlags extends LoadFlags {
   server?: string;
   apiKey?: string;
   output: string;
   strict?: boolean;
+  check?: boolean;
+  force?: boolean;
 }
 
 /** What the server answered for one deployed workflow (`PUT /workflows/{name}`). */
@@ -62,6 +65,18 @@ export function registerWorkflowDeploy(
         'refuse to deploy when the server warns (e.g. a plugin or an agent it cannot run): nothing is deployed',
       ),
     )
+    .addOption(
+      new Option(
+        '--check',
+        'deploy nothing: print what deploying would do to the executions in progress (exit 1 when a deploy would be refused for breaking changes to executions waiting for approval)',
+      ).conflicts('force'),
+    )
+    .addOption(
+      new Option(
+        '--force',
+        'deploy even when the new revision breaks executions waiting for approval (audited; they keep the revision they started on)',
+      ),
+    )
     .addOption(maxFileSizeOption())
     .addOption(outputOption())
     .action(async (file: string, flags: DeployFlags) =>
@@ -94,6 +109,11 @@ export function registerWorkflowDeploy(
             `/workflows/${encodeURIComponent(String(definition['name']))}${query}`,
             { body: definition },
           );
+        if (flags.check) {
+          const json = flags.output === 'json';
+          const strict = flags.strict === true;
+          return checkDeploy(io, put, definitions, client.baseUrl, { strict, json });
+        }
         if (flags.strict) {
           // Checked all first, so that a warning in a later workflow deploys none of them.
           for (const definition of definitions) {
@@ -104,7 +124,7 @@ export function registerWorkflowDeploy(
         }
         const answers: DeployAnswer[] = [];
         for (const definition of definitions) {
-          const answer = await put(definition, flags.strict ? '?strict=true' : '');
+          const answer = await put(definition, deployQuery(flags));
           if (answer.status >= 400) {
             if (answers.length > 0) io.err(`deployed before the error: ${names(answers)}\n`);
             throw fromErrorObject(answer.json ?? { message: `HTTP ${answer.status}` });
@@ -176,6 +196,13 @@ function calleesFirst(
   };
   for (const definition of definitions) visit(definition, new Set());
   return ordered;
+}
+
+/** The query of a real deploy: `?strict=true`, `?force=true`, both or none. */
+function deployQuery(flags: DeployFlags): string {
+  const query = [flags.strict ? 'strict=true' : '', flags.force ? 'force=true' : ''];
+  const joined = query.filter((q) => q !== '').join('&');
+  return joined === '' ? '' : `?${joined}`;
 }
 
 function names(answers: DeployAnswer[]): string {
