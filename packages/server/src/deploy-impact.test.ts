@@ -295,7 +295,7 @@ describe.each([
           actions: [{ name: 'send', description: 'Sends', input_schema: input }],
         });
         const [method, path] = version === '1.0.0' ? ['POST', '/plugins'] : ['PUT', '/plugins/crm'];
-        const answer = await call(method!, path!, keys['clerk'], definition);
+        const answer = await call(method, path, keys['clerk'], definition);
         expect(answer.json).toMatchObject({ version });
       };
       await publish('1.0.0', { type: 'object', properties: { text: { type: 'string' } } });

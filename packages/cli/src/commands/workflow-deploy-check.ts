@@ -35,9 +35,7 @@ export async function checkDeploy(
   for (const definition of definitions) {
     const answer = await put(definition, `?dry_run=true${options.strict ? '&strict=true' : ''}`);
     if (answer.status >= 400)
-      throw fromErrorObject(
-        (answer.json as object | undefined) ?? { message: `HTTP ${answer.status}` },
-      );
+      throw fromErrorObject(answer.json ?? { message: `HTTP ${answer.status}` });
     answers.push(answer.json as CheckAnswer);
   }
   const breaking = answers.some((a) => a.impact?.breaking === true);

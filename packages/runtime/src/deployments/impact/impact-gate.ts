@@ -27,7 +27,7 @@ export function impactOf(
       record: previous,
       workflow: previousWorkflow(scope, previous.name, previous.definition),
     },
-    next: { workflow: valid.workflow, raw: valid.raw as Record<string, unknown> },
+    next: { workflow: valid.workflow, raw: valid.raw },
     nowMs: scope.now(),
   });
 }
