@@ -33,6 +33,8 @@ interface DeployAnswer {
   previous_version: string | null;
   webhooks: string[];
   warnings: string[];
+  /** Present when the deploy was forced over breaking changes (what it overrode). */
+  impact?: { breaking: boolean; summary: string };
 }
 
 /**
@@ -142,6 +144,7 @@ export function registerWorkflowDeploy(
           );
           for (const hook of a.webhooks) io.out(`  webhook: ${hook}\n`);
           for (const warning of a.warnings) io.err(`  warning: ${warning}\n`);
+          if (a.impact?.breaking) io.err(`  forced (audited): ${a.impact.summary}\n`);
         }
         return EXIT.ok;
       }),

@@ -147,7 +147,12 @@ export const DeployResponse = Type.Object({
     description:
       'One line each: validator warnings, each plugin this server cannot run, and each agent step whose agent it cannot run (with ?strict=true these refuse the deployment)',
   }),
-  impact: Type.Optional(Type.Ref('DeployImpact')),
+  impact: Type.Optional(
+    Type.Ref('DeployImpact', {
+      description:
+        'With dry_run=true: what the new revision would do to the work in progress. On a deploy forced over breaking changes: what it overrode',
+    }),
+  ),
 });
 export type DeployResponse = Static<typeof DeployResponse>;
 

@@ -133,7 +133,10 @@ export class DeploymentService {
           options.dryRun === true
             ? dryRunAnswer(item, source, home, deployer, snapshot, this.clock.now())
             : await commitDeploy(scope, item, source, snapshot, options.text);
-        deployed.push({ ...answer, impact: impacts[i]! });
+        // A real deploy answers its impact only when it was forced over a breaking one.
+        const impact = impacts[i]!;
+        const shown = options.dryRun === true || impact.breaking;
+        deployed.push(shown ? { ...answer, impact } : answer);
       }
       return deployed;
     });

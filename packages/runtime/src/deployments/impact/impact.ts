@@ -173,6 +173,6 @@ function summaryOf(
   return (
     `${atLeast}${total} execution${total === 1 ? '' : 's'} in progress (they keep the revision they started on); ` +
     `${affected.length} meet${affected.length === 1 ? 's' : ''} a change of the steps they have left` +
-    (breaking ? `, ${waiting} of them waiting: a deploy needs force` : '')
+    (breaking ? `, ${waiting} of them waiting (breaking)` : '')
   );
 }
