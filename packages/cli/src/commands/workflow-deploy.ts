@@ -70,14 +70,11 @@ export function registerWorkflowDeploy(
     .addOption(
       new Option(
         '--check',
-        'deploy nothing: print what deploying would do to the executions in progress (exit 1 when a deploy would be refused for breaking changes to executions waiting for approval)',
+        'print what deploying would do to the work in progress; deploy nothing (exit 1: breaking)',
       ).conflicts('force'),
     )
     .addOption(
-      new Option(
-        '--force',
-        'deploy even when the new revision breaks executions waiting for approval (audited; they keep the revision they started on)',
-      ),
+      new Option('--force', 'deploy even when it breaks executions waiting for approval (audited)'),
     )
     .addOption(maxFileSizeOption())
     .addOption(outputOption())
