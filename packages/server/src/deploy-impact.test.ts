@@ -146,7 +146,7 @@ describe.each([
                 waiting_for: 'approval',
                 workflow_version: '1.0.0',
                 next_step: 'check',
-                changes: [{ change: 'step_renamed', step: 'pay' }],
+                changes: [{ change: 'step_renamed', step: 'pay', introduced: true }],
               },
             ],
           },
@@ -183,6 +183,18 @@ describe.each([
       expect(entries[0].reason).toContain('forced (force=true)');
       expect(entries[0].reason).toContain(id);
       expect(entries[0].reason).toContain('step "pay" is renamed "payment"');
+
+      // What a forced deploy brought is not refused again: redeploying it passes.
+      const again = await call('PUT', '/workflows/payout?dry_run=true', keys['clerk'], v2);
+      expect(again.json.impact).toMatchObject({
+        breaking: false,
+        executions: {
+          affected: [
+            { execution_id: id, changes: [{ change: 'step_renamed', introduced: false }] },
+          ],
+        },
+      });
+      expect((await call('PUT', '/workflows/payout', keys['clerk'], v2)).status).toBe(200);
 
       // Pinned: approved after the new revision is deployed, it runs the one it started on.
       const approved = await call('POST', `/workflows/executions/${id}/approve`, keys['lead'], {});

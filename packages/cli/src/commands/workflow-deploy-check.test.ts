@@ -103,7 +103,7 @@ describe('weft workflow deploy --check', () => {
     const forced = await run('workflow', 'deploy', v2, '--force', ...args);
     expect(forced.code, forced.err).toBe(0);
     expect(forced.err).toBe(
-      '  forced (audited): 1 execution in progress (they keep the revision they started on); 1 meets a change of the steps they have left, 1 of them waiting (breaking)\n',
+      '  forced (audited): 1 execution in progress (they keep the revision they started on); 1 meets a change of the steps they have left, 1 of them waiting for a change this deploy brings (breaking)\n',
     );
     expect((await call('GET', '/workflows/gate'))['revision']).toBe(2);
 

@@ -81,7 +81,11 @@ export function formatCheck(answer: CheckAnswer, server: string): string {
     e.affected.map((x) => {
       const status = x.waiting_for ? `${x.status} for ${x.waiting_for}` : x.status;
       const next = x.next_step ? `, next step ${x.next_step}` : '';
-      return `${x.status === 'waiting' ? '!' : '~'} ${x.execution_id} (${status}${next}, on ${x.workflow_version}): ${x.changes.map((c) => c.detail).join('; ')}`;
+      const breaks = x.status === 'waiting' && x.changes.some((c) => c.introduced);
+      const changes = x.changes.map((c) =>
+        c.introduced ? c.detail : `${c.detail} (already deployed)`,
+      );
+      return `${breaks ? '!' : '~'} ${x.execution_id} (${status}${next}, on ${x.workflow_version}): ${changes.join('; ')}`;
     }),
     !impact.first_deploy,
   );

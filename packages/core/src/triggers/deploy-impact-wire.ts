@@ -48,6 +48,10 @@ export const ExecutionChangeBody = Type.Object({
   step: Type.Optional(Type.String({ description: 'The step it concerns, as the run knows it' })),
   input: Type.Optional(Type.String({ description: 'input_narrowed: the input' })),
   detail: Type.String({ description: 'One readable line' }),
+  introduced: Type.Boolean({
+    description:
+      'Whether this deploy brings it: false when the deployed revision already has it (an earlier deploy was forced over it), which refuses nothing',
+  }),
 });
 export type ExecutionChangeBody = Static<typeof ExecutionChangeBody>;
 
@@ -113,7 +117,7 @@ export const DeployImpact = Type.Object(
     }),
     breaking: Type.Boolean({
       description:
-        'Whether an execution waiting (for approval) meets a breaking change: a real deploy is then refused with 409 unless `force=true`',
+        'Whether an execution waiting (for approval) meets a change this deploy brings (`introduced`): a real deploy is then refused with 409 unless `force=true`',
     }),
     summary: Type.String({ description: 'One readable line' }),
     steps: Type.Array(StepChangeBody, { description: 'Deployed revision → new one' }),

@@ -5,7 +5,7 @@ import { auditedCaller } from '../change-audit.js';
 import type { Prepared } from '../deploy-plan.js';
 import type { DeployScope } from '../deploy-prepare.js';
 import { validateDefinition } from '../parse-definition.js';
-import { deployImpact, type ImpactSources } from './impact.js';
+import { deployImpact, isBreaking, type ImpactSources } from './impact.js';
 
 /** Most executions an audit entry or an error message names. */
 const NAMED = 10;
@@ -45,10 +45,13 @@ export async function gateImpact(
   audit: { log: AuditLog | undefined; principal: Principal | undefined; owner: string },
 ): Promise<void> {
   if (!impact.breaking) return;
-  const waiting = impact.executions.affected.filter((e) => e.status === 'waiting');
+  const waiting = impact.executions.affected.filter(isBreaking);
   const named = waiting
     .slice(0, NAMED)
-    .map((e) => `${e.execution_id} (${e.changes.map((c) => c.detail).join('; ')})`)
+    .map((e) => {
+      const brought = e.changes.filter((c) => c.introduced);
+      return `${e.execution_id} (${brought.map((c) => c.detail).join('; ')})`;
+    })
     .join(', ');
   const more = waiting.length > NAMED ? ` and ${waiting.length - NAMED} more` : '';
   if (!force) {

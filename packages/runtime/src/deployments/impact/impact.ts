@@ -86,11 +86,11 @@ export async function deployImpact(
     const ours = found.slice(0, limit).filter((e) => e.trigger.type !== 'api');
     counts[status] = ours.length;
     for (const execution of ours) {
-      const hit = await affectedBy(sources!, execution, next.workflow, upgrades);
+      const hit = await affectedBy(sources!, execution, next.workflow, previous.workflow, upgrades);
       if (hit) affected.push(hit);
     }
   }
-  const breaking = affected.some((e) => e.status === 'waiting');
+  const breaking = affected.some(isBreaking);
   const found = {
     steps: diffSteps(previous.workflow, next.workflow),
     inputs: diffInputs(previous.workflow, next.workflow),
@@ -108,20 +108,60 @@ export async function deployImpact(
   };
 }
 
-/** What `next` changes of the steps an execution has left; undefined when nothing. */
+/**
+ * Whether an affected execution makes a deploy breaking: it waits (for approval) and the deploy
+ * brings it a change the deployed revision does not already have.
+ */
+export function isBreaking(execution: AffectedExecutionBody): boolean {
+  return execution.status === 'waiting' && execution.changes.some((c) => c.introduced);
+}
+
+/**
+ * What `next` changes of the steps an execution has left; undefined when nothing. Each change
+ * says whether this deploy introduces it (`deployed`, the active revision, does not have it:
+ * a change an earlier deploy was forced over is not refused again).
+ */
 async function affectedBy(
   sources: ImpactSources,
   execution: StoredExecution,
   next: WorkflowDefinition,
+  deployed: WorkflowDefinition,
   upgrades: UpgradeCheck,
 ): Promise<AffectedExecutionBody | undefined> {
   const pinned = restoreWorkflow(execution.definition).workflow;
   if (!Array.isArray(pinned.steps)) return undefined;
   const done = await finishedSteps(sources, execution);
-  const changes: ExecutionChangeBody[] = remainingStepChanges(pinned, next, done);
-  if (execution.status !== 'running') {
+  const changes = await changesOf(pinned, next, done, execution.status, upgrades);
+  if (changes.length === 0) return undefined;
+  const known = new Set(
+    (await changesOf(pinned, deployed, done, execution.status, upgrades)).map(keyOf),
+  );
+  return {
+    execution_id: execution.id,
+    status: execution.status,
+    waiting_for: execution.status === 'waiting' ? (execution.waiting_for?.kind ?? null) : null,
+    workflow_version: execution.workflow_version,
+    next_step: nextStepOf(pinned, done),
+    changes: changes.map((c) => ({ ...c, introduced: !known.has(keyOf(c)) })),
+  };
+}
+
+/** What the revision `target` changes of the steps left to a run of `pinned`. */
+async function changesOf(
+  pinned: WorkflowDefinition,
+  target: WorkflowDefinition,
+  done: ReadonlySet<string>,
+  status: string,
+  upgrades: UpgradeCheck,
+): Promise<Omit<ExecutionChangeBody, 'introduced'>[]> {
+  const changes: Omit<ExecutionChangeBody, 'introduced'>[] = remainingStepChanges(
+    pinned,
+    target,
+    done,
+  );
+  if (status !== 'running') {
     // Inputs are checked when a run starts: a run that started has passed them.
-    for (const input of diffInputs(pinned, next).filter((c) => c.breaking)) {
+    for (const input of diffInputs(pinned, target).filter((c) => c.breaking)) {
       changes.push({
         change: 'input_narrowed',
         input: input.input,
@@ -129,8 +169,8 @@ async function affectedBy(
       });
     }
   }
-  for (const upgrade of (await upgrades.between(pinned, next)).filter((u) => u.breaking)) {
-    for (const { step } of listSteps(next)) {
+  for (const upgrade of (await upgrades.between(pinned, target)).filter((u) => u.breaking)) {
+    for (const { step } of listSteps(target)) {
       if (done.has(step.name) || !callsBroken(step, upgrade)) continue;
       changes.push({
         change: 'plugin_breaking',
@@ -139,15 +179,11 @@ async function affectedBy(
       });
     }
   }
-  if (changes.length === 0) return undefined;
-  return {
-    execution_id: execution.id,
-    status: execution.status,
-    waiting_for: execution.status === 'waiting' ? (execution.waiting_for?.kind ?? null) : null,
-    workflow_version: execution.workflow_version,
-    next_step: nextStepOf(pinned, done),
-    changes,
-  };
+  return changes;
+}
+
+function keyOf(change: Omit<ExecutionChangeBody, 'introduced'>): string {
+  return `${change.change} ${change.step ?? ''} ${change.input ?? ''} ${change.detail}`;
 }
 
 /** The top-level steps an execution finished, from its journal (none before it starts). */
@@ -169,10 +205,10 @@ function summaryOf(
   const total = counts.pending + counts.running + counts.waiting;
   const atLeast = capped ? 'at least ' : '';
   if (total === 0) return 'no execution in progress: nothing to change';
-  const waiting = affected.filter((e) => e.status === 'waiting').length;
+  const waiting = affected.filter(isBreaking).length;
   return (
     `${atLeast}${total} execution${total === 1 ? '' : 's'} in progress (they keep the revision they started on); ` +
     `${affected.length} meet${affected.length === 1 ? 's' : ''} a change of the steps they have left` +
-    (breaking ? `, ${waiting} of them waiting (breaking)` : '')
+    (breaking ? `, ${waiting} of them waiting for a change this deploy brings (breaking)` : '')
   );
 }

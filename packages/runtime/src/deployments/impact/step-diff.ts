@@ -43,7 +43,7 @@ export function remainingStepChanges(
   old: WorkflowDefinition,
   next: WorkflowDefinition,
   done: ReadonlySet<string>,
-): ExecutionChangeBody[] {
+): Omit<ExecutionChangeBody, 'introduced'>[] {
   const before = placed(old);
   const after = placed(next);
   const renames = renamesOf(before, after);
@@ -58,7 +58,7 @@ export function remainingStepChanges(
       .filter((s) => finishedTops.has(s.order))
       .map((s) => afterByName.get(s.name)?.order ?? -1),
   );
-  const out: ExecutionChangeBody[] = [];
+  const out: Omit<ExecutionChangeBody, 'introduced'>[] = [];
   for (const step of remaining) {
     const to = renames.get(step.name);
     const now = afterByName.get(step.name);
