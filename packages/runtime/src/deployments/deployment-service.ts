@@ -134,8 +134,8 @@ export class DeploymentService {
             ? dryRunAnswer(item, source, home, deployer, snapshot, this.clock.now())
             : await commitDeploy(scope, item, source, snapshot, options.text);
         // A real deploy answers its impact only when it was forced over a breaking one.
-        const impact = impacts[i]!;
-        const shown = options.dryRun === true || impact.breaking;
+        const impact = impacts[i];
+        const shown = impact && (options.dryRun === true || impact.breaking);
         deployed.push(shown ? { ...answer, impact } : answer);
       }
       return deployed;
