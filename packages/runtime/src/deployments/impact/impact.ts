@@ -73,17 +73,11 @@ export async function deployImpact(
   const affected: AffectedExecutionBody[] = [];
   let capped = false;
   for (const status of IN_PROGRESS) {
-    const found = sources
-      ? await sources.executions.list({
-          owner,
-          workflow: next.workflow.name,
-          status,
-          limit: limit + 1,
-        })
-      : [];
-    if (found.length > limit) capped = true;
-    // Runs of the deployment only: not a workflow of the same name sent inline by the API.
-    const ours = found.slice(0, limit).filter((e) => e.trigger.type !== 'api');
+    const read = sources
+      ? await inProgress(sources.executions, owner, next.workflow.name, status, limit)
+      : { found: [], capped: false };
+    if (read.capped) capped = true;
+    const ours = read.found;
     counts[status] = ours.length;
     for (const execution of ours) {
       const hit = await affectedBy(sources!, execution, next.workflow, previous.workflow, upgrades);
@@ -106,6 +100,39 @@ export async function deployImpact(
     ...found,
     executions: { ...counts, limit, capped, affected },
   };
+}
+
+/** Most pages of one status read, when the API's inline runs of the same name fill them. */
+const MAX_PAGES = 10;
+
+/**
+ * The executions of the deployment in `status` (at most `limit`; `capped` when there are more):
+ * runs of its triggers and manual runs, not a workflow of the same name sent inline by the API.
+ */
+async function inProgress(
+  executions: ImpactSources['executions'],
+  owner: string,
+  workflow: string,
+  status: (typeof IN_PROGRESS)[number],
+  limit: number,
+): Promise<{ found: StoredExecution[]; capped: boolean }> {
+  const found: StoredExecution[] = [];
+  let after: { created_at: string; id: string } | undefined;
+  for (let page = 0; page < MAX_PAGES; page++) {
+    const rows = await executions.list({
+      owner,
+      workflow,
+      status,
+      limit: limit + 1,
+      ...(after ? { after } : {}),
+    });
+    found.push(...rows.filter((e) => e.trigger.type !== 'api'));
+    if (found.length > limit) return { found: found.slice(0, limit), capped: true };
+    const last = rows[rows.length - 1];
+    if (rows.length <= limit || !last) return { found, capped: false };
+    after = { created_at: last.created_at, id: last.id };
+  }
+  return { found, capped: true };
 }
 
 /**
