@@ -22,7 +22,7 @@ let reached: () => void;
 let holding: Promise<void>;
 
 beforeEach(async () => {
-  store = (await openTestExecutionsStore('sqlite')) as TestExecutions;
+  store = await openTestExecutionsStore('sqlite');
   held = new Promise((resolve) => (release = resolve));
   holding = new Promise((resolve) => (reached = resolve));
   h = await buildRuntimeHarness(
