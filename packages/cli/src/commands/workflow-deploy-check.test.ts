@@ -131,4 +131,22 @@ describe('weft workflow deploy --check', () => {
     expect(again.out).toContain('    ~ t renamed u\n');
     expect(again.err).toBe('');
   });
+
+  it('deploys nothing of a file when one of its workflows is breaking, unless --force', async () => {
+    const both = file(
+      'both.yaml',
+      `${CALM.replace('name: t', 'name: v')}${gate('3.0.0', 'pay3').replace('workflows:\n', '')}`,
+    );
+    const refused = await run('workflow', 'deploy', both, ...args);
+    expect(refused.code).not.toBe(0);
+    expect(refused.err).toContain(`nothing of ${both} was deployed`);
+    expect(refused.err).toContain('[CONFLICT]');
+    expect(refused.out).toBe('');
+    expect((await call('GET', '/workflows/calm'))['revision']).toBe(1);
+    expect((await call('GET', '/workflows/gate'))['revision']).toBe(2);
+    const forced = await run('workflow', 'deploy', both, '--force', ...args);
+    expect(forced.code, forced.err).toBe(0);
+    expect((await call('GET', '/workflows/calm'))['revision']).toBe(2);
+    expect((await call('GET', '/workflows/gate'))['revision']).toBe(3);
+  });
 });

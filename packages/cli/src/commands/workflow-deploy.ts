@@ -1,5 +1,5 @@
 import { Option, type Command } from 'commander';
-import { fromErrorObject } from '@weft/core';
+import { ConflictError, fromErrorObject } from '@weft/core';
 import {
   calledWorkflows,
   compileLoadOptions,
@@ -113,12 +113,17 @@ export function registerWorkflowDeploy(
           const strict = flags.strict === true;
           return checkDeploy(io, put, definitions, client.baseUrl, { strict, json });
         }
-        if (flags.strict) {
-          // Checked all first, so that a warning in a later workflow deploys none of them.
+        if (flags.strict || (!flags.force && definitions.length > 1)) {
+          // Checked all first, so that a warning (strict) or a breaking impact in a later
+          // workflow deploys none of them.
           for (const definition of definitions) {
-            const answer = await put(definition, '?strict=true&dry_run=true');
+            const answer = await put(
+              definition,
+              `?${flags.strict ? 'strict=true&' : ''}dry_run=true`,
+            );
             if (answer.status >= 400)
               throw fromErrorObject(answer.json ?? { message: `HTTP ${answer.status}` });
+            if (!flags.force) refuseBreaking(answer.json, file);
           }
         }
         const answers: DeployAnswer[] = [];
@@ -196,6 +201,19 @@ function calleesFirst(
   };
   for (const definition of definitions) visit(definition, new Set());
   return ordered;
+}
+
+/**
+ * Refuses, before anything of the file is deployed, a dry run's answer whose impact is breaking
+ * (the server would refuse it with 409 unless forced).
+ */
+function refuseBreaking(answer: unknown, file: string): void {
+  const { name, impact } = answer as DeployAnswer;
+  if (impact?.breaking !== true) return;
+  throw new ConflictError(
+    `not deployed: ${impact.summary} for "${name}"; nothing of ${file} was deployed. See it with weft workflow deploy --check; deploy anyway with --force`,
+    { reason: 'breaking_impact', field: 'force', workflow: name },
+  );
 }
 
 /** The query of a real deploy: `?strict=true`, `?force=true`, both or none. */
