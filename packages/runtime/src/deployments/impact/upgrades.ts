@@ -42,6 +42,11 @@ export interface Upgrade extends UpgradeBody {
  */
 export class UpgradeCheck {
   private readonly diffs = new Map<string, Promise<ChangeLists | undefined>>();
+  private readonly latest = new Map<string, Promise<string | undefined>>();
+  private readonly ranges = new Map<
+    string,
+    Promise<((range: string) => string | undefined) | undefined>
+  >();
 
   constructor(private readonly sources: UpgradeSources | undefined) {}
 
@@ -109,6 +114,26 @@ export class UpgradeCheck {
     return out;
   }
 
+  /** The registry's latest version of a plugin, read once per check. */
+  private latestOf(slug: string): Promise<string | undefined> {
+    let found = this.latest.get(slug);
+    if (!found) {
+      found = this.sources?.latestVersion?.(slug) ?? Promise.resolve(undefined);
+      this.latest.set(slug, found);
+    }
+    return found;
+  }
+
+  /** How an agent's ranges resolve, read once per check. */
+  private rangesOf(slug: string): Promise<((range: string) => string | undefined) | undefined> {
+    let found = this.ranges.get(slug);
+    if (!found) {
+      found = this.sources?.agentVersions?.(slug) ?? Promise.resolve(undefined);
+      this.ranges.set(slug, found);
+    }
+    return found;
+  }
+
   /** The plugins and agents a workflow's steps use, by kind and slug. */
   private async usesOf(workflow: WorkflowDefinition): Promise<Map<string, Use>> {
     const uses = new Map<string, Use>();
@@ -130,13 +155,13 @@ export class UpgradeCheck {
       return ref && { kind: 'plugin', slug: ref.name, version: ref.version, actions };
     }
     if (typeof step.plugin === 'string') {
-      const latest = (await this.sources?.latestVersion?.(step.plugin)) ?? null;
+      const latest = (await this.latestOf(step.plugin)) ?? null;
       return { kind: 'plugin', slug: step.plugin, version: latest, actions };
     }
     const match = typeof step.agent === 'string' ? AGENT_REF.exec(step.agent) : null;
     if (!match) return undefined;
     const slug = `${match[1]}-${match[2]}`;
-    const resolve = await this.sources?.agentVersions?.(slug);
+    const resolve = await this.rangesOf(slug);
     return { kind: 'agent', slug, version: resolve?.(match[3]!) ?? match[3]!, actions };
   }
 }
