@@ -7,6 +7,7 @@ import type { Io } from '../io.js';
 import { loadAgentsFlag } from '../agents-dir.js';
 import { LiveStepList } from '../follow-execution.js';
 import { loadFile } from '../load-files.js';
+import { frozenLockfileOption, holdToLock } from '../lockfile-enforce.js';
 import { findProjectConfig, workflowFile, type ProjectConfig } from '../project-config.js';
 import { addDetectorOptions, cliDetectors, type DetectorFlags } from '../detector-flags.js';
 import { maxFileSizeOption, outputOption, workflowOption } from '../options.js';
@@ -49,6 +50,7 @@ interface RunFlags extends ClientFlags, IdentityFlags, DetectorFlags {
   logFormat: 'text' | 'json';
   maxFileSize: number;
   agents?: string;
+  frozenLockfile?: boolean;
 }
 
 /**
@@ -134,7 +136,8 @@ export function registerWorkflowRun(
         .choices(['text', 'json'])
         .default('text'),
     )
-    .addOption(maxFileSizeOption());
+    .addOption(maxFileSizeOption())
+    .addOption(frozenLockfileOption());
   addIdentityOptions(addDetectorOptions(command))
     .addHelpText(
       'after',
@@ -190,6 +193,8 @@ async function runCommand(io: Io, given: string, flags: RunFlags): Promise<numbe
   }
   const missing = missingServerSetting(mode, flags);
   if (missing !== undefined) return usage(io, missing);
+  const held = await holdToLock(io, file, config, loaded.workflows, selected, flags);
+  if (typeof held === 'number') return held;
   let principal: Principal | undefined;
   try {
     principal = await resolvePrincipal(flags);
