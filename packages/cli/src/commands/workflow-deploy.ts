@@ -23,6 +23,8 @@ interface DeployFlags extends LoadFlags {
   output: string;
   strict?: boolean;
   frozenLockfile?: boolean;
+  plugins?: string;
+  agents?: string;
 }
 
 /** What the server answered for one deployed workflow (`PUT /workflows/{name}`). */
@@ -68,6 +70,11 @@ export function registerWorkflowDeploy(
     .addOption(maxFileSizeOption())
     .addOption(outputOption())
     .addOption(frozenLockfileOption())
+    .option(
+      '--plugins <dir>',
+      'connector definitions weft.lock is checked against (default ./plugins)',
+    )
+    .option('--agents <dir>', 'agent definitions weft.lock is checked against (default ./agents)')
     .action(async (file: string, flags: DeployFlags) =>
       guard(io, setExit, async () => {
         const server =
