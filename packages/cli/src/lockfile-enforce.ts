@@ -1,3 +1,4 @@
+import { dirname, resolve } from 'node:path';
 import { Option } from 'commander';
 import { ValidationError, type WorkflowLock } from '@weft/core';
 import { calledWorkflows, pickWorkflow, type WorkflowDefinition } from '@weft/engine';
@@ -55,7 +56,7 @@ export async function enforceLock(io: Io, args: EnforceLock): Promise<EnforcedLo
   const concerned = withCallees(args.selected, args.workflows);
   const all = await rawWorkflows(args.file, args.workflows, args.maxFileSize);
   const targets = all.filter((w) => concerned.has(w.workflow));
-  const shelf = await readShelf(args.pluginsDir, args.agentsDir);
+  const shelf = await readShelf(args.pluginsDir, args.agentsDir, dirname(resolve(path)));
   const check = checkLock(lock, targets, all, shelf);
   if (check.mismatches.length > 0) {
     throw new ValidationError(

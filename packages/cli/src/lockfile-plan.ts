@@ -111,7 +111,7 @@ export function planLock(
     const prefer = (kind: LockKind, ref: string) =>
       update.length > 0 && selects(update, kind, ref) ? undefined : old?.[kind]?.[ref]?.version;
     const found = resolveWith(target, all, shelf, prefer);
-    const entry: LockEntry = { file: shown(target.file), version: workflow.version };
+    const entry: LockEntry = { file: shown(target.file, shelf.base), version: workflow.version };
     if (!old) plan.changes.push(`${workflow.name} ${workflow.version}: locked`);
     else if (old.version !== workflow.version)
       plan.changes.push(`${workflow.name}: ${old.version} -> ${workflow.version}`);

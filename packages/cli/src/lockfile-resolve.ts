@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { readdir, readFile } from 'node:fs/promises';
-import { join, relative } from 'node:path';
+import { join, relative, resolve, sep } from 'node:path';
 import canonicalize from 'canonicalize';
 import {
   AgentCatalog,
@@ -51,10 +51,16 @@ export interface Shelf {
   installed: Awaited<ReturnType<typeof readManifest>>;
   agents: { agent: AgentDefinition; file: string; checksum: string }[];
   checksums: Map<string, string>;
+  /** The directory of the lock file: paths in it are relative to it. */
+  base: string;
 }
 
 /** Reads the plugins and agents directories (each may be missing). */
-export async function readShelf(pluginsDir: string, agentsDir: string): Promise<Shelf> {
+export async function readShelf(
+  pluginsDir: string,
+  agentsDir: string,
+  base: string,
+): Promise<Shelf> {
   const invoker = new LocalInvoker({ environment: process.env });
   const connectors = await invoker.loadConnectorDir(pluginsDir, { missingOk: true });
   const checksums = new Map<string, string>();
@@ -64,6 +70,7 @@ export async function readShelf(pluginsDir: string, agentsDir: string): Promise<
     installed: await readManifest(pluginsDir),
     agents: await readAgents(agentsDir),
     checksums,
+    base,
   };
 }
 
@@ -132,7 +139,7 @@ export function resolveWorkflow(
       const ref = step.version !== undefined ? `${step.workflow}@${step.version}` : step.workflow;
       const { workflow: name, version } = step;
       note('workflows', ref, step, () =>
-        subworkflow(sources, name, version, sources.prefer?.('workflows', ref)),
+        subworkflow(sources, shelf.base, name, version, sources.prefer?.('workflows', ref)),
       );
     }
   }
@@ -150,7 +157,7 @@ function plugin(shelf: Shelf, match: (c: CompiledConnector) => boolean): Resolut
   return {
     version: connector.version,
     checksum,
-    source: fromRegistry ? install.registry : shown(connector.file),
+    source: fromRegistry ? install.registry : shown(connector.file, shelf.base),
     names: [...new Set([slug, connector.name, connector.ref])],
     steps: [],
   };
@@ -171,7 +178,7 @@ function agent(shelf: Shelf, ref: string, preferred: string | undefined): Resolu
   return {
     version: found.agent.version,
     checksum: found.checksum,
-    source: shown(found.file),
+    source: shown(found.file, shelf.base),
     names: [`${namespace}/${name}`, `${namespace}-${name}`, ref],
     steps: [],
   };
@@ -179,6 +186,7 @@ function agent(shelf: Shelf, ref: string, preferred: string | undefined): Resolu
 
 function subworkflow(
   sources: ResolveSources,
+  base: string,
   name: string,
   range: string | undefined,
   preferred: string | undefined,
@@ -192,7 +200,7 @@ function subworkflow(
   return {
     version: found.version,
     checksum: definitionChecksum(loaded.raw),
-    source: shown(loaded.file),
+    source: shown(loaded.file, base),
     names: [name],
     steps: [],
   };
@@ -208,10 +216,9 @@ export function sha256(data: Uint8Array | string): string {
   return `sha256:${createHash('sha256').update(data).digest('hex')}`;
 }
 
-/** A file path as the lock shows it: relative to the working directory when inside it. */
-export function shown(file: string): string {
-  const rel = relative(process.cwd(), file);
-  return rel.startsWith('..') || rel === '' ? file : rel;
+/** A file path as the lock shows it: relative to the lock's directory, in `/` form. */
+export function shown(file: string, base: string): string {
+  return relative(base, resolve(file)).split(sep).join('/');
 }
 
 /**

@@ -75,6 +75,7 @@ async function lockCommand(io: Io, given: string[], flags: LockFlags): Promise<n
     const shelf = await readShelf(
       flags.plugins ?? config?.plugins ?? 'plugins',
       flags.agents ?? config?.agents ?? 'agents',
+      dirname(resolve(path)),
     );
     let lock: Lockfile | undefined = existing;
     const total: LockPlan = {
