@@ -1,4 +1,5 @@
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
+import pg from 'pg';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -57,136 +58,181 @@ const put = (name: string, body: unknown) =>
     body: JSON.stringify(body),
   });
 
-beforeAll(async () => {
-  server = await startServer({ port: 0, dataDir: join(dir, 'data'), logLevel: 'silent' });
-  key = (await createLocalKey({ dataDir: join(dir, 'data') }, { name: 'acme' })).key;
-  mkdirSync(plugins);
-  writeFileSync(join(dir, 'tools-1.0.0.json'), tools('1.0.0'));
-  const published = await run(
-    'plugin',
-    'publish',
-    join(dir, 'tools-1.0.0.json'),
-    '--registry',
-    server.url,
-    '--api-key',
-    key,
-  );
-  expect(published.code, published.err).toBe(0);
-  writeFileSync(flow, FLOW);
-});
-afterAll(async () => {
-  await server.close();
-  rmSync(dir, { recursive: true, force: true });
-});
+const databaseUrl = process.env['WEFT_TEST_DATABASE_URL'];
+const schema = `weft_test_${randomBytes(6).toString('hex')}`;
 
-describe('weft workflow deploy with a weft.lock', () => {
-  it('sends the lock, the server checks it against its registry, and GET /workflows/{name} shows it', async () => {
-    writeFileSync(join(plugins, 'tools.json'), tools('1.0.0'));
-    expect((await run('workflow', 'lock', flow, '--plugins', plugins)).code).toBe(0);
-    const deployed = await deploy();
-    expect(deployed.err).toBe('');
-    expect(deployed.code).toBe(0);
-    const body = (await (await detail('nightly')).json()) as Record<string, unknown>;
-    expect(body['lock']).toEqual({
-      version: '1.0.0',
-      plugins: {
-        tools: { version: '1.0.0', checksum: sha(tools('1.0.0')), source: 'plugins/tools.json' },
-      },
-    });
-    // The lock is not part of the definition.
-    expect(body['definition']).not.toHaveProperty('lock');
-  });
-
-  it('refuses (409) a lock whose checksum is not the registry’s, and deploys nothing', async () => {
-    // Same version, other bytes: locally consistent, but not what the server's registry holds.
-    const local = tools('1.0.0', 'Tools for tests, changed here.');
-    writeFileSync(join(plugins, 'tools.json'), local);
-    expect(
-      (await run('workflow', 'lock', flow, '--plugins', plugins, '--update', 'tools')).code,
-    ).toBe(0);
-    writeFileSync(flow, FLOW.replace('version: 1.0.0', 'version: 1.0.1'));
-    expect((await run('workflow', 'lock', flow, '--plugins', plugins)).code).toBe(0);
-    const refused = await deploy();
-    expect(refused.code).toBe(2);
-    expect(refused.err).toContain('[CONFLICT]');
-    expect(refused.err).toContain(
-      `plugin tools: locked 1.0.0 (${sha(local)}), found 1.0.0 (${sha(tools('1.0.0'))})`,
+describe.each([
+  { name: 'SQLite', kind: 'sqlite' as const, skip: false },
+  {
+    name: 'PostgreSQL (set WEFT_TEST_DATABASE_URL)',
+    kind: 'postgres' as const,
+    skip: !databaseUrl,
+  },
+])('a weft.lock deployed to a server on $name', ({ kind, skip }) => {
+  beforeAll(async () => {
+    if (skip) return;
+    const options = {
+      dataDir: join(dir, kind),
+      logLevel: 'silent' as const,
+      ...(kind === 'postgres' ? { databaseUrl, databaseSchema: schema } : {}),
+    };
+    server = await startServer({ port: 0, ...options });
+    key = (await createLocalKey(options, { name: 'acme' })).key;
+    mkdirSync(plugins, { recursive: true });
+    writeFileSync(join(dir, 'tools-1.0.0.json'), tools('1.0.0'));
+    const published = await run(
+      'plugin',
+      'publish',
+      join(dir, 'tools-1.0.0.json'),
+      '--registry',
+      server.url,
+      '--api-key',
+      key,
     );
-    const body = (await (await detail('nightly')).json()) as { version: string; revision: number };
-    expect(body).toMatchObject({ version: '1.0.0', revision: 1 });
+    expect(published.code, published.err).toBe(0);
     writeFileSync(flow, FLOW);
+    rmSync(join(dir, 'weft.lock'), { force: true });
   });
-
-  it('--frozen-lockfile refuses to deploy a workflow that is not locked', async () => {
-    writeFileSync(
-      flow,
-      `${FLOW}  - name: other\n    steps:\n      - { name: t, type: transform, input: { ok: true } }\n`,
-    );
-    const refused = await deploy('--frozen-lockfile');
-    expect(refused.code).toBe(2);
-    expect(refused.err).toContain('workflow other is not in the lock');
-    expect((await detail('other')).status).toBe(404);
-    writeFileSync(flow, FLOW);
+  afterAll(async () => {
+    if (skip) return;
+    await server.close();
+    if (kind === 'postgres') {
+      const client = new pg.Client({ connectionString: databaseUrl });
+      await client.connect();
+      await client.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+      await client.end();
+    }
   });
-});
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-describe('PUT /workflows/{name} with a lock', () => {
-  const definition = {
-    name: 'hostile',
-    steps: [{ name: 't', type: 'transform', input: { ok: true } }],
-  };
-  const checksum = `sha256:${'a'.repeat(64)}`;
-  const cases: [string, unknown, string, string][] = [
-    ['not a map', 'yes', 'lock', 'type'],
-    ['an unknown key', { version: '1.0.0', extra: 1 }, 'lock.extra', 'additionalProperties'],
-    [
-      'a bad checksum',
-      { version: '1.0.0', plugins: { tools: { version: '1.0.0', checksum: 'md5:1' } } },
-      'lock.plugins.tools.checksum',
-      'pattern',
-    ],
-    [
-      'too many entries',
-      {
-        version: '1.0.0',
-        plugins: Object.fromEntries(
-          Array.from({ length: 1001 }, (_, i) => [`p${i}`, { version: '1.0.0', checksum }]),
-        ),
+  describe('weft workflow deploy with a weft.lock', () => {
+    it.skipIf(skip)(
+      'sends the lock, the server checks it against its registry, and GET /workflows/{name} shows it',
+      async () => {
+        writeFileSync(join(plugins, 'tools.json'), tools('1.0.0'));
+        expect((await run('workflow', 'lock', flow, '--plugins', plugins)).code).toBe(0);
+        const deployed = await deploy();
+        expect(deployed.err).toBe('');
+        expect(deployed.code).toBe(0);
+        const body = (await (await detail('nightly')).json()) as Record<string, unknown>;
+        expect(body['lock']).toEqual({
+          version: '1.0.0',
+          plugins: {
+            tools: {
+              version: '1.0.0',
+              checksum: sha(tools('1.0.0')),
+              source: 'plugins/tools.json',
+            },
+          },
+        });
+        // The lock is not part of the definition.
+        expect(body['definition']).not.toHaveProperty('lock');
       },
-      'lock.plugins',
-      'max_items',
-    ],
-    [
-      'a version too long',
-      { version: '1.0.0', agents: { 'agent:a/b@1': { version: '1'.repeat(65), checksum } } },
-      'lock.agents["agent:a/b@1"].version',
-      'length',
-    ],
-  ];
-  it.each(cases)(
-    'refuses %s with 400 naming the field and rule',
-    async (_what, lock, field, rule) => {
-      const response = await put('hostile', { ...definition, lock });
-      expect(response.status).toBe(400);
-      const error = (await response.json()) as { code: string; details: Record<string, unknown> };
-      expect(error.code).toBe('VALIDATION');
-      expect(error.details).toMatchObject({ field, constraint: rule });
-      expect((await detail('hostile')).status).toBe(404);
-    },
-  );
+    );
 
-  it('refuses (409) a locked plugin the registry does not hold, and a lock of another version (400)', async () => {
-    const unknown = await put('hostile', {
-      ...definition,
-      lock: { version: '1.0.0', plugins: { nowhere: { version: '1.0.0', checksum } } },
-    });
-    expect(unknown.status).toBe(409);
-    const error = (await unknown.json()) as { details: { mismatches: unknown[] } };
-    expect(error.details.mismatches).toEqual([
-      expect.objectContaining({ reference: 'nowhere', reason: 'not_in_registry' }),
-    ]);
-    const other = await put('hostile', { ...definition, lock: { version: '2.0.0' } });
-    expect(other.status).toBe(400);
-    expect((await detail('hostile')).status).toBe(404);
+    it.skipIf(skip)(
+      'refuses (409) a lock whose checksum is not the registry’s, and deploys nothing',
+      async () => {
+        // Same version, other bytes: locally consistent, but not what the server's registry holds.
+        const local = tools('1.0.0', 'Tools for tests, changed here.');
+        writeFileSync(join(plugins, 'tools.json'), local);
+        expect(
+          (await run('workflow', 'lock', flow, '--plugins', plugins, '--update', 'tools')).code,
+        ).toBe(0);
+        writeFileSync(flow, FLOW.replace('version: 1.0.0', 'version: 1.0.1'));
+        expect((await run('workflow', 'lock', flow, '--plugins', plugins)).code).toBe(0);
+        const refused = await deploy();
+        expect(refused.code).toBe(2);
+        expect(refused.err).toContain('[CONFLICT]');
+        expect(refused.err).toContain(
+          `plugin tools: locked 1.0.0 (${sha(local)}), found 1.0.0 (${sha(tools('1.0.0'))})`,
+        );
+        const body = (await (await detail('nightly')).json()) as {
+          version: string;
+          revision: number;
+        };
+        expect(body).toMatchObject({ version: '1.0.0', revision: 1 });
+        writeFileSync(flow, FLOW);
+      },
+    );
+
+    it.skipIf(skip)(
+      '--frozen-lockfile refuses to deploy a workflow that is not locked',
+      async () => {
+        writeFileSync(
+          flow,
+          `${FLOW}  - name: other\n    steps:\n      - { name: t, type: transform, input: { ok: true } }\n`,
+        );
+        const refused = await deploy('--frozen-lockfile');
+        expect(refused.code).toBe(2);
+        expect(refused.err).toContain('workflow other is not in the lock');
+        expect((await detail('other')).status).toBe(404);
+        writeFileSync(flow, FLOW);
+      },
+    );
+  });
+
+  describe('PUT /workflows/{name} with a lock', () => {
+    const definition = {
+      name: 'hostile',
+      steps: [{ name: 't', type: 'transform', input: { ok: true } }],
+    };
+    const checksum = `sha256:${'a'.repeat(64)}`;
+    const cases: [string, unknown, string, string][] = [
+      ['not a map', 'yes', 'lock', 'type'],
+      ['an unknown key', { version: '1.0.0', extra: 1 }, 'lock.extra', 'additionalProperties'],
+      [
+        'a bad checksum',
+        { version: '1.0.0', plugins: { tools: { version: '1.0.0', checksum: 'md5:1' } } },
+        'lock.plugins.tools.checksum',
+        'pattern',
+      ],
+      [
+        'too many entries',
+        {
+          version: '1.0.0',
+          plugins: Object.fromEntries(
+            Array.from({ length: 1001 }, (_, i) => [`p${i}`, { version: '1.0.0', checksum }]),
+          ),
+        },
+        'lock.plugins',
+        'max_items',
+      ],
+      [
+        'a version too long',
+        { version: '1.0.0', agents: { 'agent:a/b@1': { version: '1'.repeat(65), checksum } } },
+        'lock.agents["agent:a/b@1"].version',
+        'length',
+      ],
+    ];
+    it.skipIf(skip).each(cases)(
+      'refuses %s with 400 naming the field and rule',
+      async (_what, lock, field, rule) => {
+        const response = await put('hostile', { ...definition, lock });
+        expect(response.status).toBe(400);
+        const error = (await response.json()) as { code: string; details: Record<string, unknown> };
+        expect(error.code).toBe('VALIDATION');
+        expect(error.details).toMatchObject({ field, constraint: rule });
+        expect((await detail('hostile')).status).toBe(404);
+      },
+    );
+
+    it.skipIf(skip)(
+      'refuses (409) a locked plugin the registry does not hold, and a lock of another version (400)',
+      async () => {
+        const unknown = await put('hostile', {
+          ...definition,
+          lock: { version: '1.0.0', plugins: { nowhere: { version: '1.0.0', checksum } } },
+        });
+        expect(unknown.status).toBe(409);
+        const error = (await unknown.json()) as { details: { mismatches: unknown[] } };
+        expect(error.details.mismatches).toEqual([
+          expect.objectContaining({ reference: 'nowhere', reason: 'not_in_registry' }),
+        ]);
+        const other = await put('hostile', { ...definition, lock: { version: '2.0.0' } });
+        expect(other.status).toBe(400);
+        expect((await detail('hostile')).status).toBe(404);
+      },
+    );
   });
 });
