@@ -48,7 +48,9 @@ export interface ResolveSources {
 /** The local definitions references resolve against, read once. */
 export interface Shelf {
   connectors: CompiledConnector[];
+  /** The install manifests (`weft plugin install --save`) of the plugins and agents dirs. */
   installed: Awaited<ReturnType<typeof readManifest>>;
+  installedAgents: Awaited<ReturnType<typeof readManifest>>;
   agents: { agent: AgentDefinition; file: string; checksum: string }[];
   checksums: Map<string, string>;
   /** The directory of the lock file: paths in it are relative to it. */
@@ -68,6 +70,7 @@ export async function readShelf(
   return {
     connectors,
     installed: await readManifest(pluginsDir),
+    installedAgents: await readManifest(agentsDir),
     agents: await readAgents(agentsDir),
     checksums,
     base,
@@ -175,10 +178,15 @@ function agent(shelf: Shelf, ref: string, preferred: string | undefined): Resolu
   const best = new AgentCatalog(same.map((a) => a.agent)).find(ref);
   const found = pinned ?? same.find((a) => a.agent === best);
   if (!found) return undefined;
+  const install = shelf.installedAgents[`${namespace}-${name}`];
+  const fromRegistry =
+    install !== undefined &&
+    install.checksum === found.checksum &&
+    install.version === found.agent.version;
   return {
     version: found.agent.version,
     checksum: found.checksum,
-    source: shown(found.file, shelf.base),
+    source: fromRegistry ? install.registry : shown(found.file, shelf.base),
     names: [`${namespace}/${name}`, `${namespace}-${name}`, ref],
     steps: [],
   };

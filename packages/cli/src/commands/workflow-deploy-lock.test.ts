@@ -109,7 +109,17 @@ describe.each([
     it.skipIf(skip)(
       'sends the lock, the server checks it against its registry, and GET /workflows/{name} shows it',
       async () => {
-        writeFileSync(join(plugins, 'tools.json'), tools('1.0.0'));
+        const installed = await run(
+          'plugin',
+          'install',
+          'tools@1.0.0',
+          '--save',
+          '--plugins-dir',
+          plugins,
+          '--registry',
+          server.url,
+        );
+        expect(installed.code, installed.err).toBe(0);
         expect((await run('workflow', 'lock', flow, '--plugins', plugins)).code).toBe(0);
         const deployed = await deploy();
         expect(deployed.err).toBe('');
@@ -121,7 +131,8 @@ describe.each([
             tools: {
               version: '1.0.0',
               checksum: sha(tools('1.0.0')),
-              source: 'plugins/tools.json',
+              // Installed from the registry, unchanged: the registry's checksum and address.
+              source: server.url,
             },
           },
         });
@@ -135,7 +146,7 @@ describe.each([
       async () => {
         // Same version, other bytes: locally consistent, but not what the server's registry holds.
         const local = tools('1.0.0', 'Tools for tests, changed here.');
-        writeFileSync(join(plugins, 'tools.json'), local);
+        writeFileSync(join(plugins, 'tools.yaml'), local);
         expect(
           (await run('workflow', 'lock', flow, '--plugins', plugins, '--update', 'tools')).code,
         ).toBe(0);
