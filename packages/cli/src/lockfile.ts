@@ -102,6 +102,8 @@ export async function readLockfile(file: string): Promise<Lockfile> {
       `has ${names.length} workflows, more than ${LOCKFILE_LIMITS.workflows}`,
     );
   for (const name of names) {
+    if (name.length === 0 || name.length > 128)
+      throw report(['workflows', name], 'key_length', 'a workflow name has 1 to 128 characters');
     const found = checkWorkflowLock((workflows as Record<string, unknown>)[name], [], ['file']);
     const entry = (workflows as Record<string, Record<string, unknown>>)[name]!;
     const bad =

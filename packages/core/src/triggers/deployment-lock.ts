@@ -66,6 +66,7 @@ export type WorkflowLock = Static<typeof WorkflowLock>;
 
 /** The kinds of references a lock holds. */
 export const LOCK_KINDS = ['plugins', 'agents', 'workflows'] as const;
+/** One of {@link LOCK_KINDS}. */
 export type LockKind = (typeof LOCK_KINDS)[number];
 
 /** What is wrong with a lock: where (a path into it), which rule, and a sentence. */
