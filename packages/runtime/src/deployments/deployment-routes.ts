@@ -135,11 +135,11 @@ export function deploymentRoutes(options: DeploymentRoutesOptions) {
             { reason: 'owner_not_yours', field: 'owner' },
           );
         }
-        const { definition, lock } = splitLock(request.body.definition);
+        const { definition, lock, text } = splitLock(request.body.definition, request.body.text);
         const deployed = await service.deploy(definition, 'api', deployer, request.params.name, {
           strict: request.query.strict === true,
           dryRun: request.query.dry_run === true,
-          ...(request.body.text !== undefined ? { text: request.body.text } : {}),
+          ...(text !== undefined ? { text } : {}),
           ...(lock !== undefined ? { lock } : {}),
         });
         const created = deployed.record.revision === 1 && !deployed.dryRun;

@@ -5,10 +5,15 @@ import { isPlainObject } from '@weft/engine';
  * Takes the optional top-level `lock` out of a deploy body (`PUT /workflows/{name}`): it is not
  * part of the definition (which is validated, stored and shown without it). A lock is checked
  * strictly (shape, known keys, sizes, checksums `sha256:<hex>`): `VALIDATION` naming the field
- * and the rule, before anything else is looked at.
+ * and the rule, before anything else is looked at. The text kept as deployed is the body's,
+ * without the lock when it was JSON (what `weft workflow deploy` sends); YAML is kept as sent.
  */
-export function splitLock(body: unknown): { definition: unknown; lock?: WorkflowLock } {
-  if (!isPlainObject(body) || !Object.hasOwn(body, 'lock')) return { definition: body };
+export function splitLock(
+  body: unknown,
+  sent?: string,
+): { definition: unknown; lock?: WorkflowLock; text?: string } {
+  const as = sent !== undefined ? { text: sent } : {};
+  if (!isPlainObject(body) || !Object.hasOwn(body, 'lock')) return { definition: body, ...as };
   const { lock, ...definition } = body;
   const problem = checkWorkflowLock(lock);
   if (problem) {
@@ -19,5 +24,10 @@ export function splitLock(body: unknown): { definition: unknown; lock?: Workflow
       ...(problem.limit !== undefined ? { limit: problem.limit } : {}),
     });
   }
-  return { definition, lock: lock as WorkflowLock };
+  const json = sent !== undefined && sent.trimStart().startsWith('{');
+  return {
+    definition,
+    lock: lock as WorkflowLock,
+    ...(json ? { text: JSON.stringify(definition) } : as),
+  };
 }

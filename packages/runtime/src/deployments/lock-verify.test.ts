@@ -66,6 +66,8 @@ describe('a deployment lock of a subworkflow', () => {
     const detail = (await get('orders')).json();
     expect(detail.lock).toEqual(lock);
     expect(detail.definition).not.toHaveProperty('lock');
+    // The text shown as deployed is the definition's, without the lock.
+    expect(JSON.parse(detail.source_text)).toEqual(orders);
     // The same definition with the same lock adds no revision; another lock does.
     expect((await put({ ...orders, lock })).json().revision).toBe(1);
     expect((await put(orders)).json().revision).toBe(2);
