@@ -167,6 +167,60 @@ describe.each([
       },
     );
 
+    it.skipIf(skip)('checks a locked agent against the one the registry publishes', async () => {
+      const agentText = (description: string) => `agent:
+  namespace: acme
+  name: helper
+  version: 2.0.0
+  description: ${description}
+  model: openai-compatible:test
+  base_url: http://127.0.0.1:9/v1
+  instructions: Help.
+`;
+      const agents = join(dir, 'agents');
+      mkdirSync(agents, { recursive: true });
+      writeFileSync(join(dir, 'helper.yaml'), agentText('Helps'));
+      const published = await run(
+        'plugin',
+        'publish',
+        join(dir, 'helper.yaml'),
+        '--registry',
+        server.url,
+        '--api-key',
+        key,
+      );
+      expect(published.code, published.err).toBe(0);
+      const ask = join(dir, 'ask.yaml');
+      writeFileSync(
+        ask,
+        `workflows:\n  - name: ask\n    steps:\n      - { name: q, type: agent, agent: "agent:acme/helper@^2.0.0", input: { question: hi } }\n`,
+      );
+      const deployAsk = () =>
+        run('workflow', 'deploy', ask, '--plugins', plugins, '--agents', agents, ...server_());
+      writeFileSync(join(agents, 'helper.yaml'), agentText('Helps'));
+      expect((await run('workflow', 'lock', ask, '--agents', agents)).code).toBe(0);
+      const deployed = await deployAsk();
+      expect(deployed.code, deployed.err).toBe(0);
+      const body = (await (await detail('ask')).json()) as { lock: { agents: object } };
+      expect(body.lock.agents).toEqual({
+        'agent:acme/helper@^2.0.0': {
+          version: '2.0.0',
+          checksum: sha(agentText('Helps')),
+          source: 'agents/helper.yaml',
+        },
+      });
+      // Same version, other bytes here: locked with --update, refused by the server.
+      writeFileSync(join(agents, 'helper.yaml'), agentText('Helps, changed here'));
+      expect(
+        (await run('workflow', 'lock', ask, '--agents', agents, '--update', 'acme/helper')).code,
+      ).toBe(0);
+      const refused = await deployAsk();
+      expect(refused.code).toBe(2);
+      expect(refused.err).toContain(
+        `agent agent:acme/helper@^2.0.0: locked 2.0.0 (${sha(agentText('Helps, changed here'))}), found 2.0.0 (${sha(agentText('Helps'))})`,
+      );
+    });
+
     it.skipIf(skip)(
       '--frozen-lockfile refuses to deploy a workflow that is not locked',
       async () => {
