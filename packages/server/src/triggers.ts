@@ -135,6 +135,8 @@ export function buildTriggers(parts: TriggerParts): Triggers {
     logger,
     defaultOwner: settings.workflowsOwner,
     resolvePluginVersion: latestVersionOf(registry),
+    // What deployment locks are checked against: the registry's entries and their checksums.
+    registryEntry: (slug) => registry.getPlugin(slug),
     reconcileIntervalMs: settings.reconcileIntervalMs,
   });
 }

@@ -51,6 +51,25 @@ export function deploymentStoreContract(
     expect((await store.history('acme', 'orders'))[1]!.source_text).toBe(text);
   });
 
+  it('keeps the lock each revision was deployed with, and none when none was given', async () => {
+    const lock = {
+      version: '1.0.0',
+      plugins: { slack: { version: '1.2.0', checksum: `sha256:${'a'.repeat(64)}` } },
+      agents: {
+        'agent:acme/helper@^2': {
+          version: '2.1.0',
+          checksum: `sha256:${'b'.repeat(64)}`,
+          source: 'agents/helper.yaml',
+        },
+      },
+    };
+    await store.put(deployment('orders', '1.0.0', { lock }));
+    expect((await store.get('acme', 'orders'))!.lock).toEqual(lock);
+    await store.put(deployment('orders', '2.0.0'));
+    expect(await store.get('acme', 'orders')).not.toHaveProperty('lock');
+    expect((await store.history('acme', 'orders'))[1]!.lock).toEqual(lock);
+  });
+
   it('keeps who deployed each revision, with the grants checked then', async () => {
     const deployer = {
       kind: 'api_key' as const,

@@ -5,6 +5,7 @@ import {
   type DeploymentRecord,
   type DeploymentStore,
   type PluginReference,
+  type WorkflowLock,
 } from '@weft/core';
 import type { Database, Dialect } from './database.js';
 import type { DeploymentRevisionsTable } from './triggers-tables.js';
@@ -154,6 +155,7 @@ async function insertRevision(
     deployer: record.deployer ? JSON.stringify(record.deployer) : null,
     deployed_at: record.deployed_at,
     source_text: record.source_text ?? null,
+    lock: record.lock ? JSON.stringify(record.lock) : null,
   };
   await trx.insertInto('deployment_revisions').values(row).execute();
   await trx
@@ -216,6 +218,9 @@ function toRecord(row: Selectable<DeploymentRevisionsTable>, createdAt: string):
     deployed_at: row.deployed_at,
     created_at: createdAt || row.deployed_at,
     ...(row.source_text !== null ? { source_text: row.source_text } : {}),
+    ...(row.lock !== null && row.lock !== undefined
+      ? { lock: JSON.parse(row.lock) as WorkflowLock }
+      : {}),
   };
 }
 

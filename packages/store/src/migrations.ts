@@ -248,6 +248,13 @@ function migrations(dialect: Dialect): Record<string, Migration> {
           .execute();
       },
     },
+    '0025_deployment_lock': {
+      // The lock a revision was deployed with (JSON of a `WorkflowLock`, `weft workflow
+      // deploy` with a weft.lock); null for the revisions stored before and those sent without.
+      async up(db: Kysely<unknown>) {
+        await db.schema.alterTable('deployment_revisions').addColumn('lock', 'text').execute();
+      },
+    },
     '0030_journal_packed': journalPackedMigration(dialect),
   };
 }

@@ -59,6 +59,8 @@ export interface DeploymentRevisionsTable {
   deployed_at: string;
   /** The text it was deployed from (migration 0021); null when not kept. */
   source_text: string | null;
+  /** JSON of the `WorkflowLock` it was deployed with (migration 0025); null when none. */
+  lock: string | null;
 }
 
 /** `deployment_plugins`: plugin versions referenced by active deployments. */

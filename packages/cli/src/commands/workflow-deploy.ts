@@ -10,6 +10,8 @@ import { EXIT } from '../exit-codes.js';
 import type { Io } from '../io.js';
 import { guard } from '../command-errors.js';
 import { loadFile, type LoadedFile, type LoadFlags } from '../load-files.js';
+import { frozenLockfileOption, holdToLock } from '../lockfile-enforce.js';
+import { findProjectConfig } from '../project-config.js';
 import { readInputFile } from '../read-input.js';
 import { maxFileSizeOption, outputOption, workflowOption } from '../options.js';
 import { countLine, printDiagnostics } from '../report.js';
@@ -23,6 +25,9 @@ interface DeployFlags extends LoadFlags {
   strict?: boolean;
   check?: boolean;
   force?: boolean;
+  frozenLockfile?: boolean;
+  plugins?: string;
+  agents?: string;
 }
 
 /** What the server answered for one deployed workflow (`PUT /workflows/{name}`). */
@@ -78,6 +83,12 @@ export function registerWorkflowDeploy(
     )
     .addOption(maxFileSizeOption())
     .addOption(outputOption())
+    .addOption(frozenLockfileOption())
+    .option(
+      '--plugins <dir>',
+      'connector definitions weft.lock is checked against (default ./plugins)',
+    )
+    .option('--agents <dir>', 'agent definitions weft.lock is checked against (default ./agents)')
     .action(async (file: string, flags: DeployFlags) =>
       guard(io, setExit, async () => {
         const server =
@@ -101,13 +112,25 @@ export function registerWorkflowDeploy(
           io.err(`${file}: ${countLine(loaded.diagnostics)}\n`);
           return EXIT.invalid;
         }
+        // With a weft.lock: checked here, then sent with each workflow for the server to check.
+        const locks = await holdToLock(
+          io,
+          file,
+          findProjectConfig(),
+          loaded.workflows,
+          loaded.workflows,
+          flags,
+        );
+        if (typeof locks === 'number') return locks;
         const definitions = calleesFirst(await rawDefinitions(file, loaded, flags), loaded);
-        const put = (definition: Record<string, unknown>, query: string) =>
-          client.request(
+        const put = (definition: Record<string, unknown>, query: string) => {
+          const lock = locks.get(String(definition['name']));
+          return client.request(
             'PUT',
             `/workflows/${encodeURIComponent(String(definition['name']))}${query}`,
-            { body: definition },
+            { body: lock ? { ...definition, lock } : definition },
           );
+        };
         if (flags.check) {
           const json = flags.output === 'json';
           const strict = flags.strict === true;

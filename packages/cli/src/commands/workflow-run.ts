@@ -7,6 +7,7 @@ import type { Io } from '../io.js';
 import { loadAgentsFlag } from '../agents-dir.js';
 import { LiveStepList } from '../follow-execution.js';
 import { loadFile } from '../load-files.js';
+import { frozenLockfileOption, holdToLock } from '../lockfile-enforce.js';
 import { findProjectConfig, workflowFile, type ProjectConfig } from '../project-config.js';
 import { addDetectorOptions, cliDetectors, type DetectorFlags } from '../detector-flags.js';
 import { maxFileSizeOption, outputOption, workflowOption } from '../options.js';
@@ -51,6 +52,7 @@ interface RunFlags extends ClientFlags, IdentityFlags, DetectorFlags {
   maxFileSize: number;
   agents?: string;
   record?: string;
+  frozenLockfile?: boolean;
 }
 
 /**
@@ -140,7 +142,8 @@ export function registerWorkflowRun(
         .choices(['text', 'json'])
         .default('text'),
     )
-    .addOption(maxFileSizeOption());
+    .addOption(maxFileSizeOption())
+    .addOption(frozenLockfileOption());
   addIdentityOptions(addDetectorOptions(command))
     .addHelpText(
       'after',
@@ -198,6 +201,8 @@ async function runCommand(io: Io, given: string, flags: RunFlags): Promise<numbe
   if (notRecorded !== undefined) return usage(io, notRecorded);
   const missing = missingServerSetting(mode, flags);
   if (missing !== undefined) return usage(io, missing);
+  const held = await holdToLock(io, file, config, loaded.workflows, selected, flags);
+  if (typeof held === 'number') return held;
   let principal: Principal | undefined;
   try {
     principal = await resolvePrincipal(flags);

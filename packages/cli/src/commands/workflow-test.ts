@@ -6,6 +6,7 @@ import { EXIT } from '../exit-codes.js';
 import type { Io } from '../io.js';
 import { loadAgentsFlag } from '../agents-dir.js';
 import { loadFile } from '../load-files.js';
+import { frozenLockfileOption, holdToLock } from '../lockfile-enforce.js';
 import { findProjectConfig, workflowFile, type ProjectConfig } from '../project-config.js';
 import { addDetectorOptions, cliDetectors, type DetectorFlags } from '../detector-flags.js';
 import { maxFileSizeOption, workflowOption } from '../options.js';
@@ -34,6 +35,7 @@ interface TestFlags extends IdentityFlags, DetectorFlags {
   agents?: string;
   require: string[];
   maxFileSize: number;
+  frozenLockfile?: boolean;
 }
 
 /** `weft workflow test FILE --fixture NAME`: runs fixtures and compares their expected outputs. */
@@ -58,7 +60,8 @@ export function registerWorkflowTest(
     .option('--plugins <dir>', 'directory of connector definitions (default ./plugins)')
     .option('--agents <dir>', 'directory of agent definitions (default ./agents)')
     .option('--require <module>', 'ES module registering handlers; repeatable', collectList, [])
-    .addOption(maxFileSizeOption());
+    .addOption(maxFileSizeOption())
+    .addOption(frozenLockfileOption());
   addIdentityOptions(addDetectorOptions(command))
     .addHelpText(
       'after',
@@ -145,6 +148,8 @@ async function testCommand(io: Io, given: string, flags: TestFlags): Promise<num
     return EXIT.invalid;
   }
   const approve = approverFor(io, flags);
+  const held = await holdToLock(io, file, config, loaded.workflows, workflows, flags);
+  if (typeof held === 'number') return held;
   let agents;
   try {
     agents = await loadAgentsFlag(flags.agents, config?.agents);

@@ -30,6 +30,13 @@ export const WORKFLOW_SUBCOMMANDS: readonly LazySubcommand[] = [
     load: async () => (await import('./workflow-test.js')).registerWorkflowTest,
   },
   {
+    name: 'lock',
+    term: 'lock [options] [files...]',
+    description:
+      'write weft.lock: the version and SHA-256 checksum of every plugin, agent and subworkflow the workflows reference',
+    load: async () => (await import('./workflow-lock.js')).registerWorkflowLock,
+  },
+  {
     name: 'deploy',
     term: 'deploy [options] <file>',
     description: 'deploy the workflows of a file to a weft server, where their triggers run',
@@ -38,7 +45,7 @@ export const WORKFLOW_SUBCOMMANDS: readonly LazySubcommand[] = [
 ];
 
 /**
- * `weft workflow ...`: validate, list, run, test and deploy workflow files. Only the subcommand
+ * `weft workflow ...`: validate, list, run, test, lock and deploy workflow files. Only the subcommand
  * `argv` runs is loaded (all of them without `argv`).
  */
 export async function registerWorkflow(

@@ -1,3 +1,4 @@
+import type { WorkflowLock } from './deployment-lock.js';
 import { grantList, type CredentialKind, type Principal } from '../identity/principal.js';
 
 /** A plugin version a deployed workflow references. */
@@ -95,6 +96,11 @@ export interface DeploymentRecord {
    * revisions stored before it was kept and for definitions deployed as parsed objects.
    */
   source_text?: string;
+  /**
+   * The lock it was deployed with (`weft.lock`'s entry of the workflow, checked against this
+   * server's registry); absent when none was sent.
+   */
+  lock?: WorkflowLock;
   /** Owner of the key that deployed it, or null (file deployments). */
   deployed_by: string | null;
   /**

@@ -1,4 +1,5 @@
 import { Type, type Static } from '@weft/core/typebox';
+import { WorkflowLock } from './deployment-lock.js';
 
 /** A plugin version a deployed workflow references, on the wire. */
 export const PluginReferenceBody = Type.Object({
@@ -75,6 +76,10 @@ export const DeployedWorkflowDetail = Type.Intersect(
       source_text: Type.Union([Type.String(), Type.Null()], {
         description:
           'The text the active revision was deployed from (YAML or JSON as sent; a workflows-directory file: its whole text); null when not kept (revisions deployed before it was)',
+      }),
+      lock: Type.Union([WorkflowLock, Type.Null()], {
+        description:
+          'The lock the active revision was deployed with (`weft workflow deploy` sends the workflow’s entry of weft.lock); null when none was sent',
       }),
       revisions: Type.Array(
         Type.Object({

@@ -2,3 +2,4 @@ export * from './trigger-store.js';
 export * from './deployment-store.js';
 export * from './deployment-wire.js';
 export * from './deploy-impact-wire.js';
+export * from './deployment-lock.js';

@@ -6,6 +6,7 @@ import {
   type DeploymentStore,
   type DetectorNames,
   type EventSource,
+  type PluginState,
   type Principal,
   type SecretsProvider,
   type TriggerStore,
@@ -65,6 +66,8 @@ export interface TriggersOptions {
   bodyLimit?: number;
   /** The registry's latest version of a plugin (the unpublish check of bare references). */
   resolvePluginVersion?: (slug: string) => Promise<string | undefined>;
+  /** A registry entry with every version: what deployment locks are checked against. */
+  registryEntry?: (slug: string) => Promise<PluginState | undefined>;
   /**
    * How often this process reconciles its deployments with the store (ms), so that deploys and
    * undeploys made on another replica take effect here. Default 1000; 0 turns it off.
@@ -164,6 +167,7 @@ export function createTriggers(options: TriggersOptions): Triggers {
     logger,
     ...(options.bodyLimit !== undefined ? { maxPayloadSize: options.bodyLimit } : {}),
     ...(options.resolvePluginVersion ? { resolvePluginVersion: options.resolvePluginVersion } : {}),
+    ...(options.registryEntry ? { registryEntry: options.registryEntry } : {}),
     ...(options.defaultOwner !== undefined ? { defaultOwner: options.defaultOwner } : {}),
     ...(options.directoryPrincipal ? { directoryPrincipal: options.directoryPrincipal } : {}),
     ...(options.deployAudit ? { audit: options.deployAudit } : {}),

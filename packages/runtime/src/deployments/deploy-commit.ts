@@ -1,5 +1,5 @@
 import { isDeepStrictEqual } from 'node:util';
-import { deploymentKey, type Clock, type DeployerSnapshot } from '@weft/core';
+import { deploymentKey, type Clock, type DeployerSnapshot, type WorkflowLock } from '@weft/core';
 import type { TriggerLogger } from '../triggers/logger.js';
 import { auditAllowed } from './change-audit.js';
 import type { Deployed, Prepared } from './deploy-plan.js';
@@ -26,6 +26,7 @@ export async function commitDeploy(
   source: string,
   snapshot: DeployerSnapshot | null,
   text?: string,
+  lock?: WorkflowLock,
 ): Promise<Deployed> {
   const { options, owner, deployer } = scope;
   const workflow = valid.workflow;
@@ -36,7 +37,8 @@ export async function commitDeploy(
     previous.source === source &&
     previous.deployed_by === deployedBy &&
     isDeepStrictEqual(previous.deployer, snapshot) &&
-    isDeepStrictEqual(previous.definition, valid.raw);
+    isDeepStrictEqual(previous.definition, valid.raw) &&
+    isDeepStrictEqual(previous.lock, lock);
   // Every deploy by a caller is audited, and every new revision of the workflows directory,
   // before it is stored: nothing is deployed unrecorded.
   if (deployer || !unchanged) {
@@ -64,6 +66,7 @@ export async function commitDeploy(
         plugins: pluginReferences(workflow),
         source,
         ...(text !== undefined ? { source_text: text } : {}),
+        ...(lock !== undefined ? { lock } : {}),
         deployed_by: deployedBy,
         deployer: snapshot,
         deployed_at: new Date(scope.clock.now()).toISOString(),

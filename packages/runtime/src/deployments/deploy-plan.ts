@@ -4,6 +4,7 @@ import {
   type DeployerSnapshot,
   type DeploymentRecord,
   type Principal,
+  type WorkflowLock,
 } from '@weft/core';
 import type { Activation } from './activations.js';
 import type { UnavailableAgent } from './agent-refs.js';
@@ -36,6 +37,11 @@ export interface DeployOptions {
   force?: boolean;
   /** The text the definitions were sent as (kept with each revision, shown as deployed). */
   text?: string;
+  /**
+   * The lock of the (one) definition (`weft.lock`'s entry): checked against this server
+   * (`verifyLock`) before anything changes, and kept with the revision.
+   */
+  lock?: WorkflowLock;
 }
 
 /** Answer of a deployment. */

@@ -1,4 +1,11 @@
-import type { Clock, DeploymentStore, DetectorNames, Principal, SecretsProvider } from '@weft/core';
+import type {
+  Clock,
+  DeploymentStore,
+  DetectorNames,
+  PluginState,
+  Principal,
+  SecretsProvider,
+} from '@weft/core';
 import type { WorkflowDefinition } from '@weft/engine';
 import type { AuditLog } from '../audit/audit-log.js';
 import type { EventRouter } from '../triggers/events/event-router.js';
@@ -27,6 +34,11 @@ export interface DeploymentServiceOptions {
    * `plugin: <slug>` uses whatever version is latest when it runs.
    */
   resolvePluginVersion?: (slug: string) => Promise<string | undefined>;
+  /**
+   * A registry entry with every version (the server: its registry store), which a deployment's
+   * lock is checked against. Without it a lock naming a plugin is refused (fail closed).
+   */
+  registryEntry?: (slug: string) => Promise<PluginState | undefined>;
   /**
    * Owner of the executions of workflows deployed without a key (`weft server --workflows DIR`).
    * Default `local`.

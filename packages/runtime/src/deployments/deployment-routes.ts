@@ -25,6 +25,7 @@ import type { Authenticate } from '../triggers/start-execution.js';
 import type { Deployer } from './deploy-plan.js';
 import type { DeploymentService } from './deployment-service.js';
 import { parseDefinitionBody } from './parse-definition.js';
+import { splitLock } from './lock-body.js';
 import { upcomingFires } from '../triggers/schedule/schedule.js';
 import { isFinished } from '../executions/queries.js';
 import { toExecutionRecord } from '../executions/record.js';
@@ -110,7 +111,7 @@ export function deploymentRoutes(options: DeploymentRoutesOptions) {
         onRequest: auth,
         schema: {
           summary:
-            "Deploy a workflow definition (JSON or YAML: the object inside `workflows`); the deployer must pass its authorization (and that of the current revision, when guarded), and the runs of its triggers act as the deployer. The answer's `impact` says what the new revision does (with `dry_run=true`: would do) to the executions in progress, which keep the revision they started on; a deploy whose impact breaks an execution waiting for approval is refused with 409 unless `force=true` (audited)",
+            "Deploy a workflow definition (JSON or YAML: the object inside `workflows`); the deployer must pass its authorization (and that of the current revision, when guarded), and the runs of its triggers act as the deployer. The answer's `impact` says what the new revision does (with `dry_run=true`: would do) to the executions in progress, which keep the revision they started on; a deploy whose impact breaks an execution waiting for approval is refused with 409 unless `force=true` (audited). An optional top-level `lock` (a `WorkflowLock`: the workflow’s entry of weft.lock) is not part of the definition: it is checked against this server (409 `lock_mismatch` when a plugin, agent or subworkflow resolves to another version or checksum) and kept with the revision",
           tags: ['workflows'],
           security: bearer,
           params: NameParams,
@@ -136,18 +137,14 @@ export function deploymentRoutes(options: DeploymentRoutesOptions) {
             { reason: 'owner_not_yours', field: 'owner' },
           );
         }
-        const deployed = await service.deploy(
-          request.body.definition,
-          'api',
-          deployer,
-          request.params.name,
-          {
-            strict: request.query.strict === true,
-            dryRun: request.query.dry_run === true,
-            force: request.query.force === true,
-            ...(request.body.text !== undefined ? { text: request.body.text } : {}),
-          },
-        );
+        const { definition, lock, text } = splitLock(request.body.definition, request.body.text);
+        const deployed = await service.deploy(definition, 'api', deployer, request.params.name, {
+          strict: request.query.strict === true,
+          dryRun: request.query.dry_run === true,
+          force: request.query.force === true,
+          ...(text !== undefined ? { text } : {}),
+          ...(lock !== undefined ? { lock } : {}),
+        });
         const created = deployed.record.revision === 1 && !deployed.dryRun;
         return reply.code(created ? 201 : 200).send({
           status: deployed.dryRun ? 'checked' : 'deployed',
@@ -213,6 +210,7 @@ export function deploymentRoutes(options: DeploymentRoutesOptions) {
           ...summary(record, service.webhooksOf(record.owner, record.name), service.now()),
           definition: record.definition,
           source_text: record.source_text ?? null,
+          lock: record.lock ?? null,
           revisions: history.map((h) => ({
             revision: h.revision,
             version: h.version,

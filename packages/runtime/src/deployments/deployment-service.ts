@@ -28,6 +28,7 @@ import { prepareDeploy, validateDeploy, type Validated } from './deploy-prepare.
 import type { DeploymentServiceOptions } from './deployment-options.js';
 import { checkGuard, guardOf } from './guard.js';
 import { checkImpacts } from './impact/check-impacts.js';
+import { verifyLock } from './lock-verify.js';
 import { pluginUsage } from './plugin-refs.js';
 import { reconcileDeployments, type Reconciled } from './reconcile.js';
 
@@ -116,6 +117,12 @@ export class DeploymentService {
       // Every definition is checked before any is stored or served.
       const valid: Validated[] = [];
       for (const raw of raws) valid.push(await validateDeploy(scope, raw, known, expectedName));
+      if (options.lock !== undefined) {
+        await verifyLock(valid[0]!.valid.workflow, options.lock, {
+          registryEntry: this.options.registryEntry,
+          deployed: (name) => this.options.store.get(home, name),
+        });
+      }
       const prepared: Prepared[] = [];
       for (const item of valid) {
         prepared.push(await prepareDeploy(scope, item, valid, source, options.strict === true));
@@ -132,7 +139,7 @@ export class DeploymentService {
         const answer =
           options.dryRun === true
             ? dryRunAnswer(item, source, home, deployer, snapshot, this.clock.now())
-            : await commitDeploy(scope, item, source, snapshot, options.text);
+            : await commitDeploy(scope, item, source, snapshot, options.text, options.lock);
         // A real deploy answers its impact only when it was forced over a breaking one.
         const impact = impacts[i];
         const shown = impact && (options.dryRun === true || impact.breaking);
