@@ -125,11 +125,13 @@ export function runClaimed(
     });
     if (detached !== undefined) return undefined;
     const outcome = outcomeOf(result, execution);
-    if (!(await buffer.finish(outcome, usageOf(execution, outcome, calls)))) return undefined;
+    const usage = usageOf(execution, outcome, calls);
+    if (!(await buffer.finish(outcome, usage))) return undefined;
     metrics?.executionEnded(workflow.name, outcome.status);
-    if (tracing) active.trace = activeTraceCarrier();
     const ended: StoredExecution = { ...execution, ...outcome, status: outcome.status };
-    options.runLog?.ended(ended, usageOf(execution, outcome, calls).delta.duration_ms);
+    // The callback's `traceparent` (only an execution with a callback has one to send).
+    if (tracing && ended.callback_url) active.trace = activeTraceCarrier();
+    options.runLog?.ended(ended, usage.delta.duration_ms);
     return ended;
   };
   const active: ActiveRun = {

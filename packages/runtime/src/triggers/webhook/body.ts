@@ -43,7 +43,8 @@ export function readLimitedBody(stream: IncomingMessage, limit: number): Promise
     };
     const onEnd = () => {
       cleanup();
-      resolve(Buffer.concat(chunks, received));
+      // Most bodies arrive in one chunk: it is the body (a copy only joins several).
+      resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, received));
     };
     const onError = (error: Error) => {
       cleanup();
@@ -71,7 +72,7 @@ export function payloadOf(
   query: Record<string, unknown>,
 ): unknown {
   if (body.length === 0) return { ...query };
-  const type = (contentType ?? '').split(';')[0]!.trim().toLowerCase();
+  const type = mediaType(contentType);
   const text = body.toString('utf8');
   if (type === 'application/json' || type.endsWith('+json')) {
     try {
@@ -87,4 +88,13 @@ export function payloadOf(
     return Object.fromEntries(new URLSearchParams(text));
   }
   return text;
+}
+
+/** The media type of a `Content-Type` (before any parameter), trimmed and in lower case. */
+function mediaType(contentType: string | undefined): string {
+  if (contentType === undefined) return '';
+  // The usual exact value needs no copy.
+  if (contentType === 'application/json') return contentType;
+  const end = contentType.indexOf(';');
+  return (end < 0 ? contentType : contentType.slice(0, end)).trim().toLowerCase();
 }

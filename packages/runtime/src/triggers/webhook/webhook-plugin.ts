@@ -156,7 +156,8 @@ export function webhookRoutes(options: WebhookRoutesOptions) {
       url: '/hooks/*',
       schema: { hide: true },
       onRequest: async (request) => {
-        const path = request.url.slice('/hooks'.length).split('?')[0]!;
+        const query = request.url.indexOf('?');
+        const path = request.url.slice('/hooks'.length, query < 0 ? undefined : query);
         let hook = options.table.find(request.method, path);
         if (!hook && options.refresh && !options.events?.router.has('webhook', path)) {
           await options.refresh();
