@@ -11,6 +11,7 @@ import { retentionMigration } from './retention-migration.js';
 import { deploymentOwnerMigration } from './deployment-owner-migration.js';
 import { journalClusteredMigration } from './journal-clustered-migration.js';
 import { executionFiltersMigration } from './execution-filters-migration.js';
+import { budgetsMigration } from './budgets-migration.js';
 
 /** The one migration set of weft, in order; dialect-specific only where SQL differs. */
 function migrations(dialect: Dialect): Record<string, Migration> {
@@ -247,6 +248,7 @@ function migrations(dialect: Dialect): Record<string, Migration> {
           .execute();
       },
     },
+    '0024_budgets': budgetsMigration(dialect),
   };
 }
 
