@@ -37,6 +37,22 @@ beforeAll(async () => {
       '',
     ].join('\n'),
   );
+  writeFileSync(
+    join(agentsDir, 'streamer.yaml'),
+    [
+      'agent:',
+      '  namespace: acme',
+      '  name: streamer',
+      '  version: 1.0.0',
+      '  backend: langchain',
+      '  streaming: true',
+      '  model: openai-compatible:scripted',
+      `  base_url: ${model.url}`,
+      '  api_key_secret: MODEL_KEY',
+      '  max_output_tokens: 1000',
+      '',
+    ].join('\n'),
+  );
 });
 
 afterEach(async () => {
@@ -254,6 +270,45 @@ describe('budgets across runs on weft server (SQLite)', () => {
         },
       ],
     });
+  });
+
+  it('count every for_each item and both backends (langchain streaming), and release failed calls', async () => {
+    // A call reserves about 1,400 tokens (request bytes + 1000) and uses 1,000: in 3,000 tokens
+    // two calls fit, a third one does not (whether the items run one by one or together).
+    reply = (index) =>
+      index === 0
+        ? { status: 500 } // the first call fails: released, nothing counted, retried
+        : { text: 'ok', usage: { prompt_tokens: 100, completion_tokens: 900 } };
+    for (const agent of ['helper', 'streamer']) {
+      const server = await serve({ dataDir: join(dataDir, `e-${agent}`) });
+      const key = await keyOf(server, 'acme');
+      model.requests.length = 0;
+      const definition = {
+        name: `items-${agent}`,
+        budgets: { maxTokens: 3000, period: 'week' },
+        steps: [
+          {
+            name: 'ask',
+            type: 'agent',
+            agent: `agent:acme/${agent}@^1`,
+            for_each: [1, 2, 3],
+            input: { prompt: 'Item {{ item }}?' },
+          },
+        ],
+      };
+      const result = await run(server, key, definition);
+      expect(result.result.steps['ask']!.error, agent).toMatchObject({
+        code: 'VALIDATION',
+        details: { field: 'budgets.maxTokens', limit: 3000, spent: 2000, scope: 'workflow' },
+      });
+      // The failed call, then two answered ones; the third item's call never went out.
+      expect(model.requests, agent).toHaveLength(3);
+      if (agent === 'streamer') expect(model.requests[1]!.body['stream']).toBe(true);
+      const listed = await http(server, key, 'GET', '/budgets');
+      expect(listed.json).toMatchObject({ budgets: [] }); // run inline: counted, not deployed
+      await server.close();
+      servers.splice(servers.indexOf(server), 1);
+    }
   });
 
   it('deny every call when the ledger cannot be reached (fail closed)', async () => {
