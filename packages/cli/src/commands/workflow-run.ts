@@ -254,6 +254,7 @@ async function runCommand(io: Io, given: string, flags: RunFlags): Promise<numbe
     const refused = preflight(io, weft, selected, principal, approve !== undefined);
     if (refused !== undefined) {
       await weft.close();
+      await closeLedger();
       return refused;
     }
   }
