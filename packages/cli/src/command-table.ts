@@ -59,7 +59,7 @@ export const TOP_COMMANDS: readonly TopCommand[] = [
   {
     name: 'execution',
     description:
-      'find, follow and act on executions on a weft server: list, get, events, logs, wait, cancel, rerun, approve, reject',
+      'find, follow and act on executions on a weft server: list, get, events, logs, wait, cancel, rerun, approve, reject, record',
     load: async () => (await import('./commands/execution.js')).registerExecution,
   },
   {

@@ -28,6 +28,11 @@ export { calledWorkflows, pickWorkflow, type WorkflowCall } from './run/workflow
 export type { AgentCall, AgentInvoker, ToolCallRequest, ToolRunner } from './run/agent-call.js';
 export type { ToolInvocationInfo } from './run/attempt-tools.js';
 export { DryRunInterceptor, ownerOf, type DryRunSettings, type MockedStep } from './run/dry-run.js';
+export { ReplayInterceptor } from './run/replay.js';
+export * from './fixtures/record.js';
+export * from './fixtures/file.js';
+export * from './fixtures/diff.js';
+export * from './fixtures/replay-run.js';
 export {
   standardInterceptors,
   type StandardInterceptorParts,

@@ -98,6 +98,14 @@ export function buildTriggers(parts: TriggerParts): Triggers {
     // the published ones) and applies the secrets policy of published agents.
     checkAgent: agentCheckOf(runtime.options.agents, parts.refreshAgent),
     resolveAgentVersions: publishedAgentVersions(registry),
+    impact: {
+      executions: runtime.options.store,
+      registry: {
+        pluginDefinition: (slug, version) => registry.getDefinition(slug, version),
+        latestVersion: latestVersionOf(registry),
+        agentVersions: publishedAgentVersions(registry),
+      },
+    },
     ...(grants
       ? {
           directoryPrincipal: () =>

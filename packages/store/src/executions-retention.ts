@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import { FINISHED_STATUSES, type DeletedExecutions, type EndedQuery } from '@weft/core';
 import type { Database } from './database.js';
+import type { JournalTables } from './journal-tables.js';
 
 /**
  * Retention of executions: deletes one batch of ended executions (the oldest first, found by
@@ -10,6 +11,7 @@ import type { Database } from './database.js';
  */
 export async function deleteEndedExecutions(
   db: Kysely<Database>,
+  tables: JournalTables,
   query: EndedQuery,
 ): Promise<DeletedExecutions> {
   if (query.limit <= 0) return { executions: 0, steps: 0, events: 0 };
@@ -33,21 +35,14 @@ export async function deleteEndedExecutions(
     }
     const ids = (await select.orderBy('finished_at').limit(query.limit).execute()).map((r) => r.id);
     if (ids.length === 0) return { executions: 0, steps: 0, events: 0 };
-    const steps = await trx
-      .deleteFrom('execution_steps')
-      .where('execution_id', 'in', ids)
-      .execute();
-    const events = await trx
-      .deleteFrom('execution_events')
-      .where('execution_id', 'in', ids)
-      .execute();
+    const journal = await tables.remove(trx, ids);
     await trx.deleteFrom('callback_attempts').where('execution_id', 'in', ids).execute();
     await trx.deleteFrom('execution_idempotency').where('execution_id', 'in', ids).execute();
     const executions = await trx.deleteFrom('executions').where('id', 'in', ids).execute();
     return {
       executions: Number(executions[0]?.numDeletedRows ?? 0),
-      steps: Number(steps[0]?.numDeletedRows ?? 0),
-      events: Number(events[0]?.numDeletedRows ?? 0),
+      steps: journal.steps,
+      events: journal.events,
     };
   });
 }

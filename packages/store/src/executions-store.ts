@@ -30,7 +30,8 @@ import { PostgresJournalWriter } from './postgres-journal-writer.js';
 import { SqliteJournalWriter } from './sqlite-journal-writer.js';
 import { EXECUTION_COLUMNS, toExecutionRow, toStoredExecution } from './executions-rows.js';
 import { ExecutionAccounts } from './executions-accounts.js';
-import { ExecutionWaits, insertEvents } from './executions-waits.js';
+import { ExecutionWaits } from './executions-waits.js';
+import { journalTables, type JournalTables } from './journal-tables.js';
 import { isUniqueViolation } from './rows.js';
 import { deleteEndedExecutions } from './executions-retention.js';
 import { executionStats } from './executions-stats.js';
@@ -45,6 +46,7 @@ export class KyselyExecutionsStore implements ExecutionsStore {
   private readonly writer: JournalWriter;
   private readonly waits: ExecutionWaits;
   private readonly accounts: ExecutionAccounts;
+  private readonly tables: JournalTables;
 
   /**
    * On SQLite, give the better-sqlite3 handle under `db` and its group commit (the hot writes
@@ -61,7 +63,8 @@ export class KyselyExecutionsStore implements ExecutionsStore {
     if (sqlite) this.writer = new SqliteJournalWriter(sqlite.database, sqlite.group);
     else if (postgres) this.writer = new PostgresJournalWriter(postgres.records, postgres.journal);
     else throw new Error('an executions store needs its SQLite handle or PostgreSQL pools');
-    this.waits = new ExecutionWaits(db);
+    this.tables = journalTables(kind);
+    this.waits = new ExecutionWaits(db, this.tables);
     this.accounts = new ExecutionAccounts(db);
   }
 
@@ -109,19 +112,7 @@ export class KyselyExecutionsStore implements ExecutionsStore {
             .execute();
         }
         await trx.insertInto('executions').values(toExecutionRow(execution, lease)).execute();
-        await insertEvents(trx, execution.id, events);
-        if (steps.length > 0) {
-          await trx
-            .insertInto('execution_steps')
-            .values(
-              steps.map((step) => ({
-                execution_id: execution.id,
-                path: step.path,
-                data: step.json,
-              })),
-            )
-            .execute();
-        }
+        await this.tables.append(trx, execution.id, steps, events);
       });
       return { created: true, execution };
     } catch (error) {
@@ -266,34 +257,16 @@ export class KyselyExecutionsStore implements ExecutionsStore {
     return this.writer.journal(id, steps, events);
   }
 
-  async steps(id: string): Promise<JournalRow[]> {
-    const rows = await this.db
-      .selectFrom('execution_steps')
-      .select(['path', 'data'])
-      .where('execution_id', '=', id)
-      .execute();
-    return rows.map((r) => ({ path: r.path, json: r.data }));
+  steps(id: string): Promise<JournalRow[]> {
+    return this.tables.steps(this.db, id);
   }
 
-  async events(id: string, afterSeq: number, limit: number): Promise<EventRow[]> {
-    const rows = await this.db
-      .selectFrom('execution_events')
-      .select(['seq', 'type', 'data'])
-      .where('execution_id', '=', id)
-      .where('seq', '>', afterSeq)
-      .orderBy('seq')
-      .limit(limit)
-      .execute();
-    return rows.map((r) => ({ seq: Number(r.seq), type: r.type, json: r.data }));
+  events(id: string, afterSeq: number, limit: number): Promise<EventRow[]> {
+    return this.tables.events(this.db, id, afterSeq, limit);
   }
 
-  async lastEventSeq(id: string): Promise<number> {
-    const row = await this.db
-      .selectFrom('execution_events')
-      .select((eb) => eb.fn.max('seq').as('seq'))
-      .where('execution_id', '=', id)
-      .executeTakeFirst();
-    return Number(row?.seq ?? 0);
+  lastEventSeq(id: string): Promise<number> {
+    return this.tables.lastEventSeq(this.db, id);
   }
 
   finish(id: string, outcome: ExecutionOutcome, writes: EndWrites): Promise<boolean> {
@@ -355,7 +328,7 @@ export class KyselyExecutionsStore implements ExecutionsStore {
   }
 
   deleteEnded(query: EndedQuery): Promise<DeletedExecutions> {
-    return deleteEndedExecutions(this.db, query);
+    return deleteEndedExecutions(this.db, this.tables, query);
   }
 
   /** Closes the journal's own connections; the shared ones are closed with the registry store. */

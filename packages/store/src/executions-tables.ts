@@ -1,3 +1,5 @@
+import type { Generated } from 'kysely';
+
 /** `executions`: one row per execution; JSON columns are text. */
 export interface ExecutionsTable {
   id: string;
@@ -86,11 +88,24 @@ export interface UsageDaysTable {
   duration_ms: number;
 }
 
+/**
+ * `execution_journal` (SQLite, migration 0030): one row per journal write, its steps and events
+ * packed (see `journal-tables.ts`); PostgreSQL keeps `execution_steps` and `execution_events`.
+ */
+export interface ExecutionJournalTable {
+  id: Generated<number>;
+  execution_id: string;
+  last_seq: number;
+  steps: string | null;
+  events: string | null;
+}
+
 /** The runtime's tables, merged into the store's `Database`. */
 export interface ExecutionsTables {
   executions: ExecutionsTable;
   execution_steps: ExecutionStepsTable;
   execution_events: ExecutionEventsTable;
+  execution_journal: ExecutionJournalTable;
   execution_idempotency: ExecutionIdempotencyTable;
   callback_attempts: CallbackAttemptsTable;
   callback_secrets: CallbackSecretsTable;

@@ -1,7 +1,8 @@
-import { sql, type Kysely, type Transaction } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import type { EventRow, WaitingFor } from '@weft/core';
 import type { Database } from './database.js';
 import { deadlineOf } from './executions-rows.js';
+import type { JournalTables } from './journal-tables.js';
 
 /** `status = 'waiting'` as a literal: the partial index `executions_waiting` is used only so. */
 const WAITING = sql.lit('waiting');
@@ -12,7 +13,10 @@ const WAITING = sql.lit('waiting');
  * the partial index of waiting rows only (cost independent of the other executions).
  */
 export class ExecutionWaits {
-  constructor(private readonly db: Kysely<Database>) {}
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly tables: JournalTables,
+  ) {}
 
   /** See `ExecutionsStore.resume`. */
   async resume(id: string, events: readonly EventRow[]): Promise<boolean> {
@@ -24,7 +28,7 @@ export class ExecutionWaits {
         .where('status', '=', WAITING)
         .executeTakeFirst();
       if (Number(updated.numUpdatedRows) === 0) return false;
-      await insertEvents(trx, id, events);
+      await this.tables.append(trx, id, [], events);
       return true;
     });
   }
@@ -51,7 +55,7 @@ export class ExecutionWaits {
         .where('lease_owner', '=', worker)
         .executeTakeFirst();
       if (Number(updated.numUpdatedRows) === 0) return false;
-      await insertEvents(trx, id, events);
+      await this.tables.append(trx, id, [], events);
       return true;
     });
   }
@@ -89,18 +93,4 @@ export function expiredQuery(db: Kysely<Database>, now: number, limit: number) {
     .where('wait_until', '<=', now)
     .orderBy('wait_until')
     .limit(limit);
-}
-
-/** Appends events of an execution inside `trx`. */
-export async function insertEvents(
-  trx: Transaction<Database>,
-  id: string,
-  events: readonly EventRow[],
-): Promise<void> {
-  if (events.length === 0) return;
-  await trx
-    .insertInto('execution_events')
-    .values(events.map((e) => ({ execution_id: id, seq: e.seq, type: e.type, data: e.json })))
-    .onConflict((oc) => oc.doNothing())
-    .execute();
 }

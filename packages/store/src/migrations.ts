@@ -9,6 +9,7 @@ import { waitingMigration } from './waiting-migration.js';
 import { auditMigration, auditOwnerMigration } from './audit-migration.js';
 import { retentionMigration } from './retention-migration.js';
 import { deploymentOwnerMigration } from './deployment-owner-migration.js';
+import { journalPackedMigration } from './journal-packed-migration.js';
 import { journalClusteredMigration } from './journal-clustered-migration.js';
 import { executionFiltersMigration } from './execution-filters-migration.js';
 import { budgetsMigration } from './budgets-migration.js';
@@ -249,6 +250,7 @@ function migrations(dialect: Dialect): Record<string, Migration> {
       },
     },
     '0024_budgets': budgetsMigration(dialect),
+    '0030_journal_packed': journalPackedMigration(dialect),
   };
 }
 

@@ -14,6 +14,7 @@ import {
   type JournalWriter,
 } from './executions-journal.js';
 import { statusList } from './executions-rows.js';
+import { lastSeqOf, packEvents, packSteps } from './journal-tables.js';
 import type { SqliteGroupCommit } from './sqlite-group-commit.js';
 
 /** One end of an execution, run inside a group commit (see `SqliteJournalWriter.endTx`). */
@@ -47,8 +48,7 @@ const ADD_USAGE = `INSERT INTO usage_days (key_id, owner, date, executions, acti
  */
 export class SqliteJournalWriter implements JournalWriter {
   private readonly insertRow: BetterSqlite3.Statement;
-  private readonly insertStep: BetterSqlite3.Statement;
-  private readonly insertEvent: BetterSqlite3.Statement;
+  private readonly insertJournal: BetterSqlite3.Statement;
   private readonly addUsage: BetterSqlite3.Statement;
   private readonly journalTx: (
     id: string,
@@ -62,21 +62,15 @@ export class SqliteJournalWriter implements JournalWriter {
     database: BetterSqlite3.Database,
     private readonly group: SqliteGroupCommit,
   ) {
-    this.insertStep = database.prepare(
-      'INSERT OR REPLACE INTO execution_steps (execution_id, path, data) VALUES (?, ?, ?)',
-    );
-    this.insertEvent = database.prepare(
-      'INSERT OR IGNORE INTO execution_events (execution_id, seq, type, data) VALUES (?, ?, ?, ?)',
+    this.insertJournal = database.prepare(
+      'INSERT INTO execution_journal (execution_id, last_seq, steps, events) VALUES (?, ?, ?, ?)',
     );
     this.addUsage = database.prepare(ADD_USAGE);
     this.insertRow = database.prepare(
       `INSERT INTO executions (${ROW_COLUMNS.join(', ')}) VALUES (${ROW_COLUMNS.map(() => '?').join(', ')})`,
     );
     // Plain functions: the group runs each write in a savepoint of its transaction.
-    this.journalTx = (id, steps, events) => {
-      for (const step of steps) this.insertStep.run(id, step.path, step.json);
-      for (const event of events) this.insertEvent.run(id, event.seq, event.type, event.json);
-    };
+    this.journalTx = (id, steps, events) => this.append(id, steps, events);
     this.finishTx = this.endTx(database.prepare(END));
     const endWaiting = database.prepare(END_WAITING);
     this.endWaitingTx = this.endTx(endWaiting, (expiredBy) => [expiredBy, expiredBy]);
@@ -93,8 +87,7 @@ export class SqliteJournalWriter implements JournalWriter {
     return (id, outcome, { events, steps = [], usage }, expiredBy = null) => {
       const changed = end.run(...endValues(outcome), id, ...condition(expiredBy)).changes;
       if (changed === 0) return false;
-      for (const step of steps) this.insertStep.run(id, step.path, step.json);
-      for (const event of events) this.insertEvent.run(id, event.seq, event.type, event.json);
+      this.append(id, steps, events);
       if (usage) {
         const { keyId, owner, date, delta } = usage;
         this.addUsage.run(
@@ -108,6 +101,12 @@ export class SqliteJournalWriter implements JournalWriter {
       }
       return true;
     };
+  }
+
+  /** One packed row of `execution_journal` (see `journal-tables.ts`); nothing when empty. */
+  private append(id: string, steps: readonly JournalRow[], events: readonly EventRow[]): void {
+    if (steps.length === 0 && events.length === 0) return;
+    this.insertJournal.run(id, lastSeqOf(events), packSteps(steps), packEvents(events));
   }
 
   insert(row: ExecutionRowValues): Promise<void> {

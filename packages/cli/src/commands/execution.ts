@@ -5,6 +5,7 @@ import { registerExecutionDecisions } from './execution-decide.js';
 import { registerExecutionEvents } from './execution-events.js';
 import { registerExecutionFollow } from './execution-follow.js';
 import { registerExecutionReads } from './execution-list.js';
+import { registerExecutionRecord } from './execution-record.js';
 
 /**
  * `weft execution ...`: commands on one execution of a weft server (`--server`, `--api-key`).
@@ -22,5 +23,6 @@ export function registerExecution(
   registerExecutionControl(execution, io, setExit);
   registerExecutionDecisions(execution, io, setExit);
   registerExecutionFollow(execution, io, setExit);
+  registerExecutionRecord(execution, io, setExit);
   return [execution, ...execution.commands];
 }

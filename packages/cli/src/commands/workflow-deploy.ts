@@ -1,5 +1,5 @@
 import { Option, type Command } from 'commander';
-import { fromErrorObject } from '@weft/core';
+import { ConflictError, fromErrorObject } from '@weft/core';
 import {
   calledWorkflows,
   compileLoadOptions,
@@ -14,12 +14,15 @@ import { readInputFile } from '../read-input.js';
 import { maxFileSizeOption, outputOption, workflowOption } from '../options.js';
 import { countLine, printDiagnostics } from '../report.js';
 import { apiKeyOption, RegistryClient } from '../registry-client.js';
+import { checkDeploy } from './workflow-deploy-check.js';
 
 interface DeployFlags extends LoadFlags {
   server?: string;
   apiKey?: string;
   output: string;
   strict?: boolean;
+  check?: boolean;
+  force?: boolean;
 }
 
 /** What the server answered for one deployed workflow (`PUT /workflows/{name}`). */
@@ -30,6 +33,8 @@ interface DeployAnswer {
   previous_version: string | null;
   webhooks: string[];
   warnings: string[];
+  /** Present when the deploy was forced over breaking changes (what it overrode). */
+  impact?: { breaking: boolean; summary: string };
 }
 
 /**
@@ -61,6 +66,15 @@ export function registerWorkflowDeploy(
         '--strict',
         'refuse to deploy when the server warns (e.g. a plugin or an agent it cannot run): nothing is deployed',
       ),
+    )
+    .addOption(
+      new Option(
+        '--check',
+        'print what deploying would do to the work in progress; deploy nothing (exit 1: breaking)',
+      ).conflicts('force'),
+    )
+    .addOption(
+      new Option('--force', 'deploy even when it breaks executions waiting for approval (audited)'),
     )
     .addOption(maxFileSizeOption())
     .addOption(outputOption())
@@ -94,17 +108,27 @@ export function registerWorkflowDeploy(
             `/workflows/${encodeURIComponent(String(definition['name']))}${query}`,
             { body: definition },
           );
-        if (flags.strict) {
-          // Checked all first, so that a warning in a later workflow deploys none of them.
+        if (flags.check) {
+          const json = flags.output === 'json';
+          const strict = flags.strict === true;
+          return checkDeploy(io, put, definitions, client.baseUrl, { strict, json });
+        }
+        if (flags.strict || (!flags.force && definitions.length > 1)) {
+          // Checked all first, so that a warning (strict) or a breaking impact in a later
+          // workflow deploys none of them.
           for (const definition of definitions) {
-            const answer = await put(definition, '?strict=true&dry_run=true');
+            const answer = await put(
+              definition,
+              `?${flags.strict ? 'strict=true&' : ''}dry_run=true`,
+            );
             if (answer.status >= 400)
               throw fromErrorObject(answer.json ?? { message: `HTTP ${answer.status}` });
+            if (!flags.force) refuseBreaking(answer.json, file);
           }
         }
         const answers: DeployAnswer[] = [];
         for (const definition of definitions) {
-          const answer = await put(definition, flags.strict ? '?strict=true' : '');
+          const answer = await put(definition, deployQuery(flags));
           if (answer.status >= 400) {
             if (answers.length > 0) io.err(`deployed before the error: ${names(answers)}\n`);
             throw fromErrorObject(answer.json ?? { message: `HTTP ${answer.status}` });
@@ -122,6 +146,7 @@ export function registerWorkflowDeploy(
           );
           for (const hook of a.webhooks) io.out(`  webhook: ${hook}\n`);
           for (const warning of a.warnings) io.err(`  warning: ${warning}\n`);
+          if (a.impact?.breaking) io.err(`  forced (audited): ${a.impact.summary}\n`);
         }
         return EXIT.ok;
       }),
@@ -176,6 +201,26 @@ function calleesFirst(
   };
   for (const definition of definitions) visit(definition, new Set());
   return ordered;
+}
+
+/**
+ * Refuses, before anything of the file is deployed, a dry run's answer whose impact is breaking
+ * (the server would refuse it with 409 unless forced).
+ */
+function refuseBreaking(answer: unknown, file: string): void {
+  const { name, impact } = answer as DeployAnswer;
+  if (impact?.breaking !== true) return;
+  throw new ConflictError(
+    `not deployed: ${impact.summary} for "${name}"; nothing of ${file} was deployed. See it with weft workflow deploy --check; deploy anyway with --force`,
+    { reason: 'breaking_impact', field: 'force', workflow: name },
+  );
+}
+
+/** The query of a real deploy: `?strict=true`, `?force=true`, both or none. */
+function deployQuery(flags: DeployFlags): string {
+  const query = [flags.strict ? 'strict=true' : '', flags.force ? 'force=true' : ''];
+  const joined = query.filter((q) => q !== '').join('&');
+  return joined === '' ? '' : `?${joined}`;
 }
 
 function names(answers: DeployAnswer[]): string {

@@ -38,6 +38,7 @@ import {
 } from './run-identity.js';
 import { approverFor, preflight, refusalMessage, startFailureExit } from './run-authorization.js';
 import { agentRunner, modeOptions, type ClientFlags } from './run-client-options.js';
+import { RunRecorder } from './workflow-record.js';
 
 interface RunFlags extends ClientFlags, IdentityFlags, DetectorFlags {
   input: Record<string, unknown>;
@@ -50,6 +51,7 @@ interface RunFlags extends ClientFlags, IdentityFlags, DetectorFlags {
   maxFileSize: number;
   agents?: string;
   dataDir: string;
+  record?: string;
 }
 
 /**
@@ -130,6 +132,10 @@ export function registerWorkflowRun(
     )
     .addOption(outputOption())
     .option('--stream', 'print each event as a JSON line while it runs (with --cloud: over SSE)')
+    .option(
+      '--record <file>',
+      'when the run completes, write it as a testing fixture (replay: weft workflow test --fixture <file>)',
+    )
     .addOption(
       new Option('--log-level <level>', 'step logs on stderr')
         .choices(['debug', 'info', 'warn', 'error', 'silent'])
@@ -194,6 +200,8 @@ async function runCommand(io: Io, given: string, flags: RunFlags): Promise<numbe
       '--identity, --role, --permission and --approve are for runs on this machine: with --cloud the server authorizes the caller of --api-key',
     );
   }
+  const notRecorded = flags.record === undefined ? undefined : RunRecorder.refusal(flags, mode);
+  if (notRecorded !== undefined) return usage(io, notRecorded);
   const missing = missingServerSetting(mode, flags);
   if (missing !== undefined) return usage(io, missing);
   let principal: Principal | undefined;
@@ -293,6 +301,7 @@ async function runEach(
     const progress = text && mode !== 'cloud' ? runProgress(io, workflow.name) : undefined;
     // A cloud run on a terminal: the step list of `weft execution events --follow`, live.
     const live = text && mode === 'cloud' && io.live ? new LiveStepList(io) : undefined;
+    const recorder = flags.record === undefined ? undefined : new RunRecorder(flags.record);
     try {
       result = await weft.run(workflow, flags.input, {
         // The summary (and the progress) show the steps: no log lines repeating them.
@@ -315,6 +324,7 @@ async function runEach(
               observe: (event: StreamEvent) => {
                 interrupts.onEvent(event);
                 progress?.onEvent(event);
+                recorder?.observe(event);
               },
               ...(stream ? { onEvent: stream } : {}),
             }),
@@ -336,6 +346,7 @@ async function runEach(
     const shown = progress?.showedSteps() ?? (live !== undefined && live.list.steps.size > 0);
     if (flags.output === 'text') printRun(io, result, shown);
     printMocked(io, result);
+    recorder?.write(io, workflow, flags.input, result);
   }
   await weft.close();
   if (flags.output === 'json') {

@@ -19,6 +19,8 @@ import {
   type IdentityFlags,
 } from './run-identity.js';
 import { approverFor, preflight } from './run-authorization.js';
+import { isFixtureFile, replay, replayCommand } from './workflow-replay.js';
+import { formatDifferences } from '@weft/engine';
 
 /** One fixture of a workflow's `testing.fixtures`. */
 type Fixture = NonNullable<NonNullable<WorkflowDefinition['testing']>['fixtures']>[number];
@@ -44,7 +46,12 @@ export function registerWorkflowTest(
     .command('test')
     .description("run testing.fixtures and compare each one's expectedOutputs with the outputs")
     .argument('<file>', 'workflow file')
-    .option('-f, --fixture <name>', 'fixture to run; repeatable', collectList, [])
+    .option(
+      '-f, --fixture <name|file>',
+      'fixture to run, or a recorded fixture file (.yaml, .yml, .json) to replay; repeatable',
+      collectList,
+      [],
+    )
     .option('--all-fixtures', 'run every fixture')
     .addOption(workflowOption())
     .option('--dry-run', 'answer actions from testing.dryRun.mockData')
@@ -58,7 +65,9 @@ export function registerWorkflowTest(
       '\nFixtures of a workflow with authorization enabled run as --identity or the --role and' +
         '\n--permission declared, as with workflow run.' +
         '\n\nExit status: 0 every fixture passed, 1 one failed, 2 invalid file or usage, or a' +
-        '\nworkflow refused by its authorization.',
+        '\nworkflow refused by its authorization.' +
+        '\n\nA recorded fixture file (weft workflow run --record, weft execution record) replays with' +
+        '\nno connector or model called; a difference is shown by path, expected and actual.',
     )
     .action(async (file: string, flags: TestFlags) => setExit(await testCommand(io, file, flags)));
 }
@@ -72,6 +81,14 @@ async function testCommand(io: Io, given: string, flags: TestFlags): Promise<num
     return EXIT.invalid;
   }
   const file = workflowFile(given, config);
+  const files = flags.fixture.filter(isFixtureFile);
+  if (files.length > 0) {
+    if (files.length < flags.fixture.length || flags.allFixtures) {
+      io.err('weft: replay recorded fixture files apart from named fixtures and --all-fixtures\n');
+      return EXIT.invalid;
+    }
+    return replayCommand(io, file, files, flags.maxFileSize);
+  }
   if (flags.fixture.length === 0 && !flags.allFixtures) {
     io.err('weft: name a fixture with --fixture NAME, or use --all-fixtures\n');
     return EXIT.invalid;
@@ -181,6 +198,12 @@ async function runFixture(
   fixture: Fixture,
   dryRun: boolean | undefined,
 ): Promise<{ problems: string[]; durationMs: number }> {
+  // A recorded fixture (answers by step) replays with nothing called.
+  if (fixture.mockData !== undefined || fixture.expectedSteps !== undefined) {
+    const { differences, durationMs } = await replay(workflow, fixture, [...weft.workflows()]);
+    const problems = differences.map((d) => formatDifferences([d], '    ').trim());
+    return { problems, durationMs };
+  }
   let result: RunResult;
   try {
     result = await weft.run(workflow, fixture.inputs ?? {}, dryRun ? { dryRun: true } : {});

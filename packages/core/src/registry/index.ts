@@ -5,3 +5,4 @@ export * from './keys.js';
 export * from './store.js';
 export * from './search-text.js';
 export * from './plugin-json-schema.js';
+export * from './schema-diff.js';

@@ -109,7 +109,13 @@ export const DeployQuery = Type.Object(
     dry_run: Type.Optional(
       Type.Boolean({
         description:
-          'Check everything a deployment checks and answer status "checked"; nothing is deployed',
+          'Check everything a deployment checks and answer status "checked" with `impact`: what the new revision would do to the work in progress; nothing is deployed',
+      }),
+    ),
+    force: Type.Optional(
+      Type.Boolean({
+        description:
+          'Deploy even when the impact check finds breaking changes for executions waiting for approval (otherwise 409); audited',
       }),
     ),
     owner: Type.Optional(
@@ -141,6 +147,12 @@ export const DeployResponse = Type.Object({
     description:
       'One line each: validator warnings, each plugin this server cannot run, and each agent step whose agent it cannot run (with ?strict=true these refuse the deployment)',
   }),
+  impact: Type.Optional(
+    Type.Ref('DeployImpact', {
+      description:
+        'With dry_run=true: what the new revision would do to the work in progress. On a deploy forced over breaking changes: what it overrode',
+    }),
+  ),
 });
 export type DeployResponse = Static<typeof DeployResponse>;
 

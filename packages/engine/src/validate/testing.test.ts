@@ -22,6 +22,21 @@ describe('testing block checks', () => {
     ]);
   });
 
+  it('checks the steps and secret inputs a recorded fixture names', () => {
+    const result = load(
+      file(
+        '      fixtures:\n        - name: rec\n          inputs: { n: 1 }\n          secretInputs: [n]\n          mockData: { b: { output: 1 } }\n          expectedSteps: { a: { status: success }, c: { status: success } }\n',
+      ),
+    );
+    expect(errors(result)).toEqual([
+      'workflows[0].testing.fixtures[0].secretInputs[0]: workflow "w" has no input "n" declared secret: true',
+    ]);
+    expect(warnings(result)).toEqual([
+      'workflows[0].testing.fixtures[0].mockData.b: workflow "w" has no step "b" (did you mean "a"?)',
+      'workflows[0].testing.fixtures[0].expectedSteps.c: workflow "w" has no step "c" (did you mean "a"?)',
+    ]);
+  });
+
   it('warns about mocks of connectors or actions no step uses', () => {
     const result = load(
       file(

@@ -4,6 +4,7 @@ import type { WorkflowContext } from './context.js';
 import { matchesInputType } from './inputs.js';
 import { listSteps, type StepVisit } from '../model.js';
 import { mockAnswers } from '../run/dry-run.js';
+import { checkFixtureSteps } from '../fixtures/file.js';
 
 /**
  * Checks the testing block: fixture names are unique, fixture inputs are declared, of the right
@@ -30,7 +31,7 @@ export function checkTesting(ctx: WorkflowContext): void {
           `unknown input "${key}"${suggestion(key, Object.keys(inputs))}`,
           { key: true },
         );
-      } else if (!matchesInputType(spec.type, value)) {
+      } else if (!fixture.secretInputs?.includes(key) && !matchesInputType(spec.type, value)) {
         ctx.reporter.error(
           [...at, 'inputs', key],
           'type',
@@ -53,6 +54,7 @@ export function checkTesting(ctx: WorkflowContext): void {
         );
       }
     }
+    checkFixtureSteps(ctx.workflow, fixture, at, ctx.reporter);
     for (const key of Object.keys(fixture.expectedOutputs ?? {})) {
       if (!outputs.includes(key)) {
         ctx.reporter.error(

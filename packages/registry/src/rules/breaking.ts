@@ -1,6 +1,6 @@
 import semver from 'semver';
 import { ConflictError, type StoredDefinition, type VersionRecord } from '@weft/core';
-import { diffInput, diffOutput, type ChangeLists, type SchemaChange } from './schema-diff.js';
+import { diffActions, type ChangeLists, type SchemaChange } from './schema-diff.js';
 
 export type { SchemaChange } from './schema-diff.js';
 
@@ -27,31 +27,16 @@ export function comparedVersion(versions: readonly VersionRecord[]): string | un
 }
 
 /**
- * Compares the actions of two definitions: an action removed (a rename is a removal and an
- * addition) breaks; an action added is compatible; the actions in both are compared by
- * {@link diffInput} and {@link diffOutput}.
+ * Compares the actions of two definitions with the rules of `@weft/core`'s `diffActions`
+ * (an action removed breaks, one added is compatible, the schemas of the others compared), and
+ * gives the version the new one needs.
  */
 export function diffDefinitions(
   against: string,
   old: StoredDefinition,
   next: StoredDefinition,
 ): VersionDiff {
-  const out: ChangeLists = { breaks: [], compatible: [] };
-  const newActions = new Map((next.actions ?? []).map((a) => [a.name, a]));
-  const oldNames = new Set((old.actions ?? []).map((a) => a.name));
-  for (const action of old.actions ?? []) {
-    const now = newActions.get(action.name);
-    if (!now) {
-      const added = [...newActions.keys()].filter((name) => !oldNames.has(name));
-      const hint = added.length > 0 ? ` (renamed? new: ${added.join(', ')})` : '';
-      out.breaks.push({ action: action.name, path: 'action', change: `removed${hint}` });
-      continue;
-    }
-    diffInput(action.name, action.input_schema, now.input_schema, out);
-    diffOutput(action.name, action.output_schema, now.output_schema, out);
-  }
-  for (const name of newActions.keys())
-    if (!oldNames.has(name)) out.compatible.push({ action: name, path: 'action', change: 'added' });
+  const out = diffActions(old.actions ?? [], next.actions ?? []);
   const required =
     out.breaks.length > 0 ? nextBreakingVersion(against) : semver.inc(against, 'patch')!;
   return { against, required_version: required, ...out };

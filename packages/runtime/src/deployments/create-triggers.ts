@@ -33,6 +33,7 @@ import { DeploymentService } from './deployment-service.js';
 import { watchWorkflowDirectory, type WatchedDirectory } from './directory-watcher.js';
 import { coalesced } from './coalesced.js';
 import type { AgentResolver } from './plugin-refs.js';
+import type { ImpactSources } from './impact/impact.js';
 import { timerRepeat, type Repeat } from './reconcile.js';
 
 /** Everything the trigger machinery needs from the composition root. */
@@ -56,6 +57,8 @@ export interface TriggersOptions {
   eventSources?: readonly EventSource[];
   clock?: Clock;
   logger?: TriggerLogger;
+  /** What the impact check before a deploy reads (executions in progress, the registry). */
+  impact?: ImpactSources;
   /** `WEFT_TRUSTED_PROXIES`, parsed into a list. */
   trustedProxies?: readonly string[];
   /** Body limit of definitions, events and webhooks without maxPayloadSize. Default 1 MiB. */
@@ -168,6 +171,7 @@ export function createTriggers(options: TriggersOptions): Triggers {
     ...(options.detectors ? { detectors: options.detectors } : {}),
     ...(options.checkAgent ? { checkAgent: options.checkAgent } : {}),
     ...(options.resolveAgentVersions ? { resolveAgentVersions: options.resolveAgentVersions } : {}),
+    ...(options.impact ? { impact: options.impact } : {}),
   });
   // A caller's event starts the workflows of its own owner only (an admin key: every one);
   // listeners are named by their deployment key.

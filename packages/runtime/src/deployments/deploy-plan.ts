@@ -1,5 +1,6 @@
 import {
   ValidationError,
+  type DeployImpact,
   type DeployerSnapshot,
   type DeploymentRecord,
   type Principal,
@@ -28,6 +29,11 @@ export interface DeployOptions {
   strict?: boolean;
   /** Check everything and deploy nothing. */
   dryRun?: boolean;
+  /**
+   * Deploy even when the impact check finds breaking changes for executions waiting for
+   * approval (otherwise `CONFLICT`); audited.
+   */
+  force?: boolean;
   /** The text the definitions were sent as (kept with each revision, shown as deployed). */
   text?: string;
 }
@@ -45,6 +51,8 @@ export interface Deployed {
   warnings: string[];
   /** True for a dry run (nothing stored or served). */
   dryRun: boolean;
+  /** What it does (a dry run: would do) to the work in progress. */
+  impact?: DeployImpact;
 }
 
 /** A definition checked and compiled, ready to store and serve. */

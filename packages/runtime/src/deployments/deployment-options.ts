@@ -7,6 +7,7 @@ import type { Scheduler } from '../triggers/schedule/scheduler.js';
 import type { StartExecution } from '../triggers/start-execution.js';
 import type { WebhookTable } from '../triggers/webhook/webhook-table.js';
 import type { AgentCheck } from './agent-refs.js';
+import type { ImpactSources } from './impact/impact.js';
 import type { AgentResolver } from './plugin-refs.js';
 
 /** What a deployment service works with. */
@@ -66,4 +67,10 @@ export interface DeploymentServiceOptions {
    * agent step whose range resolves to it. Default: agents are not counted.
    */
   resolveAgentVersions?: AgentResolver;
+  /**
+   * What the impact check before a deploy reads: the executions in progress and the registry
+   * (docs/workflow-language.md#check-the-impact-before-you-deploy). Without it only the
+   * definitions are compared.
+   */
+  impact?: ImpactSources;
 }

@@ -6,6 +6,7 @@ import {
   DeployedWorkflowDetail,
   DeployedWorkflowList,
   DeployedWorkflowSummary,
+  DeployImpact,
   DeploymentOwnerQuery,
   DeployQuery,
   DeployResponse,
@@ -77,6 +78,7 @@ export function deploymentRoutes(options: DeploymentRoutesOptions) {
     ensureErrorSchema(app);
     if (!app.getSchema('DeployedWorkflowSummary')) app.addSchema(DeployedWorkflowSummary);
     if (!app.getSchema('ExecutionRecord')) app.addSchema(ExecutionRecord);
+    if (!app.getSchema('DeployImpact')) app.addSchema(DeployImpact);
     // A 413 names the limit of the parser here, which is not the route's.
     app.setErrorHandler(errorHandler({ bodyLimit }));
     app.removeAllContentTypeParsers();
@@ -108,7 +110,7 @@ export function deploymentRoutes(options: DeploymentRoutesOptions) {
         onRequest: auth,
         schema: {
           summary:
-            'Deploy a workflow definition (JSON or YAML: the object inside `workflows`); the deployer must pass its authorization (and that of the current revision, when guarded), and the runs of its triggers act as the deployer',
+            "Deploy a workflow definition (JSON or YAML: the object inside `workflows`); the deployer must pass its authorization (and that of the current revision, when guarded), and the runs of its triggers act as the deployer. The answer's `impact` says what the new revision does (with `dry_run=true`: would do) to the executions in progress, which keep the revision they started on; a deploy whose impact breaks an execution waiting for approval is refused with 409 unless `force=true` (audited)",
           tags: ['workflows'],
           security: bearer,
           params: NameParams,
@@ -142,6 +144,7 @@ export function deploymentRoutes(options: DeploymentRoutesOptions) {
           {
             strict: request.query.strict === true,
             dryRun: request.query.dry_run === true,
+            force: request.query.force === true,
             ...(request.body.text !== undefined ? { text: request.body.text } : {}),
           },
         );
@@ -154,6 +157,7 @@ export function deploymentRoutes(options: DeploymentRoutesOptions) {
           previous_version: deployed.previousVersion,
           webhooks: deployed.webhooks,
           warnings: deployed.warnings,
+          ...(deployed.impact ? { impact: deployed.impact } : {}),
         });
       },
     );

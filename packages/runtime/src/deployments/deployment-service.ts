@@ -27,6 +27,7 @@ import {
 import { prepareDeploy, validateDeploy, type Validated } from './deploy-prepare.js';
 import type { DeploymentServiceOptions } from './deployment-options.js';
 import { checkGuard, guardOf } from './guard.js';
+import { checkImpacts } from './impact/check-impacts.js';
 import { pluginUsage } from './plugin-refs.js';
 import { reconcileDeployments, type Reconciled } from './reconcile.js';
 
@@ -119,14 +120,23 @@ export class DeploymentService {
       for (const item of valid) {
         prepared.push(await prepareDeploy(scope, item, valid, source, options.strict === true));
       }
+      const impacts = await checkImpacts(
+        { ...scope, now: () => this.clock.now() },
+        this.options,
+        prepared,
+        options,
+      );
       const snapshot = this.snapshotOf(deployer);
       const deployed: Deployed[] = [];
-      for (const item of prepared) {
-        deployed.push(
+      for (const [i, item] of prepared.entries()) {
+        const answer =
           options.dryRun === true
             ? dryRunAnswer(item, source, home, deployer, snapshot, this.clock.now())
-            : await commitDeploy(scope, item, source, snapshot, options.text),
-        );
+            : await commitDeploy(scope, item, source, snapshot, options.text);
+        // A real deploy answers its impact only when it was forced over a breaking one.
+        const impact = impacts[i];
+        const shown = impact && (options.dryRun === true || impact.breaking);
+        deployed.push(shown ? { ...answer, impact } : answer);
       }
       return deployed;
     });

@@ -16,3 +16,6 @@ export type { Reconciled, Repeat } from './reconcile.js';
 export { createTriggers } from './create-triggers.js';
 export type { TriggersOptions, Triggers } from './create-triggers.js';
 export { libraryOf } from './library.js';
+export { deployImpact, IMPACT_LIMIT } from './impact/impact.js';
+export type { ImpactSources, ImpactQuestion } from './impact/impact.js';
+export type { UpgradeSources } from './impact/upgrades.js';

@@ -1,0 +1,111 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import BetterSqlite3 from 'better-sqlite3';
+import { Kysely, SqliteDialect, sql } from 'kysely';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { Database } from './database.js';
+import { migrate } from './migrations.js';
+import { openStore, type OpenedStore } from './open.js';
+
+let opened: OpenedStore | undefined;
+let dataDir: string | undefined;
+afterEach(async () => {
+  await opened?.executions.close();
+  await opened?.registry.close();
+  opened = undefined;
+  if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+  dataDir = undefined;
+});
+
+describe('the journal tables on SQLite (0020_journal_clustered, 0030_journal_packed)', () => {
+  it('clusters both tables, then packs them in one, keeping every row and the keys', async () => {
+    dataDir = mkdtempSync(join(tmpdir(), 'weft-journal-clustered-'));
+    const file = join(dataDir, 'weft.db');
+    const db = new Kysely<Database>({
+      dialect: new SqliteDialect({ database: new BetterSqlite3(file) }),
+    });
+    await migrate(db, 'sqlite', undefined, '0019_resumed_from');
+    await sql`INSERT INTO execution_steps (execution_id, path, data)
+      VALUES ('e1', 'b', '{"b":1}'), ('e1', 'a', '{"a":1}'), ('e2', 'a', '{"a":2}')`.execute(db);
+    await sql`INSERT INTO execution_events (execution_id, seq, type, data)
+      VALUES ('e1', 2, 'step.completed', '{}'), ('e1', 1, 'step.started', '{}'),
+        ('e2', 1, 'workflow.started', ${'{\n  "pretty": true\n}'})`.execute(db);
+    await migrate(db, 'sqlite', undefined, '0023_deployment_text');
+    const clustered = await sql<{ sql: string }>`SELECT sql FROM sqlite_master
+      WHERE name IN ('execution_steps', 'execution_events')`.execute(db);
+    expect(clustered.rows).toHaveLength(2);
+    for (const { sql: text } of clustered.rows) expect(text).toMatch(/WITHOUT ROWID$/);
+    await db.destroy();
+
+    opened = await openStore({ kind: 'sqlite', dataDir });
+    const store = opened.executions;
+    expect((await store.steps('e1')).sort((x, y) => x.path.localeCompare(y.path))).toEqual([
+      { path: 'a', json: '{"a":1}' },
+      { path: 'b', json: '{"b":1}' },
+    ]);
+    expect((await store.events('e1', 0, 10)).map((e) => [e.seq, e.type])).toEqual([
+      [1, 'step.started'],
+      [2, 'step.completed'],
+    ]);
+    expect(await store.lastEventSeq('e2')).toBe(1);
+    // JSON written on several lines is kept on one (lines frame the packed rows).
+    expect(JSON.parse((await store.events('e2', 0, 10))[0]!.json)).toEqual({ pretty: true });
+    // The writers' conflict clauses still find the key: a step replaced, an event kept once.
+    await store.journal(
+      'e1',
+      [{ path: 'a', json: '{"a":"again"}' }],
+      [{ seq: 2, type: 'step.completed', json: '{"dup":true}' }],
+    );
+    expect((await store.steps('e1')).find((s) => s.path === 'a')?.json).toBe('{"a":"again"}');
+    expect((await store.events('e1', 1, 10))[0]?.json).toBe('{}');
+
+    const check = new BetterSqlite3(file, { readonly: true });
+    const names = check.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").all() as {
+      name: string;
+    }[];
+    const rows = check.prepare('SELECT count(*) AS n FROM execution_journal').get() as {
+      n: number;
+    };
+    check.close();
+    expect(
+      names
+        .map((row) => row.name)
+        .filter((name) => name.startsWith('execution_'))
+        .sort(),
+    ).toEqual(['execution_idempotency', 'execution_journal']);
+    // Three steps and three events copied a row each, then one row for the write above.
+    expect(rows.n).toBe(7);
+  });
+
+  it('journals a write in one packed row, and reads lines written by hand back as JSON', async () => {
+    dataDir = mkdtempSync(join(tmpdir(), 'weft-journal-packed-'));
+    opened = await openStore({ kind: 'sqlite', dataDir });
+    const store = opened.executions;
+    await store.journal(
+      'e1',
+      [
+        { path: 'a', json: '{"a":1}' },
+        { path: 'b', json: '{\n "b": "two\\nlines"\n}' },
+      ],
+      [
+        { seq: 1, type: 'step.started', json: '{"s":1}' },
+        { seq: 2, type: 'step.completed', json: '{"s":2}' },
+      ],
+    );
+    await store.journal('e1', [{ path: 'a', json: '{"a":2}' }], []);
+    const steps = await store.steps('e1');
+    expect(steps.map((step) => [step.path, JSON.parse(step.json)])).toEqual([
+      ['a', { a: 2 }],
+      ['b', { b: 'two\nlines' }],
+    ]);
+    expect((await store.events('e1', 1, 10)).map((e) => [e.seq, e.type, e.json])).toEqual([
+      [2, 'step.completed', '{"s":2}'],
+    ]);
+    expect(await store.lastEventSeq('e1')).toBe(2);
+    const check = new BetterSqlite3(join(dataDir, 'weft.db'), { readonly: true });
+    const rows = check.prepare('SELECT last_seq FROM execution_journal ORDER BY id').all();
+    check.close();
+    expect(rows).toEqual([{ last_seq: 2 }, { last_seq: 0 }]);
+  });
+});
