@@ -19,6 +19,8 @@ export type {
   ModelTurnEnd,
   ModelTurnObserver,
   ModelTurnStart,
+  LiveModelCall,
+  LiveCallTicket,
   AgentAnswer,
   AgentBackend,
   AgentRequest,
@@ -26,6 +28,15 @@ export type {
   TurnReport,
 } from './run/contract.js';
 export { CostLedger, type CostLedgerOptions, type SpentLoader } from './run/cost-ledger.js';
+export {
+  BudgetsAcrossRuns,
+  StepLedger,
+  DEFAULT_BUDGETED_OUTPUT_TOKENS,
+  DEFAULT_RESERVATION_TTL_MS,
+  type AgentSpend,
+  type BudgetsAcrossRunsOptions,
+} from './run/run-budgets.js';
+export { withLiveCallHook, runWithLiveCallHook } from './backends/live-calls.js';
 export { prepareTools, type ActionDescription, type ActionLookup } from './run/prepare-tools.js';
 export { AgentRunner, DEFAULT_MAX_RESPONSE_BYTES, type AgentRunnerOptions } from './run/runner.js';
 export { AiSdkBackend, type AiSdkBackendOptions } from './backends/ai-sdk/backend.js';

@@ -1,6 +1,7 @@
 import {
   actionsOfConnectors,
   AgentRunner,
+  BudgetsAcrossRuns,
   AiSdkBackend,
   LangChainBackend,
   type ActionLookup,
@@ -27,6 +28,7 @@ export function localAgentRunner(
   agents: AgentDefinition[],
   weft: () => Weft,
   remote: readonly ActionLookup[] = [],
+  budgets?: BudgetsAcrossRuns,
 ): AgentRunner {
   const local = actionsOfConnectors(() => weft().invoker.connectors());
   return new AgentRunner({
@@ -35,5 +37,30 @@ export function localAgentRunner(
     secrets: new EnvironmentSecretsProvider(process.env),
     backends: [new AiSdkBackend(), new LangChainBackend()],
     turns: modelTurnSpans(trace.getTracer(SCOPE)),
+    ...(budgets ? { budgets } : {}),
   });
+}
+
+/** Where `weft workflow run` keeps the ledger of budgets across runs: `.weft/weft.db`. */
+export const LOCAL_BUDGETS_DIR = '.weft';
+
+/**
+ * The budgets across runs of local runs (a workflow that declares `budgets`): a ledger in the
+ * SQLite store under `dir` (`.weft/weft.db`, the store `weft server --data-dir ./.weft` uses too,
+ * so local runs and a local server count together), its period by the UTC clock. `close`
+ * closes the store once the runs ended. A store that cannot be opened fails the run: budgets
+ * are enforced or the run does not start.
+ */
+export async function localBudgets(
+  dir = LOCAL_BUDGETS_DIR,
+): Promise<{ budgets: BudgetsAcrossRuns; close: () => Promise<void> }> {
+  const { openStore } = await import('@weft/store');
+  const store = await openStore({ kind: 'sqlite', dataDir: dir });
+  return {
+    budgets: new BudgetsAcrossRuns({ ledger: store.budgets, where: `${dir}/weft.db` }),
+    close: async () => {
+      await store.executions.close();
+      await store.registry.close();
+    },
+  };
 }

@@ -69,6 +69,12 @@ export const TOP_COMMANDS: readonly TopCommand[] = [
     load: async () => (await import('./commands/deployment.js')).registerDeployment,
   },
   {
+    name: 'budgets',
+    description:
+      "budgets across runs of your workspace on a weft server: limits, this period's spend, period end",
+    load: async () => (await import('./commands/budgets.js')).registerBudgets,
+  },
+  {
     name: 'sandbox',
     description:
       'check which connector runtime limits (memory, cpu, processes...) this host enforces',
@@ -77,7 +83,7 @@ export const TOP_COMMANDS: readonly TopCommand[] = [
   {
     name: 'admin',
     description:
-      "operator tasks on the local store: move-owner (carry one owner's data into a workspace)",
+      "operator tasks: move-owner (carry one owner's data into a workspace) on the local store; budget set|get|delete (workspace budgets) on a server",
     load: async () => (await import('./commands/admin.js')).registerAdmin,
   },
 ];

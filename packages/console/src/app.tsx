@@ -1,5 +1,6 @@
 import { useEffect, useMemo, useState } from 'preact/hooks';
 import { ApprovalsPage } from './pages/approvals.js';
+import { BudgetsPage } from './pages/budgets.js';
 import { DeploymentPage, DeploymentsPage } from './pages/deployments.js';
 import { ExecutionPage } from './pages/execution.js';
 import { ExecutionsPage } from './pages/executions.js';
@@ -30,6 +31,7 @@ const SECTIONS = [
   ['executions', 'Executions'],
   ['approvals', 'Approvals'],
   ['deployments', 'Deployments'],
+  ['budgets', 'Budgets'],
   ['plugins', 'Plugins'],
   ['routes', 'Routes'],
 ] as const;
@@ -166,6 +168,8 @@ function pageOf(segments: string[], client: WeftClient, url: URL, admin: boolean
       );
     case 'routes':
       return <RoutesPage client={client} admin={admin} />;
+    case 'budgets':
+      return <BudgetsPage client={client} />;
     case 'overview':
       return <OverviewPage client={client} />;
     default:

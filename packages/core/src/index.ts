@@ -14,3 +14,4 @@ export * from './runtime/index.js';
 export * from './audit/index.js';
 export * from './limits/index.js';
 export * from './options/index.js';
+export * from './budgets/index.js';

@@ -16,6 +16,7 @@ export async function renderServerOpenApi(): Promise<string> {
       deploymentStore: opened.deployments,
       triggerStore: opened.triggers,
       auditStore: opened.audit,
+      budgetLedger: opened.budgets,
       logger: false,
     },
   );

@@ -3,6 +3,7 @@ import {
   AgentCatalog,
   AgentRunner,
   AiSdkBackend,
+  BudgetsAcrossRuns,
   CostLedger,
   highestServedVersion,
   langChainProviderModel,
@@ -58,6 +59,8 @@ export async function serverAgents(
     executions?: Pick<ExecutionsStore, 'steps'>;
     /** The version the router's instances of a plugin serve ({@link servedVersionOf}). */
     served?: (slug: string, action: string) => Promise<string | undefined>;
+    /** Budgets across runs (the store's ledger); without it a step under budgets fails. */
+    budgets?: BudgetsAcrossRuns;
   },
 ): Promise<{ runner: AgentRunner; published: PublishedAgents }> {
   const local = await loadAgentDir(agentsDir ?? 'agents', { missingOk: agentsDir === undefined });
@@ -83,6 +86,7 @@ export async function serverAgents(
       published.has(agent),
     ),
     ...(options.turns ? { turns: options.turns } : {}),
+    ...(options.budgets ? { budgets: options.budgets } : {}),
     ...(options.executions
       ? { costs: new CostLedger({ spent: (id) => journaledCostUsd(options.executions!, id) }) }
       : {}),

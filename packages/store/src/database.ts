@@ -3,6 +3,7 @@ import type { ExecutionsTables } from './executions-tables.js';
 import type { TriggerTables } from './triggers-tables.js';
 import type { AuditEntriesTable } from './audit-migration.js';
 import type { AuditAnchorTable } from './retention-migration.js';
+import type { BudgetTables } from './budgets-migration.js';
 
 /** `plugins`: one row per slug, with the searchable listing of its latest version. */
 export interface PluginsTable {
@@ -112,7 +113,7 @@ export interface RouterInstancesTable {
 }
 
 /** The tables of the registry, as Kysely sees them. */
-export interface Database extends TriggerTables, ExecutionsTables {
+export interface Database extends TriggerTables, ExecutionsTables, BudgetTables {
   router_instances: RouterInstancesTable;
   plugins: PluginsTable;
   plugin_versions: PluginVersionsTable;

@@ -22,3 +22,4 @@ export {
   isDatabaseUnavailable,
   DATABASE_RETRY_AFTER_SECONDS,
 } from './unavailable.js';
+export { KyselyBudgetLedger } from './budgets-store.js';

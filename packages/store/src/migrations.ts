@@ -12,6 +12,7 @@ import { deploymentOwnerMigration } from './deployment-owner-migration.js';
 import { journalPackedMigration } from './journal-packed-migration.js';
 import { journalClusteredMigration } from './journal-clustered-migration.js';
 import { executionFiltersMigration } from './execution-filters-migration.js';
+import { budgetsMigration } from './budgets-migration.js';
 
 /** The one migration set of weft, in order; dialect-specific only where SQL differs. */
 function migrations(dialect: Dialect): Record<string, Migration> {
@@ -248,6 +249,7 @@ function migrations(dialect: Dialect): Record<string, Migration> {
           .execute();
       },
     },
+    '0024_budgets': budgetsMigration(dialect),
     '0025_deployment_lock': {
       // The lock a revision was deployed with (JSON of a `WorkflowLock`, `weft workflow
       // deploy` with a weft.lock); null for the revisions stored before and those sent without.

@@ -7,6 +7,7 @@ import { openPgPool } from './pg-pool.js';
 import { guardedDialect } from './guarded-dialect.js';
 import type {
   AuditStore,
+  BudgetLedgerStore,
   DeploymentStore,
   ExecutionsStore,
   TriggerStore,
@@ -25,6 +26,7 @@ import { KyselyTriggerStore } from './triggers-store.js';
 import { KyselyRegistryStore } from './registry-store.js';
 import { KyselyRoutesStore } from './routes-store.js';
 import { KyselyAuditStore } from './audit-store.js';
+import { KyselyBudgetLedger } from './budgets-store.js';
 import { moveOwner, type OwnerMove } from './move-owner.js';
 
 /** Where to store: an SQLite file in a data directory, or a PostgreSQL database. */
@@ -89,6 +91,8 @@ export interface OpenedStore {
   executions: ExecutionsStore;
   /** The hash-chained audit log (closed with `registry`). */
   audit: AuditStore;
+  /** The ledger of budgets across runs (closed with `registry`). */
+  budgets: BudgetLedgerStore;
   /** Moves everything of one owner to another in one transaction (see {@link moveOwner}). */
   moveOwner(from: string, to: string): Promise<OwnerMove>;
   description: string;
@@ -134,6 +138,7 @@ export async function openStore(options: StoreOptions): Promise<OpenedStore> {
       routes: new KyselyRoutesStore(db, 'sqlite'),
       executions: new KyselyExecutionsStore(db, 'sqlite', { database, group }),
       audit: new KyselyAuditStore(db, 'sqlite', { database, group }),
+      budgets: new KyselyBudgetLedger(db, 'sqlite'),
       moveOwner: (from, to) => moveOwner(db, from, to),
       description: `sqlite:${compiled.file}`,
       dialect: 'sqlite',
@@ -169,6 +174,7 @@ export async function openStore(options: StoreOptions): Promise<OpenedStore> {
       ),
     }),
     audit: new KyselyAuditStore(db, 'postgres'),
+    budgets: new KyselyBudgetLedger(db, 'postgres'),
     moveOwner: (from, to) => moveOwner(db, from, to),
     description: redactUrl(compiled.url),
     dialect: 'postgres',

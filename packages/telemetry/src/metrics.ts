@@ -57,6 +57,8 @@ export class WeftMetrics {
   private readonly webhooks = new Tally();
   private readonly registry = new Tally();
   private readonly retention = new Tally();
+  private readonly agentCost = new Tally();
+  private readonly agentTokens = new Tally();
   private eventLoop: IntervalHistogram | undefined;
 
   constructor(private readonly meter: Meter) {
@@ -90,6 +92,18 @@ export class WeftMetrics {
     this.retention.observeOn(
       meter.createObservableCounter('weft_retention_deleted_total', {
         description: 'Rows retention deleted, by kind (executions, steps, events, audit_entries).',
+      }),
+    );
+    this.agentCost.observeOn(
+      meter.createObservableCounter('weft_agent_cost_usd_total', {
+        description:
+          "USD agent steps' live model calls cost (at the agents' pricing), by workflow and owner.",
+      }),
+    );
+    this.agentTokens.observeOn(
+      meter.createObservableCounter('weft_agent_tokens_total', {
+        description:
+          "Model tokens of agent steps' live model calls, by workflow, owner and kind (input, output).",
       }),
     );
     const duration: Histogram = meter.createHistogram('weft_action_duration_seconds', {
@@ -126,6 +140,30 @@ export class WeftMetrics {
   /** Counts an ended execution. */
   executionEnded(workflow: string, status: string): void {
     this.executions.add(`${workflow}\n${status}`, () => ({ workflow, status }));
+  }
+
+  /**
+   * Counts what a live model call of an agent step used: its tokens (`kind` input and output)
+   * and, when its agent has pricing, its cost.
+   */
+  agentSpend(spend: {
+    workflow: string;
+    owner: string;
+    inputTokens: number;
+    outputTokens: number;
+    costUsd: number | undefined;
+  }): void {
+    const { workflow, owner } = spend;
+    const key = `${workflow}\n${owner}`;
+    if (spend.costUsd !== undefined && spend.costUsd > 0) {
+      this.agentCost.add(key, () => ({ workflow, owner }), spend.costUsd);
+    }
+    for (const [kind, n] of [
+      ['input', spend.inputTokens],
+      ['output', spend.outputTokens],
+    ] as const) {
+      if (n > 0) this.agentTokens.add(`${key}\n${kind}`, () => ({ workflow, owner, kind }), n);
+    }
   }
 
   /** Counts a webhook request: `accepted` (reason `none`) or `refused` with its reason. */

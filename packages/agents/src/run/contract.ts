@@ -62,6 +62,30 @@ export interface ModelTurnObserver {
   turnStarted(start: ModelTurnStart): (end: ModelTurnEnd) => void;
 }
 
+/**
+ * A model call about to go out over HTTP (a live call: never one answered from a record), as
+ * {@link AgentRequest.reserveModelCall} sees it: what bounds its cost.
+ */
+export interface LiveModelCall {
+  /**
+   * UTF-8 bytes of the request body, an upper bound of its input tokens (a token of the
+   * providers' byte-level tokenizers covers at least one byte, and the JSON around the text
+   * adds more bytes than the chat template adds tokens); undefined when the body is not text.
+   */
+  readonly requestBytes: number | undefined;
+  /** The output-token cap the request carries (`max_tokens`, `max_completion_tokens`, ...). */
+  readonly maxOutputTokens: number | undefined;
+}
+
+/** A reservation made for a live model call (see {@link AgentRequest.reserveModelCall}). */
+export interface LiveCallTicket {
+  /**
+   * The call got no answer (a network error, an HTTP error status): what it held is released
+   * and nothing is counted. An answered call is settled by the turn that reports its usage.
+   */
+  failed(): Promise<void>;
+}
+
 /** What a backend gets to answer one agent step attempt. */
 export interface AgentRequest {
   readonly agent: AgentDefinition;
@@ -89,6 +113,15 @@ export interface AgentRequest {
   onTurn(turn: TurnReport): void;
   /** Called before each model turn starts (1 for the first), with its output-token cap. */
   onTurnStart?(turn: number, maxOutputTokens: number | undefined): void;
+  /**
+   * Called right before each LIVE model call leaves over HTTP (each retry included; never for a
+   * call answered from a record): reserves the most the call can cost in the budgets across
+   * runs. The call goes when it resolves; a rejection (a budget would be crossed, the ledger is
+   * out of reach) stops it before anything is sent, and the step fails with that error. The
+   * backends call it from their model's `fetch` ({@link withLiveCallHook}); the `onTurn` after
+   * an answered call settles it with the real usage.
+   */
+  reserveModelCall?(call: LiveModelCall): Promise<LiveCallTicket>;
 }
 
 /** A backend's answer. */

@@ -18,6 +18,7 @@ import { Budget, type Spent } from './budget.js';
 import type { AgentBackend, ModelTurnEnd, ModelTurnObserver } from './contract.js';
 import { CostLedger } from './cost-ledger.js';
 import { prepareTools, type ActionLookup } from './prepare-tools.js';
+import { BudgetsAcrossRuns, DEFAULT_BUDGETED_OUTPUT_TOKENS } from './run-budgets.js';
 
 /** Default limit of one model answer: 10 MiB. */
 export const DEFAULT_MAX_RESPONSE_BYTES = 10 * 1024 * 1024;
@@ -42,6 +43,11 @@ export interface AgentRunnerOptions {
   maxResponseBytes?: number;
   /** What each execution spent, for `maxCost` (default: one ledger per runner). */
   costs?: CostLedger;
+  /**
+   * Budgets across runs (a workflow's `budgets`, workspace budgets): the ledger each live model
+   * call reserves in. Default: none, and a step of a workflow with `budgets` fails (fail closed).
+   */
+  budgets?: BudgetsAcrossRuns;
   /**
    * Sees each model turn (the server's tracing makes a GenAI span of it: `chat <model>`).
    * Also settable later ({@link AgentRunner.turns}), once tracing is set up.
@@ -75,6 +81,7 @@ export class AgentRunner implements AgentInvoker {
   private readonly backends: Map<string, AgentBackend>;
   private readonly maxResponseBytes: number;
   private readonly costs: CostLedger;
+  private readonly budgets: BudgetsAcrossRuns;
   private readonly toolSpecs = new WeakMap<AgentDefinition, ToolSpec[]>();
   /** What failed attempts spent, by step (idempotency key), for the step's next attempt. */
   private readonly carried = new Map<string, Spent>();
@@ -87,6 +94,7 @@ export class AgentRunner implements AgentInvoker {
     this.backends = new Map(options.backends.map((b) => [b.name, b]));
     this.maxResponseBytes = options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
     this.costs = options.costs ?? new CostLedger();
+    this.budgets = options.budgets ?? new BudgetsAcrossRuns({ ledger: undefined });
     this.turns = options.turns;
   }
 
@@ -145,11 +153,14 @@ export class AgentRunner implements AgentInvoker {
     const stepKey = call.context.idempotencyKey;
     const carried = this.carried.get(stepKey);
     await this.costs.ensure(executionId); // a run taken over elsewhere: what was spent before
+    // Budgets across runs: every live model call reserves first (it then needs an output cap).
+    const ledger = await this.budgets.forStep(call, agent);
+    const settling: Promise<void>[] = [];
     const budget = new Budget(
       guardrails,
       agent.pricing,
       this.costs.spentBy(executionId) - (carried?.costUsd ?? 0),
-      agent.max_output_tokens,
+      agent.max_output_tokens ?? (ledger.budgeted ? DEFAULT_BUDGETED_OUTPUT_TOKENS : undefined),
       carried,
     );
     const maxSteps = agent.max_steps ?? DEFAULT_MAX_STEPS;
@@ -173,6 +184,7 @@ export class AgentRunner implements AgentInvoker {
         budget,
         signal: limit.signal,
         maxResponseBytes: this.maxResponseBytes,
+        reserveModelCall: (live) => ledger.reserve(live),
         runTool: async (tool, input) => {
           if (!budget.admitToolCall(tool.spec.name)) throw budget.tripped;
           const record: ToolCallRecord = { name: tool.spec.name, input, output: null };
@@ -232,6 +244,7 @@ export class AgentRunner implements AgentInvoker {
           });
           turnEnd = undefined;
           turns = turn.turn;
+          settling.push(ledger.settleTurn(turn.inputTokens, turn.outputTokens));
           budget.addTurn(turn);
           this.costs.add(executionId, budget.costUsd - costBefore);
           costBefore = budget.costUsd;
@@ -256,9 +269,11 @@ export class AgentRunner implements AgentInvoker {
       turnEnd?.({ errorCode: toErrorObject(limit.fired ?? error).code });
       if (this.carried.size >= 10_000) this.carried.delete(this.carried.keys().next().value!);
       this.carried.set(stepKey, budget.spent());
-      throw limit.fired ?? error;
+      throw limit.fired ?? ledger.refusal ?? error;
     } finally {
       limit.clear();
+      await Promise.all(settling);
+      await ledger.close();
     }
   }
 

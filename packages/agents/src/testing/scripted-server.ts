@@ -14,6 +14,8 @@ export interface ScriptedReply {
   finishReason?: string;
   /** Waits this long before answering (a slow model). */
   delayMs?: number;
+  /** Answers once this settles: a test holds the model until something happened elsewhere. */
+  waitFor?: Promise<unknown>;
   /** A raw body instead (errors); `bytes` sends that many bytes of filler. */
   body?: string;
   bytes?: number;
@@ -64,6 +66,7 @@ export class ScriptedModelServer {
     const anthropic = (req.url ?? '').split('?')[0]!.endsWith('/messages');
     const reply = this.next(body, this.requests.length - 1);
     if (reply.delayMs) await new Promise((resolve) => setTimeout(resolve, reply.delayMs));
+    if (reply.waitFor) await reply.waitFor.catch(() => undefined);
     if (res.destroyed) return;
     const status = reply.status ?? 200;
     if (reply.bytes !== undefined) return sendFiller(res, reply.bytes);

@@ -4,6 +4,7 @@ import { guard } from '../command-errors.js';
 import { EXIT } from '../exit-codes.js';
 import type { Io } from '../io.js';
 import { outputOption } from '../options.js';
+import { registerBudgetAdmin } from './budgets.js';
 
 interface MoveOwnerFlags {
   from: string;
@@ -60,5 +61,6 @@ export function registerAdmin(
         return EXIT.ok;
       }),
     );
-  return [admin, ...admin.commands];
+  const budgets = registerBudgetAdmin(admin, io, setExit);
+  return [admin, ...admin.commands.filter((c) => !budgets.includes(c)), ...budgets];
 }

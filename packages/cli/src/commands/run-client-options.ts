@@ -77,10 +77,18 @@ export async function agentRunner(
   mode: RunMode,
   flags: ModeFlags,
   weft: () => Weft,
-): Promise<AgentRunner> {
-  const [{ localAgentRunner }, { remoteToolSchemas }] = await Promise.all([
+  /** The data directory of the ledger, when a workflow declares budgets. */
+  ledgerDir?: string,
+): Promise<{ runner: AgentRunner; close: () => Promise<void> }> {
+  const [{ localAgentRunner, localBudgets }, { remoteToolSchemas }] = await Promise.all([
     import('../agent-runner.js'),
     import('./run-tool-schemas.js'),
   ]);
-  return localAgentRunner(agents, weft, remoteToolSchemas(mode, flags, weft));
+  // Budgets across runs are held locally in a ledger under .weft/ (opened only when a workflow
+  // of the file declares some); without it their agent steps could not run.
+  const ledger = ledgerDir !== undefined ? await localBudgets(ledgerDir) : undefined;
+  return {
+    runner: localAgentRunner(agents, weft, remoteToolSchemas(mode, flags, weft), ledger?.budgets),
+    close: ledger?.close ?? (async () => undefined),
+  };
 }

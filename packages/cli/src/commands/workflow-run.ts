@@ -51,6 +51,7 @@ interface RunFlags extends ClientFlags, IdentityFlags, DetectorFlags {
   logFormat: 'text' | 'json';
   maxFileSize: number;
   agents?: string;
+  dataDir: string;
   record?: string;
   frozenLockfile?: boolean;
 }
@@ -88,6 +89,11 @@ export function registerWorkflowRun(
     .option('--event <json|@file>', 'trigger.event of the run', parseJsonArgument)
     .option('--plugins <dir>', 'directory of connector definitions (default ./plugins)')
     .option('--agents <dir>', 'directory of agent definitions (default ./agents)')
+    .option(
+      '--data-dir <dir>',
+      'local state: the ledger of budgets across runs of workflows that declare budgets (weft.db, as weft server keeps it)',
+      './.weft',
+    )
     .option(
       '--require <module>',
       'ES module whose default export registers handlers: (weft) => void; repeatable',
@@ -212,10 +218,16 @@ async function runCommand(io: Io, given: string, flags: RunFlags): Promise<numbe
   }
   const approve = approverFor(io, flags);
   let weft: Weft;
+  let closeLedger = async (): Promise<void> => undefined;
   try {
     const agents = mode === 'cloud' ? [] : await loadAgentsFlag(flags.agents, config?.agents);
-    const runner =
-      agents.length > 0 ? await agentRunner(agents, mode, flags, () => weft) : undefined;
+    const budgeted = loaded.workflows.some((w) => w.budgets !== undefined);
+    const made =
+      agents.length > 0
+        ? await agentRunner(agents, mode, flags, () => weft, budgeted ? flags.dataDir : undefined)
+        : undefined;
+    const runner = made?.runner;
+    if (made) closeLedger = made.close;
     const common: CommonWeftOptions = {
       ...maxForEachItemsFromEnv(process.env),
       logLevel: flags.logLevel as 'warn',
@@ -244,6 +256,7 @@ async function runCommand(io: Io, given: string, flags: RunFlags): Promise<numbe
       );
     }
   } catch (error) {
+    await closeLedger();
     io.err(`weft: ${(error as Error).message}\n`);
     return error instanceof WeftError || (error as Error).name === 'InvalidArgumentError'
       ? EXIT.invalid
@@ -254,6 +267,7 @@ async function runCommand(io: Io, given: string, flags: RunFlags): Promise<numbe
     const refused = preflight(io, weft, selected, principal, approve !== undefined);
     if (refused !== undefined) {
       await weft.close();
+      await closeLedger();
       return refused;
     }
   }
@@ -265,6 +279,7 @@ async function runCommand(io: Io, given: string, flags: RunFlags): Promise<numbe
     return await runEach(io, weft, selected, flags, mode, principal, interrupts);
   } finally {
     interrupts.dispose();
+    await closeLedger();
   }
 }
 

@@ -28,6 +28,8 @@ export const AuditAction = Type.Union(
     Type.Literal('execution.approve'),
     Type.Literal('execution.reject'),
     Type.Literal('approval.expire'),
+    Type.Literal('budget.set'),
+    Type.Literal('budget.delete'),
   ],
   { description: 'The action that was authorized or refused' },
 );

@@ -3,6 +3,7 @@ export * from './inputs.js';
 export * from './triggers.js';
 export * from './authorization.js';
 export * from './guardrails.js';
+export * from './budgets.js';
 export * from './runtime.js';
 export * from './testing.js';
 export * from './steps.js';

@@ -1,6 +1,7 @@
 import { Type, type Static } from '@weft/core/typebox';
 import { Authorization } from './authorization.js';
 import { WorkflowGuardrails } from './guardrails.js';
+import { WorkflowBudgets } from './budgets.js';
 import { IDENTIFIER_PATTERN, SemverString, Text } from './common.js';
 import { InputSpec, OutputSpec } from './inputs.js';
 import { ExecutionSettings } from './runtime.js';
@@ -39,6 +40,7 @@ export const Workflow = Type.Object(
     ),
     authorization: Type.Optional(Authorization),
     guardrails: Type.Optional(WorkflowGuardrails),
+    budgets: Type.Optional(WorkflowBudgets),
     testing: Type.Optional(Testing),
     execution: Type.Optional(ExecutionSettings),
   },

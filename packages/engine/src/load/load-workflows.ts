@@ -20,6 +20,7 @@ import { checkTemplates } from '../validate/templates.js';
 import { checkTesting } from '../validate/testing.js';
 import { checkTriggers, type WebhookRoutes } from '../validate/triggers.js';
 import { checkWorkflowDetectors } from '../validate/guardrails.js';
+import { checkBudgets } from '../validate/budgets.js';
 import { compileLoadOptions, type LoadOptions } from './options.js';
 import { parseWorkflowSource } from './parse-document.js';
 import { Reporter } from './reporter.js';
@@ -104,6 +105,7 @@ export function loadWorkflowSource(
     };
     checkInputs(workflow.inputs, path, reporter);
     checkWorkflowDetectors(workflow, path, options, reporter);
+    checkBudgets(workflow, path, reporter);
     checkTriggers(triggersToCheck(workflow, raws[index]), path, routes, reporter);
     checkTemplates(ctx);
     calls.push(...checkSubworkflows(ctx));

@@ -1,5 +1,5 @@
 import type { ActionCall, InvocationResult } from '@weft/core';
-import type { StepDefinition } from '../model.js';
+import type { StepDefinition, WorkflowDefinition } from '../model.js';
 
 /**
  * What the invoker of an agent step (`RunOptions.agents`) gets for each attempt: the call (target
@@ -9,6 +9,14 @@ import type { StepDefinition } from '../model.js';
 export interface AgentCall extends ActionCall {
   /** The agent step as written (`agent`, `backend`, `guardrails`, ...). */
   readonly definition: StepDefinition;
+  /**
+   * The run the step is in: its owner (the workspace; undefined when the run names none) and
+   * the workflows of its call chain, outermost first, the step's own last (their `budgets`).
+   */
+  readonly run?: {
+    readonly owner: string | undefined;
+    readonly workflows: readonly WorkflowDefinition[];
+  };
   /** Runs tool calls through the run's interceptor chain and action invokers. */
   readonly tools: ToolRunner;
   /**

@@ -101,6 +101,11 @@ export interface RunOptions {
   interceptors?: readonly RunInterceptor[];
   /** Who started the run, passed through to interceptors as `run.principal`; opaque here. */
   principal?: Principal;
+  /**
+   * The workspace the run belongs to (the execution's owner), given to agent steps
+   * (`AgentCall.run.owner`): budgets across runs count per owner. Default: the principal's.
+   */
+  owner?: string;
 }
 
 /** {@link RunOptions} with the defaults filled in. */
@@ -120,6 +125,7 @@ export interface CompiledRunOptions extends Required<
     | 'onStepFinished'
     | 'interceptors'
     | 'principal'
+    | 'owner'
   >
 > {
   signal: AbortSignal | undefined;
@@ -136,6 +142,9 @@ export interface CompiledRunOptions extends Required<
   /** The interceptors composed; undefined when there are none. */
   chain: CompiledChain | undefined;
   principal: Principal | undefined;
+  owner: string | undefined;
+  /** The workflows calling this run, outermost first (empty for the execution's own run). */
+  callers: readonly WorkflowDefinition[];
 }
 
 /** Default most items of one `for_each` (docs/workflow-language.md#steps). */
@@ -170,6 +179,8 @@ export function compileRunOptions(options: RunOptions): CompiledRunOptions {
     journalWithEnd: options.journalWithEnd ?? false,
     chain: compileChain(options.interceptors, options),
     principal: options.principal,
+    owner: options.owner ?? options.principal?.owner,
+    callers: [],
   };
 }
 

@@ -10,6 +10,7 @@ import {
   type StreamEventType,
 } from '@weft/core';
 import type { Scope } from '@weft/expr';
+import type { WorkflowDefinition } from '../model.js';
 import type { AgentCall } from './agent-call.js';
 import { AttemptTools } from './attempt-tools.js';
 import { invokerOf } from './chain.js';
@@ -77,6 +78,8 @@ export class Run {
   /** Steps an interceptor aborted, with the reason (created on the first abort). */
   aborted: Map<StepPlan, WeftError> | undefined;
   private canceledAt: string | undefined;
+  /** The workflows on the call chain of this run, outermost first, this run's own last. */
+  readonly lineage: readonly WorkflowDefinition[];
   /** Retry policy of steps that set none. */
   readonly defaultRetry: RetryPlan | undefined;
   private readonly onAbort = () => this.cancel();
@@ -91,6 +94,7 @@ export class Run {
     readonly info: RunInfo | undefined,
   ) {
     this.deadlines = new Deadlines(options.clock);
+    this.lineage = [...options.callers, plan.workflow];
     this.scopes = options.chain?.step ? new Map() : undefined;
     this.defaultRetry = options.defaultRetry ? planRetry(options.defaultRetry) : undefined;
     const steps: Record<string, StepEntry> = {};
@@ -185,6 +189,7 @@ export class Run {
       // An agent step's invoker gets an AgentCall: the definition, its tools, progress reports.
       const extras: Omit<AgentCall, keyof ActionCall> = {
         definition: plan.def,
+        run: { owner: this.options.owner, workflows: this.lineage },
         tools: new AttemptTools(this, plan, context, key, attemptNumber, item),
         report: (percent, message, data) => {
           if (this.listening) this.emit('step.progress', plan.path, { percent, message, ...data });

@@ -62,6 +62,7 @@ export async function runSubworkflow(
       // The called workflow is one step of this execution: journaled as a whole, not inside.
       journal: undefined,
       onStepFinished: undefined,
+      callers: run.lineage,
     },
     run.depth + 1,
     run.info && { run: run.info, step: plan.info },

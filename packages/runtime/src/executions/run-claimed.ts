@@ -96,6 +96,7 @@ export function runClaimed(
       interceptors,
       ...(options.agents ? { agents: options.agents } : {}),
       ...(principal ? { principal } : {}),
+      owner: execution.owner,
       executionId: execution.id,
       executionMode: 'cloud',
       environment: options.environment,

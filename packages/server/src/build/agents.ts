@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { routeAiSdkWarnings, type AgentRunner } from '@weft/agents';
+import { BudgetsAcrossRuns, routeAiSdkWarnings, type AgentRunner } from '@weft/agents';
 import type { ExecutionsStore, SecretsProvider } from '@weft/core';
 import type { Router } from '@weft/router';
 import type { Telemetry } from '@weft/telemetry/setup';
@@ -35,17 +35,26 @@ export interface ServedAgents {
  * by the store's announcements of other replicas' publications, whose watch it pushes.
  */
 export async function serveAgents(
-  { options, stack }: BuildContext,
+  { options, stack, dependencies }: BuildContext,
   parts: AgentParts,
 ): Promise<ServedAgents> {
   const { app, stores, telemetry } = parts;
   const store = stores.registry;
+  const budgets = new BudgetsAcrossRuns({
+    ledger: stores.budgets,
+    where: "the server's database",
+    ...(dependencies.budgetClock ? { now: dependencies.budgetClock } : {}),
+    onSpend: (spend) => telemetry.metrics.agentSpend(spend),
+    onError: (error) =>
+      app.log.error({ err: error }, 'a model call could not be settled in the budget ledger'),
+  });
   const served = await serverAgents(options.agentsDir, store, parts.secrets, {
     publishedModelFetch: parts.dispatch.publishedModelFetch,
     publishedAgentSecrets: options.publishedAgentSecrets,
     turns: telemetry.tracing?.modelTurns,
     executions: parts.executions,
     served: servedVersionOf(parts.router),
+    budgets,
     onError: (error, slug) =>
       app.log.error({ err: error, slug }, 'a published agent could not be read'),
   });

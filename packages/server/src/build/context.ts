@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type {
   AuditStore,
+  BudgetLedgerStore,
   Broker,
   DeploymentStore,
   ExecutionsStore,
@@ -34,6 +35,10 @@ export interface ServerDependencies {
   triggerStore?: TriggerStore;
   /** The audit log (default: the opened store's; in memory when `store` is given alone). */
   auditStore?: AuditStore;
+  /** The ledger of budgets across runs (default: the opened store's; none with `store` alone). */
+  budgetLedger?: BudgetLedgerStore;
+  /** The clock of budget periods, ms since the epoch (tests roll the period). Default `Date.now`. */
+  budgetClock?: () => number;
   /** Options of the runtime beyond what the server options give (tests: short leases). */
   runtime?: Partial<RuntimeOptions>;
   /** Adds routes of the caller before the server is sealed (benchmarks add a bare route). */

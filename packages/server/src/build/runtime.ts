@@ -13,6 +13,7 @@ import type { Telemetry } from '@weft/telemetry/setup';
 import { createDispatch } from '../dispatch/index.js';
 import { trackInFlight, type InFlightTracking } from '../in-flight.js';
 import { executionLog } from '../run-log.js';
+import { registerBudgetRoutes } from '../budgets-routes.js';
 import type { ServerBroker } from '../server-broker.js';
 import { logTriggeredEnd } from '../triggers.js';
 import { serveAgents, type ServedAgents } from './agents.js';
@@ -102,6 +103,16 @@ export async function mountRuntime(
   });
   stack.push(() => runtime.close());
   await app.register(runtimeRoutes(runtime));
+  if (stores.budgets) {
+    const ledger = stores.budgets;
+    await app.register(async (scoped) =>
+      registerBudgetRoutes(scoped, runtime, {
+        ledger,
+        deployments: stores.deployments,
+        now: dependencies.budgetClock ?? Date.now,
+      }),
+    );
+  }
   return { runtime, tracked, agents, retentionOverrides };
 }
 

@@ -1,5 +1,6 @@
 import {
   type AuditStore,
+  type BudgetLedgerStore,
   type DeploymentStore,
   type ExecutionsStore,
   type RegistryStore,
@@ -22,6 +23,8 @@ export interface ServerStores {
   triggers: TriggerStore | undefined;
   /** Absent when only a registry store was given: then the audit log is in memory. */
   audit: AuditStore | undefined;
+  /** The ledger of budgets across runs; absent when only a registry store was given. */
+  budgets: BudgetLedgerStore | undefined;
   /** `sqlite:/path/weft.db` or the database URL without password. */
   description: string;
 }
@@ -69,6 +72,7 @@ export async function openStores({
       deployments: dependencies.deploymentStore,
       triggers: dependencies.triggerStore,
       audit: dependencies.auditStore,
+      budgets: dependencies.budgetLedger,
       description: opened.description,
     };
   }
@@ -84,6 +88,7 @@ export async function openStores({
     deployments: dependencies.deploymentStore ?? opened.deployments,
     triggers: dependencies.triggerStore ?? opened.triggers,
     audit: dependencies.auditStore ?? opened.audit,
+    budgets: dependencies.budgetLedger ?? opened.budgets,
     description: opened.description,
   };
 }

@@ -4,6 +4,7 @@ import type { AgentAnswer, AgentBackend, AgentRequest, PreparedTool } from '../.
 import { describeInvalid } from '../../run/prepare-tools.js';
 import { errorText, maxStepsError, userMessage } from '../common.js';
 import { findLimitError, limitedFetch } from '../limited-fetch.js';
+import { runWithLiveCallHook, withLiveCallHook } from '../live-calls.js';
 import { providerModel, type ModelFactory } from './models.js';
 import { loadAiSdk, type AiSdk } from './sdk.js';
 import { keepAiSdkWarningsOffStdout } from './warnings.js';
@@ -81,8 +82,12 @@ export class AiSdkBackend implements AgentBackend {
         : {}),
     };
     try {
-      if (request.agent.streaming) return await this.stream(ai, settings, request, () => turn);
-      const result = await generateText(settings);
+      if (request.agent.streaming) {
+        return await runWithLiveCallHook(request, () =>
+          this.stream(ai, settings, request, () => turn),
+        );
+      }
+      const result = await runWithLiveCallHook(request, () => generateText(settings));
       return answer(
         result.text,
         request.agent.output_schema ? result.output : undefined,
@@ -108,7 +113,7 @@ export class AiSdkBackend implements AgentBackend {
     const key = `${request.maxResponseBytes}:${request.apiKey ?? ''}`;
     let model = byAgent.get(key);
     if (!model) {
-      const fetch = limitedFetch(request.maxResponseBytes);
+      const fetch = withLiveCallHook(limitedFetch(request.maxResponseBytes));
       const made = (async () => this.model(request.agent, request.apiKey, fetch))();
       // A rotated key leaves its old entry: keep only the latest few.
       if (byAgent.size >= 4) byAgent.clear();

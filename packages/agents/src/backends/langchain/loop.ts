@@ -14,6 +14,7 @@ import type { AgentAnswer, AgentRequest, PreparedTool } from '../../run/contract
 import { describeInvalid } from '../../run/prepare-tools.js';
 import { errorText, maxStepsError, userMessage } from '../common.js';
 import { findLimitError, limitedFetch } from '../limited-fetch.js';
+import { runWithLiveCallHook, withLiveCallHook } from '../live-calls.js';
 import type { LangChainModel } from './models.js';
 import { statusOf, withRetry, type RetryPolicy } from './retry.js';
 
@@ -54,7 +55,7 @@ export async function runToolLoop(
 ): Promise<AgentAnswer> {
   const { budget, signal, agent } = request;
   try {
-    const made = await makeModel(limitedFetch(request.maxResponseBytes, backend));
+    const made = await makeModel(withLiveCallHook(limitedFetch(request.maxResponseBytes, backend)));
     const tools = new Map(request.tools.map((t) => [t.spec.name, t]));
     const model = bound(made, request.tools);
     const messages: BaseMessage[] = [];
@@ -69,10 +70,12 @@ export async function runToolLoop(
       if (budget.tripped) throw budget.tripped;
       made.setMaxTokens(cap);
       request.onTurnStart?.(turn, cap);
-      const message = await withRetry(
-        () => (streamed ? streamTurn(model, messages, options) : model.invoke(messages, options)),
-        retry,
-        signal,
+      const message = await runWithLiveCallHook(request, () =>
+        withRetry(
+          () => (streamed ? streamTurn(model, messages, options) : model.invoke(messages, options)),
+          retry,
+          signal,
+        ),
       );
       const asked = callsOf(message);
       const results = await Promise.all(asked.map((call) => runCall(call, tools, request)));

@@ -1,5 +1,6 @@
 import { backoffDelay, retryAfterMs } from '@weft/core';
 import { findLimitError } from '../limited-fetch.js';
+import { findNotRetried } from '../live-calls.js';
 
 /** How a model call is retried: attempts after the first, and the first backoff. */
 export interface RetryPolicy {
@@ -41,7 +42,7 @@ export async function withRetry<T>(
 }
 
 function retryable(error: unknown): boolean {
-  if (findLimitError(error)) return false;
+  if (findLimitError(error) || findNotRetried(error)) return false;
   const status = statusOf(error);
   if (status !== undefined) return status === 408 || status === 429 || status >= 500;
   // No status: a connection that failed or was reset (the SDKs' APIConnectionError).
