@@ -4,6 +4,7 @@ import { CompiledQuery, type Kysely } from 'kysely';
 import type { PluginState, StoredDefinition } from '@weft/core';
 import type { Database, Dialect } from './database.js';
 import { toPluginRecord, toVersionRecord, VERSION_COLUMNS } from './rows.js';
+import type { SqliteReaders } from './sqlite-readers.js';
 
 /** A row as the database returns it. */
 export type Row = Record<string, unknown>;
@@ -15,6 +16,8 @@ const MAX_STATEMENTS = 64;
 export interface RunnerConnections {
   /** SQLite: the connection, to keep statements prepared. */
   sqlite?: BetterSqlite3.Database;
+  /** SQLite: read-only connections in threads of their own, when the store has them. */
+  readers?: SqliteReaders;
   /** PostgreSQL: the pool, to run named (prepared) statements. */
   pool?: pg.Pool;
 }
@@ -31,6 +34,7 @@ export class SqlRunner {
   private readonly statements = new Map<string, BetterSqlite3.Statement>();
   private readonly postgresTexts = new Map<string, { name: string; text: string }>();
   private readonly sqlite: BetterSqlite3.Database | undefined;
+  private readonly readers: SqliteReaders | undefined;
   private readonly pool: pg.Pool | undefined;
 
   constructor(
@@ -39,11 +43,14 @@ export class SqlRunner {
     connections: RunnerConnections = {},
   ) {
     this.sqlite = connections.sqlite;
+    this.readers = connections.readers;
     this.pool = connections.pool;
   }
 
   /** Every row of `text` run with `params`. */
   async all(text: string, params: readonly unknown[]): Promise<Row[]> {
+    // Off the event loop; a reader sees only committed rows, never a transaction under way.
+    if (this.readers?.available) return this.readers.all(text, params);
     if (this.sqlite) {
       // Inside someone's open transaction, a read on the shared connection would see its
       // uncommitted rows: wait for Kysely's connection lock instead.
