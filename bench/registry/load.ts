@@ -17,6 +17,9 @@ export interface LoadResult {
   /** Requests/s as a share of the bare route's in the same run. */
   ofBare: number | null;
   target: string;
+  /** The server's CPU per request (µs, median of rounds): all threads, and the event loop's. */
+  cpuUs?: number;
+  mainCpuUs?: number;
   /** Over rounds: the lowest and highest req/s and p99 (the row holds the medians). */
   range?: { requestsPerSec: [number, number]; p99Ms: [number, number] };
 }
@@ -56,7 +59,17 @@ export function percentile(sorted: readonly number[], p: number): number {
 
 /** Prints the table of HTTP results. */
 export function printLoadTable(title: string, rows: readonly LoadResult[]): void {
-  const header = ['store', 'case', 'req/s', 'p50 ms', 'p99 ms', '× bare', 'errors', 'target'];
+  const header = [
+    'store',
+    'case',
+    'req/s',
+    'p50 ms',
+    'p99 ms',
+    'CPU µs/req (loop)',
+    '× bare',
+    'errors',
+    'target',
+  ];
   const rate = (n: number) => Math.round(n).toLocaleString('en-US');
   const cells = rows.map((r) => [
     r.store,
@@ -64,6 +77,7 @@ export function printLoadTable(title: string, rows: readonly LoadResult[]): void
     `${rate(r.requestsPerSec)}${r.range ? ` [${r.range.requestsPerSec.map(rate).join('–')}]` : ''}`,
     r.p50Ms.toFixed(2),
     `${r.p99Ms.toFixed(2)}${r.range ? ` [${r.range.p99Ms.map((n) => n.toFixed(0)).join('–')}]` : ''}`,
+    r.cpuUs === undefined ? '-' : `${Math.round(r.cpuUs)} (${Math.round(r.mainCpuUs ?? 0)})`,
     r.ofBare === null ? '-' : r.ofBare.toFixed(2),
     String(r.errors + r.non2xx),
     r.target,
@@ -78,7 +92,11 @@ export function printLoadTable(title: string, rows: readonly LoadResult[]): void
 }
 
 /** Writes `bench/results/registry.json`. */
-export function writeLoadResults(rows: readonly LoadResult[], settings: object): void {
+export function writeLoadResults(
+  rows: readonly LoadResult[],
+  shapes: readonly object[],
+  settings: object,
+): void {
   const directory = join(dirname(fileURLToPath(import.meta.url)), '..', 'results');
   mkdirSync(directory, { recursive: true });
   const document = {
@@ -89,6 +107,7 @@ export function writeLoadResults(rows: readonly LoadResult[], settings: object):
     cores: cpus().length,
     settings,
     results: rows,
+    shapes,
   };
   writeFileSync(join(directory, 'registry.json'), `${JSON.stringify(document, null, 2)}\n`);
 }

@@ -3,7 +3,7 @@
  * (plus a bare constant route, the limit) and reports its URL to the parent.
  */
 import { createHash } from 'node:crypto';
-import { buildServer } from '@weft/server';
+import { buildServer, SERVER_SQLITE_READERS } from '@weft/server';
 import { openStore } from '@weft/store';
 import { createApiKey } from '@weft/identity';
 import { seededDefinition } from './seed.js';
@@ -16,12 +16,19 @@ interface Config {
   seed: number;
   /** Absent: the server's default. */
   cacheTtlMs?: number;
+  /** SQLite reader threads; absent: the server's default. */
+  readers?: number;
 }
 
 const config = JSON.parse(process.argv[2]!) as Config;
 const storeOptions =
   config.kind === 'sqlite'
-    ? { kind: 'sqlite' as const, dataDir: config.dataDir }
+    ? {
+        kind: 'sqlite' as const,
+        dataDir: config.dataDir,
+        checkpoints: 'background' as const,
+        readers: config.readers ?? SERVER_SQLITE_READERS,
+      }
     : { kind: 'postgres' as const, url: config.url!, schema: config.schema!, poolSize: 16 };
 const opened = await openStore(storeOptions);
 const store = opened.registry;

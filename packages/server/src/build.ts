@@ -21,7 +21,7 @@ import type { ServerIdentity } from './identity.js';
 import type { ServerBroker } from './server-broker.js';
 
 export type { ServerDependencies } from './build/context.js';
-export { storeOptionsOf } from './build/stores.js';
+export { storeOptionsOf, SERVER_SQLITE_READERS } from './build/stores.js';
 
 /** A built, not yet listening server. */
 export interface BuiltServer {

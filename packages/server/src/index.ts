@@ -1,4 +1,4 @@
-export { buildServer, storeOptionsOf } from './build.js';
+export { buildServer, storeOptionsOf, SERVER_SQLITE_READERS } from './build.js';
 export type { BuiltServer, ServerDependencies } from './build.js';
 export { startServer, closeOnSignals } from './start.js';
 export type { RunningServer } from './start.js';

@@ -18,6 +18,7 @@ import type { Database, Dialect } from './database.js';
 import { cachingStatements } from './sqlite-statements.js';
 import { SqliteGroupCommit } from './sqlite-group-commit.js';
 import { SqliteCheckpointer } from './sqlite-checkpointer.js';
+import { SqliteReaders } from './sqlite-readers.js';
 import { migrate } from './migrations.js';
 import { KyselyDeploymentStore } from './deployments-store.js';
 import { KyselyExecutionsStore } from './executions-store.js';
@@ -41,6 +42,12 @@ export type StoreOptions =
        * background; a CLI command never starts a thread).
        */
       checkpoints?: 'background' | 'when-busy';
+      /**
+       * Read-only connections, each in a thread of its own, that serve the registry's hot reads
+       * (search, detail, API keys) off the event loop; default 0 (they run on the connection of
+       * the store). Not for `:memory:`, which other connections cannot open.
+       */
+      readers?: number;
     }
   | {
       kind: 'postgres';
@@ -128,10 +135,19 @@ export async function openStore(options: StoreOptions): Promise<OpenedStore> {
       checkpoints && { after: BUSY_AFTER_COMMITS, then: () => checkpoints.start() },
     );
     if (options.kind === 'sqlite' && options.checkpoints === 'background') checkpoints?.start();
+    const readerCount = options.kind === 'sqlite' ? (options.readers ?? 0) : 0;
+    const readers =
+      compiled.file !== ':memory:' && readerCount > 0
+        ? new SqliteReaders(compiled.file, readerCount)
+        : undefined;
     return {
       registry: new KyselyRegistryStore(db, 'sqlite', {
         sqlite: database,
-        beforeClose: () => checkpoints?.stop(),
+        ...(readers ? { readers } : {}),
+        beforeClose: async () => {
+          await readers?.close();
+          await checkpoints?.stop();
+        },
       }),
       triggers: new KyselyTriggerStore(db, 'sqlite', group),
       deployments: new KyselyDeploymentStore(db, 'sqlite'),

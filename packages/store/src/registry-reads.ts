@@ -4,6 +4,7 @@ import { CompiledQuery, type Kysely } from 'kysely';
 import type { PluginState, StoredDefinition } from '@weft/core';
 import type { Database, Dialect } from './database.js';
 import { toPluginRecord, toVersionRecord, VERSION_COLUMNS } from './rows.js';
+import type { SqliteReaders } from './sqlite-readers.js';
 
 /** A row as the database returns it. */
 export type Row = Record<string, unknown>;
@@ -15,6 +16,8 @@ const MAX_STATEMENTS = 64;
 export interface RunnerConnections {
   /** SQLite: the connection, to keep statements prepared. */
   sqlite?: BetterSqlite3.Database;
+  /** SQLite: read-only connections in threads of their own, when the store has them. */
+  readers?: SqliteReaders;
   /** PostgreSQL: the pool, to run named (prepared) statements. */
   pool?: pg.Pool;
 }
@@ -31,6 +34,7 @@ export class SqlRunner {
   private readonly statements = new Map<string, BetterSqlite3.Statement>();
   private readonly postgresTexts = new Map<string, { name: string; text: string }>();
   private readonly sqlite: BetterSqlite3.Database | undefined;
+  private readonly readers: SqliteReaders | undefined;
   private readonly pool: pg.Pool | undefined;
 
   constructor(
@@ -39,11 +43,14 @@ export class SqlRunner {
     connections: RunnerConnections = {},
   ) {
     this.sqlite = connections.sqlite;
+    this.readers = connections.readers;
     this.pool = connections.pool;
   }
 
   /** Every row of `text` run with `params`. */
   async all(text: string, params: readonly unknown[]): Promise<Row[]> {
+    // Off the event loop; a reader sees only committed rows, never a transaction under way.
+    if (this.readers?.available) return this.readers.all(text, params);
     if (this.sqlite) {
       // Inside someone's open transaction, a read on the shared connection would see its
       // uncommitted rows: wait for Kysely's connection lock instead.
@@ -80,8 +87,11 @@ export class SqlRunner {
   }
 }
 
-/** Plugin columns, its versions as a JSON array and one definition, in one statement. */
-function detailText(dialect: Dialect): string {
+/**
+ * Plugin columns, its versions as a JSON array and (`withDefinition`) one definition, in one
+ * statement.
+ */
+function detailText(dialect: Dialect, withDefinition: boolean): string {
   const pairs = VERSION_COLUMNS.map((f) => `'${f}', v.${f}`).join(', ');
   const versions =
     dialect === 'postgres'
@@ -89,20 +99,54 @@ function detailText(dialect: Dialect): string {
       : `json_group_array(json_object(${pairs}))`;
   return `SELECT p.slug, p.slug_key, p.kind, p.owner, p.created_at, p.updated_at, p.downloads,
       p.latest_version, p.name, p.description, p.author, p.tags,
-      (SELECT ${versions} FROM plugin_versions v WHERE v.slug = p.slug) AS versions,
+      (SELECT ${versions} FROM plugin_versions v WHERE v.slug = p.slug) AS versions${
+        withDefinition
+          ? `,
       (SELECT v.definition FROM plugin_versions v
-        WHERE v.slug = p.slug AND v.version = coalesce(?, p.latest_version)) AS definition
+        WHERE v.slug = p.slug AND v.version = coalesce(?, p.latest_version)) AS definition`
+          : ''
+      }
     FROM plugins p WHERE p.slug = ?`;
 }
 
 const DETAIL_TEXTS: Record<Dialect, string> = {
-  sqlite: detailText('sqlite'),
-  postgres: detailText('postgres'),
+  sqlite: detailText('sqlite', true),
+  postgres: detailText('postgres', true),
 };
+const STATE_TEXTS: Record<Dialect, string> = {
+  sqlite: detailText('sqlite', false),
+  postgres: detailText('postgres', false),
+};
+const BODY_TEXT = 'SELECT body FROM plugin_versions WHERE slug = ? AND version = ?';
 
 /** JSON that PostgreSQL hands over parsed and SQLite as text. */
 function fromJson<T>(value: unknown): T {
   return (typeof value === 'string' ? JSON.parse(value) : value) as T;
+}
+
+/** The plugin row and its versions as `PluginState`, from a row of a detail statement. */
+function toState(row: Row): PluginState {
+  const versions = fromJson<Parameters<typeof toVersionRecord>[0][] | null>(row['versions']);
+  return {
+    plugin: toPluginRecord(row as Parameters<typeof toPluginRecord>[0]),
+    versions: (versions ?? []).map(toVersionRecord),
+  };
+}
+
+/** {@link RegistryStore.getPlugin} in one statement. */
+export async function readState(runner: SqlRunner, slug: string): Promise<PluginState | undefined> {
+  const [row] = await runner.all(STATE_TEXTS[runner.dialect], [slug]);
+  return row ? toState(row) : undefined;
+}
+
+/** {@link RegistryStore.getBody}: the exact bytes of one version's definition. */
+export async function readBody(
+  runner: SqlRunner,
+  slug: string,
+  version: string,
+): Promise<Uint8Array | undefined> {
+  const [row] = await runner.all(BODY_TEXT, [slug, version]);
+  return row ? new Uint8Array(row['body'] as Uint8Array) : undefined;
 }
 
 /** {@link RegistryStore.getDetail} in one statement. */
@@ -113,13 +157,9 @@ export async function readDetail(
 ): Promise<{ state: PluginState; definition: StoredDefinition | undefined } | undefined> {
   const [row] = await runner.all(DETAIL_TEXTS[runner.dialect], [version ?? null, slug]);
   if (!row) return undefined;
-  const versions = fromJson<Parameters<typeof toVersionRecord>[0][] | null>(row['versions']);
   const definition = row['definition'];
   return {
-    state: {
-      plugin: toPluginRecord(row as Parameters<typeof toPluginRecord>[0]),
-      versions: (versions ?? []).map(toVersionRecord),
-    },
+    state: toState(row),
     definition:
       definition === null || definition === undefined
         ? undefined

@@ -23,7 +23,13 @@ import {
   toVersionRecord,
   VERSION_COLUMNS,
 } from './rows.js';
-import { readDetail, SqlRunner, type RunnerConnections } from './registry-reads.js';
+import {
+  readBody,
+  readDetail,
+  readState,
+  SqlRunner,
+  type RunnerConnections,
+} from './registry-reads.js';
 import { searchPlugins } from './search.js';
 import { downloadStats, recordDownloads } from './downloads.js';
 
@@ -105,18 +111,7 @@ export class KyselyRegistryStore implements RegistryStore {
   }
 
   async getPlugin(slug: string): Promise<PluginState | undefined> {
-    const row = await this.db
-      .selectFrom('plugins')
-      .select(PLUGIN_COLUMNS)
-      .where('slug', '=', slug)
-      .executeTakeFirst();
-    if (!row) return undefined;
-    const versions = await this.db
-      .selectFrom('plugin_versions')
-      .select(VERSION_COLUMNS)
-      .where('slug', '=', slug)
-      .execute();
-    return { plugin: toPluginRecord(row), versions: versions.map(toVersionRecord) };
+    return readState(this.runner, slug);
   }
 
   getDetail(
@@ -136,14 +131,8 @@ export class KyselyRegistryStore implements RegistryStore {
     return row ? (JSON.parse(row.definition) as StoredDefinition) : undefined;
   }
 
-  async getBody(slug: string, version: string): Promise<Uint8Array | undefined> {
-    const row = await this.db
-      .selectFrom('plugin_versions')
-      .select('body')
-      .where('slug', '=', slug)
-      .where('version', '=', version)
-      .executeTakeFirst();
-    return row ? new Uint8Array(row.body) : undefined;
+  getBody(slug: string, version: string): Promise<Uint8Array | undefined> {
+    return readBody(this.runner, slug, version);
   }
 
   recordDownloads(counts: readonly DownloadCount[]): Promise<void> {

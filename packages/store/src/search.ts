@@ -45,7 +45,8 @@ function matchesText(dialect: Dialect, filters: Filters): string {
       WHERE (p.search_all @@ q.query OR p.slug = ?) AND ${LISTED} ${filter}`;
   }
   // A slug is not in the full-text index (its words may be nowhere in the name): the second
-  // branch finds it; UNION drops the row both branches find (same columns, rank 0).
+  // branch finds it when the first does not (its words do not match). Not a UNION, which
+  // put every match of the first branch in a temporary b-tree to drop one duplicate.
   return `SELECT p.slug, p.downloads, CASE WHEN p.slug = ? OR p.name_key = ? THEN 0
       WHEN s.rowid IN (SELECT rowid FROM plugin_search WHERE plugin_search MATCH ?) THEN 1
       WHEN s.rowid IN (SELECT rowid FROM plugin_search WHERE plugin_search MATCH ?) THEN 2
@@ -53,9 +54,10 @@ function matchesText(dialect: Dialect, filters: Filters): string {
     FROM plugin_search s JOIN plugins p INDEXED BY plugins_search_rank
       ON p.search_id = s.rowid AND ${LISTED}
     WHERE plugin_search MATCH ? ${filter}
-    UNION
+    UNION ALL
     SELECT p.slug, p.downloads, 0 AS rank FROM plugins p
-    WHERE p.slug = ? AND ${LISTED} ${filter}`;
+    WHERE p.slug = ? AND ${LISTED} ${filter} AND NOT EXISTS (SELECT 1 FROM plugin_search x
+      WHERE x.rowid = p.search_id AND plugin_search MATCH ?)`;
 }
 
 /**
@@ -143,6 +145,7 @@ function matchParams(dialect: Dialect, query: SearchQuery): unknown[] {
     ...tag,
     query.exact,
     ...tag,
+    `{name tags description} : (${terms})`,
   ];
 }
 

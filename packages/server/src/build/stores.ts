@@ -40,10 +40,18 @@ export function storeOptionsOf(options: CompiledServerOptions): StoreOptions {
     : { kind: 'sqlite', dataDir: options.dataDir };
 }
 
-/** The store of a server: on SQLite, WAL checkpoints run in a background thread from the start. */
+/** Read-only SQLite connections of a server, each in a thread of its own (`openStore`'s `readers`). */
+export const SERVER_SQLITE_READERS = 2;
+
+/**
+ * The store of a server: on SQLite, WAL checkpoints run in a background thread from the start,
+ * and the registry's hot reads in {@link SERVER_SQLITE_READERS} threads of their own.
+ */
 export function serverStoreOptions(options: CompiledServerOptions): StoreOptions {
   const store = storeOptionsOf(options);
-  return store.kind === 'sqlite' ? { ...store, checkpoints: 'background' } : store;
+  return store.kind === 'sqlite'
+    ? { ...store, checkpoints: 'background', readers: SERVER_SQLITE_READERS }
+    : store;
 }
 
 /**
