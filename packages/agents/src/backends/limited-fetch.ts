@@ -1,4 +1,5 @@
 import { BackendError } from '@weft/core';
+import { tapes } from '../run/tape.js';
 
 const LIMIT = Symbol('response-limit');
 
@@ -26,7 +27,7 @@ export function limitedFetch(maxBytes: number, backend = 'ai-sdk'): typeof fetch
     (error as unknown as Record<symbol, boolean>)[LIMIT] = true;
     return error;
   };
-  return async (input, init) => {
+  const limited: typeof fetch = async (input, init) => {
     const response = await fetch(input, init);
     const declared = Number(response.headers.get('content-length') ?? NaN);
     if (declared > maxBytes) {
@@ -40,6 +41,12 @@ export function limitedFetch(maxBytes: number, backend = 'ai-sdk'): typeof fetch
       statusText: response.statusText,
       headers: response.headers,
     });
+  };
+  // An agent step that may wait for a tool call's approval records its model exchanges, and
+  // replays them when it resumes (docs/agents.md#tool-approvals): see `Tape`.
+  return (input, init) => {
+    const tape = tapes.getStore();
+    return tape ? tape.fetch(input, init, limited) : limited(input, init);
   };
 }
 

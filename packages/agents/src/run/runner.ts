@@ -1,4 +1,5 @@
 import {
+  ForbiddenError,
   TimeoutError,
   toErrorObject,
   UnavailableError,
@@ -9,15 +10,17 @@ import {
   type SecretsProvider,
   type StepType,
 } from '@weft/core';
-import type { AgentCall, AgentInvoker, StepInfo } from '@weft/engine';
+import type { AgentCall, AgentInvoker, StepInfo, ToolDecision } from '@weft/engine';
 import { AgentCatalog } from '../definition/catalog.js';
 import { effectiveGuardrails } from '../definition/guardrails.js';
 import { DEFAULT_MAX_STEPS, type AgentDefinition } from '../definition/schema.js';
-import { toolsOf, type ToolSpec } from '../definition/tools.js';
+import { toolsOf, withStepApprovals, type ToolSpec } from '../definition/tools.js';
 import { Budget, type Spent } from './budget.js';
-import type { AgentBackend, ModelTurnEnd, ModelTurnObserver } from './contract.js';
+import type { AgentBackend, ModelTurnEnd, ModelTurnObserver, PreparedTool } from './contract.js';
 import { CostLedger } from './cost-ledger.js';
-import { prepareTools, type ActionLookup } from './prepare-tools.js';
+import { errorText } from '../backends/common.js';
+import { describeInvalid, prepareTools, type ActionLookup } from './prepare-tools.js';
+import { asTape, Tape, tapes } from './tape.js';
 
 /** Default limit of one model answer: 10 MiB. */
 export const DEFAULT_MAX_RESPONSE_BYTES = 10 * 1024 * 1024;
@@ -61,6 +64,21 @@ interface ToolCallRecord {
   input: unknown;
   output: unknown;
   error?: { code: string; message: string };
+  /** Who approved the call (a tool with `approval`). */
+  approved_by?: string;
+  /** Who edited its arguments when approving. */
+  edited_by?: string;
+}
+
+/** What the model is told of a rejected tool call. */
+function rejectionMessage(tool: string, decision: Extract<ToolDecision, { verdict: 'reject' }>) {
+  if (decision.reason === 'expired') {
+    return `FORBIDDEN: the call of ${tool} was rejected: nobody approved it in time (expired); it did not run`;
+  }
+  if (decision.reason === 'approval_required') {
+    return `FORBIDDEN: the call of ${tool} needs approval and nobody here can give it (approval_required); it did not run`;
+  }
+  return `FORBIDDEN: the call of ${tool} was rejected by ${decision.by}: ${decision.reason}; it did not run`;
 }
 
 /**
@@ -137,18 +155,25 @@ export class AgentRunner implements AgentInvoker {
         },
       );
     }
-    const tools = await prepareTools(this.specs(agent), this.options.actions);
+    const specs = withStepApprovals(this.specs(agent), call.definition.tool_approvals);
+    const tools = await prepareTools(specs, this.options.actions);
+    // A step that may wait for a tool call's approval records its model exchanges and tool
+    // results, and resumes from what it saved when it waited (docs/agents.md#tool-approvals).
+    const stepKey = call.context.idempotencyKey;
+    const tape = specs.some((spec) => spec.approval)
+      ? new Tape(asTape(call.approvals?.saved(stepKey)))
+      : undefined;
     const apiKey = await this.apiKey(agent, call);
     const guardrails = effectiveGuardrails(agent, call.definition.guardrails);
     const executionId = call.context.workflowId;
     // Budgets hold over the step: a retry starts from what the failed attempts spent.
-    const stepKey = call.context.idempotencyKey;
     const carried = this.carried.get(stepKey);
     await this.costs.ensure(executionId); // a run taken over elsewhere: what was spent before
     const budget = new Budget(
       guardrails,
       agent.pricing,
-      this.costs.spentBy(executionId) - (carried?.costUsd ?? 0),
+      // Replayed turns were counted when they ran: the budget sees them once.
+      this.costs.spentBy(executionId) - (carried?.costUsd ?? 0) - (tape?.saved?.costUsd ?? 0),
       agent.max_output_tokens,
       carried,
     );
@@ -162,8 +187,56 @@ export class AgentRunner implements AgentInvoker {
     const observer = this.turns;
     let turnEnd: ((end: ModelTurnEnd) => void) | undefined;
     const [provider, ...model] = agent.model.split(':');
+    // Stops the step from a tool call: a rejected call with `on_reject: fail`, or a wait.
+    const stop = new AbortController();
+    let stopped: { error: unknown; waits: boolean } | undefined;
+    const halt = (error: unknown, waits: boolean): never => {
+      stopped ??= { error, waits };
+      stop.abort(error);
+      throw error;
+    };
+    const inFlight = new Set<Promise<unknown>>();
+    const decide = async (
+      tool: PreparedTool,
+      input: Record<string, unknown>,
+      callId: string,
+    ): Promise<ToolDecision> => {
+      const known = tape?.decision(callId);
+      if (known) return known;
+      const approval = tool.spec.approval!;
+      let decision: ToolDecision;
+      if (!call.approvals) {
+        decision = { verdict: 'reject', by: 'weft', reason: 'approval_required', code: 'FORBIDDEN' };
+      } else {
+        try {
+          decision = await call.approvals.decide(
+            {
+              step: call.context.stepName,
+              key: stepKey,
+              tool: tool.spec.name,
+              callId,
+              arguments: input,
+              inputSchema: tool.inputSchema,
+              approvers: approval.approvers,
+              timeoutSeconds: approval.timeout,
+              onReject: approval.on_reject ?? 'continue',
+            },
+            async () => {
+              // The tool calls of the turn that run finish first: their results are saved.
+              await Promise.allSettled([...inFlight]);
+              return tape!.snapshot(budget.costUsd);
+            },
+          );
+        } catch (error) {
+          return halt(error, true);
+        }
+      }
+      tape?.recordDecision(callId, decision);
+      return decision;
+    };
     try {
-      const answer = await backend.run({
+      const run = () =>
+        backend.run({
         agent,
         apiKey,
         prompt,
@@ -171,26 +244,81 @@ export class AgentRunner implements AgentInvoker {
         tools,
         maxSteps,
         budget,
-        signal: limit.signal,
+        signal: AbortSignal.any([limit.signal, stop.signal]),
         maxResponseBytes: this.maxResponseBytes,
-        runTool: async (tool, input) => {
+        ...(tape && tape.savedTurns > 0 ? { replayedTurns: tape.savedTurns } : {}),
+        runTool: async (tool, given, callId) => {
           if (!budget.admitToolCall(tool.spec.name)) throw budget.tripped;
+          let input = given;
           const record: ToolCallRecord = { name: tool.spec.name, input, output: null };
+          const recorded = tape?.tool(callId);
+          if (recorded) {
+            // Ran before the step waited: its result, not a second run.
+            toolCalls.push(record);
+            if ('error' in recorded) {
+              record.error = { code: recorded.code, message: recorded.error };
+              throw new Error(recorded.error);
+            }
+            record.output = recorded.output;
+            return recorded.output;
+          }
+          if (tool.spec.approval) {
+            const decision = await decide(tool, input, callId);
+            if (decision.verdict === 'reject') {
+              const message = rejectionMessage(tool.spec.name, decision);
+              toolCalls.push({
+                ...record,
+                error: { code: decision.code ?? 'FORBIDDEN', message },
+              });
+              tape?.recordTool(callId, { error: message, code: decision.code ?? 'FORBIDDEN' });
+              if ((tool.spec.approval.on_reject ?? 'continue') === 'fail') {
+                halt(
+                  new ForbiddenError(`agent step "${call.context.stepName}": ${message}`, {
+                    reason: decision.reason === 'approval_required' ? 'approval_required' : 'approval_rejected',
+                    tool: tool.spec.name,
+                    rejected_by: decision.by,
+                    missing_roles: [],
+                    missing_permissions: [],
+                  }),
+                  false,
+                );
+              }
+              throw new Error(message);
+            }
+            if (decision.arguments !== undefined) {
+              if (!tool.validate(decision.arguments)) {
+                throw new Error(
+                  `VALIDATION: the approved arguments of ${tool.spec.name} are invalid: ${describeInvalid(tool.validate)}`,
+                );
+              }
+              input = decision.arguments;
+              record.input = input;
+              record.edited_by = decision.by;
+            }
+            record.approved_by = decision.by;
+          }
           toolCalls.push(record);
+          const running = call.tools.run({
+            target: tool.spec.target,
+            action: tool.spec.action,
+            input,
+            name: tool.spec.name,
+          });
+          inFlight.add(running);
           try {
-            const result = await call.tools.run({
-              target: tool.spec.target,
-              action: tool.spec.action,
-              input,
-              name: tool.spec.name,
-            });
+            const result = await running;
             record.output = result.output;
+            tape?.recordTool(callId, { output: result.output });
             return result.output;
           } catch (error) {
             const object = toErrorObject(error);
             record.error = { code: object.code, message: object.message };
+            if (!stop.signal.aborted) {
+              tape?.recordTool(callId, { error: errorText(error), code: object.code });
+            }
             throw error;
           } finally {
+            inFlight.delete(running);
             progress(
               `tool ${tool.spec.name}${record.error ? ` failed (${record.error.code})` : ''}`,
               {
@@ -233,7 +361,8 @@ export class AgentRunner implements AgentInvoker {
           turnEnd = undefined;
           turns = turn.turn;
           budget.addTurn(turn);
-          this.costs.add(executionId, budget.costUsd - costBefore);
+          // A replayed turn was paid when it ran: not counted again.
+          if (!tape?.lastReplayed) this.costs.add(executionId, budget.costUsd - costBefore);
           costBefore = budget.costUsd;
           const names = turn.toolNames;
           progress(`turn ${turn.turn}${names.length > 0 ? `: ${names.join(', ')}` : ''}`, {
@@ -243,6 +372,8 @@ export class AgentRunner implements AgentInvoker {
           });
         },
       });
+      const answer = tape ? await tapes.run(tape, run) : await run();
+      if (stopped) throw stopped.error;
       const usage = budget.usage();
       const output = {
         text: answer.text,
@@ -253,10 +384,16 @@ export class AgentRunner implements AgentInvoker {
       this.carried.delete(stepKey);
       return { output, usage };
     } catch (error) {
-      turnEnd?.({ errorCode: toErrorObject(limit.fired ?? error).code });
+      const failure = stopped?.error ?? limit.fired ?? error;
+      turnEnd?.({ errorCode: toErrorObject(failure).code });
+      // A step that waits resumes from its saved turns, not from what it carried.
+      if (stopped?.waits) {
+        this.carried.delete(stepKey);
+        throw failure;
+      }
       if (this.carried.size >= 10_000) this.carried.delete(this.carried.keys().next().value!);
       this.carried.set(stepKey, budget.spent());
-      throw limit.fired ?? error;
+      throw failure;
     } finally {
       limit.clear();
     }
