@@ -28,6 +28,7 @@ export const AuditAction = Type.Union(
     Type.Literal('execution.approve'),
     Type.Literal('execution.reject'),
     Type.Literal('approval.expire'),
+    Type.Literal('tool_call.edit'),
   ],
   { description: 'The action that was authorized or refused' },
 );
