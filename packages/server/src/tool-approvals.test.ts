@@ -14,6 +14,8 @@ import { pluginDefinition } from './test-support/harness.js';
  * HTTP on loopback: a scripted OpenAI-compatible model asks for `payments_pay`, the execution
  * waits, approvers decide through the approvals endpoints.
  */
+/** A JSON answer as parsed. */
+type Json = ReturnType<typeof JSON.parse>;
 let model: ScriptedModelServer;
 let service: Server;
 let server: BuiltServer;
@@ -43,7 +45,10 @@ beforeAll(async () => {
     const messages = body['messages'] as { role: string; content: unknown }[];
     const last = messages.at(-1)!;
     return last.role === 'tool'
-      ? { text: `tool said: ${String(last.content)}`, usage: { prompt_tokens: 40, completion_tokens: 6 } }
+      ? {
+          text: `tool said: ${String(last.content)}`,
+          usage: { prompt_tokens: 40, completion_tokens: 6 },
+        }
       : {
           toolCalls: [{ name: 'payments_pay', arguments: '{"amount":10,"to":"bob"}' }],
           usage: { prompt_tokens: 30, completion_tokens: 4 },
@@ -132,7 +137,7 @@ async function call(
   method: string,
   path: string,
   body?: unknown,
-): Promise<{ status: number; body: Record<string, any> }> {
+): Promise<{ status: number; body: Json }> {
   const response = await fetch(`${base}${path}`, {
     method,
     headers: {
@@ -170,7 +175,7 @@ async function startWaiting(step?: Record<string, unknown>) {
   return settled(started.body['execution_id'] as string);
 }
 
-async function settled(id: string): Promise<Record<string, any>> {
+async function settled(id: string): Promise<Json> {
   for (let i = 0; i < 500; i++) {
     const { body } = await call('alice', 'GET', `/workflows/executions/${id}`);
     if (!['pending', 'running'].includes(body['status'] as string)) return body;

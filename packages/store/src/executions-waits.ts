@@ -15,11 +15,7 @@ export class ExecutionWaits {
   constructor(private readonly db: Kysely<Database>) {}
 
   /** See `ExecutionsStore.resume`. */
-  async resume(
-    id: string,
-    events: readonly EventRow[],
-    waitingFor?: WaitingFor,
-  ): Promise<boolean> {
+  async resume(id: string, events: readonly EventRow[], waitingFor?: WaitingFor): Promise<boolean> {
     return this.db.transaction().execute(async (trx) => {
       const updated = await trx
         .updateTable('executions')

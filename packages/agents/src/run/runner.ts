@@ -73,12 +73,12 @@ interface ToolCallRecord {
 /** What the model is told of a rejected tool call. */
 function rejectionMessage(tool: string, decision: Extract<ToolDecision, { verdict: 'reject' }>) {
   if (decision.reason === 'expired') {
-    return `FORBIDDEN: the call of ${tool} was rejected: nobody approved it in time (expired); it did not run`;
+    return `the call of ${tool} was rejected: nobody approved it in time (expired); it did not run`;
   }
   if (decision.reason === 'approval_required') {
-    return `FORBIDDEN: the call of ${tool} needs approval and nobody here can give it (approval_required); it did not run`;
+    return `the call of ${tool} needs approval and nobody here can give it (approval_required); it did not run`;
   }
-  return `FORBIDDEN: the call of ${tool} was rejected by ${decision.by}: ${decision.reason}; it did not run`;
+  return `the call of ${tool} was rejected by ${decision.by}: ${decision.reason}; it did not run`;
 }
 
 /**
@@ -206,7 +206,12 @@ export class AgentRunner implements AgentInvoker {
       const approval = tool.spec.approval!;
       let decision: ToolDecision;
       if (!call.approvals) {
-        decision = { verdict: 'reject', by: 'weft', reason: 'approval_required', code: 'FORBIDDEN' };
+        decision = {
+          verdict: 'reject',
+          by: 'weft',
+          reason: 'approval_required',
+          code: 'FORBIDDEN',
+        };
       } else {
         try {
           decision = await call.approvals.decide(
@@ -237,141 +242,145 @@ export class AgentRunner implements AgentInvoker {
     try {
       const run = () =>
         backend.run({
-        agent,
-        apiKey,
-        prompt,
-        context: Object.keys(rest).length > 0 ? rest : undefined,
-        tools,
-        maxSteps,
-        budget,
-        signal: AbortSignal.any([limit.signal, stop.signal]),
-        maxResponseBytes: this.maxResponseBytes,
-        ...(tape && tape.savedTurns > 0 ? { replayedTurns: tape.savedTurns } : {}),
-        runTool: async (tool, given, callId) => {
-          if (!budget.admitToolCall(tool.spec.name)) throw budget.tripped;
-          let input = given;
-          const record: ToolCallRecord = { name: tool.spec.name, input, output: null };
-          const recorded = tape?.tool(callId);
-          if (recorded) {
-            // Ran before the step waited: its result, not a second run.
-            toolCalls.push(record);
-            if ('error' in recorded) {
-              record.error = { code: recorded.code, message: recorded.error };
-              throw new Error(recorded.error);
-            }
-            record.output = recorded.output;
-            return recorded.output;
-          }
-          if (tool.spec.approval) {
-            const decision = await decide(tool, input, callId);
-            if (decision.verdict === 'reject') {
-              const message = rejectionMessage(tool.spec.name, decision);
-              toolCalls.push({
-                ...record,
-                error: { code: decision.code ?? 'FORBIDDEN', message },
-              });
-              tape?.recordTool(callId, { error: message, code: decision.code ?? 'FORBIDDEN' });
-              if ((tool.spec.approval.on_reject ?? 'continue') === 'fail') {
-                halt(
-                  new ForbiddenError(`agent step "${call.context.stepName}": ${message}`, {
-                    reason: decision.reason === 'approval_required' ? 'approval_required' : 'approval_rejected',
-                    tool: tool.spec.name,
-                    rejected_by: decision.by,
-                    missing_roles: [],
-                    missing_permissions: [],
-                  }),
-                  false,
-                );
+          agent,
+          apiKey,
+          prompt,
+          context: Object.keys(rest).length > 0 ? rest : undefined,
+          tools,
+          maxSteps,
+          budget,
+          signal: AbortSignal.any([limit.signal, stop.signal]),
+          maxResponseBytes: this.maxResponseBytes,
+          ...(tape && tape.savedTurns > 0 ? { replayedTurns: tape.savedTurns } : {}),
+          runTool: async (tool, given, callId) => {
+            if (!budget.admitToolCall(tool.spec.name)) throw budget.tripped;
+            let input = given;
+            const record: ToolCallRecord = { name: tool.spec.name, input, output: null };
+            const recorded = tape?.tool(callId);
+            if (recorded) {
+              // Ran before the step waited: its result, not a second run.
+              toolCalls.push(record);
+              if ('error' in recorded) {
+                record.error = { code: recorded.code, message: recorded.error };
+                throw new Error(recorded.error);
               }
-              throw new Error(message);
+              record.output = recorded.output;
+              return recorded.output;
             }
-            if (decision.arguments !== undefined) {
-              if (!tool.validate(decision.arguments)) {
-                throw new Error(
-                  `VALIDATION: the approved arguments of ${tool.spec.name} are invalid: ${describeInvalid(tool.validate)}`,
-                );
-              }
-              input = decision.arguments;
-              record.input = input;
-              record.edited_by = decision.by;
-            }
-            record.approved_by = decision.by;
-          }
-          toolCalls.push(record);
-          const running = call.tools.run({
-            target: tool.spec.target,
-            action: tool.spec.action,
-            input,
-            name: tool.spec.name,
-          });
-          inFlight.add(running);
-          try {
-            const result = await running;
-            record.output = result.output;
-            tape?.recordTool(callId, { output: result.output });
-            return result.output;
-          } catch (error) {
-            const object = toErrorObject(error);
-            record.error = { code: object.code, message: object.message };
-            if (!stop.signal.aborted) {
-              tape?.recordTool(callId, { error: errorText(error), code: object.code });
-            }
-            throw error;
-          } finally {
-            inFlight.delete(running);
-            progress(
-              `tool ${tool.spec.name}${record.error ? ` failed (${record.error.code})` : ''}`,
-              {
-                turn: turns + 1,
-                tool: tool.spec.name,
-                status: record.error ? 'failed' : 'success',
-                tool_calls: budget.toolCalls,
-              },
-            );
-          }
-        },
-        onRefusedCall: (name, input, error) => {
-          toolCalls.push({
-            name,
-            input,
-            output: null,
-            error: { code: 'VALIDATION', message: error },
-          });
-        },
-        ...(observer
-          ? {
-              onTurnStart: (turn: number, maxOutputTokens: number | undefined) => {
-                turnEnd = observer.turnStarted({
-                  agent: `${agent.namespace}/${agent.name}`,
-                  provider: provider!,
-                  model: model.join(':'),
-                  turn,
-                  maxOutputTokens,
-                  temperature: agent.temperature,
+            if (tool.spec.approval) {
+              const decision = await decide(tool, input, callId);
+              if (decision.verdict === 'reject') {
+                const message = rejectionMessage(tool.spec.name, decision);
+                toolCalls.push({
+                  ...record,
+                  error: { code: decision.code ?? 'FORBIDDEN', message },
                 });
-              },
+                const code = decision.code ?? 'FORBIDDEN';
+                tape?.recordTool(callId, { error: `${code}: ${message}`, code });
+                if ((tool.spec.approval.on_reject ?? 'continue') === 'fail') {
+                  halt(
+                    new ForbiddenError(`agent step "${call.context.stepName}": ${message}`, {
+                      reason:
+                        decision.reason === 'approval_required'
+                          ? 'approval_required'
+                          : 'approval_rejected',
+                      tool: tool.spec.name,
+                      rejected_by: decision.by,
+                      missing_roles: [],
+                      missing_permissions: [],
+                    }),
+                    false,
+                  );
+                }
+                throw new Error(`${code}: ${message}`);
+              }
+              if (decision.arguments !== undefined) {
+                if (!tool.validate(decision.arguments)) {
+                  throw new Error(
+                    `VALIDATION: the approved arguments of ${tool.spec.name} are invalid: ${describeInvalid(tool.validate)}`,
+                  );
+                }
+                input = decision.arguments;
+                record.input = input;
+                record.edited_by = decision.by;
+              }
+              record.approved_by = decision.by;
             }
-          : {}),
-        onTurn: (turn) => {
-          turnEnd?.({
-            inputTokens: turn.inputTokens,
-            outputTokens: turn.outputTokens,
-            ...(turn.finishReason !== undefined ? { finishReason: turn.finishReason } : {}),
-          });
-          turnEnd = undefined;
-          turns = turn.turn;
-          budget.addTurn(turn);
-          // A replayed turn was paid when it ran: not counted again.
-          if (!tape?.lastReplayed) this.costs.add(executionId, budget.costUsd - costBefore);
-          costBefore = budget.costUsd;
-          const names = turn.toolNames;
-          progress(`turn ${turn.turn}${names.length > 0 ? `: ${names.join(', ')}` : ''}`, {
-            turn: turn.turn,
-            tools: names,
-            usage: budget.usage(),
-          });
-        },
-      });
+            toolCalls.push(record);
+            const running = call.tools.run({
+              target: tool.spec.target,
+              action: tool.spec.action,
+              input,
+              name: tool.spec.name,
+            });
+            inFlight.add(running);
+            try {
+              const result = await running;
+              record.output = result.output;
+              tape?.recordTool(callId, { output: result.output });
+              return result.output;
+            } catch (error) {
+              const object = toErrorObject(error);
+              record.error = { code: object.code, message: object.message };
+              if (!stop.signal.aborted) {
+                tape?.recordTool(callId, { error: errorText(error), code: object.code });
+              }
+              throw error;
+            } finally {
+              inFlight.delete(running);
+              progress(
+                `tool ${tool.spec.name}${record.error ? ` failed (${record.error.code})` : ''}`,
+                {
+                  turn: turns + 1,
+                  tool: tool.spec.name,
+                  status: record.error ? 'failed' : 'success',
+                  tool_calls: budget.toolCalls,
+                },
+              );
+            }
+          },
+          onRefusedCall: (name, input, error) => {
+            toolCalls.push({
+              name,
+              input,
+              output: null,
+              error: { code: 'VALIDATION', message: error },
+            });
+          },
+          ...(observer
+            ? {
+                onTurnStart: (turn: number, maxOutputTokens: number | undefined) => {
+                  turnEnd = observer.turnStarted({
+                    agent: `${agent.namespace}/${agent.name}`,
+                    provider: provider!,
+                    model: model.join(':'),
+                    turn,
+                    maxOutputTokens,
+                    temperature: agent.temperature,
+                  });
+                },
+              }
+            : {}),
+          onTurn: (turn) => {
+            turnEnd?.({
+              inputTokens: turn.inputTokens,
+              outputTokens: turn.outputTokens,
+              ...(turn.finishReason !== undefined ? { finishReason: turn.finishReason } : {}),
+            });
+            turnEnd = undefined;
+            turns = turn.turn;
+            budget.addTurn(turn);
+            // A replayed turn was paid when it ran: not counted again.
+            if (!tape?.lastReplayed) this.costs.add(executionId, budget.costUsd - costBefore);
+            costBefore = budget.costUsd;
+            const names = turn.toolNames;
+            progress(`turn ${turn.turn}${names.length > 0 ? `: ${names.join(', ')}` : ''}`, {
+              turn: turn.turn,
+              tools: names,
+              usage: budget.usage(),
+            });
+          },
+        });
       const answer = tape ? await tapes.run(tape, run) : await run();
       if (stopped) throw stopped.error;
       const usage = budget.usage();

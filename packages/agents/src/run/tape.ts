@@ -14,8 +14,7 @@ export interface RecordedExchange {
 
 /** What a tool call of the step gave: its output, or the error message the model got. */
 export type RecordedTool =
-  | { readonly output: unknown }
-  | { readonly error: string; readonly code: string };
+  { readonly output: unknown } | { readonly error: string; readonly code: string };
 
 /**
  * What an agent step attempt did before it stopped to wait for a decision on a tool call: its

@@ -17,7 +17,8 @@ export async function journaledCostUsd(
   const rows = (await store.steps(executionId)).map((row) => JSON.parse(row.json) as JournaledStep);
   const finished = new Set(rows.filter((row) => !isSavedAgentRow(row)).map((row) => row.path));
   for (const row of rows) {
-    if (isSavedAgentRow(row) && finished.has((row as unknown as SavedAgentRow).partial_of)) continue;
+    if (isSavedAgentRow(row) && finished.has((row as unknown as SavedAgentRow).partial_of))
+      continue;
     const cost = row.usage?.cost_usd;
     if (typeof cost === 'number' && Number.isFinite(cost) && cost > 0) total += cost;
   }

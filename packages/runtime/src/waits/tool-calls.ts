@@ -1,10 +1,10 @@
-import {
-  CanceledError,
-  type JournalRow,
-  type StoredExecution,
-  type WaitingFor,
-} from '@weft/core';
-import type { JournaledStep, ToolApprovalGate, ToolApprovalRequest, ToolDecision } from '@weft/engine';
+import { CanceledError, type JournalRow, type StoredExecution, type WaitingFor } from '@weft/core';
+import type {
+  JournaledStep,
+  ToolApprovalGate,
+  ToolApprovalRequest,
+  ToolDecision,
+} from '@weft/engine';
 import { waitingFor, type WaitRequest } from './wait-events.js';
 
 /** The `waiting_for.kind` of an execution waiting for a decision on an agent's tool call. */
@@ -36,7 +36,10 @@ export function isSavedAgentRow(step: { path: string }): boolean {
 }
 
 /** The wait of a tool call: what `waiting_for` shows (the arguments already masked). */
-export function toolCallWait(request: ToolApprovalRequest, execution: StoredExecution): WaitRequest {
+export function toolCallWait(
+  request: ToolApprovalRequest,
+  execution: StoredExecution,
+): WaitRequest {
   const by = execution.started_by;
   return {
     kind: TOOL_CALL_WAIT,
@@ -97,7 +100,10 @@ export function serverToolApprovals(port: ToolCallWaitPort): ToolApprovalGate {
             : {}),
         };
         const wait = toolCallWait(request, port.execution);
-        await port.suspend({ path: row.path, json: JSON.stringify(row) }, waitingFor(wait, port.now()));
+        await port.suspend(
+          { path: row.path, json: JSON.stringify(row) },
+          waitingFor(wait, port.now()),
+        );
       })();
       await waiting;
       throw new CanceledError(

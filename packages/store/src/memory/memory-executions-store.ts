@@ -218,11 +218,7 @@ export class MemoryExecutionsStore implements ExecutionsStore {
     return true;
   }
 
-  async resume(
-    id: string,
-    events: readonly EventRow[],
-    waitingFor?: WaitingFor,
-  ): Promise<boolean> {
+  async resume(id: string, events: readonly EventRow[], waitingFor?: WaitingFor): Promise<boolean> {
     const row = this.rows.get(id);
     if (row?.execution.status !== 'waiting') return false;
     row.execution.status = 'pending';
