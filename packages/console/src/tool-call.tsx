@@ -22,16 +22,27 @@ export function toolCallOf(record: ExecutionRecord): ToolCallWait | undefined {
   };
 }
 
-/** What an agent's tool call that waits for approval would do: step, tool and arguments. */
-export function ToolCallSummary({ call }: { call: ToolCallWait }) {
+/**
+ * What an agent's tool call that waits for approval would do: step, tool and (`showArguments`,
+ * for those who cannot decide it: the decision form shows them otherwise) its arguments.
+ */
+export function ToolCallSummary({
+  call,
+  showArguments,
+}: {
+  call: ToolCallWait;
+  showArguments: boolean;
+}) {
   return (
     <div class="tool-call">
       <p>
-        Agent step <code>{call.step}</code> wants to call the tool <code>{call.tool}</code> with:
+        Agent step <code>{call.step}</code> wants to call the tool <code>{call.tool}</code>
+        {showArguments ? ' with:' : '.'}
       </p>
-      <pre aria-label={`arguments of ${call.tool}`}>{JSON.stringify(call.arguments, null, 2)}</pre>
+      {showArguments ? <pre>{JSON.stringify(call.arguments, null, 2)}</pre> : null}
       <p class="muted">
-        Approve: the tool runs (with the arguments below, edited or not). Reject:{' '}
+        Approve: the tool runs{showArguments ? '' : ' with the arguments below, edited or not'}.
+        Reject:{' '}
         {call.onReject === 'fail'
           ? 'the agent step fails.'
           : 'the model is told who rejected it and why, and goes on.'}

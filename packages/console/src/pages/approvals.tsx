@@ -55,7 +55,9 @@ export function ApprovalsPage({ client }: { client: WeftClient }) {
                 : ''}
               .
             </p>
-            {toolCallOf(record) ? <ToolCallSummary call={toolCallOf(record)!} /> : null}
+            {toolCallOf(record) ? (
+              <ToolCallSummary call={toolCallOf(record)!} showArguments={false} />
+            ) : null}
             <h3>Inputs</h3>
             <RunInputs record={record} />
             <Decision

@@ -152,7 +152,12 @@ export function ExecutionPage({ client, id }: { client: WeftClient; id: string }
               : ''}
             .
           </p>
-          {toolCallOf(record) ? <ToolCallSummary call={toolCallOf(record)!} /> : null}
+          {toolCallOf(record) ? (
+            <ToolCallSummary
+              call={toolCallOf(record)!}
+              showArguments={!me.data || !mayDecide(record.waiting_for, me.data)}
+            />
+          ) : null}
           {(record.waiting_for.kind === 'approval' || record.waiting_for.kind === 'tool_call') &&
           me.data ? (
             mayDecide(record.waiting_for, me.data) ? (
