@@ -229,6 +229,19 @@ describe('a tool call that needs approval', () => {
     expect(output.usage).toMatchObject({ input_tokens: 70, output_tokens: 10, tool_calls: 1 });
   });
 
+  it('resumes on the langchain backend without repeating a model turn', async () => {
+    const waiting = await startWaiting({ backend: 'langchain' });
+    const id = waiting['execution_id'] as string;
+    expect(waiting['status']).toBe('waiting');
+    expect(model.requests).toHaveLength(1);
+    const approved = await call('bob', 'POST', `/workflows/executions/${id}/approve`, {});
+    expect(approved.status).toBe(200);
+    const done = await settled(id);
+    expect(done['status'], JSON.stringify(done)).toBe('completed');
+    expect(paid).toEqual([{ amount: 10, to: 'bob' }]);
+    expect(model.requests).toHaveLength(2);
+  });
+
   it('runs with the approver’s edited arguments; a bad edit is refused and changes nothing', async () => {
     const waiting = await startWaiting();
     const id = waiting['execution_id'] as string;
