@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -63,6 +64,26 @@ beforeAll(async () => {
     });
   });
   await new Promise<void>((resolve) => service.listen(0, '127.0.0.1', resolve));
+});
+
+afterAll(async () => {
+  await model?.close();
+  service?.closeAllConnections();
+  await new Promise<void>((resolve) => service.close(() => resolve()));
+});
+
+const databaseUrl = process.env['WEFT_TEST_DATABASE_URL'];
+const STORES = [
+  { name: 'SQLite', kind: 'sqlite' as const, skip: false },
+  {
+    name: 'PostgreSQL (set WEFT_TEST_DATABASE_URL to run)',
+    kind: 'postgres' as const,
+    skip: !databaseUrl,
+  },
+];
+
+/** A server on `kind` with the agent, the keys and the payments plugin published. */
+async function open(kind: 'sqlite' | 'postgres') {
   dataDir = mkdtempSync(join(tmpdir(), 'weft-tool-approvals-'));
   const agents = join(dataDir, 'agents');
   mkdirSync(agents);
@@ -70,6 +91,9 @@ beforeAll(async () => {
   server = await buildServer(
     {
       dataDir,
+      ...(kind === 'postgres'
+        ? { databaseUrl, databaseSchema: `weft_test_${randomBytes(6).toString('hex')}` }
+        : {}),
       logLevel: 'silent',
       egressAllowlist: ['127.0.0.0/8'],
       agentsDir: agents,
@@ -117,15 +141,7 @@ beforeAll(async () => {
   });
   const published = await call('alice', 'POST', '/plugins', plugin);
   expect(published.status, JSON.stringify(published.body)).toBe(201);
-});
-
-afterAll(async () => {
-  await server?.close();
-  await model?.close();
-  service?.closeAllConnections();
-  await new Promise<void>((resolve) => service.close(() => resolve()));
-  rmSync(dataDir, { recursive: true, force: true });
-});
+}
 
 beforeEach(() => {
   paid.length = 0;
@@ -184,52 +200,64 @@ async function settled(id: string): Promise<Json> {
   throw new Error(`execution ${id} did not settle`);
 }
 
-describe('a tool call that needs approval', () => {
-  it('waits with the call shown, runs once approved, and no model turn is repeated', async () => {
-    const waiting = await startWaiting();
-    const id = waiting['execution_id'] as string;
-    expect(waiting).toMatchObject({
-      status: 'waiting',
-      waiting_for: {
-        kind: 'tool_call',
-        step: 'pay',
-        tool: 'payments_pay',
-        arguments: { amount: 10, to: 'bob' },
-        approvers: ['finance'],
-        requested_by: { kind: 'api_key' },
-        on_reject: 'continue',
-      },
-    });
-    expect(typeof waiting['waiting_for'].expires_at).toBe('string');
-    expect(paid).toEqual([]);
-    expect(model.requests).toHaveLength(1);
-
-    const inbox = await call('bob', 'GET', '/approvals');
-    expect(inbox.body['executions'].map((e: { execution_id: string }) => e.execution_id)).toContain(
-      id,
-    );
-    const own = await call('alice', 'POST', `/workflows/executions/${id}/approve`, {});
-    expect(own.status).toBe(403);
-
-    const approved = await call('bob', 'POST', `/workflows/executions/${id}/approve`, {
-      comment: 'fine',
-    });
-    expect(approved.status, JSON.stringify(approved.body)).toBe(200);
-    const done = await settled(id);
-    expect(done['status'], JSON.stringify(done)).toBe('completed');
-    expect(paid).toEqual([{ amount: 10, to: 'bob' }]);
-    // One turn before the wait, one after: the first was replayed from the journal.
-    expect(model.requests).toHaveLength(2);
-    const output = done['result'].steps.pay.output;
-    expect(output.text).toBe('tool said: {"paid":true}');
-    expect(output.tool_calls).toMatchObject([
-      { name: 'payments_pay', input: { amount: 10, to: 'bob' }, approved_by: expect.any(String) },
-    ]);
-    // Both turns counted once in the step's usage.
-    expect(output.usage).toMatchObject({ input_tokens: 70, output_tokens: 10, tool_calls: 1 });
+describe.each(STORES)('a tool call that needs approval on $name', ({ kind, skip }) => {
+  beforeAll(async () => {
+    if (!skip) await open(kind);
+  });
+  afterAll(async () => {
+    if (skip) return;
+    await server.close();
+    rmSync(dataDir, { recursive: true, force: true });
   });
 
-  it('resumes on the langchain backend without repeating a model turn', async () => {
+  it.skipIf(skip)(
+    'waits with the call shown, runs once approved, and no model turn is repeated',
+    async () => {
+      const waiting = await startWaiting();
+      const id = waiting['execution_id'] as string;
+      expect(waiting).toMatchObject({
+        status: 'waiting',
+        waiting_for: {
+          kind: 'tool_call',
+          step: 'pay',
+          tool: 'payments_pay',
+          arguments: { amount: 10, to: 'bob' },
+          approvers: ['finance'],
+          requested_by: { kind: 'api_key' },
+          on_reject: 'continue',
+        },
+      });
+      expect(typeof waiting['waiting_for'].expires_at).toBe('string');
+      expect(paid).toEqual([]);
+      expect(model.requests).toHaveLength(1);
+
+      const inbox = await call('bob', 'GET', '/approvals');
+      expect(
+        inbox.body['executions'].map((e: { execution_id: string }) => e.execution_id),
+      ).toContain(id);
+      const own = await call('alice', 'POST', `/workflows/executions/${id}/approve`, {});
+      expect(own.status).toBe(403);
+
+      const approved = await call('bob', 'POST', `/workflows/executions/${id}/approve`, {
+        comment: 'fine',
+      });
+      expect(approved.status, JSON.stringify(approved.body)).toBe(200);
+      const done = await settled(id);
+      expect(done['status'], JSON.stringify(done)).toBe('completed');
+      expect(paid).toEqual([{ amount: 10, to: 'bob' }]);
+      // One turn before the wait, one after: the first was replayed from the journal.
+      expect(model.requests).toHaveLength(2);
+      const output = done['result'].steps.pay.output;
+      expect(output.text).toBe('tool said: {"paid":true}');
+      expect(output.tool_calls).toMatchObject([
+        { name: 'payments_pay', input: { amount: 10, to: 'bob' }, approved_by: expect.any(String) },
+      ]);
+      // Both turns counted once in the step's usage.
+      expect(output.usage).toMatchObject({ input_tokens: 70, output_tokens: 10, tool_calls: 1 });
+    },
+  );
+
+  it.skipIf(skip)('resumes on the langchain backend without repeating a model turn', async () => {
     const waiting = await startWaiting({ backend: 'langchain' });
     const id = waiting['execution_id'] as string;
     expect(waiting['status']).toBe('waiting');
@@ -242,79 +270,90 @@ describe('a tool call that needs approval', () => {
     expect(model.requests).toHaveLength(2);
   });
 
-  it('runs with the approver’s edited arguments; a bad edit is refused and changes nothing', async () => {
-    const waiting = await startWaiting();
-    const id = waiting['execution_id'] as string;
-    const bad = await call('bob', 'POST', `/workflows/executions/${id}/approve`, {
-      arguments: { amount: 1000, to: 'bob' },
-    });
-    expect(bad.status).toBe(400);
-    expect(bad.body).toMatchObject({
-      code: 'VALIDATION',
-      details: { field: 'arguments.amount', constraint: 'maximum' },
-    });
-    const still = await call('alice', 'GET', `/workflows/executions/${id}`);
-    expect(still.body['status']).toBe('waiting');
+  it.skipIf(skip)(
+    'runs with the approver’s edited arguments; a bad edit is refused and changes nothing',
+    async () => {
+      const waiting = await startWaiting();
+      const id = waiting['execution_id'] as string;
+      const bad = await call('bob', 'POST', `/workflows/executions/${id}/approve`, {
+        arguments: { amount: 1000, to: 'bob' },
+      });
+      expect(bad.status).toBe(400);
+      expect(bad.body).toMatchObject({
+        code: 'VALIDATION',
+        details: { field: 'arguments.amount', constraint: 'maximum' },
+      });
+      const still = await call('alice', 'GET', `/workflows/executions/${id}`);
+      expect(still.body['status']).toBe('waiting');
 
-    const edited = await call('bob', 'POST', `/workflows/executions/${id}/approve`, {
-      arguments: { amount: 5, to: 'bob' },
-    });
-    expect(edited.status, JSON.stringify(edited.body)).toBe(200);
-    const done = await settled(id);
-    expect(done['status']).toBe('completed');
-    expect(paid).toEqual([{ amount: 5, to: 'bob' }]);
-    expect(model.requests).toHaveLength(2);
-    expect(done['result'].steps.pay.output.tool_calls[0]).toMatchObject({
-      input: { amount: 5, to: 'bob' },
-      edited_by: expect.any(String),
-    });
-    const audit = await server.runtime!.options.audit.store.read({ afterSeq: 0, limit: 500 });
-    const edits = audit.filter(
-      (entry) => entry.action === 'tool_call.edit' && entry.execution_id === id,
-    );
-    expect(edits).toMatchObject([{ decision: 'approved', step: 'pay', owner: 'acme' }]);
-    expect(edits[0]!.reason).toContain('"amount":5');
-  });
+      const edited = await call('bob', 'POST', `/workflows/executions/${id}/approve`, {
+        arguments: { amount: 5, to: 'bob' },
+      });
+      expect(edited.status, JSON.stringify(edited.body)).toBe(200);
+      const done = await settled(id);
+      expect(done['status']).toBe('completed');
+      expect(paid).toEqual([{ amount: 5, to: 'bob' }]);
+      expect(model.requests).toHaveLength(2);
+      expect(done['result'].steps.pay.output.tool_calls[0]).toMatchObject({
+        input: { amount: 5, to: 'bob' },
+        edited_by: expect.any(String),
+      });
+      const audit = await server.runtime!.options.audit.store.read({ afterSeq: 0, limit: 500 });
+      const edits = audit.filter(
+        (entry) => entry.action === 'tool_call.edit' && entry.execution_id === id,
+      );
+      expect(edits).toMatchObject([{ decision: 'approved', step: 'pay', owner: 'acme' }]);
+      expect(edits[0]!.reason).toContain('"amount":5');
+    },
+  );
 
-  it('tells the model who rejected the call and why; the tool does not run', async () => {
-    const waiting = await startWaiting();
-    const id = waiting['execution_id'] as string;
-    const rejected = await call('bob', 'POST', `/workflows/executions/${id}/reject`, {
-      comment: 'too much',
-    });
-    expect(rejected.status, JSON.stringify(rejected.body)).toBe(200);
-    const done = await settled(id);
-    expect(done['status']).toBe('completed');
-    expect(paid).toEqual([]);
-    expect(model.requests).toHaveLength(2);
-    const told = JSON.stringify(model.requests[1]!.body);
-    expect(told).toContain('rejected by bob');
-    expect(told).toContain('too much');
-    expect(done['result'].steps.pay.output.tool_calls[0]).toMatchObject({
-      name: 'payments_pay',
-      error: { code: 'FORBIDDEN' },
-    });
-  });
+  it.skipIf(skip)(
+    'tells the model who rejected the call and why; the tool does not run',
+    async () => {
+      const waiting = await startWaiting();
+      const id = waiting['execution_id'] as string;
+      const rejected = await call('bob', 'POST', `/workflows/executions/${id}/reject`, {
+        comment: 'too much',
+      });
+      expect(rejected.status, JSON.stringify(rejected.body)).toBe(200);
+      const done = await settled(id);
+      expect(done['status']).toBe('completed');
+      expect(paid).toEqual([]);
+      expect(model.requests).toHaveLength(2);
+      const told = JSON.stringify(model.requests[1]!.body);
+      expect(told).toContain('rejected by bob');
+      expect(told).toContain('too much');
+      expect(done['result'].steps.pay.output.tool_calls[0]).toMatchObject({
+        name: 'payments_pay',
+        error: { code: 'FORBIDDEN' },
+      });
+    },
+  );
 
-  it('fails the step on rejection with on_reject: fail (set on the step)', async () => {
-    const waiting = await startWaiting({
-      tool_approvals: { payments_pay: { approvers: ['finance'], timeout: 60, on_reject: 'fail' } },
-    });
-    const id = waiting['execution_id'] as string;
-    expect(waiting['waiting_for']).toMatchObject({ on_reject: 'fail' });
-    const rejected = await call('bob', 'POST', `/workflows/executions/${id}/reject`, {
-      comment: 'no',
-    });
-    expect(rejected.status).toBe(200);
-    const done = await settled(id);
-    expect(done['status']).toBe('failed');
-    expect(done['error']).toMatchObject({ code: 'FORBIDDEN' });
-    expect(JSON.stringify(done['error'])).toContain('rejected by bob');
-    expect(paid).toEqual([]);
-    expect(model.requests).toHaveLength(1);
-  });
+  it.skipIf(skip)(
+    'fails the step on rejection with on_reject: fail (set on the step)',
+    async () => {
+      const waiting = await startWaiting({
+        tool_approvals: {
+          payments_pay: { approvers: ['finance'], timeout: 60, on_reject: 'fail' },
+        },
+      });
+      const id = waiting['execution_id'] as string;
+      expect(waiting['waiting_for']).toMatchObject({ on_reject: 'fail' });
+      const rejected = await call('bob', 'POST', `/workflows/executions/${id}/reject`, {
+        comment: 'no',
+      });
+      expect(rejected.status).toBe(200);
+      const done = await settled(id);
+      expect(done['status']).toBe('failed');
+      expect(done['error']).toMatchObject({ code: 'FORBIDDEN' });
+      expect(JSON.stringify(done['error'])).toContain('rejected by bob');
+      expect(paid).toEqual([]);
+      expect(model.requests).toHaveLength(1);
+    },
+  );
 
-  it('is rejected as expired when nobody decides in time', async () => {
+  it.skipIf(skip)('is rejected as expired when nobody decides in time', async () => {
     const waiting = await startWaiting();
     const id = waiting['execution_id'] as string;
     now += 601_000;
@@ -328,19 +367,22 @@ describe('a tool call that needs approval', () => {
     expect(late.status).toBe(409);
   });
 
-  it('lets exactly one of two approvers at once decide; the other gets 409', async () => {
-    const waiting = await startWaiting();
-    const id = waiting['execution_id'] as string;
-    const answers = await Promise.all([
-      call('bob', 'POST', `/workflows/executions/${id}/approve`, {}),
-      call('carol', 'POST', `/workflows/executions/${id}/reject`, { comment: 'no' }),
-    ]);
-    expect(answers.map((a) => a.status).sort()).toEqual([200, 409]);
-    await settled(id);
-    expect(model.requests).toHaveLength(2);
-  });
+  it.skipIf(skip)(
+    'lets exactly one of two approvers at once decide; the other gets 409',
+    async () => {
+      const waiting = await startWaiting();
+      const id = waiting['execution_id'] as string;
+      const answers = await Promise.all([
+        call('bob', 'POST', `/workflows/executions/${id}/approve`, {}),
+        call('carol', 'POST', `/workflows/executions/${id}/reject`, { comment: 'no' }),
+      ]);
+      expect(answers.map((a) => a.status).sort()).toEqual([200, 409]);
+      await settled(id);
+      expect(model.requests).toHaveLength(2);
+    },
+  );
 
-  it('is not found for another owner’s approver, who changes nothing', async () => {
+  it.skipIf(skip)('is not found for another owner’s approver, who changes nothing', async () => {
     const waiting = await startWaiting();
     const id = waiting['execution_id'] as string;
     const stranger = await call('eve', 'POST', `/workflows/executions/${id}/approve`, {});
