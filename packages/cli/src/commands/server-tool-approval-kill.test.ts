@@ -8,6 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ScriptedModelServer } from '@weft/agents/testing';
 import { createLocalKey } from '@weft/server';
+import { run } from '../test-support.js';
 
 /**
  * A run waiting for a tool call's approval survives `kill -9` of `weft server`: started again on
@@ -172,6 +173,13 @@ describe('weft server killed while a tool call waits for approval', { timeout: 1
       status: 'waiting',
       waiting_for: { kind: 'tool_call', tool: 'payments_pay', arguments: { amount: 10 } },
     });
+    // The approver's inbox and the run's record show the tool and its arguments.
+    const listed = await run('approvals', 'list', '--server', second.url, '--api-key', bob);
+    expect(listed.out).toMatch(
+      new RegExp(`${id}\\s+payout\\s+pay: payments_pay \\{"amount":10\\}`),
+    );
+    const got = await run('execution', 'get', id, '--server', second.url, '--api-key', alice);
+    expect(got.out).toContain('tool call pay: payments_pay {"amount":10} (approvers: finance;');
     const approved = await call(second.url, bob, 'POST', `/workflows/executions/${id}/approve`, {});
     expect(approved.status, JSON.stringify(approved.body)).toBe(200);
     const done = await settled(second.url, alice, id);
