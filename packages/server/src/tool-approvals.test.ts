@@ -24,6 +24,12 @@ let base: string;
 let dataDir: string;
 /** The bodies the payments service received. */
 const paid: unknown[] = [];
+/** The idempotency keys of the pay and quote calls the service received. */
+const payKeys: string[] = [];
+const quoted: string[] = [];
+const PAY = { name: 'payments_pay', arguments: '{"amount":10,"to":"bob"}' };
+/** The tool calls the model asks for in its first turn. */
+let firstTurn = [PAY];
 let now = Date.now();
 const keys: Record<string, string> = {};
 
@@ -35,6 +41,7 @@ const AGENT = (url: string) => `agent:
   base_url: ${url}
   api_key_secret: MODEL_KEY
   tools:
+    - payments.quote
     - plugin: payments
       action: pay
       approval: { approvers: [finance], timeout: 600 }
@@ -51,7 +58,7 @@ beforeAll(async () => {
           usage: { prompt_tokens: 40, completion_tokens: 6 },
         }
       : {
-          toolCalls: [{ name: 'payments_pay', arguments: '{"amount":10,"to":"bob"}' }],
+          toolCalls: firstTurn,
           usage: { prompt_tokens: 30, completion_tokens: 4 },
         };
   }).start();
@@ -59,7 +66,13 @@ beforeAll(async () => {
     let body = '';
     request.on('data', (chunk: Buffer) => (body += chunk.toString()));
     request.on('end', () => {
+      const key = String(request.headers['idempotency-key']);
+      if (request.url === '/quote') {
+        quoted.push(key);
+        return response.writeHead(200, { 'content-type': 'application/json' }).end('{"fee":1}');
+      }
       paid.push(JSON.parse(body));
+      payKeys.push(key);
       response.writeHead(200, { 'content-type': 'application/json' }).end('{"paid":true}');
     });
   });
@@ -126,6 +139,13 @@ async function open(kind: 'sqlite' | 'postgres') {
     },
     actions: [
       {
+        name: 'quote',
+        description: 'Quotes the fee of a payment',
+        input_schema: { type: 'object', properties: { amount: { type: 'number' } } },
+        output_schema: { type: 'object' },
+        request: { method: 'POST', url: '/quote', body: '{{ inputs }}' },
+      },
+      {
         name: 'pay',
         description: 'Pays someone',
         input_schema: {
@@ -144,7 +164,8 @@ async function open(kind: 'sqlite' | 'postgres') {
 }
 
 beforeEach(() => {
-  paid.length = 0;
+  paid.length = payKeys.length = quoted.length = 0;
+  firstTurn = [PAY];
   model.requests.length = 0;
 });
 
@@ -254,6 +275,27 @@ describe.each(STORES)('a tool call that needs approval on $name', ({ kind, skip 
       ]);
       // Both turns counted once in the step's usage.
       expect(output.usage).toMatchObject({ input_tokens: 70, output_tokens: 10, tool_calls: 1 });
+    },
+  );
+
+  it.skipIf(skip)(
+    'reuses the results of the turn’s other tool calls, which keep their idempotency keys',
+    async () => {
+      firstTurn = [{ name: 'payments_quote', arguments: '{"amount":10}' }, PAY];
+      const waiting = await startWaiting();
+      const id = waiting['execution_id'] as string;
+      expect(quoted).toHaveLength(1);
+      const approved = await call('bob', 'POST', `/workflows/executions/${id}/approve`, {});
+      expect(approved.status).toBe(200);
+      const done = await settled(id);
+      expect(done['status'], JSON.stringify(done)).toBe('completed');
+      expect(model.requests).toHaveLength(2);
+      expect(quoted).toEqual([`${id}/pay/tools/1`]);
+      expect(payKeys).toEqual([`${id}/pay/tools/2`]);
+      expect(done['result'].steps.pay.output.tool_calls).toMatchObject([
+        { name: 'payments_quote', output: { fee: 1 } },
+        { name: 'payments_pay', output: { paid: true } },
+      ]);
     },
   );
 

@@ -259,6 +259,7 @@ export class AgentRunner implements AgentInvoker {
             const recorded = tape?.tool(callId);
             if (recorded) {
               // Ran before the step waited: its result, not a second run.
+              if (!('rejected' in recorded)) call.tools.skip?.();
               toolCalls.push(record);
               if ('error' in recorded) {
                 record.error = { code: recorded.code, message: recorded.error };
@@ -276,7 +277,7 @@ export class AgentRunner implements AgentInvoker {
                   error: { code: decision.code ?? 'FORBIDDEN', message },
                 });
                 const code = decision.code ?? 'FORBIDDEN';
-                tape?.recordTool(callId, { error: `${code}: ${message}`, code });
+                tape?.recordTool(callId, { error: `${code}: ${message}`, code, rejected: true });
                 if ((tool.spec.approval.on_reject ?? 'continue') === 'fail') {
                   halt(
                     new ForbiddenError(`agent step "${call.context.stepName}": ${message}`, {

@@ -14,7 +14,13 @@ export interface RecordedExchange {
 
 /** What a tool call of the step gave: its output, or the error message the model got. */
 export type RecordedTool =
-  { readonly output: unknown } | { readonly error: string; readonly code: string };
+  | { readonly output: unknown }
+  | {
+      readonly error: string;
+      readonly code: string;
+      /** The call was rejected before it ran (no decision to run it). */
+      readonly rejected?: true;
+    };
 
 /**
  * What an agent step attempt did before it stopped to wait for a decision on a tool call: its

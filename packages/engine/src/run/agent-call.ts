@@ -102,6 +102,12 @@ export interface ToolCallRequest {
  */
 export interface ToolRunner {
   run(request: ToolCallRequest): Promise<InvocationResult>;
+  /**
+   * Counts a tool call that ran in an earlier run of the attempt and is not run again (an agent
+   * step resumed after a tool call's approval reuses its result): the calls after it keep the
+   * idempotency keys (`…/tools/<n>`) they had.
+   */
+  skip?(): void;
 }
 
 /** An invoker of agent steps: {@link AgentCall}s in, the answer and its usage out. */
