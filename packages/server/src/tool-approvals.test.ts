@@ -33,9 +33,9 @@ let firstTurn = [PAY];
 let now = Date.now();
 const keys: Record<string, string> = {};
 
-const AGENT = (url: string) => `agent:
+const AGENT = (url: string, name = 'payer', extra = '') => `agent:
   namespace: acme
-  name: payer
+  name: ${name}${extra}
   version: 1.0.0
   model: openai-compatible:scripted
   base_url: ${url}
@@ -101,6 +101,7 @@ async function open(kind: 'sqlite' | 'postgres') {
   const agents = join(dataDir, 'agents');
   mkdirSync(agents);
   writeFileSync(join(agents, 'payer.yaml'), AGENT(model.url));
+  writeFileSync(join(agents, 'streamer.yaml'), AGENT(model.url, 'streamer', '\n  streaming: true'));
   server = await buildServer(
     {
       dataDir,
@@ -298,6 +299,20 @@ describe.each(STORES)('a tool call that needs approval on $name', ({ kind, skip 
       ]);
     },
   );
+
+  it.skipIf(skip)('replays a streamed model answer without asking again', async () => {
+    const waiting = await startWaiting({ agent: 'agent:acme/streamer@^1' });
+    const id = waiting['execution_id'] as string;
+    expect(waiting['status']).toBe('waiting');
+    expect(model.requests[0]!.body['stream']).toBe(true);
+    const approved = await call('bob', 'POST', `/workflows/executions/${id}/approve`, {});
+    expect(approved.status).toBe(200);
+    const done = await settled(id);
+    expect(done['status'], JSON.stringify(done)).toBe('completed');
+    expect(paid).toEqual([{ amount: 10, to: 'bob' }]);
+    expect(model.requests).toHaveLength(2);
+    expect(done['result'].steps.pay.output.text).toBe('tool said: {"paid":true}');
+  });
 
   it.skipIf(skip)('resumes on the langchain backend without repeating a model turn', async () => {
     const waiting = await startWaiting({ backend: 'langchain' });
