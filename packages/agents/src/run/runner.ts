@@ -1,5 +1,4 @@
 import {
-  ForbiddenError,
   TimeoutError,
   toErrorObject,
   UnavailableError,
@@ -10,16 +9,17 @@ import {
   type SecretsProvider,
   type StepType,
 } from '@weft/core';
-import type { AgentCall, AgentInvoker, StepInfo, ToolDecision } from '@weft/engine';
+import type { AgentCall, AgentInvoker, StepInfo } from '@weft/engine';
 import { AgentCatalog } from '../definition/catalog.js';
 import { effectiveGuardrails } from '../definition/guardrails.js';
 import { DEFAULT_MAX_STEPS, type AgentDefinition } from '../definition/schema.js';
 import { toolsOf, withStepApprovals, type ToolSpec } from '../definition/tools.js';
 import { Budget, type Spent } from './budget.js';
-import type { AgentBackend, ModelTurnEnd, ModelTurnObserver, PreparedTool } from './contract.js';
+import type { AgentBackend, ModelTurnEnd, ModelTurnObserver } from './contract.js';
 import { CostLedger } from './cost-ledger.js';
 import { errorText } from '../backends/common.js';
-import { describeInvalid, prepareTools, type ActionLookup } from './prepare-tools.js';
+import { prepareTools, type ActionLookup } from './prepare-tools.js';
+import { StepApprovals } from './step-approvals.js';
 import { asTape, Tape, tapes } from './tape.js';
 
 /** Default limit of one model answer: 10 MiB. */
@@ -68,17 +68,6 @@ interface ToolCallRecord {
   approved_by?: string;
   /** Who edited its arguments when approving. */
   edited_by?: string;
-}
-
-/** What the model is told of a rejected tool call. */
-function rejectionMessage(tool: string, decision: Extract<ToolDecision, { verdict: 'reject' }>) {
-  if (decision.reason === 'expired') {
-    return `the call of ${tool} was rejected: nobody approved it in time (expired); it did not run`;
-  }
-  if (decision.reason === 'approval_required') {
-    return `the call of ${tool} needs approval and nobody here can give it (approval_required); it did not run`;
-  }
-  return `the call of ${tool} was rejected by ${decision.by}: ${decision.reason}; it did not run`;
 }
 
 /**
@@ -187,58 +176,7 @@ export class AgentRunner implements AgentInvoker {
     const observer = this.turns;
     let turnEnd: ((end: ModelTurnEnd) => void) | undefined;
     const [provider, ...model] = agent.model.split(':');
-    // Stops the step from a tool call: a rejected call with `on_reject: fail`, or a wait.
-    const stop = new AbortController();
-    let stopped: { error: unknown; waits: boolean } | undefined;
-    const halt = (error: unknown, waits: boolean): never => {
-      stopped ??= { error, waits };
-      stop.abort(error);
-      throw error;
-    };
-    const inFlight = new Set<Promise<unknown>>();
-    const decide = async (
-      tool: PreparedTool,
-      input: Record<string, unknown>,
-      callId: string,
-    ): Promise<ToolDecision> => {
-      const known = tape?.decision(callId);
-      if (known) return known;
-      const approval = tool.spec.approval!;
-      let decision: ToolDecision;
-      if (!call.approvals) {
-        decision = {
-          verdict: 'reject',
-          by: 'weft',
-          reason: 'approval_required',
-          code: 'FORBIDDEN',
-        };
-      } else {
-        try {
-          decision = await call.approvals.decide(
-            {
-              step: call.context.stepName,
-              key: stepKey,
-              tool: tool.spec.name,
-              callId,
-              arguments: input,
-              inputSchema: tool.inputSchema,
-              approvers: approval.approvers,
-              timeoutSeconds: approval.timeout,
-              onReject: approval.on_reject ?? 'continue',
-            },
-            async () => {
-              // The tool calls of the turn that run finish first: their results are saved.
-              await Promise.allSettled([...inFlight]);
-              return tape!.snapshot(budget.costUsd);
-            },
-          );
-        } catch (error) {
-          return halt(error, true);
-        }
-      }
-      tape?.recordDecision(callId, decision);
-      return decision;
-    };
+    const approvals = new StepApprovals(call, tape, () => budget.costUsd);
     try {
       const run = () =>
         backend.run({
@@ -249,7 +187,7 @@ export class AgentRunner implements AgentInvoker {
           tools,
           maxSteps,
           budget,
-          signal: AbortSignal.any([limit.signal, stop.signal]),
+          signal: AbortSignal.any([limit.signal, approvals.signal]),
           maxResponseBytes: this.maxResponseBytes,
           ...(tape && tape.savedTurns > 0 ? { replayedTurns: tape.savedTurns } : {}),
           runTool: async (tool, given, callId) => {
@@ -269,52 +207,35 @@ export class AgentRunner implements AgentInvoker {
               return recorded.output;
             }
             if (tool.spec.approval) {
-              const decision = await decide(tool, input, callId);
-              if (decision.verdict === 'reject') {
-                const message = rejectionMessage(tool.spec.name, decision);
+              const admitted = await approvals.admit(tool, input, callId);
+              if (!admitted.run) {
                 toolCalls.push({
                   ...record,
-                  error: { code: decision.code ?? 'FORBIDDEN', message },
+                  error: { code: admitted.code, message: admitted.message },
                 });
-                const code = decision.code ?? 'FORBIDDEN';
-                tape?.recordTool(callId, { error: `${code}: ${message}`, code, rejected: true });
-                if ((tool.spec.approval.on_reject ?? 'continue') === 'fail') {
-                  halt(
-                    new ForbiddenError(`agent step "${call.context.stepName}": ${message}`, {
-                      reason:
-                        decision.reason === 'approval_required'
-                          ? 'approval_required'
-                          : 'approval_rejected',
-                      tool: tool.spec.name,
-                      rejected_by: decision.by,
-                      missing_roles: [],
-                      missing_permissions: [],
-                    }),
-                    false,
-                  );
-                }
-                throw new Error(`${code}: ${message}`);
+                tape?.recordTool(callId, {
+                  error: admitted.error.message,
+                  code: admitted.code,
+                  rejected: true,
+                });
+                throw admitted.error;
               }
-              if (decision.arguments !== undefined) {
-                if (!tool.validate(decision.arguments)) {
-                  throw new Error(
-                    `VALIDATION: the approved arguments of ${tool.spec.name} are invalid: ${describeInvalid(tool.validate)}`,
-                  );
-                }
-                input = decision.arguments;
+              if (admitted.input !== input) {
+                input = admitted.input;
                 record.input = input;
-                record.edited_by = decision.by;
+                record.edited_by = admitted.decision.by;
               }
-              record.approved_by = decision.by;
+              record.approved_by = admitted.decision.by;
             }
             toolCalls.push(record);
-            const running = call.tools.run({
-              target: tool.spec.target,
-              action: tool.spec.action,
-              input,
-              name: tool.spec.name,
-            });
-            inFlight.add(running);
+            const running = approvals.track(
+              call.tools.run({
+                target: tool.spec.target,
+                action: tool.spec.action,
+                input,
+                name: tool.spec.name,
+              }),
+            );
             try {
               const result = await running;
               record.output = result.output;
@@ -323,12 +244,11 @@ export class AgentRunner implements AgentInvoker {
             } catch (error) {
               const object = toErrorObject(error);
               record.error = { code: object.code, message: object.message };
-              if (!stop.signal.aborted) {
+              if (!approvals.signal.aborted) {
                 tape?.recordTool(callId, { error: errorText(error), code: object.code });
               }
               throw error;
             } finally {
-              inFlight.delete(running);
               progress(
                 `tool ${tool.spec.name}${record.error ? ` failed (${record.error.code})` : ''}`,
                 {
@@ -383,7 +303,7 @@ export class AgentRunner implements AgentInvoker {
           },
         });
       const answer = tape ? await tapes.run(tape, run) : await run();
-      if (stopped) throw stopped.error;
+      if (approvals.failure) throw approvals.failure.error;
       const usage = budget.usage();
       const output = {
         text: answer.text,
@@ -394,6 +314,7 @@ export class AgentRunner implements AgentInvoker {
       this.carried.delete(stepKey);
       return { output, usage };
     } catch (error) {
+      const stopped = approvals.failure;
       const failure = stopped?.error ?? limit.fired ?? error;
       turnEnd?.({ errorCode: toErrorObject(failure).code });
       // A step that waits resumes from its saved turns, not from what it carried.
