@@ -25,7 +25,15 @@ export { FoundSecrets, MASK, ResolvedSecrets } from './run/secrets.js';
 export { MIN_JSON_LEAF_LENGTH } from './run/secret-forms.js';
 export { MAX_SUBWORKFLOW_DEPTH } from './run/subworkflow.js';
 export { calledWorkflows, pickWorkflow, type WorkflowCall } from './run/workflow-versions.js';
-export type { AgentCall, AgentInvoker, ToolCallRequest, ToolRunner } from './run/agent-call.js';
+export type {
+  AgentCall,
+  AgentInvoker,
+  ToolApprovalGate,
+  ToolApprovalRequest,
+  ToolCallRequest,
+  ToolDecision,
+  ToolRunner,
+} from './run/agent-call.js';
 export type { ToolInvocationInfo } from './run/attempt-tools.js';
 export { DryRunInterceptor, ownerOf, type DryRunSettings, type MockedStep } from './run/dry-run.js';
 export { ReplayInterceptor } from './run/replay.js';

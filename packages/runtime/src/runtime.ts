@@ -77,6 +77,7 @@ export class Runtime {
       return expired !== undefined;
     });
     this.decisions = new WaitDecisions(parts, (deadline) => this.deadlines.decided(deadline));
+    this.worker.onWait = (deadline) => this.deadlines.note(deadline);
     this.starter = new ExecutionStarter(parts, (deadline) => this.deadlines.note(deadline));
     this.actions = new ActionProxy(this.options);
     this.retention = new RetentionSweeper(this.options.retention, {

@@ -273,8 +273,8 @@ export class KyselyExecutionsStore implements ExecutionsStore {
     return this.writer.finish(id, outcome, writes);
   }
 
-  resume(id: string, events: readonly EventRow[]): Promise<boolean> {
-    return this.waits.resume(id, events);
+  resume(id: string, events: readonly EventRow[], waitingFor?: WaitingFor): Promise<boolean> {
+    return this.waits.resume(id, events, waitingFor);
   }
 
   suspend(

@@ -120,6 +120,20 @@ export function executionsWaitsContract(open: () => Promise<TestExecutions>): vo
       expect(await store.nextWaitDeadline()).toBeUndefined();
     });
 
+    it('resumes with a new waiting_for in the same write: only the winner’s is kept', async () => {
+      const record = waiting();
+      await store.create(record, undefined, undefined, []);
+      const decided = (verdict: string) => ({ ...record.waiting_for!, decision: { verdict } });
+      const won = await Promise.all([
+        store.resume(record.id, [event(1, 'tool_call.granted')], decided('approve')),
+        store.resume(record.id, [event(1, 'tool_call.rejected')], decided('reject')),
+      ]);
+      expect(won.sort()).toEqual([false, true]);
+      const [written] = await store.events(record.id, 0, 10);
+      const kept = (await store.get(record.id))?.waiting_for;
+      expect(kept).toEqual(decided(written!.type === 'tool_call.granted' ? 'approve' : 'reject'));
+    });
+
     it('lets one of two concurrent resumes win', async () => {
       const record = waiting();
       await store.create(record, undefined, undefined, []);

@@ -19,11 +19,16 @@ export class ExecutionWaits {
   ) {}
 
   /** See `ExecutionsStore.resume`. */
-  async resume(id: string, events: readonly EventRow[]): Promise<boolean> {
+  async resume(id: string, events: readonly EventRow[], waitingFor?: WaitingFor): Promise<boolean> {
     return this.db.transaction().execute(async (trx) => {
       const updated = await trx
         .updateTable('executions')
-        .set({ status: 'pending', lease_owner: null, lease_until: 0 })
+        .set({
+          status: 'pending',
+          lease_owner: null,
+          lease_until: 0,
+          ...(waitingFor ? { waiting_for: JSON.stringify(waitingFor) } : {}),
+        })
         .where('id', '=', id)
         .where('status', '=', WAITING)
         .executeTakeFirst();

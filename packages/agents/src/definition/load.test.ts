@@ -3,6 +3,7 @@ import { AgentCatalog, agentRef } from './catalog.js';
 import { effectiveGuardrails } from './guardrails.js';
 import { parseAgentSource } from './load.js';
 import type { AgentDefinition } from './schema.js';
+import { toolsOf, withStepApprovals } from './tools.js';
 
 const valid = `agent:
   namespace: acme
@@ -47,6 +48,59 @@ describe('agent definition files', () => {
       expect.stringMatching(/two tools are named "crm_lookup"/),
       expect.stringMatching(/maxCost needs the agent's pricing/),
     ]);
+  });
+});
+
+describe('tool approvals in an agent definition', () => {
+  const withApproval = (approval: string) =>
+    valid.replace('action: refund }', `action: refund, approval: ${approval} }`);
+
+  it('loads approvers, timeout and on_reject, and gives them to the tool', () => {
+    const loaded = parseAgentSource(
+      withApproval('{ approvers: [finance], timeout: 600, on_reject: fail }'),
+      'a.yaml',
+    );
+    expect(loaded.diagnostics).toEqual([]);
+    expect(toolsOf(loaded.agent!)[1]).toMatchObject({
+      name: 'billing_refund',
+      approval: { approvers: ['finance'], timeout: 600, on_reject: 'fail' },
+    });
+  });
+
+  it('refuses unknown keys, no approvers, a bad timeout and a bad on_reject, by field', () => {
+    const paths = (approval: string) =>
+      parseAgentSource(withApproval(approval), 'a.yaml').diagnostics.map((d) => d.path);
+    expect(paths('{ approvers: [finance], timeout: 60, approver: x }')).toEqual([
+      'agent.tools[1].approval.approver',
+    ]);
+    expect(paths('{ approvers: [], timeout: 60 }')).toEqual(['agent.tools[1].approval.approvers']);
+    expect(paths('{ approvers: [finance], timeout: 0 }')).toEqual([
+      'agent.tools[1].approval.timeout',
+    ]);
+    expect(paths('{ approvers: [finance], timeout: 1.5 }')).toEqual([
+      'agent.tools[1].approval.timeout',
+    ]);
+    expect(messages(withApproval('{ approvers: [finance] }'))).toEqual([
+      expect.stringMatching(/agent\.tools\[1\]\.approval: .*timeout/),
+    ]);
+    expect(paths('{ approvers: [finance], timeout: 60, on_reject: ignore }')).toEqual([
+      'agent.tools[1].approval.on_reject',
+    ]);
+  });
+
+  it('lets a step add or replace approvals of its agent’s tools, never of unknown ones', () => {
+    const specs = toolsOf(parseAgentSource(valid, 'a.yaml').agent!);
+    const approval = { approvers: ['lead'], timeout: 30 };
+    expect(withStepApprovals(specs, { crm_lookup: approval })[0]).toMatchObject({ approval });
+    expect(() => withStepApprovals(specs, { crm_delete: approval })).toThrow(
+      expect.objectContaining({
+        code: 'VALIDATION',
+        details: expect.objectContaining({
+          field: 'tool_approvals.crm_delete',
+          constraint: 'tool',
+        }),
+      }),
+    );
   });
 });
 

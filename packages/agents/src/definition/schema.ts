@@ -1,5 +1,5 @@
 import { Type, type Static } from '@weft/core/typebox';
-import { Guardrails } from '@weft/core';
+import { Guardrails, ToolApproval } from '@weft/core';
 
 /** `<provider>:<model id>`: the providers weft speaks to. */
 export const MODEL_PATTERN = '^(openai|anthropic|openai-compatible):[^\\s]{1,200}$';
@@ -29,6 +29,7 @@ export const AgentTool = Type.Union([
         }),
       ),
       description: Type.Optional(Type.String({ maxLength: 2000 })),
+      approval: Type.Optional(ToolApproval),
     },
     { additionalProperties: false },
   ),

@@ -1,4 +1,4 @@
-import { ValidationError, type ActionCall } from '@weft/core';
+import { ValidationError, type ActionCall, type ToolApproval } from '@weft/core';
 import type { AgentDefinition } from './schema.js';
 
 /** A tool of an agent, resolved to the action it runs. */
@@ -9,6 +9,8 @@ export interface ToolSpec {
   readonly action: string;
   /** Overrides the action's description. */
   readonly description: string | undefined;
+  /** The approval a call waits for before it runs (docs/agents.md#tool-approvals), if any. */
+  readonly approval?: ToolApproval | undefined;
 }
 
 /**
@@ -46,6 +48,7 @@ export function toolsOf(agent: AgentDefinition): ToolSpec[] {
         target,
         action: tool.action,
         description: tool.description,
+        ...(tool.approval ? { approval: tool.approval } : {}),
       };
     }
     if (seen.has(spec.name)) {
@@ -58,4 +61,27 @@ export function toolsOf(agent: AgentDefinition): ToolSpec[] {
     specs.push(spec);
   });
   return specs;
+}
+
+/**
+ * The tools of an agent step: the agent's, with the step's `tool_approvals` added to (or
+ * replacing) their approvals. Throws `VALIDATION` (`tool_approvals.<name>`) for a tool the agent
+ * has not.
+ */
+export function withStepApprovals(
+  specs: readonly ToolSpec[],
+  approvals: Readonly<Record<string, ToolApproval>> | undefined,
+): readonly ToolSpec[] {
+  if (approvals === undefined) return specs;
+  for (const name of Object.keys(approvals)) {
+    if (!specs.some((spec) => spec.name === name)) {
+      throw new ValidationError(
+        `tool_approvals names "${name}", which is not a tool of the agent (its tools: ${specs.map((s) => s.name).join(', ') || 'none'})`,
+        { field: `tool_approvals.${name}`, constraint: 'tool' },
+      );
+    }
+  }
+  return specs.map((spec) =>
+    approvals[spec.name] ? { ...spec, approval: approvals[spec.name] } : spec,
+  );
 }

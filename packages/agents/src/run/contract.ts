@@ -103,6 +103,12 @@ export interface AgentRequest {
   /** Most bytes one model answer may have. */
   readonly maxResponseBytes: number;
   /**
+   * Turns 1 to `replayedTurns` are answered from the step's saved exchanges (a step resumed
+   * after a tool call's approval, docs/agents.md#tool-approvals): no model call is made for
+   * them and nothing is spent, so nothing is to be reserved or counted for them again.
+   */
+  readonly replayedTurns?: number;
+  /**
    * Runs a tool call whose arguments passed `validate` (refused past `maxToolCalls`): resolves to
    * the action's output; rejects with an error whose message goes back to the model.
    */

@@ -13,12 +13,15 @@ import type { AgentCall, AgentInvoker, StepInfo } from '@weft/engine';
 import { AgentCatalog } from '../definition/catalog.js';
 import { effectiveGuardrails } from '../definition/guardrails.js';
 import { DEFAULT_MAX_STEPS, type AgentDefinition } from '../definition/schema.js';
-import { toolsOf, type ToolSpec } from '../definition/tools.js';
+import { toolsOf, withStepApprovals, type ToolSpec } from '../definition/tools.js';
 import { Budget, type Spent } from './budget.js';
 import type { AgentBackend, ModelTurnEnd, ModelTurnObserver } from './contract.js';
 import { CostLedger } from './cost-ledger.js';
+import { errorText } from '../backends/common.js';
 import { prepareTools, type ActionLookup } from './prepare-tools.js';
 import { BudgetsAcrossRuns, DEFAULT_BUDGETED_OUTPUT_TOKENS } from './run-budgets.js';
+import { StepApprovals } from './step-approvals.js';
+import { asTape, Tape, tapes } from './tape.js';
 
 /** Default limit of one model answer: 10 MiB. */
 export const DEFAULT_MAX_RESPONSE_BYTES = 10 * 1024 * 1024;
@@ -67,6 +70,10 @@ interface ToolCallRecord {
   input: unknown;
   output: unknown;
   error?: { code: string; message: string };
+  /** Who approved the call (a tool with `approval`). */
+  approved_by?: string;
+  /** Who edited its arguments when approving. */
+  edited_by?: string;
 }
 
 /**
@@ -145,12 +152,18 @@ export class AgentRunner implements AgentInvoker {
         },
       );
     }
-    const tools = await prepareTools(this.specs(agent), this.options.actions);
+    const specs = withStepApprovals(this.specs(agent), call.definition.tool_approvals);
+    const tools = await prepareTools(specs, this.options.actions);
+    // A step that may wait for a tool call's approval records its model exchanges and tool
+    // results, and resumes from what it saved when it waited (docs/agents.md#tool-approvals).
+    const stepKey = call.context.idempotencyKey;
+    const tape = specs.some((spec) => spec.approval)
+      ? new Tape(asTape(call.approvals?.saved(stepKey)))
+      : undefined;
     const apiKey = await this.apiKey(agent, call);
     const guardrails = effectiveGuardrails(agent, call.definition.guardrails);
     const executionId = call.context.workflowId;
     // Budgets hold over the step: a retry starts from what the failed attempts spent.
-    const stepKey = call.context.idempotencyKey;
     const carried = this.carried.get(stepKey);
     await this.costs.ensure(executionId); // a run taken over elsewhere: what was spent before
     // Budgets across runs: every live model call reserves first (it then needs an output cap).
@@ -159,7 +172,8 @@ export class AgentRunner implements AgentInvoker {
     const budget = new Budget(
       guardrails,
       agent.pricing,
-      this.costs.spentBy(executionId) - (carried?.costUsd ?? 0),
+      // Replayed turns were counted when they ran: the budget sees them once.
+      this.costs.spentBy(executionId) - (carried?.costUsd ?? 0) - (tape?.saved?.costUsd ?? 0),
       agent.max_output_tokens ?? (ledger.budgeted ? DEFAULT_BUDGETED_OUTPUT_TOKENS : undefined),
       carried,
     );
@@ -173,89 +187,138 @@ export class AgentRunner implements AgentInvoker {
     const observer = this.turns;
     let turnEnd: ((end: ModelTurnEnd) => void) | undefined;
     const [provider, ...model] = agent.model.split(':');
+    const approvals = new StepApprovals(call, tape, () => budget.costUsd);
     try {
-      const answer = await backend.run({
-        agent,
-        apiKey,
-        prompt,
-        context: Object.keys(rest).length > 0 ? rest : undefined,
-        tools,
-        maxSteps,
-        budget,
-        signal: limit.signal,
-        maxResponseBytes: this.maxResponseBytes,
-        reserveModelCall: (live) => ledger.reserve(live),
-        runTool: async (tool, input) => {
-          if (!budget.admitToolCall(tool.spec.name)) throw budget.tripped;
-          const record: ToolCallRecord = { name: tool.spec.name, input, output: null };
-          toolCalls.push(record);
-          try {
-            const result = await call.tools.run({
-              target: tool.spec.target,
-              action: tool.spec.action,
-              input,
-              name: tool.spec.name,
-            });
-            record.output = result.output;
-            return result.output;
-          } catch (error) {
-            const object = toErrorObject(error);
-            record.error = { code: object.code, message: object.message };
-            throw error;
-          } finally {
-            progress(
-              `tool ${tool.spec.name}${record.error ? ` failed (${record.error.code})` : ''}`,
-              {
-                turn: turns + 1,
-                tool: tool.spec.name,
-                status: record.error ? 'failed' : 'success',
-                tool_calls: budget.toolCalls,
-              },
-            );
-          }
-        },
-        onRefusedCall: (name, input, error) => {
-          toolCalls.push({
-            name,
-            input,
-            output: null,
-            error: { code: 'VALIDATION', message: error },
-          });
-        },
-        ...(observer
-          ? {
-              onTurnStart: (turn: number, maxOutputTokens: number | undefined) => {
-                turnEnd = observer.turnStarted({
-                  agent: `${agent.namespace}/${agent.name}`,
-                  provider: provider!,
-                  model: model.join(':'),
-                  turn,
-                  maxOutputTokens,
-                  temperature: agent.temperature,
-                });
-              },
+      const run = () =>
+        backend.run({
+          agent,
+          apiKey,
+          prompt,
+          context: Object.keys(rest).length > 0 ? rest : undefined,
+          tools,
+          maxSteps,
+          budget,
+          signal: AbortSignal.any([limit.signal, approvals.signal]),
+          maxResponseBytes: this.maxResponseBytes,
+          reserveModelCall: (live) => ledger.reserve(live),
+          ...(tape && tape.savedTurns > 0 ? { replayedTurns: tape.savedTurns } : {}),
+          runTool: async (tool, given, callId) => {
+            if (!budget.admitToolCall(tool.spec.name)) throw budget.tripped;
+            let input = given;
+            const record: ToolCallRecord = { name: tool.spec.name, input, output: null };
+            const recorded = tape?.tool(callId);
+            if (recorded) {
+              // Ran before the step waited: its result, not a second run.
+              if (!('rejected' in recorded)) call.tools.skip?.();
+              toolCalls.push(record);
+              if ('error' in recorded) {
+                record.error = { code: recorded.code, message: recorded.error };
+                throw new Error(recorded.error);
+              }
+              record.output = recorded.output;
+              return recorded.output;
             }
-          : {}),
-        onTurn: (turn) => {
-          turnEnd?.({
-            inputTokens: turn.inputTokens,
-            outputTokens: turn.outputTokens,
-            ...(turn.finishReason !== undefined ? { finishReason: turn.finishReason } : {}),
-          });
-          turnEnd = undefined;
-          turns = turn.turn;
-          settling.push(ledger.settleTurn(turn.inputTokens, turn.outputTokens));
-          budget.addTurn(turn);
-          this.costs.add(executionId, budget.costUsd - costBefore);
-          costBefore = budget.costUsd;
-          const names = turn.toolNames;
-          progress(`turn ${turn.turn}${names.length > 0 ? `: ${names.join(', ')}` : ''}`, {
-            turn: turn.turn,
-            tools: names,
-            usage: budget.usage(),
-          });
-        },
-      });
+            if (tool.spec.approval) {
+              const admitted = await approvals.admit(tool, input, callId);
+              if (!admitted.run) {
+                toolCalls.push({
+                  ...record,
+                  error: { code: admitted.code, message: admitted.message },
+                });
+                tape?.recordTool(callId, {
+                  error: admitted.error.message,
+                  code: admitted.code,
+                  rejected: true,
+                });
+                throw admitted.error;
+              }
+              if (admitted.input !== input) {
+                input = admitted.input;
+                record.input = input;
+                record.edited_by = admitted.decision.by;
+              }
+              record.approved_by = admitted.decision.by;
+            }
+            toolCalls.push(record);
+            const running = approvals.track(
+              call.tools.run({
+                target: tool.spec.target,
+                action: tool.spec.action,
+                input,
+                name: tool.spec.name,
+              }),
+            );
+            try {
+              const result = await running;
+              record.output = result.output;
+              tape?.recordTool(callId, { output: result.output });
+              return result.output;
+            } catch (error) {
+              const object = toErrorObject(error);
+              record.error = { code: object.code, message: object.message };
+              if (!approvals.signal.aborted) {
+                tape?.recordTool(callId, { error: errorText(error), code: object.code });
+              }
+              throw error;
+            } finally {
+              progress(
+                `tool ${tool.spec.name}${record.error ? ` failed (${record.error.code})` : ''}`,
+                {
+                  turn: turns + 1,
+                  tool: tool.spec.name,
+                  status: record.error ? 'failed' : 'success',
+                  tool_calls: budget.toolCalls,
+                },
+              );
+            }
+          },
+          onRefusedCall: (name, input, error) => {
+            toolCalls.push({
+              name,
+              input,
+              output: null,
+              error: { code: 'VALIDATION', message: error },
+            });
+          },
+          ...(observer
+            ? {
+                onTurnStart: (turn: number, maxOutputTokens: number | undefined) => {
+                  turnEnd = observer.turnStarted({
+                    agent: `${agent.namespace}/${agent.name}`,
+                    provider: provider!,
+                    model: model.join(':'),
+                    turn,
+                    maxOutputTokens,
+                    temperature: agent.temperature,
+                  });
+                },
+              }
+            : {}),
+          onTurn: (turn) => {
+            turnEnd?.({
+              inputTokens: turn.inputTokens,
+              outputTokens: turn.outputTokens,
+              ...(turn.finishReason !== undefined ? { finishReason: turn.finishReason } : {}),
+            });
+            turnEnd = undefined;
+            turns = turn.turn;
+            budget.addTurn(turn);
+            // A replayed turn was paid when it ran: not counted (nor settled) again.
+            if (!tape?.lastReplayed) {
+              settling.push(ledger.settleTurn(turn.inputTokens, turn.outputTokens));
+              this.costs.add(executionId, budget.costUsd - costBefore);
+            }
+            costBefore = budget.costUsd;
+            const names = turn.toolNames;
+            progress(`turn ${turn.turn}${names.length > 0 ? `: ${names.join(', ')}` : ''}`, {
+              turn: turn.turn,
+              tools: names,
+              usage: budget.usage(),
+            });
+          },
+        });
+      const answer = tape ? await tapes.run(tape, run) : await run();
+      if (approvals.failure) throw approvals.failure.error;
       const usage = budget.usage();
       const output = {
         text: answer.text,
@@ -266,10 +329,17 @@ export class AgentRunner implements AgentInvoker {
       this.carried.delete(stepKey);
       return { output, usage };
     } catch (error) {
-      turnEnd?.({ errorCode: toErrorObject(limit.fired ?? error).code });
+      const stopped = approvals.failure;
+      const failure = stopped?.error ?? limit.fired ?? ledger.refusal ?? error;
+      turnEnd?.({ errorCode: toErrorObject(failure).code });
+      // A step that waits resumes from its saved turns, not from what it carried.
+      if (stopped?.waits) {
+        this.carried.delete(stepKey);
+        throw failure;
+      }
       if (this.carried.size >= 10_000) this.carried.delete(this.carried.keys().next().value!);
       this.carried.set(stepKey, budget.spent());
-      throw limit.fired ?? ledger.refusal ?? error;
+      throw failure;
     } finally {
       limit.clear();
       await Promise.all(settling);

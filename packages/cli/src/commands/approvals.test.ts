@@ -80,10 +80,12 @@ describe('weft approvals list', () => {
     expect(listed.err).toBe('');
     expect(listed.code).toBe(0);
     const [header, first] = listed.out.split('\n');
-    expect(header).toMatch(/^EXECUTION\s+WORKFLOW\s+REQUESTED BY\s+SINCE\s+EXPIRES\s+INPUTS$/);
+    expect(header).toMatch(
+      /^EXECUTION\s+WORKFLOW\s+WAITS FOR\s+REQUESTED BY\s+SINCE\s+EXPIRES\s+INPUTS$/,
+    );
     expect(first).toMatch(
       new RegExp(
-        `^${id}\\s+payout\\s+clerk\\s+\\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d:\\d\\dZ\\s+\\d{4}-`,
+        `^${id}\\s+payout\\s+start\\s+clerk\\s+\\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d:\\d\\dZ\\s+\\d{4}-`,
       ),
     );
 

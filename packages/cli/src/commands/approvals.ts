@@ -6,7 +6,7 @@ import type { Io } from '../io.js';
 import { outputOption } from '../options.js';
 import { addServerOptions, connectServer, type ServerFlags } from '../server-connection.js';
 import { formatTable } from '../table.js';
-import { inputsText } from './execution-list.js';
+import { inputsText, waitsFor } from './execution-list.js';
 
 interface ListFlags extends ServerFlags {
   limit: number;
@@ -56,7 +56,7 @@ export function registerApprovals(
         else
           io.out(
             formatTable(
-              ['EXECUTION', 'WORKFLOW', 'REQUESTED BY', 'SINCE', 'EXPIRES', 'INPUTS'],
+              ['EXECUTION', 'WORKFLOW', 'WAITS FOR', 'REQUESTED BY', 'SINCE', 'EXPIRES', 'INPUTS'],
               page.executions.map(row),
             ),
           );
@@ -76,6 +76,7 @@ function row(execution: ExecutionRecord): string[] {
   return [
     execution.execution_id,
     execution.workflow,
+    waitsFor(waiting),
     by?.name ?? by?.subject ?? '-',
     time(waiting?.since),
     waiting?.expires_at ? time(waiting.expires_at) : 'never',

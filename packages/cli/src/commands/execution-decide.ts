@@ -1,4 +1,4 @@
-import type { Command } from 'commander';
+import { InvalidArgumentError, type Command } from 'commander';
 import { guard } from '../command-errors.js';
 import { EXIT } from '../exit-codes.js';
 import type { Io } from '../io.js';
@@ -8,6 +8,7 @@ import { printEnded, printRecord } from './execution-output.js';
 
 interface DecideFlags extends ServerFlags {
   comment?: string;
+  arguments?: Record<string, unknown>;
   wait?: boolean;
   output: string;
 }
@@ -37,7 +38,13 @@ export function registerExecutionDecisions(
       .argument('<id>', 'execution id (from `weft approvals list`)')
       .option('--comment <text>', 'why (kept with the decision and in the audit log)');
     if (verdict === 'approve')
-      command.option('--wait', 'wait until the approved execution ends and print how it ended');
+      command
+        .option('--wait', 'wait until the approved execution ends and print how it ended')
+        .option(
+          '--arguments <json>',
+          "a tool call's approval: the arguments (a JSON object) the tool runs with instead of the model's",
+          parseArguments,
+        );
     addServerOptions(command)
       .addOption(outputOption())
       .addHelpText(
@@ -56,7 +63,10 @@ export function registerExecutionDecisions(
             io.err(`error: ${client}\n`);
             return EXIT.invalid;
           }
-          const options = flags.comment !== undefined ? { comment: flags.comment } : {};
+          const options = {
+            ...(flags.comment !== undefined ? { comment: flags.comment } : {}),
+            ...(flags.arguments !== undefined ? { arguments: flags.arguments } : {}),
+          };
           const decided =
             verdict === 'approve'
               ? await client.approveExecution(id, options)
@@ -76,4 +86,17 @@ export function registerExecutionDecisions(
         }),
       );
   }
+}
+
+/** `--arguments`: a JSON object. */
+function parseArguments(value: string): Record<string, unknown> {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(value);
+  } catch {
+    throw new InvalidArgumentError('expected a JSON object, e.g. \'{"amount": 5}\'');
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
+    throw new InvalidArgumentError('expected a JSON object, e.g. \'{"amount": 5}\'');
+  return parsed as Record<string, unknown>;
 }

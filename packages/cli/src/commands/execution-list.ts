@@ -121,7 +121,14 @@ function describe(record: ExecutionRecord): string {
     ['started', record.started_at ?? undefined],
     ['finished', record.finished_at ?? undefined],
     ['duration', durationOf(record)],
-    ['waiting for', record.waiting_for ? record.waiting_for.kind : undefined],
+    [
+      'waiting for',
+      record.waiting_for
+        ? record.waiting_for.kind === 'tool_call'
+          ? `tool call ${waitsFor(record.waiting_for)} (approvers: ${(record.waiting_for as { approvers?: string[] }).approvers?.join(', ') ?? '-'}; expires ${record.waiting_for.expires_at ?? 'never'})`
+          : record.waiting_for.kind
+        : undefined,
+    ],
     ['error', record.error ? errorText(record.error) : undefined],
   ];
   const outputs = record.result?.outputs;
@@ -130,6 +137,19 @@ function describe(record: ExecutionRecord): string {
     .filter((line): line is [string, string] => line[1] !== undefined && line[1] !== '-')
     .map(([field, value]) => `${`${field}:`.padEnd(13)}${value}\n`)
     .join('');
+}
+
+/**
+ * What a run waits for: `start` (a workflow's approval), or a tool call with its arguments:
+ * `pay: payments_pay {"amount":10}` (secret values arrive masked).
+ */
+export function waitsFor(waiting: ExecutionRecord['waiting_for']): string {
+  if (!waiting) return '-';
+  if (waiting.kind === 'approval') return 'start';
+  if (waiting.kind !== 'tool_call') return waiting.kind;
+  const fields = waiting as { step?: unknown; tool?: unknown; arguments?: unknown };
+  const args = JSON.stringify(fields.arguments ?? {});
+  return `${String(fields.step)}: ${String(fields.tool)} ${args.length > 200 ? `${args.slice(0, 199)}…` : args}`;
 }
 
 /**

@@ -1,4 +1,5 @@
 import { WeftError, type Principal } from '@weft/core';
+import type { ToolApprovalGate, ToolDecision } from '@weft/engine';
 import type { ApproveRun, Weft, WorkflowDefinition } from '@weft/sdk';
 import { EXIT } from '../exit-codes.js';
 import type { Io } from '../io.js';
@@ -86,4 +87,50 @@ export function startFailureExit(error: unknown): number {
   return error instanceof WeftError && (error.code === 'VALIDATION' || error.code === 'FORBIDDEN')
     ? EXIT.invalid
     : EXIT.failure;
+}
+
+/**
+ * Who decides the tool calls of local agent steps that need approval
+ * (docs/agents.md#tool-approvals): `--approve` approves them all; the person at the terminal
+ * is shown the tool and its arguments and asked (one call at a time); else each is refused with
+ * `FORBIDDEN` (`approval_required`) before the tool runs: the model is told, or the step fails
+ * (`on_reject: fail`).
+ */
+export function toolApproverFor(
+  io: Io,
+  flags: IdentityFlags,
+  principal: Principal | undefined,
+): ToolApprovalGate {
+  const who = principal?.subject ?? 'local';
+  let asking: Promise<unknown> = Promise.resolve();
+  return {
+    saved: () => undefined,
+    decide: async (request): Promise<ToolDecision> => {
+      if (flags.approve) return { verdict: 'approve', by: `${who} (--approve)` };
+      const ask = io.ask;
+      if (!ask) {
+        io.err(
+          `weft: agent step "${request.step}" called tool ${request.tool}, which needs approval by one of: ${request.approvers.join(', ')}; stdin is not a terminal to ask on: refused (approval_required). Pass --approve to approve tool calls\n`,
+        );
+        return { verdict: 'reject', by: 'weft', reason: 'approval_required', code: 'FORBIDDEN' };
+      }
+      const turn = asking.then(async () => {
+        io.err(
+          `agent step "${request.step}" wants to call tool ${request.tool} (approvers: ${request.approvers.join(', ')}) with:\n${JSON.stringify(request.arguments, null, 2)}\n`,
+        );
+        const answer = await ask(
+          `approve this call of ${request.tool}? [y/N] `,
+          AbortSignal.timeout(request.timeoutSeconds * 1000),
+        ).catch(() => 'expired');
+        if (answer === 'expired') {
+          return { verdict: 'reject', by: 'expired', reason: 'expired' } as const;
+        }
+        return /^\s*y(es)?\s*$/i.test(answer)
+          ? ({ verdict: 'approve', by: who } as const)
+          : ({ verdict: 'reject', by: who, reason: 'declined at the terminal' } as const);
+      });
+      asking = turn.catch(() => {});
+      return turn;
+    },
+  };
 }

@@ -42,7 +42,10 @@ export function addIdentityOptions(command: Command): Command {
       grantParser(isPermission, 'a permission in <resource>:<verb> form (lowercase)'),
       [],
     )
-    .option('--approve', 'approve a run that requires approval, without asking on the terminal');
+    .option(
+      '--approve',
+      "approve a run that requires approval, and agents' tool calls that need approval, without asking on the terminal",
+    );
 }
 
 /** Whether any of the identity flags is given (they do not apply to `--cloud`). */

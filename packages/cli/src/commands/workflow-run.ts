@@ -37,7 +37,13 @@ import {
   resolvePrincipal,
   type IdentityFlags,
 } from './run-identity.js';
-import { approverFor, preflight, refusalMessage, startFailureExit } from './run-authorization.js';
+import {
+  approverFor,
+  preflight,
+  refusalMessage,
+  startFailureExit,
+  toolApproverFor,
+} from './run-authorization.js';
 import { agentRunner, modeOptions, type ClientFlags } from './run-client-options.js';
 import { RunRecorder } from './workflow-record.js';
 
@@ -239,6 +245,7 @@ async function runCommand(io: Io, given: string, flags: RunFlags): Promise<numbe
       ...(detectors ? { guardrails: { ...runner?.guardrailsOptions(), detectors } } : {}),
       ...(principal ? { identity: principal } : {}),
       ...(approve ? { approve } : {}),
+      ...(runner ? { toolApprovals: toolApproverFor(io, flags, principal) } : {}),
       ...sandboxFromEnv(io, process.env),
     };
     weft = new Weft(modeOptions(mode, flags, common, here));

@@ -3,6 +3,7 @@ import type { ExecutionRecord, WeftClient } from '@weft/sdk/client';
 import { Decision } from '../decision.js';
 import { formatTime } from '../format.js';
 import { RunInputs } from '../inputs.js';
+import { toolCallOf, ToolCallSummary } from '../tool-call.js';
 import { useLoad } from '../load.js';
 import { BASE, Link } from '../router.js';
 import { ErrorBox, Loading, Page, Status } from '../ui.js';
@@ -54,6 +55,9 @@ export function ApprovalsPage({ client }: { client: WeftClient }) {
                 : ''}
               .
             </p>
+            {toolCallOf(record) ? (
+              <ToolCallSummary call={toolCallOf(record)!} showArguments={false} />
+            ) : null}
             <h3>Inputs</h3>
             <RunInputs record={record} />
             <Decision

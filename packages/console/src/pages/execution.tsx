@@ -17,6 +17,7 @@ import { useLoad } from '../load.js';
 import { BASE, Link } from '../router.js';
 import { RunActions, useNow } from '../run-actions.js';
 import { stepsFromEvents, stepsFromRecord, type StepView } from '../timeline.js';
+import { toolCallOf, ToolCallSummary } from '../tool-call.js';
 import { ErrorBox, Json, Loading, Page, Status } from '../ui.js';
 
 type Live = 'connecting' | 'live' | 'ended' | 'lost';
@@ -138,7 +139,12 @@ export function ExecutionPage({ client, id }: { client: WeftClient; id: string }
       <RunActions client={client} record={record} onChanged={setRecord} />
       {record.status === 'waiting' && record.waiting_for ? (
         <section aria-labelledby="waiting-heading">
-          <h2 id="waiting-heading">Waiting for {record.waiting_for.kind}</h2>
+          <h2 id="waiting-heading">
+            Waiting for{' '}
+            {record.waiting_for.kind === 'tool_call'
+              ? 'a tool call approval'
+              : record.waiting_for.kind}
+          </h2>
           <p>
             Since {formatTime(record.waiting_for.since)}
             {record.waiting_for.expires_at
@@ -146,7 +152,14 @@ export function ExecutionPage({ client, id }: { client: WeftClient; id: string }
               : ''}
             .
           </p>
-          {record.waiting_for.kind === 'approval' && me.data ? (
+          {toolCallOf(record) ? (
+            <ToolCallSummary
+              call={toolCallOf(record)!}
+              showArguments={!me.data || !mayDecide(record.waiting_for, me.data)}
+            />
+          ) : null}
+          {(record.waiting_for.kind === 'approval' || record.waiting_for.kind === 'tool_call') &&
+          me.data ? (
             mayDecide(record.waiting_for, me.data) ? (
               <Decision client={client} record={record} onDecided={setRecord} />
             ) : (

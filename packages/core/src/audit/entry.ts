@@ -30,6 +30,7 @@ export const AuditAction = Type.Union(
     Type.Literal('approval.expire'),
     Type.Literal('budget.set'),
     Type.Literal('budget.delete'),
+    Type.Literal('tool_call.edit'),
   ],
   { description: 'The action that was authorized or refused' },
 );

@@ -122,9 +122,10 @@ export interface ExecutionsStore {
   /**
    * Makes a `waiting` execution `pending` again (claimable: whoever claims it runs it from its
    * journal) and appends `events`, atomically; false (nothing written) when it was not waiting
-   * any more. Of two concurrent calls, one wins.
+   * any more. Of two concurrent calls, one wins. With `waitingFor`, its `waiting_for` becomes
+   * that in the same write (the decision a tool call's wait resumes with).
    */
-  resume(id: string, events: readonly EventRow[]): Promise<boolean>;
+  resume(id: string, events: readonly EventRow[], waitingFor?: WaitingFor): Promise<boolean>;
   /**
    * Suspends a running execution that `worker` holds: `waiting` for `waitingFor`, its lease
    * given up, `events` appended; false (nothing written) when the worker does not hold it.

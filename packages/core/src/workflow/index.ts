@@ -7,6 +7,7 @@ export * from './budgets.js';
 export * from './runtime.js';
 export * from './testing.js';
 export * from './steps.js';
+export * from './tool-approval.js';
 export * from './workflow.js';
 export * from './json-schema.js';
 export * from './streaming.js';

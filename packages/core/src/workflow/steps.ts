@@ -3,6 +3,7 @@ import { StepAuthorization } from './authorization.js';
 import { Identifier, TemplateString, Text } from './common.js';
 import { Guardrails } from './guardrails.js';
 import { ConnectorRuntime } from './runtime.js';
+import { ToolApprovals } from './tool-approval.js';
 
 /** Shape of connector references: `connector:<namespace>/<name>@<version>` (docs/workflow-language.md#steps). */
 export const CONNECTOR_REF_PATTERN =
@@ -141,6 +142,7 @@ const stepProperties = (Self: TSchema) => ({
   ),
   authorization: Type.Optional(StepAuthorization),
   guardrails: Type.Optional(Guardrails),
+  tool_approvals: Type.Optional(ToolApprovals),
   runtime: Type.Optional(ConnectorRuntime),
 });
 

@@ -38,6 +38,10 @@ export class AttemptTools implements ToolRunner {
     private readonly item: number | undefined,
   ) {}
 
+  skip(): void {
+    this.count++;
+  }
+
   async run(request: ToolCallRequest): Promise<InvocationResult> {
     const run = this.run_;
     const index = ++this.count;

@@ -13,7 +13,7 @@ import {
 } from '@weft/core';
 import { randomUUID } from 'node:crypto';
 import type { StepDefinition, WorkflowDefinition } from '../model.js';
-import type { AgentInvoker } from './agent-call.js';
+import type { AgentInvoker, ToolApprovalGate } from './agent-call.js';
 import { compileChain, type CompiledChain } from './chain.js';
 import type { RunInterceptor } from './interceptors.js';
 import type { JournaledStep } from './records.js';
@@ -66,6 +66,11 @@ export interface RunOptions {
    * steps fail with `UNAVAILABLE`. Dry runs answer them from `mockData[<agent reference>].run`.
    */
   agents?: AgentInvoker;
+  /**
+   * Decides the tool calls of agent steps that need approval (docs/agents.md#tool-approvals).
+   * Without it such calls are refused with `FORBIDDEN` (`approval_required`).
+   */
+  toolApprovals?: ToolApprovalGate;
   /**
    * Picks the invoker of one action step, e.g. by its `execution` field (`local` or `cloud`,
    * docs/workflow-language.md#steps, hybrid mode); `undefined` falls back to `invoker`. Used for the checks before
@@ -120,6 +125,7 @@ export interface CompiledRunOptions extends Required<
     | 'timeoutFor'
     | 'defaultRetry'
     | 'agents'
+    | 'toolApprovals'
     | 'invokerFor'
     | 'journal'
     | 'onStepFinished'
@@ -136,6 +142,7 @@ export interface CompiledRunOptions extends Required<
   timeoutFor: RunOptions['timeoutFor'];
   defaultRetry: RetrySpec | undefined;
   agents: AgentInvoker | undefined;
+  toolApprovals: ToolApprovalGate | undefined;
   invokerFor: RunOptions['invokerFor'];
   journal: ReadonlyMap<string, JournaledStep> | undefined;
   onStepFinished: RunOptions['onStepFinished'];
@@ -173,6 +180,7 @@ export function compileRunOptions(options: RunOptions): CompiledRunOptions {
     defaultRetry: options.defaultRetry,
     maxForEachItems: maxItems(options.maxForEachItems),
     agents: options.agents,
+    toolApprovals: options.toolApprovals,
     invokerFor: options.invokerFor,
     journal: options.journal ? journalMap(options.journal) : undefined,
     onStepFinished: options.onStepFinished,

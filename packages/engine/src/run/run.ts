@@ -11,7 +11,7 @@ import {
 } from '@weft/core';
 import type { Scope } from '@weft/expr';
 import type { WorkflowDefinition } from '../model.js';
-import type { AgentCall } from './agent-call.js';
+import type { AgentCall, ToolApprovalGate } from './agent-call.js';
 import { AttemptTools } from './attempt-tools.js';
 import { invokerOf } from './chain.js';
 import { jsonDataProblem, type JsonDataProblem } from './json-data.js';
@@ -194,10 +194,22 @@ export class Run {
         report: (percent, message, data) => {
           if (this.listening) this.emit('step.progress', plan.path, { percent, message, ...data });
         },
+        approvals: this.maskedApprovals(),
       };
       Object.assign(call, extras);
     }
     return this.track(plan, call, context, timeoutMs);
+  }
+
+  /** The run's tool approval gate, shown arguments masked (undefined: none). */
+  private maskedApprovals(): ToolApprovalGate | undefined {
+    const gate = this.options.toolApprovals;
+    if (!gate) return undefined;
+    return {
+      saved: (key) => gate.saved(key),
+      decide: (request, state) =>
+        gate.decide({ ...request, arguments: this.secrets.mask(request.arguments) }, state),
+    };
   }
 
   /**

@@ -20,7 +20,7 @@ type StepField = keyof Step;
 const KIND_RULES: Record<StepType, { needs: StepField[]; refuses: StepField[]; what: string }> = {
   action: {
     needs: ['action'],
-    refuses: ['agent', 'backend', 'workflow', 'version'],
+    refuses: ['agent', 'backend', 'workflow', 'version', 'tool_approvals'],
     what: 'plugin (or connector) and action',
   },
   agent: {
@@ -40,6 +40,7 @@ const KIND_RULES: Record<StepType, { needs: StepField[]; refuses: StepField[]; w
       'runtime',
       'guardrails',
       'for_each',
+      'tool_approvals',
     ],
     what: 'workflow',
   },
@@ -57,6 +58,7 @@ const KIND_RULES: Record<StepType, { needs: StepField[]; refuses: StepField[]; w
       'for_each',
       'runtime',
       'guardrails',
+      'tool_approvals',
     ],
     what: 'parallel (a list of steps)',
   },
@@ -71,6 +73,7 @@ const KIND_RULES: Record<StepType, { needs: StepField[]; refuses: StepField[]; w
       'workflow',
       'version',
       'runtime',
+      'tool_approvals',
     ],
     what: 'input (the transform output)',
   },

@@ -1,12 +1,18 @@
 import {
   ConflictError,
   ForbiddenError,
+  ValidationError,
   type Principal,
   type StoredExecution,
   type WaitingFor,
 } from '@weft/core';
 import type { AuditLog } from '../audit/audit-log.js';
 import type { Runtime } from '../runtime.js';
+import { TOOL_CALL_WAIT } from '../waits/tool-calls.js';
+import { checkToolArguments } from './tool-arguments.js';
+
+/** The kinds of wait an approver decides: a workflow's start, an agent's tool call. */
+const DECIDED_KINDS: ReadonlySet<string> = new Set(['approval', TOOL_CALL_WAIT]);
 
 /** Longest comment of a decision. */
 export const MAX_APPROVAL_COMMENT = 2_000;
@@ -70,16 +76,20 @@ export class Approvals {
 
   /**
    * Approves (the run continues from its journal, on whichever server claims it) or rejects
-   * (it ends `canceled`) a run waiting for approval. Throws `NOT_FOUND` for an unknown id and for
+   * (it ends `canceled`) a run waiting for approval. A run waiting for an agent's tool call
+   * (`tool_call`) continues either way: approved, the tool runs (with `args`, the approver's
+   * edited arguments, when given: checked against the tool's input schema, audited as an edit);
+   * rejected, the model is told who rejected it and why. Throws `NOT_FOUND` for an unknown id and for
    * another owner's execution alike (an admin key excepted), `FORBIDDEN` without an approver
-   * role or for one's own run (the same subject), and `CONFLICT` when it does not wait for
-   * approval any more.
+   * role or for one's own run (the same subject), `VALIDATION` for arguments that are not the
+   * tool's (nothing decided), and `CONFLICT` when it does not wait for approval any more.
    */
   async decide(
     id: string,
     principal: Principal,
     verdict: ApprovalVerdict,
     comment: string | undefined,
+    args?: Record<string, unknown>,
   ): Promise<StoredExecution> {
     // Another owner's execution is answered exactly as an unknown id (the same NOT_FOUND as
     // `GET /workflows/executions/{id}`): nothing tells a stranger it exists or who approves it.
@@ -89,6 +99,7 @@ export class Approvals {
     if (!waiting) throw notWaiting(execution);
     const refusal = this.mayDecide(principal, execution);
     const action = verdict === 'approve' ? 'execution.approve' : 'execution.reject';
+    const toolCall = waiting.kind === TOOL_CALL_WAIT;
     const base = {
       subject: principal.subject,
       credential: principal.kind,
@@ -96,6 +107,7 @@ export class Approvals {
       owner: execution.owner,
       workflow: execution.workflow,
       executionId: id,
+      ...(toolCall && typeof waiting['step'] === 'string' ? { step: waiting['step'] } : {}),
     } as const;
     if (refusal) {
       await this.audit.record({
@@ -106,6 +118,15 @@ export class Approvals {
       });
       throw refusal.error;
     }
+    if (args !== undefined) {
+      if (!toolCall || verdict !== 'approve') {
+        throw new ValidationError('only the approval of a tool call takes arguments', {
+          field: 'arguments',
+          constraint: toolCall ? 'approve' : 'tool_call',
+        });
+      }
+      checkToolArguments(waiting['input_schema'], args);
+    }
     const by =
       principal.name === principal.subject
         ? principal.subject
@@ -114,9 +135,25 @@ export class Approvals {
       ...(verdict === 'approve' ? { approved_by: by } : { rejected_by: by }),
       ...(comment !== undefined ? { comment } : {}),
     };
-    const target = { kind: 'approval', ...(owner !== undefined ? { owner } : {}) };
-    const decision =
-      verdict === 'approve'
+    const target = { kind: waiting.kind, ...(owner !== undefined ? { owner } : {}) };
+    const decision = toolCall
+      ? await this.runtime.resumeExecution(id, {
+          ...target,
+          phase: verdict === 'approve' ? 'granted' : 'rejected',
+          data: { tool: waiting['tool'], ...data, ...(args !== undefined ? { edited: true } : {}) },
+          record: {
+            decision:
+              verdict === 'approve'
+                ? {
+                    verdict,
+                    by,
+                    ...(args !== undefined ? { arguments: args } : {}),
+                    ...(comment !== undefined ? { comment } : {}),
+                  }
+                : { verdict, by, reason: comment ?? 'no reason given' },
+          },
+        })
+      : verdict === 'approve'
         ? await this.runtime.resumeExecution(id, { ...target, data })
         : await this.runtime.endWaiting(id, {
             ...target,
@@ -125,12 +162,22 @@ export class Approvals {
           });
     if (!decision.won) throw notWaiting(decision.execution);
     const outcome = verdict === 'approve' ? 'approved' : 'rejected';
+    const what = toolCall ? `tool call ${String(waiting['tool'])} ${outcome}` : outcome;
     await this.audit.record({
       ...base,
       decision: outcome,
-      reason: comment !== undefined ? `${outcome}: ${comment}` : outcome,
+      reason: comment !== undefined ? `${what}: ${comment}` : what,
       required: { roles: waiting.approvers },
     });
+    if (args !== undefined) {
+      await this.audit.record({
+        ...base,
+        action: 'tool_call.edit',
+        decision: 'approved',
+        reason: `arguments of tool ${String(waiting['tool'])} edited: ${JSON.stringify(args).slice(0, 2000)}`,
+        required: { roles: waiting.approvers },
+      });
+    }
     return decision.execution;
   }
 
@@ -194,7 +241,9 @@ function approvalOf(
   execution: StoredExecution,
 ): (WaitingFor & { approvers: string[]; requested_by?: RequestedBy | undefined }) | undefined {
   const waiting = execution.waiting_for;
-  if (execution.status !== 'waiting' || waiting?.kind !== 'approval') return undefined;
+  if (execution.status !== 'waiting' || !waiting || !DECIDED_KINDS.has(waiting.kind)) {
+    return undefined;
+  }
   const approvers = Array.isArray(waiting['approvers'])
     ? (waiting['approvers'] as unknown[]).filter((r): r is string => typeof r === 'string')
     : [];
@@ -227,15 +276,19 @@ function positionOf(execution: StoredExecution): { created_at: string; id: strin
 /** Writes the end of an approval nobody gave in time to the audit log (other waits: nothing). */
 export async function auditExpiry(audit: AuditLog, execution: StoredExecution): Promise<void> {
   const waiting = execution.waiting_for;
-  if (waiting?.kind !== 'approval') return;
-  const by = waiting['requested_by'] as RequestedBy | undefined;
+  if (!DECIDED_KINDS.has(waiting?.kind ?? '')) return;
+  const by = waiting!['requested_by'] as RequestedBy | undefined;
   await audit.record({
     subject: by?.subject ?? execution.owner,
     credential: (by?.kind as Principal['kind'] | undefined) ?? 'local',
     owner: execution.owner,
     action: 'approval.expire',
     decision: 'expired',
-    reason: `no approver decided before ${waiting.expires_at}`,
+    reason:
+      waiting!.kind === TOOL_CALL_WAIT
+        ? `no approver decided on tool call ${String(waiting!['tool'])} before ${waiting!.expires_at}: rejected as expired`
+        : `no approver decided before ${waiting!.expires_at}`,
+    ...(typeof waiting!['step'] === 'string' ? { step: waiting!['step'] } : {}),
     workflow: execution.workflow,
     executionId: execution.id,
   });

@@ -5,6 +5,7 @@ import type {
   JournalRow,
   StreamEvent,
   UsageEntry,
+  WaitingFor,
 } from '@weft/core';
 import type { JournaledStep } from '@weft/engine';
 import type { ExecutionHub } from './hub.js';
@@ -102,6 +103,32 @@ export class JournalBuffer {
       );
       this.hub.notify(this.id);
       return ended;
+    });
+    this.tail = write.catch(() => {});
+    return write;
+  }
+
+  /**
+   * Writes what is buffered with `row` (an agent step's saved state), then makes the execution
+   * wait for `waiting` (its lease given up) with the events `requested` makes for the next
+   * sequence number; false when `worker` no longer held it.
+   */
+  suspend(
+    row: JournalRow,
+    worker: string,
+    waiting: WaitingFor,
+    requested: (seq: number) => EventRow[],
+  ): Promise<boolean> {
+    const write = this.tail.then(async () => {
+      const { steps, events } = this.take();
+      await persistently(() => this.store.journal(this.id, [...steps, row], events));
+      const next = requested(this.seq + 1);
+      this.seq += next.length;
+      const suspended = await persistently(() =>
+        this.store.suspend(this.id, worker, waiting, next),
+      );
+      this.hub.notify(this.id);
+      return suspended;
     });
     this.tail = write.catch(() => {});
     return write;

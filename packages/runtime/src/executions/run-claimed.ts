@@ -23,6 +23,8 @@ import { restoreWorkflow, type ExecutableWorkflow } from './definition.js';
 import type { ExecutionHub } from './hub.js';
 import { JournalBuffer } from './journal-buffer.js';
 import { cleanError, cleanSteps, pendingCallback } from './record.js';
+import { deadlineOf, requestedData, waitEvents } from '../waits/wait-events.js';
+import { serverToolApprovals } from '../waits/tool-calls.js';
 
 /** An execution running in this process. */
 export interface ActiveRun {
@@ -45,6 +47,10 @@ export interface RunContext {
   options: CompiledRuntimeOptions;
   hub: ExecutionHub;
   secrets: SecretsProvider;
+  /** The lease holder running it (this worker). */
+  worker: string;
+  /** Learns the deadline (ms) of a wait it started (a tool call's approval). */
+  onWait(deadline: number): void;
   /**
    * The span started for it with its record (a run started here, now); without one, its span
    * is a child of the trace context stored with it (a resumed run).
@@ -89,12 +95,33 @@ export function runClaimed(
     usage: counter,
     metrics: metrics?.interceptor,
   });
+  // A tool call that needs approval: its agent step's state is saved, the execution waits,
+  // and this run stops here (it resumes from the journal once decided).
+  const toolApprovals = serverToolApprovals({
+    execution,
+    journal,
+    now: () => options.clock.now(),
+    suspend: async (row, waiting) => {
+      if (detached !== undefined) return;
+      detached = 'waiting';
+      try {
+        const kind = waiting.kind;
+        const suspended = await buffer.suspend(row, context.worker, waiting, (seq) =>
+          waitEvents(execution, kind, 'requested', requestedData(waiting), waiting.since, seq),
+        );
+        const deadline = deadlineOf(waiting);
+        if (suspended && deadline !== undefined) context.onWait(deadline);
+      } finally {
+        controller.abort();
+      }
+    },
+  });
   const run = async (): Promise<StoredExecution | undefined> => {
     options.runLog?.started(execution, journal.length > 0 || lastSeq > 0);
     const result = await runWorkflow(workflow, execution.inputs, {
       invoker,
       interceptors,
-      ...(options.agents ? { agents: options.agents } : {}),
+      ...(options.agents ? { agents: options.agents, toolApprovals } : {}),
       ...(principal ? { principal } : {}),
       owner: execution.owner,
       executionId: execution.id,

@@ -25,6 +25,8 @@ export class ExecutionWorker {
   /** The lease holder of this process: `<replica>#<uuid>` when the replica is named. */
   readonly id: string;
   readonly hub = new ExecutionHub();
+  /** Learns the deadline (ms) of a wait a run of this worker started (the runtime's timer). */
+  onWait: (deadline: number) => void = () => {};
   private readonly active = new Map<string, ActiveRun>();
   private readonly queued = new Map<string, Promise<StoredExecution | undefined>>();
   private readonly limit: LimitFunction;
@@ -177,6 +179,8 @@ export class ExecutionWorker {
       hub: this.hub,
       secrets: this.options.secrets ?? this.emptySecrets,
       trace,
+      worker: this.id,
+      onWait: (deadline) => this.onWait(deadline),
     });
     this.active.set(claimed.id, run);
     try {

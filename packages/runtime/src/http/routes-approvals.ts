@@ -34,6 +34,16 @@ const DecisionBody = Type.Union([
           description: 'Why; kept with the decision',
         }),
       ),
+      arguments: Type.Optional(
+        Type.Object(
+          {},
+          {
+            additionalProperties: true,
+            description:
+              "Approve only, an execution waiting for a tool call (`waiting_for.kind: tool_call`): the arguments the tool runs with instead of the model's, checked against the tool's input schema and audited as an edit",
+          },
+        ),
+      ),
     },
     { additionalProperties: false },
   ),
@@ -86,8 +96,8 @@ export function registerApprovalRoutes(app: FastifyInstance, runtime: Runtime): 
           security: SECURITY,
           summary:
             verdict === 'approve'
-              ? 'Approve an execution waiting for approval: it runs on'
-              : 'Reject an execution waiting for approval: it ends canceled',
+              ? 'Approve an execution waiting for approval: it runs on (a tool call: the tool runs, with `arguments` when given)'
+              : 'Reject an execution waiting for approval: it ends canceled (a tool call: the model is told, or the step fails with on_reject: fail)',
           params: ExecutionParams,
           body: DecisionBody,
           response: {
@@ -101,7 +111,13 @@ export function registerApprovalRoutes(app: FastifyInstance, runtime: Runtime): 
       async (request) => {
         const { id } = request.params;
         const body = request.body;
-        const execution = await approvals.decide(id, principalOf(request), verdict, body?.comment);
+        const execution = await approvals.decide(
+          id,
+          principalOf(request),
+          verdict,
+          body?.comment,
+          body?.arguments,
+        );
         return toExecutionRecord(execution);
       },
     );

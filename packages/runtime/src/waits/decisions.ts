@@ -7,6 +7,7 @@ import {
 } from '@weft/core';
 import { endStored } from '../executions/end-stored.js';
 import type { RuntimeParts } from '../runtime-parts.js';
+import { TOOL_CALL_WAIT } from './tool-calls.js';
 import { deadlineOf, waitEvents } from './wait-events.js';
 
 /** Which waiting execution a decision is about. */
@@ -21,6 +22,12 @@ export interface WaitTarget {
 export interface WaitResume extends WaitTarget {
   /** Data of its `<kind>.granted` event (`approved_by`, `comment`). */
   data?: Record<string, unknown>;
+  /**
+   * Fields added to its `waiting_for` in the same write (a tool call's `decision`, which the
+   * resumed run reads), and the phase of its event (default `granted`).
+   */
+  record?: Record<string, unknown>;
+  phase?: 'granted' | 'rejected';
 }
 
 /** A decision to end a waiting execution `canceled` (`approval.rejected`). */
@@ -64,8 +71,13 @@ export class WaitDecisions {
     if (!waiting) return { won: false, execution };
     const at = new Date(clock.now()).toISOString();
     const seq = (await store.lastEventSeq(id)) + 1;
-    const events = waitEvents(execution, waiting.kind, 'granted', decision.data ?? {}, at, seq);
-    const won = await store.resume(id, events);
+    const phase = decision.phase ?? 'granted';
+    const events = waitEvents(execution, waiting.kind, phase, decision.data ?? {}, at, seq);
+    const won = await store.resume(
+      id,
+      events,
+      decision.record ? { ...waiting, ...decision.record } : undefined,
+    );
     this.parts.worker.hub.notify(id);
     if (won) {
       this.decided(waiting);
@@ -107,6 +119,17 @@ export class WaitDecisions {
     const execution = await this.parts.options.store.get(id);
     const waiting = execution && waitingFor(execution);
     if (!execution || !waiting || waiting.expires_at === null) return undefined;
+    if (waiting.kind === TOOL_CALL_WAIT) {
+      // A tool call nobody decided in time is rejected: the model is told, the run goes on.
+      if (Date.parse(waiting.expires_at) > now) return undefined;
+      const { won } = await this.resume(id, {
+        kind: TOOL_CALL_WAIT,
+        phase: 'rejected',
+        data: { tool: waiting['tool'], reason: 'expired' },
+        record: { decision: { verdict: 'reject', by: 'expired', reason: 'expired' } },
+      });
+      return won ? execution : undefined;
+    }
     const since = Date.parse(waiting.since);
     const timeout = Date.parse(waiting.expires_at) - since;
     const ended = await endStored(this.parts, execution, {

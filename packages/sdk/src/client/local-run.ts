@@ -36,7 +36,7 @@ export interface LocalRun {
 /** Runs a workflow in this process with the client's settings: the engine's run options. */
 export function runLocally(run: LocalRun): Promise<RunResult> {
   const { workflow, options, invoker, hybrid, mocks, chain } = run;
-  const { retryConfig: retry, identity, agents, maxForEachItems } = run.client;
+  const { retryConfig: retry, identity, agents, maxForEachItems, toolApprovals } = run.client;
   return runWorkflow(workflow, run.inputs, {
     invoker,
     environment: run.environment,
@@ -67,6 +67,7 @@ export function runLocally(run: LocalRun): Promise<RunResult> {
     ...(chain.length > 0 ? { interceptors: chain } : {}),
     // Agent steps of a dry run are answered from mockData or refused, never run.
     ...(mocks ? { agents: mocks.refusing } : agents ? { agents } : {}),
+    ...(toolApprovals ? { toolApprovals } : {}),
     // Logs and `observe` see every event; `onEvent`, those `execution.streaming` lets through.
     observe: (event) => {
       if (options.logSteps !== false) logEvent(run.logger, workflow.name, event);

@@ -5,7 +5,7 @@ import {
   type Principal,
   type SecretsProvider,
 } from '@weft/core';
-import type { AgentInvoker } from '@weft/engine';
+import type { AgentInvoker, ToolApprovalGate } from '@weft/engine';
 import { checkRouterUrl } from '../invoker/router-invoker.js';
 import { checkPlace, type ExecutionPlace } from '../invoker/hybrid-invoker.js';
 import type { SandboxOptions } from '../sandbox/index.js';
@@ -132,6 +132,12 @@ export interface RunsHereOptions {
    * steps from `testing.dryRun.mockData` and never call it.
    */
   agents?: AgentInvoker | undefined;
+  /**
+   * Decides the tool calls of local agent steps that need approval
+   * (docs/agents.md#tool-approvals). Without it such calls are refused (`FORBIDDEN`,
+   * `approval_required`): the model is told, or the step fails (`on_reject: fail`).
+   */
+  toolApprovals?: ToolApprovalGate | undefined;
   /**
    * The sandbox `shell` actions run in (not a contract option; docs/workflow-language.md#connector-runtime):
    * `mode` (`strict` refuses a declared limit this host cannot enforce, `best-effort` runs it and

@@ -25,6 +25,12 @@ export interface ListApprovalsOptions {
 export interface DecisionOptions {
   /** Why (at most 2,000 characters); kept with the decision and in the audit log. */
   comment?: string;
+  /**
+   * Approve only, an execution waiting for an agent's tool call (`waiting_for.kind:
+   * tool_call`): the arguments the tool runs with instead of the model's (checked by the server
+   * against the tool's input schema, audited as an edit).
+   */
+  arguments?: Record<string, unknown>;
   signal?: AbortSignal;
 }
 
@@ -75,7 +81,10 @@ export async function decideExecution(
     'POST',
     `/workflows/executions/${encodeURIComponent(id)}/${verdict}`,
     {
-      body: comment !== undefined ? { comment } : {},
+      body: {
+        ...(comment !== undefined ? { comment } : {}),
+        ...(options.arguments !== undefined ? { arguments: options.arguments } : {}),
+      },
       ...(options.signal ? { signal: options.signal } : {}),
     },
   );

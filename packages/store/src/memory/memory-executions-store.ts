@@ -218,10 +218,11 @@ export class MemoryExecutionsStore implements ExecutionsStore {
     return true;
   }
 
-  async resume(id: string, events: readonly EventRow[]): Promise<boolean> {
+  async resume(id: string, events: readonly EventRow[], waitingFor?: WaitingFor): Promise<boolean> {
     const row = this.rows.get(id);
     if (row?.execution.status !== 'waiting') return false;
     row.execution.status = 'pending';
+    if (waitingFor) row.execution.waiting_for = copyOf(waitingFor);
     row.leaseOwner = null;
     row.leaseUntil = 0;
     this.append(id, [], events);

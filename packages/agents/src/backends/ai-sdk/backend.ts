@@ -3,8 +3,9 @@ import type { LanguageModel, StepResult, ToolSet } from 'ai';
 import type { AgentAnswer, AgentBackend, AgentRequest, PreparedTool } from '../../run/contract.js';
 import { describeInvalid } from '../../run/prepare-tools.js';
 import { errorText, maxStepsError, userMessage } from '../common.js';
-import { findLimitError, limitedFetch } from '../limited-fetch.js';
-import { runWithLiveCallHook, withLiveCallHook } from '../live-calls.js';
+import { findLimitError } from '../limited-fetch.js';
+import { runWithLiveCallHook } from '../live-calls.js';
+import { modelFetch } from '../model-fetch.js';
 import { providerModel, type ModelFactory } from './models.js';
 import { loadAiSdk, type AiSdk } from './sdk.js';
 import { keepAiSdkWarningsOffStdout } from './warnings.js';
@@ -113,7 +114,7 @@ export class AiSdkBackend implements AgentBackend {
     const key = `${request.maxResponseBytes}:${request.apiKey ?? ''}`;
     let model = byAgent.get(key);
     if (!model) {
-      const fetch = withLiveCallHook(limitedFetch(request.maxResponseBytes));
+      const fetch = modelFetch(request.maxResponseBytes);
       const made = (async () => this.model(request.agent, request.apiKey, fetch))();
       // A rotated key leaves its old entry: keep only the latest few.
       if (byAgent.size >= 4) byAgent.clear();

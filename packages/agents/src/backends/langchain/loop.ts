@@ -13,8 +13,9 @@ import { Ajv, type ValidateFunction } from 'ajv';
 import type { AgentAnswer, AgentRequest, PreparedTool } from '../../run/contract.js';
 import { describeInvalid } from '../../run/prepare-tools.js';
 import { errorText, maxStepsError, userMessage } from '../common.js';
-import { findLimitError, limitedFetch } from '../limited-fetch.js';
-import { runWithLiveCallHook, withLiveCallHook } from '../live-calls.js';
+import { findLimitError } from '../limited-fetch.js';
+import { runWithLiveCallHook } from '../live-calls.js';
+import { modelFetch } from '../model-fetch.js';
 import type { LangChainModel } from './models.js';
 import { statusOf, withRetry, type RetryPolicy } from './retry.js';
 
@@ -55,7 +56,7 @@ export async function runToolLoop(
 ): Promise<AgentAnswer> {
   const { budget, signal, agent } = request;
   try {
-    const made = await makeModel(withLiveCallHook(limitedFetch(request.maxResponseBytes, backend)));
+    const made = await makeModel(modelFetch(request.maxResponseBytes, backend));
     const tools = new Map(request.tools.map((t) => [t.spec.name, t]));
     const model = bound(made, request.tools);
     const messages: BaseMessage[] = [];
