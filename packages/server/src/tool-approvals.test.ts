@@ -280,6 +280,35 @@ describe.each(STORES)('a tool call that needs approval on $name', ({ kind, skip 
   );
 
   it.skipIf(skip)(
+    'charges a budget across runs once for the turns before the wait, none reserved after',
+    async () => {
+      const budgets = { maxTokens: 100_000, period: 'day' };
+      const deployed = await call('alice', 'PUT', '/workflows/payout', {
+        ...workflow(),
+        budgets,
+      });
+      expect(deployed.status, JSON.stringify(deployed.body)).toBe(201);
+      const started = await call('alice', 'POST', '/workflows/payout/executions', {
+        inputs: {},
+      });
+      expect(started.status, JSON.stringify(started.body)).toBeLessThan(300);
+      const waiting = await settled(started.body['execution_id'] as string);
+      expect(waiting['status']).toBe('waiting');
+      const id = waiting['execution_id'] as string;
+      const approved = await call('bob', 'POST', `/workflows/executions/${id}/approve`, {});
+      expect(approved.status).toBe(200);
+      expect((await settled(id))['status']).toBe('completed');
+      expect(model.requests).toHaveLength(2);
+      // The replayed first turn neither reserved nor settled again: 34 + 46 tokens, once.
+      const listed = await call('alice', 'GET', '/budgets');
+      expect(listed.body['budgets']).toMatchObject([
+        { workflow: 'payout', spent_tokens: 80, reserved_tokens: 0 },
+      ]);
+      expect((await call('alice', 'DELETE', '/workflows/payout')).status).toBeLessThan(300);
+    },
+  );
+
+  it.skipIf(skip)(
     'reuses the results of the turn’s other tool calls, which keep their idempotency keys',
     async () => {
       firstTurn = [{ name: 'payments_quote', arguments: '{"amount":10}' }, PAY];
