@@ -1,5 +1,5 @@
 import { ForbiddenError } from '@weft/core';
-import type { AgentCall, ToolDecision } from '@weft/engine';
+import { MASK, type AgentCall, type ToolDecision } from '@weft/engine';
 import type { PreparedTool } from './contract.js';
 import { describeInvalid } from './prepare-tools.js';
 import type { Tape } from './tape.js';
@@ -64,7 +64,9 @@ export class StepApprovals {
     const decision = await this.decide(tool, input, callId);
     if (decision.verdict === 'reject') return this.reject(tool, decision);
     if (decision.arguments === undefined) return { run: true, input, decision };
-    if (!tool.validate(decision.arguments)) {
+    // The approver saw secret values masked: a `***` left where the call had a value keeps it.
+    const edited = keepMasked(decision.arguments, input) as Record<string, unknown>;
+    if (!tool.validate(edited)) {
       const message = `the approved arguments of ${tool.spec.name} are invalid: ${describeInvalid(tool.validate)}`;
       return {
         run: false,
@@ -73,7 +75,7 @@ export class StepApprovals {
         message,
       };
     }
-    return { run: true, input: decision.arguments, decision };
+    return { run: true, input: edited, decision };
   }
 
   private async decide(
@@ -153,4 +155,31 @@ function rejectionMessage(tool: string, decision: Rejection): string {
     return `the call of ${tool} needs approval and nobody here can give it (approval_required); it did not run`;
   }
   return `the call of ${tool} was rejected by ${decision.by}: ${decision.reason}; it did not run`;
+}
+
+/**
+ * `edited` with each {@link MASK} that stands where `original` has another value replaced by
+ * that value: the approver was shown the arguments with secret values masked, and sends back
+ * what it saw where it changed nothing.
+ */
+export function keepMasked(edited: unknown, original: unknown): unknown {
+  if (edited === MASK) return original !== undefined ? original : edited;
+  if (Array.isArray(edited)) {
+    return edited.map((item, i) =>
+      keepMasked(item, Array.isArray(original) ? original[i] : undefined),
+    );
+  }
+  if (typeof edited === 'object' && edited !== null) {
+    const from =
+      typeof original === 'object' && original !== null && !Array.isArray(original)
+        ? (original as Record<string, unknown>)
+        : {};
+    return Object.fromEntries(
+      Object.entries(edited).map(([key, value]) => [
+        key,
+        keepMasked(value, Object.hasOwn(from, key) ? from[key] : undefined),
+      ]),
+    );
+  }
+  return edited;
 }
