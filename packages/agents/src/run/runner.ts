@@ -1,5 +1,4 @@
 import {
-  TimeoutError,
   toErrorObject,
   UnavailableError,
   ValidationError,
@@ -21,6 +20,7 @@ import { errorText } from '../backends/common.js';
 import { prepareTools, type ActionLookup } from './prepare-tools.js';
 import { BudgetsAcrossRuns, DEFAULT_BUDGETED_OUTPUT_TOKENS } from './run-budgets.js';
 import { StepApprovals } from './step-approvals.js';
+import { timeLimit } from './time-limit.js';
 import { asTape, Tape, tapes } from './tape.js';
 
 /** Default limit of one model answer: 10 MiB. */
@@ -395,30 +395,4 @@ export class AgentRunner implements AgentInvoker {
     call.context.addSecret?.(name, value);
     return value;
   }
-}
-
-/** The attempt's signal, also fired after `timeLimit` seconds with a `TIMEOUT`. */
-function timeLimit(call: AgentCall, seconds: number | undefined) {
-  if (seconds === undefined)
-    return { signal: call.context.signal, fired: undefined, clear: () => {} };
-  const controller = new AbortController();
-  const state: { signal: AbortSignal; fired: TimeoutError | undefined; clear: () => void } = {
-    signal: AbortSignal.any([call.context.signal, controller.signal]),
-    fired: undefined,
-    clear: () => clearTimeout(timer),
-  };
-  const started = Date.now();
-  const timer = setTimeout(() => {
-    state.fired = new TimeoutError(
-      `agent step "${call.context.stepName}" ran past guardrails.timeLimit (${seconds} s)`,
-      {
-        timeout_ms: seconds * 1000,
-        elapsed_ms: Date.now() - started,
-        field: 'guardrails.timeLimit',
-        constraint: 'timeLimit',
-      },
-    );
-    controller.abort(state.fired);
-  }, seconds * 1000);
-  return state;
 }

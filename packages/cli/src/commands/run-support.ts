@@ -278,3 +278,14 @@ export function sandboxFromEnv(
     },
   };
 }
+
+/**
+ * Whether the OpenTelemetry variables ask for traces (an OTLP endpoint, not `OTEL_SDK_DISABLED`):
+ * then local runs are traced, and their spans are sent before the command exits.
+ */
+export function tracingConfigured(env: NodeJS.ProcessEnv): boolean {
+  if (env['OTEL_SDK_DISABLED']?.trim().toLowerCase() === 'true') return false;
+  return Boolean(
+    env['OTEL_EXPORTER_OTLP_ENDPOINT']?.trim() || env['OTEL_EXPORTER_OTLP_TRACES_ENDPOINT']?.trim(),
+  );
+}

@@ -24,6 +24,7 @@ import {
   resolveMode,
   sandboxFromEnv,
   serverSettings,
+  tracingConfigured,
   type RunMode,
 } from './run-support.js';
 import { printMocked, printRun, runDocument } from './run-output.js';
@@ -46,6 +47,7 @@ import {
 } from './run-authorization.js';
 import { agentRunner, modeOptions, type ClientFlags } from './run-client-options.js';
 import { RunRecorder } from './workflow-record.js';
+import { select, startAsync } from './run-select.js';
 
 interface RunFlags extends ClientFlags, IdentityFlags, DetectorFlags {
   input: Record<string, unknown>;
@@ -382,39 +384,6 @@ function refusedBeforeRunning(result: RunResult): boolean {
   );
 }
 
-function select(workflows: WorkflowDefinition[], flags: RunFlags): WorkflowDefinition[] | string {
-  if (flags.all) return workflows;
-  if (flags.workflow !== undefined) {
-    const match = workflows.find((w) => w.name === flags.workflow);
-    return match
-      ? [match]
-      : `no workflow named "${flags.workflow}"; the file has ${workflows.map((w) => w.name).join(', ')}`;
-  }
-  if (workflows.length === 1) return workflows;
-  return `the file has ${workflows.length} workflows (${workflows.map((w) => w.name).join(', ')}): pick one with --workflow NAME, or --all`;
-}
-
-/** `--async`: starts each run on the server and prints its pending record(s). */
-async function startAsync(
-  io: Io,
-  weft: Weft,
-  selected: WorkflowDefinition[],
-  flags: RunFlags,
-): Promise<number> {
-  const records = [];
-  try {
-    for (const workflow of selected)
-      records.push(await weft.executeAsync(workflow.name, flags.input));
-  } catch (error) {
-    io.err(`weft: ${(error as Error).message}\n`);
-    return error instanceof WeftError && error.code === 'VALIDATION' ? EXIT.invalid : EXIT.failure;
-  } finally {
-    await weft.close();
-  }
-  io.out(`${JSON.stringify(flags.all ? records : records[0], null, 2)}\n`);
-  return EXIT.ok;
-}
-
 function isMode(value: string): value is RunMode {
   return ['local', 'self_hosted', 'cloud', 'hybrid'].includes(value);
 }
@@ -422,15 +391,4 @@ function isMode(value: string): value is RunMode {
 function usage(io: Io, message: string): number {
   io.err(`weft: ${message}\n`);
   return EXIT.invalid;
-}
-
-/**
- * Whether the OpenTelemetry variables ask for traces (an OTLP endpoint, not `OTEL_SDK_DISABLED`):
- * then local runs are traced, and their spans are sent before the command exits.
- */
-function tracingConfigured(env: NodeJS.ProcessEnv): boolean {
-  if (env['OTEL_SDK_DISABLED']?.trim().toLowerCase() === 'true') return false;
-  return Boolean(
-    env['OTEL_EXPORTER_OTLP_ENDPOINT']?.trim() || env['OTEL_EXPORTER_OTLP_TRACES_ENDPOINT']?.trim(),
-  );
 }

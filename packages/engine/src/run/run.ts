@@ -1,5 +1,4 @@
 import {
-  BackendError,
   CanceledError,
   TimeoutError,
   WeftError,
@@ -14,7 +13,8 @@ import type { WorkflowDefinition } from '../model.js';
 import type { AgentCall, ToolApprovalGate } from './agent-call.js';
 import { AttemptTools } from './attempt-tools.js';
 import { invokerOf } from './chain.js';
-import { jsonDataProblem, type JsonDataProblem } from './json-data.js';
+import { jsonDataProblem } from './json-data.js';
+import { asActionError, notJsonData } from './action-error.js';
 import { Deadlines, type Deadline } from './deadlines.js';
 import type { Invocation, RunInfo } from './interceptors.js';
 import type { CompiledRunOptions } from './options.js';
@@ -371,36 +371,4 @@ export class Run {
     this.deadlines.close();
     this.options.signal?.removeEventListener('abort', this.onAbort);
   }
-}
-
-/**
- * `BACKEND_ERROR` for an output that is not JSON data (a cycle, a BigInt, a class instance...),
- * naming the step and where in the output: the action misbehaved, the run goes on as after any
- * failed attempt.
- */
-function notJsonData(
-  plan: StepPlan,
-  call: Pick<ActionCall, 'target' | 'action'>,
-  problem: JsonDataProblem,
-): BackendError {
-  const backend = call.target.kind === 'plugin' ? call.target.slug : call.target.ref;
-  const message = `the output of ${backend}.${call.action} is not JSON data: ${problem.path} is ${problem.found}`;
-  return new BackendError(`step "${plan.path}": ${message}`, {
-    backend,
-    original_error: message,
-    field: problem.path,
-    constraint: 'json_data',
-  });
-}
-
-/** Keeps a `WeftError`; reports anything else a handler threw as `BACKEND_ERROR`. */
-export function asActionError(error: unknown, call: Pick<ActionCall, 'target'>): WeftError {
-  if (error instanceof WeftError) return error;
-  const backend = call.target.kind === 'plugin' ? call.target.slug : call.target.ref;
-  const message = error instanceof Error ? error.message : String(error);
-  return new BackendError(
-    `${backend} failed: ${message}`,
-    { backend, original_error: message },
-    { cause: error },
-  );
 }
