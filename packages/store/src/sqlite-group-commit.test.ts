@@ -1,6 +1,6 @@
 import BetterSqlite3 from 'better-sqlite3';
 import { afterEach, beforeEach, expect, it } from 'vitest';
-import { SqliteGroupCommit, TURN_GROUPS } from './sqlite-group-commit.js';
+import { MAX_GROUP_WRITES, SqliteGroupCommit, TURN_GROUPS } from './sqlite-group-commit.js';
 
 let database: BetterSqlite3.Database;
 beforeEach(() => {
@@ -41,4 +41,18 @@ it('commits a chain of writes, each asked for once the last committed, within th
   setImmediate(() => (turned = true));
   for (let i = 0; i < TURN_GROUPS; i++) await group.run(insert(group, i));
   expect(turned).toBe(false);
+});
+
+it('commits at most MAX_GROUP_WRITES writes together, the rest in the next turn', async () => {
+  // Writes asked for in one turn (as many requests would): the first group holds the loop only
+  // for its share, the answers of its writes go out before the rest is written.
+  const group = new SqliteGroupCommit(database);
+  const writes = Array.from({ length: MAX_GROUP_WRITES + 5 }, (_, i) =>
+    group.run(insert(group, i)),
+  );
+  await Promise.all(writes.slice(0, MAX_GROUP_WRITES));
+  const count = () => (database.prepare('SELECT count(*) AS n FROM t').get() as { n: number }).n;
+  expect(count()).toBe(MAX_GROUP_WRITES);
+  expect(await Promise.all(writes)).toEqual(writes.map(() => 1));
+  expect(count()).toBe(MAX_GROUP_WRITES + 5);
 });
