@@ -2,6 +2,16 @@ import type { PluginRecord, SearchQuery } from '@weft/core';
 import type { Dialect } from './database.js';
 import type { Row, SqlRunner } from './registry-reads.js';
 import { toPluginRecord } from './rows.js';
+import {
+  COUNTS_TEXT,
+  countsParams,
+  ftsTerms,
+  PlanCounts,
+  WALK_TEXT,
+  walkParams,
+  walkWins,
+  type MatchCounts,
+} from './search-walk.js';
 
 const COLUMNS = `p.slug, p.slug_key, p.kind, p.owner, p.created_at, p.updated_at, p.downloads,
   p.latest_version, p.name, p.description, p.author, p.tags`;
@@ -135,17 +145,17 @@ function matchParams(dialect: Dialect, query: SearchQuery): unknown[] {
     const tsquery = query.words.map((w) => `${w}:*`).join(' & ');
     return [query.exact, query.exact, tsquery, query.exact, ...tag];
   }
-  const terms = query.words.map((w) => `"${w.replaceAll('"', '""')}"*`).join(' AND ');
+  const all = ftsTerms('name tags description', query.words);
   return [
     query.exact,
     query.exact,
-    `{name} : (${terms})`,
-    `{tags} : (${terms})`,
-    `{name tags description} : (${terms})`,
+    ftsTerms('name', query.words),
+    ftsTerms('tags', query.words),
+    all,
     ...tag,
     query.exact,
     ...tag,
-    `{name tags description} : (${terms})`,
+    all,
   ];
 }
 
@@ -167,6 +177,47 @@ export async function searchPlugins(
   runner: SqlRunner,
   query: SearchQuery,
 ): Promise<{ total: number; plugins: PluginRecord[] }> {
+  const walked = await walkedPage(runner, query);
+  if (walked) return walked;
+  return rankedPage(runner, query);
+}
+
+/** The plans' counts remembered per store (see `search-walk.ts`). */
+const planCounts = new WeakMap<SqlRunner, PlanCounts>();
+
+/**
+ * SQLite, words without a tag or kind: the page by the walk of `search-walk.ts` when its
+ * counts say the walk is cheaper and it fills the page; `undefined` otherwise.
+ */
+async function walkedPage(runner: SqlRunner, query: SearchQuery) {
+  if (runner.dialect !== 'sqlite' || query.words.length === 0) return undefined;
+  if (query.tag !== undefined || query.kind !== undefined) return undefined;
+  let plans = planCounts.get(runner);
+  if (!plans) planCounts.set(runner, (plans = new PlanCounts()));
+  let counts = plans.get(query.words);
+  if (!counts) {
+    const [row] = await runner.all(COUNTS_TEXT, countsParams(query));
+    counts = {
+      matches: Number(row?.['matches'] ?? 0),
+      names: Number(row?.['names'] ?? 0),
+      ids: Number(row?.['ids'] ?? 0),
+    } satisfies MatchCounts;
+    plans.set(query.words, counts);
+  }
+  if (!walkWins(query, counts)) return undefined;
+  const rows = await runner.all(WALK_TEXT, walkParams(query));
+  if (rows.length < query.limit) {
+    // The counts were stale: the names no longer fill the page. Counted again next time.
+    plans.delete(query.words);
+    return undefined;
+  }
+  return { total: Number(rows[0]!['total']), plugins: rows.map(toRecord) };
+}
+
+const toRecord = (row: Row) => toPluginRecord(row as Parameters<typeof toPluginRecord>[0]);
+
+/** The page by the ranked plan: every match ranked, the best `offset + limit` kept. */
+async function rankedPage(runner: SqlRunner, query: SearchQuery) {
   const { page, count } = textsOf(runner.dialect, query.words.length > 0, {
     tag: query.tag !== undefined,
     kind: query.kind !== undefined,
@@ -178,13 +229,10 @@ export async function searchPlugins(
     const [counted] = await runner.all(count, params);
     total = Number(counted?.['n'] ?? 0);
   }
-  return {
-    total,
-    plugins: rows.map((row: Row) => toPluginRecord(row as Parameters<typeof toPluginRecord>[0])),
-  };
+  return { total, plugins: rows.map(toRecord) };
 }
 
-/** The statements a search runs, with their parameters (for plan tests). */
+/** The statements a search may run, with their parameters (for plan tests). */
 export function searchStatements(
   dialect: Dialect,
   query: SearchQuery,
@@ -194,8 +242,12 @@ export function searchStatements(
     kind: query.kind !== undefined,
   });
   const params = matchParams(dialect, query);
-  return [
-    { text: page, params: pageParams(query, params) },
-    { text: count, params },
-  ];
+  const walk =
+    dialect === 'sqlite' && query.words.length > 0 && !query.tag && !query.kind
+      ? [
+          { text: COUNTS_TEXT, params: countsParams(query) },
+          { text: WALK_TEXT, params: walkParams(query) },
+        ]
+      : [];
+  return [{ text: page, params: pageParams(query, params) }, { text: count, params }, ...walk];
 }
