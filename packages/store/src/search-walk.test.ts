@@ -6,7 +6,14 @@ import type { Database } from './database.js';
 import { migrate } from './migrations.js';
 import { SqlRunner } from './registry-reads.js';
 import { searchPlugins, searchStatements } from './search.js';
-import { COUNTS_TEXT, countsParams, WALK_TEXT, walkParams, walkWins } from './search-walk.js';
+import {
+  COUNTS_TEXT,
+  countsParams,
+  TAG_WALK_TEXT,
+  WALK_TEXT,
+  walkParams,
+  walkWins,
+} from './search-walk.js';
 
 const PLUGINS = 3000;
 
@@ -113,6 +120,28 @@ describe('the walk plan of a search gives the ranked plan’s pages', () => {
       }
     }
     expect(chosen).toBeGreaterThan(10);
+  });
+
+  it('a tag walked in popularity order gives the sorted page and total', async () => {
+    let walked = 0;
+    for (const tag of ['storage', 'sales', 'chat', 'reports', 'security', 'none']) {
+      for (const page of PAGES) {
+        const search = { ...query('', page), tag };
+        const [sorted] = searchStatements('sqlite', search);
+        const expected = await runner.all(sorted!.text, sorted!.params);
+        const rows = await runner.all(TAG_WALK_TEXT, [tag, tag, search.limit, search.offset]);
+        expect(
+          rows.map((r) => r['slug']),
+          `${tag} ${JSON.stringify(page)}`,
+        ).toEqual(expected.map((r) => r['slug']));
+        if (rows.length > 0) walked++;
+        if (rows.length > 0) expect(rows[0]!['total']).toBe(expected[0]!['total']);
+        const found = await searchPlugins(runner, search);
+        expect(found.plugins.map((p) => p.slug)).toEqual(expected.map((r) => r['slug']));
+        if (rows.length > 0) expect(found.total).toBe(expected[0]!['total']);
+      }
+    }
+    expect(walked).toBeGreaterThan(20);
   });
 
   it('counts gone stale (names unlisted since) fall back to the ranked plan', async () => {

@@ -71,6 +71,24 @@ export function walkParams(query: SearchQuery): unknown[] {
   ];
 }
 
+/**
+ * A tag's plugins without words, in popularity order: `plugins_listed` walked, each plugin's tag
+ * probed, until the page is full, instead of reading every plugin of the tag and sorting them
+ * (1,333 at 10,000 plugins in 15 tags: ~1.7 ms). Only listed plugins have tag rows, so the
+ * total is the tag's index entries. Cheaper only when the tag is common (see {@link walkWins}).
+ */
+export const TAG_WALK_TEXT = `SELECT ${COLUMNS},
+    (SELECT count(*) FROM plugin_tags WHERE tag = ?) AS total
+  FROM plugins p INDEXED BY plugins_listed
+  WHERE ${LISTED} AND EXISTS (SELECT 1 FROM plugin_tags t WHERE t.slug = p.slug AND t.tag = ?)
+  ORDER BY p.downloads DESC, p.slug LIMIT ? OFFSET ?`;
+
+/** The counts of a tag as {@link MatchCounts}: its plugins are its matches and its names. */
+export const TAG_COUNTS_TEXT = `SELECT
+  (SELECT count(*) FROM plugin_tags WHERE tag = ?) AS matches,
+  (SELECT count(*) FROM plugin_tags WHERE tag = ?) AS names,
+  (SELECT coalesce(max(rowid), 0) FROM plugin_search) AS ids`;
+
 /** What a query's previous plans counted: its matches, its name matches, the largest id. */
 export interface MatchCounts {
   matches: number;

@@ -1,10 +1,12 @@
-import type { PluginRecord, SearchQuery } from '@weft/core';
+import { searchWords, type PluginRecord, type SearchQuery } from '@weft/core';
 import type { Dialect } from './database.js';
 import type { Row, SqlRunner } from './registry-reads.js';
 import { toPluginRecord } from './rows.js';
 import {
   COUNTS_TEXT,
   countsParams,
+  TAG_COUNTS_TEXT,
+  TAG_WALK_TEXT,
   ftsTerms,
   PlanCounts,
   WALK_TEXT,
@@ -145,12 +147,17 @@ function matchParams(dialect: Dialect, query: SearchQuery): unknown[] {
     const tsquery = query.words.map((w) => `${w}:*`).join(' & ');
     return [query.exact, query.exact, tsquery, query.exact, ...tag];
   }
-  const all = ftsTerms('name tags description', query.words);
+  // A tag asked for is also asked of the full-text index, where intersecting it costs little:
+  // only the plugins whose tags have its words are then ranked and probed for the tag itself.
+  const tagWords = query.tag === undefined ? [] : searchWords(query.tag);
+  const tagged = (terms: string) =>
+    tagWords.length === 0 ? terms : `${terms} AND {tags} : "${tagWords.join(' ')}"`;
+  const all = tagged(ftsTerms('name tags description', query.words));
   return [
     query.exact,
     query.exact,
-    ftsTerms('name', query.words),
-    ftsTerms('tags', query.words),
+    tagged(ftsTerms('name', query.words)),
+    tagged(ftsTerms('tags', query.words)),
     all,
     ...tag,
     query.exact,
@@ -177,9 +184,52 @@ export async function searchPlugins(
   runner: SqlRunner,
   query: SearchQuery,
 ): Promise<{ total: number; plugins: PluginRecord[] }> {
-  const walked = await walkedPage(runner, query);
+  const walked =
+    query.words.length > 0 ? await walkedPage(runner, query) : await tagPage(runner, query);
   if (walked) return walked;
   return rankedPage(runner, query);
+}
+
+/** The remembered counts of `key`, counted by `text` with `params` when not remembered. */
+async function countsOf(
+  runner: SqlRunner,
+  key: readonly string[],
+  text: string,
+  params: unknown[],
+): Promise<{ plans: PlanCounts; counts: MatchCounts }> {
+  let plans = planCounts.get(runner);
+  if (!plans) planCounts.set(runner, (plans = new PlanCounts()));
+  let counts = plans.get(key);
+  if (!counts) {
+    const [row] = await runner.all(text, params);
+    counts = {
+      matches: Number(row?.['matches'] ?? 0),
+      names: Number(row?.['names'] ?? 0),
+      ids: Number(row?.['ids'] ?? 0),
+    };
+    plans.set(key, counts);
+  }
+  return { plans, counts };
+}
+
+/**
+ * SQLite, a tag without words or kind: the page by the tag's walk of `search-walk.ts` when the
+ * tag is common enough for it to be cheaper; `undefined` otherwise.
+ */
+async function tagPage(runner: SqlRunner, query: SearchQuery) {
+  if (runner.dialect !== 'sqlite' || query.tag === undefined || query.kind !== undefined) {
+    return undefined;
+  }
+  const key = ['\0tag', query.tag];
+  const { plans, counts } = await countsOf(runner, key, TAG_COUNTS_TEXT, [query.tag, query.tag]);
+  if (!walkWins(query, counts)) return undefined;
+  const rows = await runner.all(TAG_WALK_TEXT, [query.tag, query.tag, query.limit, query.offset]);
+  if (rows.length === 0) {
+    // The counts were stale (the page is past the end): counted again next time.
+    plans.delete(key);
+    return undefined;
+  }
+  return { total: Number(rows[0]!['total']), plugins: rows.map(toRecord) };
 }
 
 /** The plans' counts remembered per store (see `search-walk.ts`). */
@@ -190,20 +240,9 @@ const planCounts = new WeakMap<SqlRunner, PlanCounts>();
  * counts say the walk is cheaper and it fills the page; `undefined` otherwise.
  */
 async function walkedPage(runner: SqlRunner, query: SearchQuery) {
-  if (runner.dialect !== 'sqlite' || query.words.length === 0) return undefined;
+  if (runner.dialect !== 'sqlite') return undefined;
   if (query.tag !== undefined || query.kind !== undefined) return undefined;
-  let plans = planCounts.get(runner);
-  if (!plans) planCounts.set(runner, (plans = new PlanCounts()));
-  let counts = plans.get(query.words);
-  if (!counts) {
-    const [row] = await runner.all(COUNTS_TEXT, countsParams(query));
-    counts = {
-      matches: Number(row?.['matches'] ?? 0),
-      names: Number(row?.['names'] ?? 0),
-      ids: Number(row?.['ids'] ?? 0),
-    } satisfies MatchCounts;
-    plans.set(query.words, counts);
-  }
+  const { plans, counts } = await countsOf(runner, query.words, COUNTS_TEXT, countsParams(query));
   if (!walkWins(query, counts)) return undefined;
   const rows = await runner.all(WALK_TEXT, walkParams(query));
   if (rows.length < query.limit) {
@@ -248,6 +287,11 @@ export function searchStatements(
           { text: COUNTS_TEXT, params: countsParams(query) },
           { text: WALK_TEXT, params: walkParams(query) },
         ]
-      : [];
+      : dialect === 'sqlite' && query.words.length === 0 && query.tag && !query.kind
+        ? [
+            { text: TAG_COUNTS_TEXT, params: [query.tag, query.tag] },
+            { text: TAG_WALK_TEXT, params: [query.tag, query.tag, query.limit, query.offset] },
+          ]
+        : [];
   return [{ text: page, params: pageParams(query, params) }, { text: count, params }, ...walk];
 }
