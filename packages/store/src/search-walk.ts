@@ -118,15 +118,22 @@ export function walkWins(query: SearchQuery, counts: MatchCounts): boolean {
 
 /** Most queries whose counts are remembered; all are forgotten when it is reached. */
 const MAX_COUNTED = 4096;
+/** How long counts are kept before all are forgotten (the catalogue changes under them). */
+const COUNTS_MS = 60_000;
 
 /**
  * Counts of recent queries, per store: they only choose the plan (a stale one costs time, never
- * a wrong page), so they are kept until the map is full.
+ * a wrong page), so they are kept for a minute, or until the map is full.
  */
 export class PlanCounts {
   private readonly counts = new Map<string, MatchCounts>();
+  private since = Date.now();
 
   get(words: readonly string[]): MatchCounts | undefined {
+    if (Date.now() - this.since > COUNTS_MS) {
+      this.counts.clear();
+      this.since = Date.now();
+    }
     return this.counts.get(words.join(' '));
   }
 
