@@ -1,7 +1,19 @@
-import type { PluginRecord, SearchQuery } from '@weft/core';
+import { searchWords, type PluginRecord, type SearchQuery } from '@weft/core';
 import type { Dialect } from './database.js';
 import type { Row, SqlRunner } from './registry-reads.js';
 import { toPluginRecord } from './rows.js';
+import {
+  COUNTS_TEXT,
+  countsParams,
+  TAG_COUNTS_TEXT,
+  TAG_WALK_TEXT,
+  ftsTerms,
+  PlanCounts,
+  WALK_TEXT,
+  walkParams,
+  walkWins,
+  type MatchCounts,
+} from './search-walk.js';
 
 const COLUMNS = `p.slug, p.slug_key, p.kind, p.owner, p.created_at, p.updated_at, p.downloads,
   p.latest_version, p.name, p.description, p.author, p.tags`;
@@ -135,17 +147,22 @@ function matchParams(dialect: Dialect, query: SearchQuery): unknown[] {
     const tsquery = query.words.map((w) => `${w}:*`).join(' & ');
     return [query.exact, query.exact, tsquery, query.exact, ...tag];
   }
-  const terms = query.words.map((w) => `"${w.replaceAll('"', '""')}"*`).join(' AND ');
+  // A tag asked for is also asked of the full-text index, where intersecting it costs little:
+  // only the plugins whose tags have its words are then ranked and probed for the tag itself.
+  const tagWords = query.tag === undefined ? [] : searchWords(query.tag);
+  const tagged = (terms: string) =>
+    tagWords.length === 0 ? terms : `${terms} AND {tags} : "${tagWords.join(' ')}"`;
+  const all = tagged(ftsTerms('name tags description', query.words));
   return [
     query.exact,
     query.exact,
-    `{name} : (${terms})`,
-    `{tags} : (${terms})`,
-    `{name tags description} : (${terms})`,
+    tagged(ftsTerms('name', query.words)),
+    tagged(ftsTerms('tags', query.words)),
+    all,
     ...tag,
     query.exact,
     ...tag,
-    `{name tags description} : (${terms})`,
+    all,
   ];
 }
 
@@ -167,6 +184,79 @@ export async function searchPlugins(
   runner: SqlRunner,
   query: SearchQuery,
 ): Promise<{ total: number; plugins: PluginRecord[] }> {
+  const walked =
+    query.words.length > 0 ? await walkedPage(runner, query) : await tagPage(runner, query);
+  if (walked) return walked;
+  return rankedPage(runner, query);
+}
+
+/** The remembered counts of `key`, counted by `text` with `params` when not remembered. */
+async function countsOf(
+  runner: SqlRunner,
+  key: readonly string[],
+  text: string,
+  params: unknown[],
+): Promise<{ plans: PlanCounts; counts: MatchCounts }> {
+  let plans = planCounts.get(runner);
+  if (!plans) planCounts.set(runner, (plans = new PlanCounts()));
+  let counts = plans.get(key);
+  if (!counts) {
+    const [row] = await runner.all(text, params);
+    counts = {
+      matches: Number(row?.['matches'] ?? 0),
+      names: Number(row?.['names'] ?? 0),
+      ids: Number(row?.['ids'] ?? 0),
+    };
+    plans.set(key, counts);
+  }
+  return { plans, counts };
+}
+
+/**
+ * SQLite, a tag without words or kind: the page by the tag's walk of `search-walk.ts` when the
+ * tag is common enough for it to be cheaper; `undefined` otherwise.
+ */
+async function tagPage(runner: SqlRunner, query: SearchQuery) {
+  if (runner.dialect !== 'sqlite' || query.tag === undefined || query.kind !== undefined) {
+    return undefined;
+  }
+  const key = ['\0tag', query.tag];
+  const { plans, counts } = await countsOf(runner, key, TAG_COUNTS_TEXT, [query.tag, query.tag]);
+  if (!walkWins(query, counts)) return undefined;
+  const rows = await runner.all(TAG_WALK_TEXT, [query.tag, query.tag, query.limit, query.offset]);
+  if (rows.length === 0) {
+    // The counts were stale (the page is past the end): counted again next time.
+    plans.delete(key);
+    return undefined;
+  }
+  return { total: Number(rows[0]!['total']), plugins: rows.map(toRecord) };
+}
+
+/** The plans' counts remembered per store (see `search-walk.ts`). */
+const planCounts = new WeakMap<SqlRunner, PlanCounts>();
+
+/**
+ * SQLite, words without a tag or kind: the page by the walk of `search-walk.ts` when its
+ * counts say the walk is cheaper and it fills the page; `undefined` otherwise.
+ */
+async function walkedPage(runner: SqlRunner, query: SearchQuery) {
+  if (runner.dialect !== 'sqlite') return undefined;
+  if (query.tag !== undefined || query.kind !== undefined) return undefined;
+  const { plans, counts } = await countsOf(runner, query.words, COUNTS_TEXT, countsParams(query));
+  if (!walkWins(query, counts)) return undefined;
+  const rows = await runner.all(WALK_TEXT, walkParams(query));
+  if (rows.length < query.limit) {
+    // The counts were stale: the names no longer fill the page. Counted again next time.
+    plans.delete(query.words);
+    return undefined;
+  }
+  return { total: Number(rows[0]!['total']), plugins: rows.map(toRecord) };
+}
+
+const toRecord = (row: Row) => toPluginRecord(row as Parameters<typeof toPluginRecord>[0]);
+
+/** The page by the ranked plan: every match ranked, the best `offset + limit` kept. */
+async function rankedPage(runner: SqlRunner, query: SearchQuery) {
   const { page, count } = textsOf(runner.dialect, query.words.length > 0, {
     tag: query.tag !== undefined,
     kind: query.kind !== undefined,
@@ -178,13 +268,10 @@ export async function searchPlugins(
     const [counted] = await runner.all(count, params);
     total = Number(counted?.['n'] ?? 0);
   }
-  return {
-    total,
-    plugins: rows.map((row: Row) => toPluginRecord(row as Parameters<typeof toPluginRecord>[0])),
-  };
+  return { total, plugins: rows.map(toRecord) };
 }
 
-/** The statements a search runs, with their parameters (for plan tests). */
+/** The statements a search may run, with their parameters (for plan tests). */
 export function searchStatements(
   dialect: Dialect,
   query: SearchQuery,
@@ -194,8 +281,17 @@ export function searchStatements(
     kind: query.kind !== undefined,
   });
   const params = matchParams(dialect, query);
-  return [
-    { text: page, params: pageParams(query, params) },
-    { text: count, params },
-  ];
+  const walk =
+    dialect === 'sqlite' && query.words.length > 0 && !query.tag && !query.kind
+      ? [
+          { text: COUNTS_TEXT, params: countsParams(query) },
+          { text: WALK_TEXT, params: walkParams(query) },
+        ]
+      : dialect === 'sqlite' && query.words.length === 0 && query.tag && !query.kind
+        ? [
+            { text: TAG_COUNTS_TEXT, params: [query.tag, query.tag] },
+            { text: TAG_WALK_TEXT, params: [query.tag, query.tag, query.limit, query.offset] },
+          ]
+        : [];
+  return [{ text: page, params: pageParams(query, params) }, { text: count, params }, ...walk];
 }

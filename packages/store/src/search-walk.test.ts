@@ -1,0 +1,167 @@
+import BetterSqlite3 from 'better-sqlite3';
+import { Kysely, SqliteDialect } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { SearchQuery } from '@weft/core';
+import type { Database } from './database.js';
+import { migrate } from './migrations.js';
+import { SqlRunner } from './registry-reads.js';
+import { searchPlugins, searchStatements } from './search.js';
+import {
+  COUNTS_TEXT,
+  countsParams,
+  TAG_WALK_TEXT,
+  WALK_TEXT,
+  walkParams,
+  walkWins,
+} from './search-walk.js';
+
+const PLUGINS = 3000;
+
+function query(q: string, more: Partial<SearchQuery> = {}): SearchQuery {
+  const words = [...new Set(q.split(' ').filter((w) => w !== ''))];
+  return { words, exact: q, tag: undefined, limit: 20, offset: 0, ...more };
+}
+
+/**
+ * A catalogue where short prefixes match most plugins in every column: names `<noun> <verb> i`,
+ * tags that start like the names' words, descriptions with `records`, download counts with many
+ * ties (broken by slug), plugins named exactly like a query, a slug that is a query without
+ * its words anywhere, and unlisted plugins (no tag or full-text row).
+ */
+const NOUNS = `'slack','sentry','stripe','redis','sheets','github','drive','notion','s','sl'`;
+const VERBS = `'sync','send','relay','report','export','alert','query'`;
+const TAGS = `'storage','sales','chat','reports','security'`;
+
+describe('the walk plan of a search gives the ranked plan’s pages', () => {
+  const database = new BetterSqlite3(':memory:');
+  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database }) });
+  const runner = new SqlRunner(db, 'sqlite', { sqlite: database });
+
+  beforeAll(async () => {
+    await migrate(db, 'sqlite');
+    database.exec(`BEGIN;
+      CREATE TEMP TABLE words (kind, k, word);
+      INSERT INTO words SELECT 'noun', key, value FROM json_each(json_array(${NOUNS}));
+      INSERT INTO words SELECT 'verb', key, value FROM json_each(json_array(${VERBS}));
+      INSERT INTO words SELECT 'tag', key, value FROM json_each(json_array(${TAGS}));
+      WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i + 1 < ${PLUGINS}),
+        s AS (SELECT i,
+          (SELECT word FROM words WHERE kind = 'noun' AND k = i % 10) AS noun,
+          (SELECT word FROM words WHERE kind = 'verb' AND k = (i / 10) % 7) AS verb,
+          (SELECT word FROM words WHERE kind = 'tag' AND k = (i * 3) % 5) AS tag FROM n)
+      INSERT INTO plugins (slug, slug_key, owner, created_at, updated_at, downloads,
+        latest_version, name, description, author, tags, search_id, name_key, kind)
+      SELECT noun || '-' || verb || '-' || i, noun || verb || i, 'acme', '2026-01-01',
+        '2026-01-01', (i * 7919) % 50, CASE WHEN i % 17 = 0 THEN NULL ELSE '1.0.0' END,
+        CASE WHEN i % 211 = 0 THEN noun ELSE noun || ' ' || verb || ' ' || i END,
+        verb || ' records of ' || noun, 'acme', json_array(tag), i + 1,
+        CASE WHEN i % 211 = 0 THEN noun ELSE noun || ' ' || verb || ' ' || i END, 'plugin'
+      FROM s;
+      INSERT INTO plugins (slug, slug_key, owner, created_at, updated_at, downloads,
+        latest_version, name, description, author, tags, search_id, name_key, kind)
+      VALUES ('se', 'se', 'acme', '2026-01-01', '2026-01-01', 3, '1.0.0', 'Other', 'Other',
+        'acme', '[]', ${PLUGINS + 1}, 'other', 'plugin');
+      INSERT INTO plugin_tags (slug, tag)
+        SELECT slug, tags ->> 0 FROM plugins WHERE latest_version IS NOT NULL AND tags <> '[]';
+      INSERT INTO plugin_search (rowid, slug, name, tags, description)
+        SELECT search_id, slug, name_key, coalesce(tags ->> 0, ''), lower(description)
+        FROM plugins WHERE latest_version IS NOT NULL;
+      COMMIT;`);
+  });
+  afterAll(() => db.destroy());
+
+  const QUERIES = ['s', 'sl', 'se', 're', 'r', 'st', 'sync', 's sync', 'slack', 'q', 'e'];
+  const PAGES: Partial<SearchQuery>[] = [
+    {},
+    { limit: 1 },
+    { limit: 100 },
+    { offset: 20 },
+    { offset: 57, limit: 7 },
+    { offset: 400 },
+    { offset: 1500, limit: 100 },
+    { offset: 2900 },
+  ];
+
+  it('every full walked page is the ranked page, with the same total', async () => {
+    let walked = 0;
+    for (const q of QUERIES) {
+      for (const page of PAGES) {
+        const search = query(q, page);
+        const [ranked] = searchStatements('sqlite', search);
+        const expected = await runner.all(ranked!.text, ranked!.params);
+        const rows = await runner.all(WALK_TEXT, walkParams(search));
+        if (rows.length < search.limit) continue;
+        walked++;
+        expect(
+          rows.map((r) => r['slug']),
+          `${q} ${JSON.stringify(page)}`,
+        ).toEqual(expected.map((r) => r['slug']));
+        expect(rows[0]!['total'], q).toBe(expected[0]!['total']);
+      }
+    }
+    expect(walked).toBeGreaterThan(30);
+  });
+
+  it('a search gives the ranked page whichever plan its counts choose', async () => {
+    let chosen = 0;
+    for (const q of QUERIES) {
+      for (const page of PAGES) {
+        const search = query(q, page);
+        const [counts] = await runner.all(COUNTS_TEXT, countsParams(search));
+        if (walkWins(search, counts as { matches: number; names: number; ids: number })) chosen++;
+        const [ranked] = searchStatements('sqlite', search);
+        const expected = await runner.all(ranked!.text, ranked!.params);
+        const found = await searchPlugins(runner, search);
+        expect(
+          found.plugins.map((p) => p.slug),
+          `${q} ${JSON.stringify(page)}`,
+        ).toEqual(expected.map((r) => r['slug']));
+        if (expected.length > 0) expect(found.total).toBe(expected[0]!['total']);
+      }
+    }
+    expect(chosen).toBeGreaterThan(10);
+  });
+
+  it('a tag walked in popularity order gives the sorted page and total', async () => {
+    let walked = 0;
+    for (const tag of ['storage', 'sales', 'chat', 'reports', 'security', 'none']) {
+      for (const page of PAGES) {
+        const search = { ...query('', page), tag };
+        const [sorted] = searchStatements('sqlite', search);
+        const expected = await runner.all(sorted!.text, sorted!.params);
+        const rows = await runner.all(TAG_WALK_TEXT, [tag, tag, search.limit, search.offset]);
+        expect(
+          rows.map((r) => r['slug']),
+          `${tag} ${JSON.stringify(page)}`,
+        ).toEqual(expected.map((r) => r['slug']));
+        if (rows.length > 0) walked++;
+        if (rows.length > 0) expect(rows[0]!['total']).toBe(expected[0]!['total']);
+        const found = await searchPlugins(runner, search);
+        expect(found.plugins.map((p) => p.slug)).toEqual(expected.map((r) => r['slug']));
+        if (rows.length > 0) expect(found.total).toBe(expected[0]!['total']);
+      }
+    }
+    expect(walked).toBeGreaterThan(20);
+  });
+
+  it('counts gone stale (names unlisted since) fall back to the ranked plan', async () => {
+    const search = query('s');
+    await searchPlugins(runner, search);
+    // All but five plugins with a name word starting with `s` are unlisted: the names no
+    // longer fill the page, tag matches (`storage`, `sales`, `security`) come after them.
+    database.exec(`BEGIN;
+      CREATE TEMP TABLE gone AS SELECT p.slug, p.search_id FROM plugins p
+        WHERE p.search_id IN (SELECT rowid FROM plugin_search
+          WHERE plugin_search MATCH '{name} : "s"*') ORDER BY p.search_id LIMIT -1 OFFSET 5;
+      DELETE FROM plugin_search WHERE rowid IN (SELECT search_id FROM gone);
+      DELETE FROM plugin_tags WHERE slug IN (SELECT slug FROM gone);
+      UPDATE plugins SET latest_version = NULL WHERE slug IN (SELECT slug FROM gone);
+      COMMIT;`);
+    const [ranked] = searchStatements('sqlite', search);
+    const expected = await runner.all(ranked!.text, ranked!.params);
+    const found = await searchPlugins(runner, search);
+    expect(expected.length).toBe(20);
+    expect(found.plugins.map((p) => p.slug)).toEqual(expected.map((r) => r['slug']));
+    expect(found.total).toBe(expected[0]!['total']);
+  });
+});
