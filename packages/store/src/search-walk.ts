@@ -16,9 +16,11 @@ import { searchWords, type SearchQuery } from '@weft/core';
  * then runs the ranked plan. Only without a tag or kind: a filter needs a probe per match to
  * count.
  */
-const COLUMNS = `p.slug, p.slug_key, p.kind, p.owner, p.created_at, p.updated_at, p.downloads,
+/** The columns of a plugin summary row, read from `plugins p` (both plans). */
+export const COLUMNS = `p.slug, p.slug_key, p.kind, p.owner, p.created_at, p.updated_at, p.downloads,
   p.latest_version, p.name, p.description, p.author, p.tags`;
-const LISTED = 'p.latest_version IS NOT NULL';
+/** Listed plugins: only they are found (and only they have tag and full-text rows). */
+export const LISTED = 'p.latest_version IS NOT NULL';
 const MATCHES = 'SELECT rowid FROM plugin_search WHERE plugin_search MATCH ?';
 
 export const WALK_TEXT = `SELECT ${COLUMNS},

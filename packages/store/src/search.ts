@@ -3,7 +3,9 @@ import type { Dialect } from './database.js';
 import type { Row, SqlRunner } from './registry-reads.js';
 import { toPluginRecord } from './rows.js';
 import {
+  COLUMNS,
   COUNTS_TEXT,
+  LISTED,
   countsParams,
   TAG_COUNTS_TEXT,
   TAG_WALK_TEXT,
@@ -15,10 +17,6 @@ import {
   type MatchCounts,
 } from './search-walk.js';
 
-const COLUMNS = `p.slug, p.slug_key, p.kind, p.owner, p.created_at, p.updated_at, p.downloads,
-  p.latest_version, p.name, p.description, p.author, p.tags`;
-/** Listed plugins: only they are found (and only they have tag and full-text rows). */
-const LISTED = 'p.latest_version IS NOT NULL';
 const TAG_FILTER = 'AND EXISTS (SELECT 1 FROM plugin_tags t WHERE t.slug = p.slug AND t.tag = ?)';
 const KIND_FILTER = 'AND p.kind = ?';
 
