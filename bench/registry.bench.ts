@@ -13,7 +13,6 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import pg from 'pg';
 import {
   load,
   percentile,
@@ -24,7 +23,7 @@ import {
 import { searchMix, searchQueries, seededDefinition, seededSlugs } from './registry/seed.js';
 import { measureShapes, printShapes, type ShapeResult } from './registry/shapes.js';
 import { processCpuMs } from './registry/cpu.js';
-import { shuffler } from './harness.js';
+import { dropSchema, shuffler } from './harness.js';
 import { openStore, type StoreOptions } from '@weft/store';
 
 const PLUGINS = Number(process.env['WEFT_BENCH_PLUGINS'] ?? 10_000);
@@ -294,10 +293,7 @@ export async function run(): Promise<LoadResult[]> {
         )),
       );
     } finally {
-      const client = new pg.Client({ connectionString: url });
-      await client.connect();
-      await client.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
-      await client.end();
+      await dropSchema(url, schema);
     }
   } else {
     console.log('postgres: skipped (set WEFT_TEST_DATABASE_URL to measure it)');

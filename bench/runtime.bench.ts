@@ -20,7 +20,7 @@ import { Agent, request } from 'undici';
 import { runWorkflow } from '@weft/engine';
 import { loadRequestedWorkflow } from '@weft/runtime';
 import { buildServer, createLocalKey } from '@weft/server';
-import { shuffler } from './harness.js';
+import { dropSchema, shuffler } from './harness.js';
 
 const N = Number(process.env['WEFT_BENCH_EXECUTIONS'] ?? 300);
 const ROUNDS = Number(process.env['WEFT_BENCH_ROUNDS'] ?? 5);
@@ -255,13 +255,7 @@ async function serverCases(kind: Store): Promise<Fixture> {
       await agent.close();
       await server.close();
       rmSync(dataDir, { recursive: true, force: true });
-      if (kind === 'postgres') {
-        const pg = (await import('pg')).default;
-        const client = new pg.Client({ connectionString: databaseUrl });
-        await client.connect();
-        await client.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
-        await client.end();
-      }
+      if (kind === 'postgres') await dropSchema(databaseUrl!, schema);
     },
   };
 }
