@@ -65,9 +65,9 @@ async function client(
 
 const ops = localPrincipal({ subject: 'ada', roles: ['ops'], permissions: ['payments:*'] });
 
-describe('local runs of workflows with authorization', () => {
-  afterEach(() => void vi.useRealTimers());
+afterEach(() => void vi.useRealTimers());
 
+describe('local runs of workflows with authorization', () => {
   it('refuses a run without identity before any step, naming what is missing', async () => {
     const weft = await client();
     const refused = weft.execute('payout', { amount: 5 });
