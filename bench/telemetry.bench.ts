@@ -2,26 +2,27 @@
  * Cost of tracing: per step and per action call in the engine (a 1,000-step workflow
  * of no-op actions: one step span and one CLIENT span per step) with tracing off (no
  * interceptor), on and sampled at 100%, on and sampled at 0%, and the metrics interceptor alone,
- * next to a bare loop awaiting the handler (the limit); then a one-step execution through a
- * `weft server` over HTTP (`Prefer: wait`), next to a bare `node:http` round trip: with no
- * telemetry interceptor installed at all (`absent`: what a run cost before telemetry existed), with
- * `OTEL_SDK_DISABLED=true` (the metrics interceptor only; an OTLP endpoint is set and ignored),
- * and with tracing on at 100%, each pair call by call in a seeded random order in the same run.
- * Spans go to a no-op exporter through the batch processor, so the rows are the cost of making
- * spans, not of a collector. The cases without tracing run first: once a context manager is
- * registered (AsyncLocalStorage), it stays for the rest of the process; the engine cases after
- * it run in a new seeded random order each round.
+ * next to a bare loop awaiting the handler (the limit), the engine cases in a new seeded random
+ * order each round; then a one-step execution through a `weft server` over HTTP
+ * (`Prefer: wait`), next to a bare `node:http` round trip: with no telemetry interceptor
+ * installed at all (`absent`: what a run cost before telemetry existed, twice: the A/A
+ * control), with `OTEL_SDK_DISABLED=true` (the metrics interceptor only; an OTLP endpoint is set
+ * and ignored), and with tracing on at 100%, each server in a process of its own
+ * (`telemetry/server.ts`: the `AsyncLocalStorage` promise hooks that the traced server's first
+ * `context.with` turns on for its whole process stay out of the others, as in production), the
+ * four called one execution each per round in a new seeded random order; with the wall time of
+ * each call, the CPU time of each server's process per execution. Spans go to a no-op exporter
+ * through the batch processor, so the rows are the cost of making spans, not of a collector.
  */
+import { fork, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
 import { createServer } from 'node:http';
-import { mkdtempSync, rmSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { Agent, request } from 'undici';
 import type { ActionInvoker } from '@weft/core';
 import { loadWorkflowSource, runWorkflow, type WorkflowDefinition } from '@weft/engine';
-import { buildServer, createLocalKey } from '@weft/server';
-import { startTelemetry, telemetryOptionsFromEnv, type Telemetry } from '@weft/telemetry/setup';
+import { startTelemetry } from '@weft/telemetry/setup';
 import { printTable, writeResults, type BenchResult } from './harness.js';
 
 const STEPS = 1_000;
@@ -92,48 +93,39 @@ async function bareLoop(): Promise<void> {
   for (let i = 0; i < STEPS; i++) v = (await handler({ v })).v;
 }
 
+type ServerMode = 'absent' | 'disabled' | 'traced';
+
 /**
- * A server whose one action answers at once, and a function posting one-step executions.
- * `absent`: the runtime gets no telemetry interceptor at all (no metrics, no tracing).
+ * A server whose one action answers at once, in a new process (`telemetry/server.ts`), and a
+ * function posting one-step executions to it.
  */
-async function benchServer(telemetry: Telemetry | 'absent') {
-  const dataDir = mkdtempSync(join(tmpdir(), 'weft-bench-telemetry-'));
-  const server = await buildServer(
-    { dataDir, port: 0, logLevel: 'error' },
-    {
-      logger: false,
-      runtime: {
-        actions: { invoker: () => invoker, unavailable: async () => [] },
-        ...(telemetry === 'absent'
-          ? { metrics: undefined as never, tracing: undefined as never }
-          : {}),
-      },
-      ...(telemetry !== 'absent' ? { telemetry } : {}),
-    },
-  );
-  await server.app.listen({ port: 0, host: '127.0.0.1' });
-  const url = `http://127.0.0.1:${(server.app.server.address() as AddressInfo).port}`;
-  const key = `Bearer ${(await createLocalKey({ dataDir }, { name: 'bench' })).key}`;
+async function forkServer(mode: ServerMode) {
+  const script = fileURLToPath(new URL('./telemetry/server.ts', import.meta.url));
+  const child: ChildProcess = fork(script, [mode], { execArgv: ['--import', 'tsx'] });
+  const next = async <T>() => (await once(child, 'message'))[0] as T;
+  const { url, key } = await next<{ url: string; key: string }>();
   const agent = new Agent({ connections: 4 });
-  const once = async () => {
-    const response = await request(`${url}/workflows/executions`, {
-      method: 'POST',
-      dispatcher: agent,
-      headers: { authorization: key, 'content-type': 'application/json', prefer: 'wait=10' },
-      body: JSON.stringify({ workflow: ONE }),
-    });
-    const record = (await response.body.json()) as { status: string };
-    if (record.status !== 'completed') throw new Error(`status ${record.status}`);
-  };
   return {
     /** One one-step execution with `Prefer: wait`. */
-    once,
-    /** Nanoseconds of `count` one-step executions with `Prefer: wait`, one at a time. */
-    samples: (count: number, warmup: number) => samples(once, count, warmup),
+    once: async () => {
+      const response = await request(`${url}/workflows/executions`, {
+        method: 'POST',
+        dispatcher: agent,
+        headers: { authorization: key, 'content-type': 'application/json', prefer: 'wait=10' },
+        body: JSON.stringify({ workflow: ONE }),
+      });
+      const record = (await response.body.json()) as { status: string };
+      if (record.status !== 'completed') throw new Error(`status ${record.status}`);
+    },
+    /** CPU time (user + system, µs) the server's process has used so far. */
+    cpuUs: async () => {
+      child.send('cpu');
+      return (await next<{ cpuUs: number }>()).cpuUs;
+    },
     close: async () => {
       await agent.close();
-      await server.close();
-      rmSync(dataDir, { recursive: true, force: true });
+      child.send('close');
+      await once(child, 'exit');
     },
   };
 }
@@ -144,44 +136,18 @@ function seeded(seed: number): () => number {
 }
 
 /**
- * Nanoseconds of `count` calls of each function, call by call in a new seeded random order
- * each time (so that neither always follows the other: one server's writes after its answer
- * fall into the next call), and the load of a shared machine weighs on both alike.
- */
-async function alternating(
-  a: () => Promise<unknown>,
-  b: () => Promise<unknown>,
-  count: number,
-): Promise<[number[], number[]]> {
-  const out: [number[], number[]] = [[], []];
-  const random = seeded(count);
-  const time = async (fn: () => Promise<unknown>, into: number[]) => {
-    const start = process.hrtime.bigint();
-    await fn();
-    into.push(Number(process.hrtime.bigint() - start));
-  };
-  for (let i = 0; i < count; i++) {
-    if (random() < 0.5) {
-      await time(a, out[0]);
-      await time(b, out[1]);
-    } else {
-      await time(b, out[1]);
-      await time(a, out[0]);
-    }
-  }
-  return out;
-}
-
-/**
  * Rounds of `rounds` each case in a new seeded random order (every case once per round), the
  * nanoseconds of each call, per case.
  */
 async function shuffledRounds(
   cases: readonly (() => Promise<unknown>)[],
   rounds: number,
+  /** Called before the first round and after every `slice.rounds` rounds. */
+  slice?: { rounds: number; each: () => Promise<void> },
 ): Promise<number[][]> {
   const out = cases.map((): number[] => []);
   const random = seeded(rounds);
+  await slice?.each();
   for (let round = 0; round < rounds; round++) {
     const order = cases.map((_, i) => i);
     for (let i = order.length - 1; i > 0; i--) {
@@ -193,6 +159,7 @@ async function shuffledRounds(
       await cases[i]!();
       out[i]!.push(Number(process.hrtime.bigint() - start));
     }
+    if (slice && (round + 1) % slice.rounds === 0) await slice.each();
   }
   return out;
 }
@@ -226,32 +193,21 @@ async function bareHttpSamples(): Promise<number[]> {
   return out;
 }
 
+/** min / median / max of `values`, in µs (from ns). */
+function range(values: readonly number[]): string {
+  const sorted = [...values].sort((a, b) => a - b);
+  const f = (ns: number) => (ns / 1000).toFixed(1);
+  return `${f(sorted[0]!)} / ${f(median(sorted))} / ${f(sorted.at(-1)!)} µs`;
+}
+
 export async function run(): Promise<BenchResult[]> {
-  // Without tracing first (see the top of the file).
   const limit = await samples(bareLoop, 30, 10);
   const limitNs = median(limit) / STEPS;
   const off = await samples(() => runWorkflow(LINEAR, {}, { invoker }), 30, 10);
   const http = await bareHttpSamples();
-  // OTEL_SDK_DISABLED=true wins over an endpoint: no tracer, metrics counted for /metrics.
-  const disabledTelemetry = startTelemetry(
-    telemetryOptionsFromEnv(
-      { OTEL_SDK_DISABLED: 'true', OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:9' },
-      'bench',
-    ),
-  );
-  if (disabledTelemetry.tracing) throw new Error('OTEL_SDK_DISABLED=true started a tracer');
-  const absent = await benchServer('absent');
-  const disabled = await benchServer(disabledTelemetry);
-  const control = await benchServer('absent');
-  await absent.samples(50, 0);
-  await control.samples(50, 0);
-  await disabled.samples(50, 0);
-  // Before any tracer exists (no context manager yet), call by call.
-  const [serverAbsent, serverDisabled] = await alternating(absent.once, disabled.once, 2 * N);
-  // The noise floor: two servers without telemetry interceptors, alike but for their files.
-  const [controlA, controlB] = await alternating(absent.once, control.once, 2 * N);
 
-  // The cases with a context manager, in a new seeded random order each round.
+  // The engine cases, in a new seeded random order each round (they share this process's
+  // context manager; the server cases below do not share theirs).
   const metricsOnly = startTelemetry({ serviceName: 'bench', global: false });
   const engineTelemetry = startTelemetry({
     serviceName: 'bench',
@@ -286,22 +242,30 @@ export async function run(): Promise<BenchResult[]> {
   await engineTelemetry.shutdown();
   await unsampled.shutdown();
 
-  // The server with tracing on next to the same server with OTEL_SDK_DISABLED, call by call
-  // (the context manager is registered for both by now).
-  const serverTelemetry = startTelemetry({
-    serviceName: 'bench',
-    traces: { exporter: noopExporter },
-    global: false,
-  });
-  const traced = await benchServer(serverTelemetry);
-  await traced.samples(50, 0);
-  const [serverOff, serverOn] = await alternating(disabled.once, traced.once, N);
-  await traced.close();
-  await disabled.close();
-  await absent.close();
-  await control.close();
-  await serverTelemetry.shutdown();
-  await disabledTelemetry.shutdown();
+  // The servers, each in its own process, one execution each per round in a shuffled order;
+  // their CPU time read every tenth of the rounds.
+  const servers = await Promise.all(
+    (['absent', 'absent', 'disabled', 'traced'] as const).map(forkServer),
+  );
+  const cases = servers.map((s) => s.once);
+  await shuffledRounds(cases, 200);
+  const cpu = servers.map((): number[] => []);
+  const slices = 10;
+  const sliceRounds = Math.max(1, Math.floor(N / slices));
+  const marks = servers.map((): number[] => []);
+  const [serverAbsent, serverControl, serverDisabled, serverOn] = (await shuffledRounds(
+    cases,
+    sliceRounds * slices,
+    {
+      rounds: sliceRounds,
+      each: async () => {
+        for (const [i, server] of servers.entries()) marks[i]!.push(await server.cpuUs());
+      },
+    },
+  )) as [number[], number[], number[], number[]];
+  for (const [i, m] of marks.entries())
+    for (let j = 1; j < m.length; j++) cpu[i]!.push(((m[j]! - m[j - 1]!) * 1000) / sliceRounds);
+  await Promise.all(servers.map((s) => s.close()));
 
   const engine = [
     result('bare loop awaiting the handler (limit), per step', limit, STEPS, limitNs),
@@ -314,44 +278,59 @@ export async function run(): Promise<BenchResult[]> {
   const server = [
     result('bare node:http round trip (limit)', http, 1, httpNs),
     result('1-step execution, telemetry interceptors absent', serverAbsent, 1, httpNs),
-    result('1-step execution, absent (A/A control, first)', controlA, 1, httpNs),
-    result('1-step execution, absent (A/A control, second)', controlB, 1, httpNs),
-    result('1-step execution, OTEL_SDK_DISABLED=true (same rounds)', serverDisabled, 1, httpNs),
-    result('1-step execution, OTEL_SDK_DISABLED=true (rounds with on)', serverOff, 1, httpNs),
+    result('1-step execution, absent (A/A control)', serverControl, 1, httpNs),
+    result('1-step execution, OTEL_SDK_DISABLED=true', serverDisabled, 1, httpNs),
     result('1-step execution, tracing on (100%)', serverOn, 1, httpNs),
   ];
+  const cpuNames = [
+    'server CPU per execution, absent',
+    'server CPU per execution, absent (A/A control)',
+    'server CPU per execution, OTEL_SDK_DISABLED=true',
+    'server CPU per execution, tracing on (100%)',
+  ];
+  const serverCpu = cpu.map((values, i) => result(cpuNames[i]!, values, 1, median(cpu[0]!)));
   printTable('telemetry: engine, per step (each step one action call)', engine);
-  printTable('telemetry: weft server over HTTP, per execution (SQLite)', server);
+  printTable('telemetry: weft server over HTTP, per execution (SQLite), wall time', server);
+  printTable('telemetry: weft server, CPU time of its process per execution', serverCpu);
   console.log('\nmin / median / max of the medians of 10 slices of each case, per operation:');
   for (const [name, ns, per] of [
     ['engine, metrics only (per step)', counted, STEPS],
     ['engine, tracing 100% (per step)', on, STEPS],
     ['engine, tracing 0% (per step)', zero, STEPS],
-    ['server, OTEL_SDK_DISABLED (rounds with on)', serverOff, 1],
+    ['server, absent', serverAbsent, 1],
+    ['server, absent (A/A control)', serverControl, 1],
+    ['server, OTEL_SDK_DISABLED', serverDisabled, 1],
     ['server, tracing on (100%)', serverOn, 1],
   ] as const)
     console.log(`  ${name.padEnd(44)} ${spread(ns, per)}`);
+  console.log('min / median / max of the CPU per execution of 10 slices:');
+  for (const [i, name] of cpuNames.entries()) console.log(`  ${name.padEnd(50)} ${range(cpu[i]!)}`);
   const perStep = (r: BenchResult) => r.nsPerOp;
+  const pct = (a: number, b: number) => ((a / b - 1) * 100).toFixed(1);
   console.log(
     `\ntracing on adds ${(perStep(engine[3]!) - perStep(engine[1]!)).toFixed(0)} ns per step` +
       ` (a step span and an action span); a 1-step execution through the server costs` +
-      ` ${((server[4]!.nsPerOp / server[1]!.nsPerOp - 1) * 100).toFixed(1)}% more with` +
+      ` ${pct(server[3]!.nsPerOp, server[1]!.nsPerOp)}% more wall time with` +
       ` OTEL_SDK_DISABLED=true than with no telemetry interceptor (target < 1%; two servers` +
-      ` without any differ by ${((server[3]!.nsPerOp / server[2]!.nsPerOp - 1) * 100).toFixed(1)}%), and` +
-      ` ${((server[6]!.nsPerOp / server[5]!.nsPerOp - 1) * 100).toFixed(1)}% more with tracing on` +
+      ` without any differ by ${pct(server[2]!.nsPerOp, server[1]!.nsPerOp)}%), and` +
+      ` ${pct(server[4]!.nsPerOp, server[3]!.nsPerOp)}% more with tracing on` +
       ` at 100% than with it disabled (target < 10%)`,
   );
   // On a loaded machine the medians move by several per cent from run to run; the lower
   // quartile (the calls the other processes left alone) is steadier.
   const quartile = (values: number[]) => [...values].sort((x, y) => x - y)[values.length >> 2]!;
-  const pct = (a: number[], b: number[]) => ((quartile(a) / quartile(b) - 1) * 100).toFixed(1);
+  const q = (a: number[], b: number[]) => pct(quartile(a), quartile(b));
   console.log(
-    `lower quartiles: OTEL_SDK_DISABLED=true ${pct(serverDisabled, serverAbsent)}% over absent` +
-      ` (A/A control ${pct(controlB, controlA)}%),` +
-      ` tracing on ${pct(serverOn, serverOff)}% over disabled; the metrics interceptor alone adds` +
-      ` ${(perStep(engine[2]!) - perStep(engine[1]!)).toFixed(0)} ns per action call in the engine`,
+    `lower quartiles: OTEL_SDK_DISABLED=true ${q(serverDisabled, serverAbsent)}% over absent` +
+      ` (A/A control ${q(serverControl, serverAbsent)}%),` +
+      ` tracing on ${q(serverOn, serverDisabled)}% over disabled; server CPU per execution:` +
+      ` OTEL_SDK_DISABLED=true ${pct(serverCpu[2]!.nsPerOp, serverCpu[0]!.nsPerOp)}% over absent` +
+      ` (A/A control ${pct(serverCpu[1]!.nsPerOp, serverCpu[0]!.nsPerOp)}%), tracing on` +
+      ` ${pct(serverCpu[3]!.nsPerOp, serverCpu[2]!.nsPerOp)}% over disabled; the metrics` +
+      ` interceptor alone adds ${(perStep(engine[2]!) - perStep(engine[1]!)).toFixed(0)} ns per` +
+      ` action call in the engine`,
   );
-  const all = [...engine, ...server];
+  const all = [...engine, ...server, ...serverCpu];
   writeResults('telemetry', all, { rounds: 30 });
   return all;
 }
