@@ -19,10 +19,12 @@ import { sql, type Kysely, type Migration } from 'kysely';
 export function partialIndexesMigration(): Migration {
   return {
     async up(db: Kysely<unknown>) {
-      await sql`DROP INDEX executions_unfinished`.execute(db);
-      await sql`CREATE INDEX executions_claimable ON executions (status, lease_until)
+      // Kysely runs SQLite's migrations outside a transaction: each statement may run again
+      // after a stop halfway.
+      await sql`DROP INDEX IF EXISTS executions_unfinished`.execute(db);
+      await sql`CREATE INDEX IF NOT EXISTS executions_claimable ON executions (status, lease_until)
         WHERE status = 'pending' OR status = 'running'`.execute(db);
-      await sql`DROP INDEX executions_owner_status`.execute(db);
+      await sql`DROP INDEX IF EXISTS executions_owner_status`.execute(db);
       await sql`CREATE INDEX executions_owner_status ON executions (owner, status, created_at, id)
         WHERE status <> 'completed'`.execute(db);
     },
