@@ -16,24 +16,7 @@ export async function deleteEndedExecutions(
 ): Promise<DeletedExecutions> {
   if (query.limit <= 0) return { executions: 0, steps: 0, events: 0 };
   return db.transaction().execute(async (trx) => {
-    let select = trx
-      .selectFrom('executions')
-      .select('id')
-      .where('finished_at', 'is not', null)
-      .where('finished_at', '<', query.before)
-      .where('status', 'in', [...FINISHED_STATUSES]);
-    const { only, except } = query;
-    if (only) select = select.where('owner', '=', only.owner).where('workflow', '=', only.workflow);
-    if (except && except.length > 0) {
-      select = select.where((eb) =>
-        eb.not(
-          eb.or(
-            except.map((e) => eb.and([eb('owner', '=', e.owner), eb('workflow', '=', e.workflow)])),
-          ),
-        ),
-      );
-    }
-    const ids = (await select.orderBy('finished_at').limit(query.limit).execute()).map((r) => r.id);
+    const ids = (await endedQuery(trx, query).execute()).map((r) => r.id);
     if (ids.length === 0) return { executions: 0, steps: 0, events: 0 };
     const journal = await tables.remove(trx, ids);
     await trx.deleteFrom('callback_attempts').where('execution_id', 'in', ids).execute();
@@ -45,4 +28,26 @@ export async function deleteEndedExecutions(
       events: journal.events,
     };
   });
+}
+
+/** The oldest ended executions of {@link deleteEndedExecutions}, by `executions_finished`. */
+export function endedQuery(db: Kysely<Database>, query: EndedQuery) {
+  let select = db
+    .selectFrom('executions')
+    .select('id')
+    .where('finished_at', 'is not', null)
+    .where('finished_at', '<', query.before)
+    .where('status', 'in', [...FINISHED_STATUSES]);
+  const { only, except } = query;
+  if (only) select = select.where('owner', '=', only.owner).where('workflow', '=', only.workflow);
+  if (except && except.length > 0) {
+    select = select.where((eb) =>
+      eb.not(
+        eb.or(
+          except.map((e) => eb.and([eb('owner', '=', e.owner), eb('workflow', '=', e.workflow)])),
+        ),
+      ),
+    );
+  }
+  return select.orderBy('finished_at').limit(query.limit);
 }

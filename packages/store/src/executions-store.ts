@@ -2,8 +2,6 @@ import type BetterSqlite3 from 'better-sqlite3';
 import { sql, type Kysely } from 'kysely';
 import type pg from 'pg';
 import {
-  CLAIMABLE_STATUSES,
-  WORKER_INCARNATION_LENGTH,
   type CallbackAttempt,
   type CallbackState,
   type CreateOutcome,
@@ -30,6 +28,12 @@ import { PostgresJournalWriter } from './postgres-journal-writer.js';
 import { SqliteJournalWriter } from './sqlite-journal-writer.js';
 import { EXECUTION_COLUMNS, toExecutionRow, toStoredExecution } from './executions-rows.js';
 import { ExecutionAccounts } from './executions-accounts.js';
+import {
+  claimableCountQuery,
+  claimableQuery,
+  listQuery,
+  releaseLeasesQuery,
+} from './executions-queries.js';
 import { ExecutionWaits } from './executions-waits.js';
 import { journalTables, type JournalTables } from './journal-tables.js';
 import { isUniqueViolation } from './rows.js';
@@ -144,27 +148,7 @@ export class KyselyExecutionsStore implements ExecutionsStore {
   }
 
   async list(query: ExecutionQuery): Promise<StoredExecution[]> {
-    let select = this.db.selectFrom('executions').select(EXECUTION_COLUMNS);
-    if (query.owner !== undefined) select = select.where('owner', '=', query.owner);
-    if (query.status) select = select.where('status', '=', query.status);
-    if (query.workflow) select = select.where('workflow', '=', query.workflow);
-    if (query.trigger) select = select.where('trigger_type', '=', query.trigger);
-    if (query.from) select = select.where('created_at', '>=', query.from);
-    if (query.to) select = select.where('created_at', '<', query.to);
-    const after = query.after;
-    if (after) {
-      select = select.where((eb) =>
-        eb.or([
-          eb('created_at', '<', after.created_at),
-          eb.and([eb('created_at', '=', after.created_at), eb('id', '<', after.id)]),
-        ]),
-      );
-    }
-    const rows = await select
-      .orderBy('created_at', 'desc')
-      .orderBy('id', 'desc')
-      .limit(query.limit)
-      .execute();
+    const rows = await listQuery(this.db, query).execute();
     return rows.map(toStoredExecution);
   }
 
@@ -200,41 +184,17 @@ export class KyselyExecutionsStore implements ExecutionsStore {
   }
 
   async claimable(now: number, limit: number): Promise<string[]> {
-    const rows = await this.db
-      .selectFrom('executions')
-      .select('id')
-      .where('status', 'in', [...CLAIMABLE_STATUSES])
-      .where('lease_until', '<', now)
-      .orderBy('created_at')
-      .limit(limit)
-      .execute();
+    const rows = await claimableQuery(this.db, now, limit).execute();
     return rows.map((r) => r.id);
   }
 
   async claimableCount(now: number): Promise<number> {
-    const row = await this.db
-      .selectFrom('executions')
-      .select((eb) => eb.fn.countAll().as('n'))
-      .where('status', 'in', [...CLAIMABLE_STATUSES])
-      .where('lease_until', '<', now)
-      .executeTakeFirst();
+    const row = await claimableCountQuery(this.db, now).executeTakeFirst();
     return Number(row?.n ?? 0);
   }
 
   async releaseReplicaLeases(replica: string, current: string): Promise<number> {
-    const prefix = `${replica}#`;
-    // Characters, as substr and length count them on both databases.
-    const chars = [...prefix].length;
-    const released = await this.db
-      .updateTable('executions')
-      .set({ lease_until: 0 })
-      .where('status', '=', 'running')
-      .where('lease_owner', '!=', current)
-      .where(sql<string>`substr(lease_owner, 1, ${chars})`, '=', prefix)
-      // Exactly one incarnation after the prefix: replica `a` never takes the leases of `a#b`.
-      .where(sql<number>`length(lease_owner)`, '=', chars + WORKER_INCARNATION_LENGTH)
-      .returning('id')
-      .execute();
+    const released = await releaseLeasesQuery(this.db, replica, current).execute();
     return released.length;
   }
 

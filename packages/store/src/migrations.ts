@@ -13,6 +13,7 @@ import { journalPackedMigration } from './journal-packed-migration.js';
 import { journalClusteredMigration } from './journal-clustered-migration.js';
 import { executionFiltersMigration } from './execution-filters-migration.js';
 import { budgetsMigration } from './budgets-migration.js';
+import { partialIndexesMigration } from './partial-indexes-migration.js';
 
 /** The one migration set of weft, in order; dialect-specific only where SQL differs. */
 function migrations(dialect: Dialect): Record<string, Migration> {
@@ -258,6 +259,7 @@ function migrations(dialect: Dialect): Record<string, Migration> {
       },
     },
     '0030_journal_packed': journalPackedMigration(dialect),
+    '0031_partial_execution_indexes': partialIndexesMigration(),
   };
 }
 
