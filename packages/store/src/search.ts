@@ -4,15 +4,17 @@ import type { Row, SqlRunner } from './registry-reads.js';
 import { toPluginRecord } from './rows.js';
 import {
   COLUMNS,
-  COUNTS_TEXT,
-  LISTED,
   countsParams,
-  TAG_COUNTS_TEXT,
-  TAG_WALK_TEXT,
+  countsText,
   ftsTerms,
+  LISTED,
   PlanCounts,
-  WALK_TEXT,
+  slugOrder,
+  tagCountsText,
+  tagWalkText,
+  tsTerms,
   walkParams,
+  walkText,
   walkWins,
   type MatchCounts,
 } from './search-walk.js';
@@ -28,11 +30,6 @@ interface Filters {
 
 function filterText(filters: Filters): string {
   return `${filters.tag ? TAG_FILTER : ''} ${filters.kind ? KIND_FILTER : ''}`;
-}
-
-/** Ties broken by slug, bytewise on both stores (PostgreSQL's own collation may not be). */
-function slugOrder(dialect: Dialect): string {
-  return dialect === 'postgres' ? 'p.slug COLLATE "C"' : 'p.slug';
 }
 
 /**
@@ -142,8 +139,7 @@ function matchParams(dialect: Dialect, query: SearchQuery): unknown[] {
   ];
   if (query.words.length === 0) return tag;
   if (dialect === 'postgres') {
-    const tsquery = query.words.map((w) => `${w}:*`).join(' & ');
-    return [query.exact, query.exact, tsquery, query.exact, ...tag];
+    return [query.exact, query.exact, tsTerms(query.words), query.exact, ...tag];
   }
   // A tag asked for is also asked of the full-text index, where intersecting it costs little:
   // only the plugins whose tags have its words are then ranked and probed for the tag itself.
@@ -211,17 +207,18 @@ async function countsOf(
 }
 
 /**
- * SQLite, a tag without words or kind: the page by the tag's walk of `search-walk.ts` when the
- * tag is common enough for it to be cheaper; `undefined` otherwise.
+ * A tag without words or kind: the page by the tag's walk of `search-walk.ts` when the tag is
+ * common enough for it to be cheaper; `undefined` otherwise.
  */
 async function tagPage(runner: SqlRunner, query: SearchQuery) {
-  if (runner.dialect !== 'sqlite' || query.tag === undefined || query.kind !== undefined) {
-    return undefined;
-  }
+  if (query.tag === undefined || query.kind !== undefined) return undefined;
   const key = ['\0tag', query.tag];
-  const { plans, counts } = await countsOf(runner, key, TAG_COUNTS_TEXT, [query.tag, query.tag]);
+  const { plans, counts } = await countsOf(runner, key, tagCountsText(runner.dialect), [
+    query.tag,
+    query.tag,
+  ]);
   if (!walkWins(query, counts)) return undefined;
-  const rows = await runner.all(TAG_WALK_TEXT, [query.tag, query.tag, query.limit, query.offset]);
+  const rows = await runner.all(tagWalkText(runner.dialect), tagWalkParams(query));
   if (rows.length === 0) {
     // The counts were stale (the page is past the end): counted again next time.
     plans.delete(key);
@@ -230,19 +227,26 @@ async function tagPage(runner: SqlRunner, query: SearchQuery) {
   return { total: Number(rows[0]!['total']), plugins: rows.map(toRecord) };
 }
 
+const tagWalkParams = (query: SearchQuery) => [query.tag, query.tag, query.limit, query.offset];
+
 /** The plans' counts remembered per store (see `search-walk.ts`). */
 const planCounts = new WeakMap<SqlRunner, PlanCounts>();
 
 /**
- * SQLite, words without a tag or kind: the page by the walk of `search-walk.ts` when its
- * counts say the walk is cheaper and it fills the page; `undefined` otherwise.
+ * Words without a tag or kind: the page by the walk of `search-walk.ts` when its counts say
+ * the walk is cheaper and it fills the page; `undefined` otherwise.
  */
 async function walkedPage(runner: SqlRunner, query: SearchQuery) {
-  if (runner.dialect !== 'sqlite') return undefined;
   if (query.tag !== undefined || query.kind !== undefined) return undefined;
-  const { plans, counts } = await countsOf(runner, query.words, COUNTS_TEXT, countsParams(query));
+  const { dialect } = runner;
+  const { plans, counts } = await countsOf(
+    runner,
+    query.words,
+    countsText(dialect),
+    countsParams(dialect, query),
+  );
   if (!walkWins(query, counts)) return undefined;
-  const rows = await runner.all(WALK_TEXT, walkParams(query));
+  const rows = await runner.all(walkText(dialect), walkParams(dialect, query));
   if (rows.length < query.limit) {
     // The counts were stale: the names no longer fill the page. Counted again next time.
     plans.delete(query.words);
@@ -280,15 +284,15 @@ export function searchStatements(
   });
   const params = matchParams(dialect, query);
   const walk =
-    dialect === 'sqlite' && query.words.length > 0 && !query.tag && !query.kind
+    query.words.length > 0 && !query.tag && !query.kind
       ? [
-          { text: COUNTS_TEXT, params: countsParams(query) },
-          { text: WALK_TEXT, params: walkParams(query) },
+          { text: countsText(dialect), params: countsParams(dialect, query) },
+          { text: walkText(dialect), params: walkParams(dialect, query) },
         ]
-      : dialect === 'sqlite' && query.words.length === 0 && query.tag && !query.kind
+      : query.words.length === 0 && query.tag && !query.kind
         ? [
-            { text: TAG_COUNTS_TEXT, params: [query.tag, query.tag] },
-            { text: TAG_WALK_TEXT, params: [query.tag, query.tag, query.limit, query.offset] },
+            { text: tagCountsText(dialect), params: [query.tag, query.tag] },
+            { text: tagWalkText(dialect), params: tagWalkParams(query) },
           ]
         : [];
   return [{ text: page, params: pageParams(query, params) }, { text: count, params }, ...walk];
