@@ -28,8 +28,17 @@ interface Filters {
   kind: boolean;
 }
 
-function filterText(filters: Filters): string {
-  return `${filters.tag ? TAG_FILTER : ''} ${filters.kind ? KIND_FILTER : ''}`;
+/**
+ * PostgreSQL: the tag probed per match (`OFFSET 0` keeps the subquery from becoming a join):
+ * as a join it read every plugin of the tag (1,333 here) to hash them, for matches the GIN
+ * index had already narrowed to the plugins with the tag's words (84 for `drive` in `files`).
+ */
+const PG_TAG_FILTER =
+  'AND EXISTS (SELECT 1 FROM plugin_tags t WHERE t.slug = p.slug AND t.tag = ? OFFSET 0)';
+
+function filterText(dialect: Dialect, filters: Filters): string {
+  const tag = dialect === 'postgres' ? PG_TAG_FILTER : TAG_FILTER;
+  return `${filters.tag ? tag : ''} ${filters.kind ? KIND_FILTER : ''}`;
 }
 
 /**
@@ -44,12 +53,14 @@ function filterText(filters: Filters): string {
  * match read its whole row). PostgreSQL reads the rows the GIN index finds.
  */
 function matchesText(dialect: Dialect, filters: Filters): string {
-  const filter = filterText(filters);
+  const filter = filterText(dialect, filters);
   if (dialect === 'postgres') {
+    // The GIN index is asked for the words and a tag's words (see matchParams); ranked by the
+    // words alone.
     return `SELECT p.slug, p.downloads, CASE WHEN p.slug = ? OR p.name_key = ? THEN 0
         WHEN p.search_name @@ q.query THEN 1 WHEN p.search_tags @@ q.query THEN 2 ELSE 3 END AS rank
       FROM plugins p, (SELECT to_tsquery('simple', ?) AS query) q
-      WHERE (p.search_all @@ q.query OR p.slug = ?) AND ${LISTED} ${filter}`;
+      WHERE (p.search_all @@ to_tsquery('simple', ?) OR p.slug = ?) AND ${LISTED} ${filter}`;
   }
   // A slug is not in the full-text index (its words may be nowhere in the name): the second
   // branch finds it when the first does not (its words do not match). Not a UNION, which
@@ -138,12 +149,15 @@ function matchParams(dialect: Dialect, query: SearchQuery): unknown[] {
     ...(query.kind === undefined ? [] : [query.kind]),
   ];
   if (query.words.length === 0) return tag;
-  if (dialect === 'postgres') {
-    return [query.exact, query.exact, tsTerms(query.words), query.exact, ...tag];
-  }
   // A tag asked for is also asked of the full-text index, where intersecting it costs little:
   // only the plugins whose tags have its words are then ranked and probed for the tag itself.
   const tagWords = query.tag === undefined ? [] : searchWords(query.tag);
+  if (dialect === 'postgres') {
+    // PostgreSQL indexes all words together: a plugin with the tag has its words somewhere.
+    const terms = tsTerms(query.words);
+    const found = [terms, ...tagWords].join(' & ');
+    return [query.exact, query.exact, terms, found, query.exact, ...tag];
+  }
   const tagged = (terms: string) =>
     tagWords.length === 0 ? terms : `${terms} AND {tags} : "${tagWords.join(' ')}"`;
   const all = tagged(ftsTerms('name tags description', query.words));
