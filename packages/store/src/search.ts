@@ -260,10 +260,12 @@ async function walkedPage(runner: SqlRunner, query: SearchQuery) {
     countsParams(dialect, query),
   );
   if (!walkWins(query, counts)) return undefined;
-  const rows = await runner.all(walkText(dialect), walkParams(dialect, query));
+  const rows = await runner.all(walkText(dialect), walkParams(dialect, query, counts.matches));
   if (rows.length < query.limit) {
-    // The counts were stale: the names no longer fill the page. Counted again next time.
-    plans.delete(query.words);
+    // The names did not fill the page: the counts were stale, or (PostgreSQL) the walk gave up
+    // where the names are rarer than their density promised. Not walked again until the
+    // counts are forgotten.
+    plans.set(query.words, { ...counts, names: 0 });
     return undefined;
   }
   return { total: Number(rows[0]!['total']), plugins: rows.map(toRecord) };
@@ -291,6 +293,8 @@ async function rankedPage(runner: SqlRunner, query: SearchQuery) {
 export function searchStatements(
   dialect: Dialect,
   query: SearchQuery,
+  /** The most plugins a walk visits (see `walkParams`): its counted matches. */
+  visits = 2 ** 31 - 1,
 ): { text: string; params: unknown[] }[] {
   const { page, count } = textsOf(dialect, query.words.length > 0, {
     tag: query.tag !== undefined,
@@ -301,7 +305,7 @@ export function searchStatements(
     query.words.length > 0 && !query.tag && !query.kind
       ? [
           { text: countsText(dialect), params: countsParams(dialect, query) },
-          { text: walkText(dialect), params: walkParams(dialect, query) },
+          { text: walkText(dialect), params: walkParams(dialect, query, visits) },
         ]
       : query.words.length === 0 && query.tag && !query.kind
         ? [
