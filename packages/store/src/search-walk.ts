@@ -15,8 +15,8 @@ import type { Dialect } from './database.js';
  * The total counts the full-text matches (only listed plugins have words indexed), plus the
  * exact slug when its words do not match: on SQLite in the full-text index alone, on
  * PostgreSQL in the GIN index and the rows it points to (as the ranked plan counts). A page the
- * walk could not fill (the counts that chose it were stale) may lack rank 2 and 3 matches: the
- * caller then runs the ranked plan. Only without a tag or kind: a filter needs a probe per
+ * walk could not fill (the counts that chose it were stale, or on PostgreSQL it reached its cap,
+ * see {@link walkParams}) may lack rank 2 and 3 matches: the caller then runs the ranked plan. Only without a tag or kind: a filter needs a probe per
  * match to count. Which plan runs is decided by {@link walkWins} alone; only the SQL text
  * differs by dialect.
  */
