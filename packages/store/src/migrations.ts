@@ -260,6 +260,16 @@ function migrations(dialect: Dialect): Record<string, Migration> {
     },
     '0030_journal_packed': journalPackedMigration(dialect),
     '0031_partial_execution_indexes': partialIndexesMigration(),
+    '0032_search_name_key': {
+      // PostgreSQL: the search walk (`search-walk.ts`) finds the plugin named exactly like the
+      // query by its folded name; without an index that read every match of the query's words.
+      // SQLite finds it by a full-text phrase: nothing to add there.
+      async up(db: Kysely<unknown>) {
+        if (dialect !== 'postgres') return;
+        await sql`CREATE INDEX plugins_name_key ON plugins (name_key)
+          WHERE latest_version IS NOT NULL`.execute(db);
+      },
+    },
   };
 }
 

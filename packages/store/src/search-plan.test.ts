@@ -7,6 +7,7 @@ import type { SearchQuery } from '@weft/core';
 import type { Database } from './database.js';
 import { migrate } from './migrations.js';
 import { searchStatements } from './search.js';
+import { walkWins } from './search-walk.js';
 
 const PLUGINS = 10_000;
 const url = process.env['WEFT_TEST_DATABASE_URL'];
@@ -172,27 +173,75 @@ describe('search plans at 10,000 plugins: every shape is served by an index', ()
      * `plugins_listed_kind`.
      */
     const CUSTOM_ONLY = ['by kind'];
+    /** The plans of `text` with `params` as a named statement, in each `mode`. */
+    async function plans(text: string, params: unknown[], modes: string[]): Promise<PlanNode[]> {
+      let n = 0;
+      await pool.query(`PREPARE plan AS ${text.replace(/\?/g, () => `$${++n}`)}`);
+      const values = params.map((v) => `'${String(v).replaceAll("'", "''")}'`).join(', ');
+      const found: PlanNode[] = [];
+      for (const mode of modes) {
+        await pool.query(`SET plan_cache_mode = ${mode}`);
+        const { rows } = await pool.query<{ 'QUERY PLAN': { Plan: PlanNode }[] }>(
+          `EXPLAIN (FORMAT JSON) EXECUTE plan(${values})`,
+        );
+        found.push(rows[0]!['QUERY PLAN'][0]!.Plan);
+      }
+      await pool.query('DEALLOCATE plan');
+      return found;
+    }
+
+    /**
+     * Whether the counts of `search` choose its walk (the statements after the ranked page, its
+     * count and the walk's counts), which runs only then: the matches it may visit, if so.
+     */
+    async function walkChosen(search: SearchQuery): Promise<number | undefined> {
+      const counts = searchStatements('postgres', search)[2];
+      if (!counts) return undefined;
+      let n = 0;
+      const text = counts.text.replace(/\?/g, () => `$${++n}`);
+      const [row] = (await pool.query<Record<string, string>>(text, counts.params)).rows;
+      const [matches, names, ids] = [row!['matches'], row!['names'], row!['ids']].map(Number);
+      return walkWins(search, { matches: matches!, names: names!, ids: ids! })
+        ? matches
+        : undefined;
+    }
+
+    const BOTH = ['force_custom_plan', 'force_generic_plan'];
     for (const [shape, search] of Object.entries(SHAPES)) {
       it.skipIf(UNSELECTIVE.includes(shape))(shape, async () => {
-        await pool.query('DEALLOCATE ALL');
-        let statement = 0;
-        for (const { text, params } of searchStatements('postgres', search)) {
-          let n = 0;
-          const name = `plan_${++statement}`;
-          await pool.query(`PREPARE ${name} AS ${text.replace(/\?/g, () => `$${++n}`)}`);
-          const values = params.map((v) => `'${String(v).replaceAll("'", "''")}'`).join(', ');
-          const modes = CUSTOM_ONLY.includes(shape)
-            ? ['force_custom_plan']
-            : ['force_custom_plan', 'force_generic_plan'];
-          for (const mode of modes) {
-            await pool.query(`SET plan_cache_mode = ${mode}`);
-            const { rows } = await pool.query<{ 'QUERY PLAN': { Plan: PlanNode }[] }>(
-              `EXPLAIN (FORMAT JSON) EXECUTE ${name}(${values})`,
-            );
-            const plan = rows[0]!['QUERY PLAN'][0]!.Plan;
-            expect(seqScans(plan), `${mode}\n${JSON.stringify(plan, null, 1)}`).toEqual([]);
+        const walked = await walkChosen(search);
+        const statements = searchStatements('postgres', search, walked).slice(
+          0,
+          walked === undefined ? 3 : undefined,
+        );
+        for (const [k, { text, params }] of statements.entries()) {
+          const modes = CUSTOM_ONLY.includes(shape) ? ['force_custom_plan'] : BOTH;
+          for (const [m, plan] of (await plans(text, params, modes)).entries()) {
+            const context = `${modes[m]}, statement ${k}\n${JSON.stringify(plan, null, 1)}`;
+            expect(seqScans(plan), context).toEqual([]);
           }
-          await pool.query(`DEALLOCATE ${name}`);
+        }
+      });
+    }
+
+    /**
+     * A walk chosen by its counts (names dense enough to fill the page early) reads
+     * `plugins_listed` in order, whatever the plan: the one-letter prefix too, whose ranked plan
+     * rightly reads every plugin.
+     */
+    const WALKED = {
+      'one-letter prefix': query('s'),
+      'two-letter prefix': query('sl'),
+      'a verb': query('sync'),
+    };
+    for (const [shape, search] of Object.entries(WALKED)) {
+      it(`walk: ${shape}`, async () => {
+        const visits = await walkChosen(search);
+        expect(visits).toBeDefined();
+        const walk = searchStatements('postgres', search, visits)[3]!;
+        for (const plan of await plans(walk.text, walk.params, BOTH)) {
+          expect(seqScans(plan), JSON.stringify(plan, null, 1)).toEqual([]);
+          expect(JSON.stringify(plan)).toContain('"Index Name":"plugins_listed"');
         }
       });
     }

@@ -1,29 +1,44 @@
 import { searchWords, type SearchQuery } from '@weft/core';
+import type { Dialect } from './database.js';
 
 /**
- * SQLite: the second plan of a ranked search, for a query whose words are in the names of many
- * plugins (a one- or two-letter prefix: `s` matches 5,806 of 10,000). The ranked plan ranks and
- * sorts every match (~1 µs each); this one walks `plugins_listed` in popularity order, keeps the
- * plugins whose name has every word (rank 1) and stops when the page is full. It gives the same
- * page as the ranked plan only when the names alone fill it (`offset + limit` name matches):
- * every rank 2 and 3 match then comes after the page. Rank 0 (the whole query is the slug or
- * the name) is found directly: the slug by its key, an exact name by the full-text phrase of its
- * words anchored at the name's start, then its folded name compared.
+ * The second plan of a ranked search, on both stores, for a query whose words are in the names
+ * of many plugins (a one- or two-letter prefix: `s` matches 5,806 of 10,000). The ranked plan
+ * ranks and sorts every match (~1 µs each on SQLite, ~1–2 µs on PostgreSQL); this one walks
+ * `plugins_listed` in popularity order, keeps the plugins whose name has every word (rank 1)
+ * and stops when the page is full. It gives the same page as the ranked plan only when the
+ * names alone fill it (`offset + limit` name matches): every rank 2 and 3 match then comes
+ * after the page. Rank 0 (the whole query is the slug or the name) is found directly: the slug
+ * by its key; an exact name on SQLite by the full-text phrase of its words anchored at the
+ * name's start, on PostgreSQL by `plugins_name_key`; then its folded name compared.
  *
- * The total is counted in the full-text index alone (each listed plugin has one row there, and
- * only listed ones do), plus the exact slug when its words do not match. A page the walk
- * could not fill (the counts that chose it were stale) may lack rank 2 and 3 matches: the caller
- * then runs the ranked plan. Only without a tag or kind: a filter needs a probe per match to
- * count.
+ * The total counts the full-text matches (only listed plugins have words indexed), plus the
+ * exact slug when its words do not match: on SQLite in the full-text index alone, on
+ * PostgreSQL in the GIN index and the rows it points to (as the ranked plan counts). A page the
+ * walk could not fill (the counts that chose it were stale, or on PostgreSQL it reached its cap,
+ * see {@link walkParams}) may lack rank 2 and 3 matches: the caller then runs the ranked plan. Only without a tag or kind: a filter needs a probe per
+ * match to count. Which plan runs is decided by {@link walkWins} alone; only the SQL text
+ * differs by dialect.
  */
 /** The columns of a plugin summary row, read from `plugins p` (both plans). */
 export const COLUMNS = `p.slug, p.slug_key, p.kind, p.owner, p.created_at, p.updated_at, p.downloads,
   p.latest_version, p.name, p.description, p.author, p.tags`;
 /** Listed plugins: only they are found (and only they have tag and full-text rows). */
 export const LISTED = 'p.latest_version IS NOT NULL';
+/** Ties broken by slug, bytewise on both stores (PostgreSQL's own collation may not be). */
+export function slugOrder(dialect: Dialect): string {
+  return dialect === 'postgres' ? 'p.slug COLLATE "C"' : 'p.slug';
+}
+
+/** PostgreSQL: the full-text query of every word as a prefix (`to_tsquery` syntax). */
+export function tsTerms(words: readonly string[]): string {
+  return words.map((w) => `${w}:*`).join(' & ');
+}
+
 const MATCHES = 'SELECT rowid FROM plugin_search WHERE plugin_search MATCH ?';
 
-export const WALK_TEXT = `SELECT ${COLUMNS},
+/** Placeholders `?` of {@link walkText}, filled by {@link walkParams}. */
+const SQLITE_WALK = `SELECT ${COLUMNS},
     (SELECT count(*) FROM plugin_search WHERE plugin_search MATCH ?)
       + (SELECT count(*) FROM plugins p WHERE p.slug = ? AND ${LISTED}
         AND NOT EXISTS (SELECT 1 FROM plugin_search x
@@ -42,20 +57,73 @@ export const WALK_TEXT = `SELECT ${COLUMNS},
   JOIN plugins p ON p.slug = page.slug
   ORDER BY page.rank, page.downloads DESC, page.slug`;
 
+/**
+ * PostgreSQL: the same walk of `plugins_listed`, each plugin's `search_name` tested; the exact
+ * name by `plugins_name_key`; the total from the GIN index `plugins_search` (only listed plugins
+ * have words), as the ranked plan counts it.
+ */
+const POSTGRES_WALK = `SELECT ${COLUMNS},
+    (SELECT count(*) FROM plugins p
+      WHERE (p.search_all @@ to_tsquery('simple', ?) OR p.slug = ?) AND ${LISTED}) AS total
+  FROM (SELECT slug, rank, downloads FROM (
+      SELECT p.slug, 0 AS rank, p.downloads FROM plugins p WHERE p.slug = ? AND ${LISTED}
+      UNION ALL
+      SELECT p.slug, 0, p.downloads FROM plugins p
+        WHERE p.name_key = ? AND p.slug <> ? AND ${LISTED}
+          AND p.search_all @@ to_tsquery('simple', ?)
+      UNION ALL
+      (SELECT p.slug, 1, p.downloads FROM (SELECT p.slug, p.downloads, p.search_name, p.name_key
+          FROM plugins p WHERE ${LISTED} ORDER BY p.downloads DESC, p.slug COLLATE "C" LIMIT ?) p
+        WHERE p.search_name @@ to_tsquery('simple', ?) AND p.slug <> ? AND p.name_key <> ?
+        ORDER BY p.downloads DESC, p.slug COLLATE "C" LIMIT ?)) w
+    ORDER BY rank, downloads DESC, slug COLLATE "C" LIMIT ? OFFSET ?) page
+  JOIN plugins p ON p.slug = page.slug
+  ORDER BY page.rank, page.downloads DESC, page.slug COLLATE "C"`;
+
+/** The walk of a query's words (see above), one statement per dialect. */
+export function walkText(dialect: Dialect): string {
+  return dialect === 'postgres' ? POSTGRES_WALK : SQLITE_WALK;
+}
+
 /** The full-text query of every word as a prefix, in the columns given. */
 export function ftsTerms(columns: string, words: readonly string[]): string {
   const terms = words.map((w) => `"${w.replaceAll('"', '""')}"*`).join(' AND ');
   return `{${columns}} : (${terms})`;
 }
 
-/** Parameters of {@link WALK_TEXT}, in placeholder order. */
-export function walkParams(query: SearchQuery): unknown[] {
+/**
+ * Parameters of {@link walkText}, in placeholder order. PostgreSQL: the walk visits at most
+ * `visits` plugins (the matches the ranked plan would rank), then gives up with a short page.
+ * Popularity ties are in slug order, and slugs start like names: the names of `sen` (`sentry`,
+ * `sendgrid`) came after 7,000 plugins whose names lack it, where the density of name matches
+ * promised 400. SQLite walks on (not yet capped).
+ */
+export function walkParams(dialect: Dialect, query: SearchQuery, visits: number): unknown[] {
+  const n = query.offset + query.limit;
+  if (dialect === 'postgres') {
+    const terms = tsTerms(query.words);
+    const exact = query.exact;
+    return [
+      terms,
+      exact,
+      exact,
+      exact,
+      exact,
+      terms,
+      visits,
+      terms,
+      exact,
+      exact,
+      n,
+      query.limit,
+      query.offset,
+    ];
+  }
   const all = ftsTerms('name tags description', query.words);
   const names = ftsTerms('name', query.words);
   // A name whose folded form is the query has the query's words, in order, from its start.
   const phrase = searchWords(query.exact).join(' ');
   const exactName = `{name} : ^"${phrase.replaceAll('"', '""')}"`;
-  const n = query.offset + query.limit;
   return [
     all,
     query.exact,
@@ -76,35 +144,74 @@ export function walkParams(query: SearchQuery): unknown[] {
 /**
  * A tag's plugins without words, in popularity order: `plugins_listed` walked, each plugin's tag
  * probed, until the page is full, instead of reading every plugin of the tag and sorting them
- * (1,333 at 10,000 plugins in 15 tags: ~1.7 ms). Only listed plugins have tag rows, so the
- * total is the tag's index entries. Cheaper only when the tag is common (see {@link walkWins}).
+ * (1,333 at 10,000 plugins in 15 tags: ~1.7 ms on SQLite). Only listed plugins have tag rows,
+ * so the total is the tag's index entries. Cheaper only when the tag is common (see
+ * {@link walkWins}). Parameters: the tag twice, the limit, the offset.
  */
-export const TAG_WALK_TEXT = `SELECT ${COLUMNS},
-    (SELECT count(*) FROM plugin_tags WHERE tag = ?) AS total
-  FROM plugins p INDEXED BY plugins_listed
-  WHERE ${LISTED} AND EXISTS (SELECT 1 FROM plugin_tags t WHERE t.slug = p.slug AND t.tag = ?)
-  ORDER BY p.downloads DESC, p.slug LIMIT ? OFFSET ?`;
+export function tagWalkText(dialect: Dialect): string {
+  const total = '(SELECT count(*) FROM plugin_tags WHERE tag = ?) AS total';
+  const order = `ORDER BY p.downloads DESC, ${slugOrder(dialect)} LIMIT ? OFFSET ?`;
+  if (dialect === 'sqlite') {
+    return `SELECT ${COLUMNS}, ${total} FROM plugins p INDEXED BY plugins_listed
+      WHERE ${LISTED} AND EXISTS (SELECT 1 FROM plugin_tags t WHERE t.slug = p.slug AND t.tag = ?)
+      ${order}`;
+  }
+  // An EXISTS would become a join, which PostgreSQL's generic plan (not knowing the tag) makes
+  // a hash join of every plugin, sorted; a probe per plugin (`LIMIT 1`) keeps the walk.
+  return `SELECT ${COLUMNS}, ${total} FROM plugins p
+      CROSS JOIN LATERAL (SELECT 1 FROM plugin_tags t WHERE t.slug = p.slug AND t.tag = ? LIMIT 1) t
+    WHERE ${LISTED} ${order}`;
+}
+
+/**
+ * How many plugins a walk may visit (see {@link MatchCounts}): SQLite, the largest search id;
+ * PostgreSQL, the plugins as its statistics estimate them. Counting them read every plugin on
+ * a table whose pages were not all marked visible. Unknown (-1) until the table is first
+ * analyzed: then never walk (taken as 0, a walk chosen by it read 7,500 plugins for a page of
+ * `sl`, 105 ms, before walks were capped).
+ */
+function walkedText(dialect: Dialect): string {
+  return dialect === 'postgres'
+    ? `(SELECT CASE WHEN reltuples < 0 THEN 'Infinity'::float8 ELSE reltuples END
+      FROM pg_class WHERE oid = 'plugins'::regclass)`
+    : '(SELECT coalesce(max(rowid), 0) FROM plugin_search)';
+}
 
 /** The counts of a tag as {@link MatchCounts}: its plugins are its matches and its names. */
-export const TAG_COUNTS_TEXT = `SELECT
+export function tagCountsText(dialect: Dialect): string {
+  return `SELECT
   (SELECT count(*) FROM plugin_tags WHERE tag = ?) AS matches,
   (SELECT count(*) FROM plugin_tags WHERE tag = ?) AS names,
-  (SELECT coalesce(max(rowid), 0) FROM plugin_search) AS ids`;
+  ${walkedText(dialect)} AS ids`;
+}
 
-/** What a query's previous plans counted: its matches, its name matches, the largest id. */
+/** What a query's previous plans counted: its matches, its name matches, the plugins a walk may visit. */
 export interface MatchCounts {
   matches: number;
   names: number;
   ids: number;
 }
 
-/** The counts of {@link MatchCounts}, in one statement (the full-text index only). */
-export const COUNTS_TEXT = `SELECT
+/**
+ * The counts of {@link MatchCounts}, in one statement: SQLite, the full-text index only;
+ * PostgreSQL, one read of the matches the GIN index finds.
+ */
+export function countsText(dialect: Dialect): string {
+  if (dialect === 'postgres') {
+    return `SELECT count(*) AS matches,
+      count(*) FILTER (WHERE p.search_name @@ to_tsquery('simple', ?)) AS names,
+      ${walkedText(dialect)} AS ids
+    FROM plugins p WHERE p.search_all @@ to_tsquery('simple', ?)`;
+  }
+  return `SELECT
   (SELECT count(*) FROM plugin_search WHERE plugin_search MATCH ?) AS matches,
   (SELECT count(*) FROM plugin_search WHERE plugin_search MATCH ?) AS names,
-  (SELECT coalesce(max(rowid), 0) FROM plugin_search) AS ids`;
+  ${walkedText(dialect)} AS ids`;
+}
 
-export function countsParams(query: SearchQuery): unknown[] {
+/** Parameters of {@link countsText}, in placeholder order. */
+export function countsParams(dialect: Dialect, query: SearchQuery): unknown[] {
+  if (dialect === 'postgres') return [tsTerms(query.words), tsTerms(query.words)];
   return [ftsTerms('name tags description', query.words), ftsTerms('name', query.words)];
 }
 

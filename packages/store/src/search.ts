@@ -4,15 +4,17 @@ import type { Row, SqlRunner } from './registry-reads.js';
 import { toPluginRecord } from './rows.js';
 import {
   COLUMNS,
-  COUNTS_TEXT,
-  LISTED,
   countsParams,
-  TAG_COUNTS_TEXT,
-  TAG_WALK_TEXT,
+  countsText,
   ftsTerms,
+  LISTED,
   PlanCounts,
-  WALK_TEXT,
+  slugOrder,
+  tagCountsText,
+  tagWalkText,
+  tsTerms,
   walkParams,
+  walkText,
   walkWins,
   type MatchCounts,
 } from './search-walk.js';
@@ -26,13 +28,17 @@ interface Filters {
   kind: boolean;
 }
 
-function filterText(filters: Filters): string {
-  return `${filters.tag ? TAG_FILTER : ''} ${filters.kind ? KIND_FILTER : ''}`;
-}
+/**
+ * PostgreSQL: the tag probed per match (`OFFSET 0` keeps the subquery from becoming a join):
+ * as a join it read every plugin of the tag (1,333 here) to hash them, for matches the GIN
+ * index had already narrowed to the plugins with the tag's words (84 for `drive` in `files`).
+ */
+const PG_TAG_FILTER =
+  'AND EXISTS (SELECT 1 FROM plugin_tags t WHERE t.slug = p.slug AND t.tag = ? OFFSET 0)';
 
-/** Ties broken by slug, bytewise on both stores (PostgreSQL's own collation may not be). */
-function slugOrder(dialect: Dialect): string {
-  return dialect === 'postgres' ? 'p.slug COLLATE "C"' : 'p.slug';
+function filterText(dialect: Dialect, filters: Filters): string {
+  const tag = dialect === 'postgres' ? PG_TAG_FILTER : TAG_FILTER;
+  return `${filters.tag ? tag : ''} ${filters.kind ? KIND_FILTER : ''}`;
 }
 
 /**
@@ -47,12 +53,14 @@ function slugOrder(dialect: Dialect): string {
  * match read its whole row). PostgreSQL reads the rows the GIN index finds.
  */
 function matchesText(dialect: Dialect, filters: Filters): string {
-  const filter = filterText(filters);
+  const filter = filterText(dialect, filters);
   if (dialect === 'postgres') {
+    // The GIN index is asked for the words and a tag's words (see matchParams); ranked by the
+    // words alone.
     return `SELECT p.slug, p.downloads, CASE WHEN p.slug = ? OR p.name_key = ? THEN 0
         WHEN p.search_name @@ q.query THEN 1 WHEN p.search_tags @@ q.query THEN 2 ELSE 3 END AS rank
       FROM plugins p, (SELECT to_tsquery('simple', ?) AS query) q
-      WHERE (p.search_all @@ q.query OR p.slug = ?) AND ${LISTED} ${filter}`;
+      WHERE (p.search_all @@ to_tsquery('simple', ?) OR p.slug = ?) AND ${LISTED} ${filter}`;
   }
   // A slug is not in the full-text index (its words may be nowhere in the name): the second
   // branch finds it when the first does not (its words do not match). Not a UNION, which
@@ -141,13 +149,15 @@ function matchParams(dialect: Dialect, query: SearchQuery): unknown[] {
     ...(query.kind === undefined ? [] : [query.kind]),
   ];
   if (query.words.length === 0) return tag;
-  if (dialect === 'postgres') {
-    const tsquery = query.words.map((w) => `${w}:*`).join(' & ');
-    return [query.exact, query.exact, tsquery, query.exact, ...tag];
-  }
   // A tag asked for is also asked of the full-text index, where intersecting it costs little:
   // only the plugins whose tags have its words are then ranked and probed for the tag itself.
   const tagWords = query.tag === undefined ? [] : searchWords(query.tag);
+  if (dialect === 'postgres') {
+    // PostgreSQL indexes all words together: a plugin with the tag has its words somewhere.
+    const terms = tsTerms(query.words);
+    const found = [terms, ...tagWords].join(' & ');
+    return [query.exact, query.exact, terms, found, query.exact, ...tag];
+  }
   const tagged = (terms: string) =>
     tagWords.length === 0 ? terms : `${terms} AND {tags} : "${tagWords.join(' ')}"`;
   const all = tagged(ftsTerms('name tags description', query.words));
@@ -211,17 +221,18 @@ async function countsOf(
 }
 
 /**
- * SQLite, a tag without words or kind: the page by the tag's walk of `search-walk.ts` when the
- * tag is common enough for it to be cheaper; `undefined` otherwise.
+ * A tag without words or kind: the page by the tag's walk of `search-walk.ts` when the tag is
+ * common enough for it to be cheaper; `undefined` otherwise.
  */
 async function tagPage(runner: SqlRunner, query: SearchQuery) {
-  if (runner.dialect !== 'sqlite' || query.tag === undefined || query.kind !== undefined) {
-    return undefined;
-  }
+  if (query.tag === undefined || query.kind !== undefined) return undefined;
   const key = ['\0tag', query.tag];
-  const { plans, counts } = await countsOf(runner, key, TAG_COUNTS_TEXT, [query.tag, query.tag]);
+  const { plans, counts } = await countsOf(runner, key, tagCountsText(runner.dialect), [
+    query.tag,
+    query.tag,
+  ]);
   if (!walkWins(query, counts)) return undefined;
-  const rows = await runner.all(TAG_WALK_TEXT, [query.tag, query.tag, query.limit, query.offset]);
+  const rows = await runner.all(tagWalkText(runner.dialect), tagWalkParams(query));
   if (rows.length === 0) {
     // The counts were stale (the page is past the end): counted again next time.
     plans.delete(key);
@@ -230,22 +241,31 @@ async function tagPage(runner: SqlRunner, query: SearchQuery) {
   return { total: Number(rows[0]!['total']), plugins: rows.map(toRecord) };
 }
 
+const tagWalkParams = (query: SearchQuery) => [query.tag, query.tag, query.limit, query.offset];
+
 /** The plans' counts remembered per store (see `search-walk.ts`). */
 const planCounts = new WeakMap<SqlRunner, PlanCounts>();
 
 /**
- * SQLite, words without a tag or kind: the page by the walk of `search-walk.ts` when its
- * counts say the walk is cheaper and it fills the page; `undefined` otherwise.
+ * Words without a tag or kind: the page by the walk of `search-walk.ts` when its counts say
+ * the walk is cheaper and it fills the page; `undefined` otherwise.
  */
 async function walkedPage(runner: SqlRunner, query: SearchQuery) {
-  if (runner.dialect !== 'sqlite') return undefined;
   if (query.tag !== undefined || query.kind !== undefined) return undefined;
-  const { plans, counts } = await countsOf(runner, query.words, COUNTS_TEXT, countsParams(query));
+  const { dialect } = runner;
+  const { plans, counts } = await countsOf(
+    runner,
+    query.words,
+    countsText(dialect),
+    countsParams(dialect, query),
+  );
   if (!walkWins(query, counts)) return undefined;
-  const rows = await runner.all(WALK_TEXT, walkParams(query));
+  const rows = await runner.all(walkText(dialect), walkParams(dialect, query, counts.matches));
   if (rows.length < query.limit) {
-    // The counts were stale: the names no longer fill the page. Counted again next time.
-    plans.delete(query.words);
+    // The names did not fill the page: the counts were stale, or (PostgreSQL) the walk gave up
+    // where the names are rarer than their density promised. Not walked again until the
+    // counts are forgotten.
+    plans.set(query.words, { ...counts, names: 0 });
     return undefined;
   }
   return { total: Number(rows[0]!['total']), plugins: rows.map(toRecord) };
@@ -273,6 +293,8 @@ async function rankedPage(runner: SqlRunner, query: SearchQuery) {
 export function searchStatements(
   dialect: Dialect,
   query: SearchQuery,
+  /** The most plugins a walk visits (see `walkParams`): its counted matches. */
+  visits = 2 ** 31 - 1,
 ): { text: string; params: unknown[] }[] {
   const { page, count } = textsOf(dialect, query.words.length > 0, {
     tag: query.tag !== undefined,
@@ -280,15 +302,15 @@ export function searchStatements(
   });
   const params = matchParams(dialect, query);
   const walk =
-    dialect === 'sqlite' && query.words.length > 0 && !query.tag && !query.kind
+    query.words.length > 0 && !query.tag && !query.kind
       ? [
-          { text: COUNTS_TEXT, params: countsParams(query) },
-          { text: WALK_TEXT, params: walkParams(query) },
+          { text: countsText(dialect), params: countsParams(dialect, query) },
+          { text: walkText(dialect), params: walkParams(dialect, query, visits) },
         ]
-      : dialect === 'sqlite' && query.words.length === 0 && query.tag && !query.kind
+      : query.words.length === 0 && query.tag && !query.kind
         ? [
-            { text: TAG_COUNTS_TEXT, params: [query.tag, query.tag] },
-            { text: TAG_WALK_TEXT, params: [query.tag, query.tag, query.limit, query.offset] },
+            { text: tagCountsText(dialect), params: [query.tag, query.tag] },
+            { text: tagWalkText(dialect), params: tagWalkParams(query) },
           ]
         : [];
   return [{ text: page, params: pageParams(query, params) }, { text: count, params }, ...walk];
