@@ -11,8 +11,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { budgetPeriodAt, type BudgetCheck } from '@weft/core';
-import { openStore, type OpenedStore, type StoreOptions } from '@weft/store';
-import { dropSchema, printTable, shuffler, writeResults, type BenchResult } from './harness.js';
+import { dropTestSchema, openStore, type OpenedStore, type StoreOptions } from '@weft/store';
+import { printTable, shuffler, writeResults, type BenchResult } from './harness.js';
 
 const ROUNDS = Math.max(1, Number(process.env['WEFT_BENCH_ROUNDS'] ?? 5));
 const CALLS = Math.max(1, Number(process.env['WEFT_BENCH_CALLS'] ?? 200));
@@ -147,6 +147,6 @@ export async function run(): Promise<void> {
   } finally {
     for (const fixture of fixtures) await fixture.close();
     rmSync(dataDir, { recursive: true, force: true });
-    if (databaseUrl) await dropSchema(databaseUrl, schema);
+    if (databaseUrl) await dropTestSchema(databaseUrl, schema);
   }
 }

@@ -165,15 +165,3 @@ export function writeResults(
   };
   writeFileSync(join(directory, `${suite}.json`), `${JSON.stringify(document, null, 2)}\n`);
 }
-
-/** Drops a PostgreSQL schema a bench made (and everything in it) over a connection of its own. */
-export async function dropSchema(databaseUrl: string, schema: string): Promise<void> {
-  const pg = (await import('pg')).default;
-  const client = new pg.Client({ connectionString: databaseUrl });
-  await client.connect();
-  try {
-    await client.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
-  } finally {
-    await client.end();
-  }
-}

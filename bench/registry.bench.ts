@@ -23,8 +23,8 @@ import {
 import { searchMix, searchQueries, seededDefinition, seededSlugs } from './registry/seed.js';
 import { measureShapes, printShapes, type ShapeResult } from './registry/shapes.js';
 import { processCpuMs } from './registry/cpu.js';
-import { dropSchema, shuffler } from './harness.js';
-import { openStore, type StoreOptions } from '@weft/store';
+import { shuffler } from './harness.js';
+import { dropTestSchema, openStore, type StoreOptions } from '@weft/store';
 
 const PLUGINS = Number(process.env['WEFT_BENCH_PLUGINS'] ?? 10_000);
 /** Seconds per case, split over the rounds. */
@@ -293,7 +293,7 @@ export async function run(): Promise<LoadResult[]> {
         )),
       );
     } finally {
-      await dropSchema(url, schema);
+      await dropTestSchema(url, schema);
     }
   } else {
     console.log('postgres: skipped (set WEFT_TEST_DATABASE_URL to measure it)');

@@ -20,7 +20,8 @@ import { Agent, request } from 'undici';
 import { runWorkflow } from '@weft/engine';
 import { loadRequestedWorkflow } from '@weft/runtime';
 import { buildServer, createLocalKey } from '@weft/server';
-import { dropSchema, shuffler } from './harness.js';
+import { dropTestSchema } from '@weft/store';
+import { shuffler } from './harness.js';
 
 const N = Number(process.env['WEFT_BENCH_EXECUTIONS'] ?? 300);
 const ROUNDS = Number(process.env['WEFT_BENCH_ROUNDS'] ?? 5);
@@ -255,7 +256,7 @@ async function serverCases(kind: Store): Promise<Fixture> {
       await agent.close();
       await server.close();
       rmSync(dataDir, { recursive: true, force: true });
-      if (kind === 'postgres') await dropSchema(databaseUrl!, schema);
+      if (kind === 'postgres') await dropTestSchema(databaseUrl!, schema);
     },
   };
 }

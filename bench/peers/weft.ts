@@ -15,7 +15,7 @@ import type { ActionInvoker } from '@weft/core';
 import { loadWorkflowSource, type WorkflowDefinition } from '@weft/engine';
 import { Weft } from '@weft/sdk';
 import { buildServer, createLocalKey } from '@weft/server';
-import { dropSchema } from '../harness.js';
+import { dropTestSchema } from '@weft/store';
 import { checkCount, task, type Shape } from './tasks.js';
 
 /** A system under test: one run of a shape per call, and a way to let go of it. */
@@ -102,7 +102,7 @@ export async function weftServer(databaseUrl?: string): Promise<System> {
     async close() {
       await agent.close();
       await server.close();
-      if (databaseUrl) await dropSchema(databaseUrl, schema);
+      if (databaseUrl) await dropTestSchema(databaseUrl, schema);
       rmSync(dataDir, { recursive: true, force: true });
     },
   };

@@ -6,6 +6,7 @@ import BetterSqlite3 from 'better-sqlite3';
 import pg from 'pg';
 import type { AuditStore } from '@weft/core';
 import { openStore, type OpenedStore } from './open.js';
+import { dropTestSchema } from './test-stores.js';
 
 /** A throwaway audit store for tests, with a way around it to its rows. */
 export interface TestAuditStore {
@@ -91,12 +92,7 @@ export async function openTestAuditStore(
     },
     dispose: async () => {
       await closeAll();
-      const client = await connect();
-      try {
-        await client.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
-      } finally {
-        await client.end();
-      }
+      await dropTestSchema(databaseUrl, schema);
     },
   };
 }

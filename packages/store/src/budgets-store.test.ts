@@ -2,10 +2,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
-import pg from 'pg';
 import { describe } from 'vitest';
 import { budgetLedgerContract, type TestBudgetLedger } from './budgets-store.contract.js';
 import { openStore, type OpenedStore } from './open.js';
+import { dropTestSchema } from './test-stores.js';
 
 const url = process.env['WEFT_TEST_DATABASE_URL'];
 
@@ -34,13 +34,7 @@ async function openLedger(kind: 'sqlite' | 'postgres'): Promise<TestBudgetLedger
       }
       if (dir) rmSync(dir, { recursive: true, force: true });
       if (kind !== 'postgres') return;
-      const client = new pg.Client({ connectionString: url });
-      await client.connect();
-      try {
-        await client.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
-      } finally {
-        await client.end();
-      }
+      await dropTestSchema(url!, schema);
     },
   };
 }

@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import pg from 'pg';
 import type { ExecutionsStore, RegistryStore } from '@weft/core';
 import { MemoryExecutionsStore } from './memory/memory-executions-store.js';
 import { openStore } from './open.js';
+import { dropTestSchema } from './test-stores.js';
 
 /** A throwaway executions store for tests. */
 export interface TestExecutions {
@@ -53,13 +53,7 @@ export async function openTestExecutionsStore(
     dispose: async () => {
       await opened.executions.close();
       await opened.registry.close();
-      const client = new pg.Client({ connectionString: databaseUrl });
-      await client.connect();
-      try {
-        await client.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
-      } finally {
-        await client.end();
-      }
+      await dropTestSchema(databaseUrl, schema);
     },
   };
 }

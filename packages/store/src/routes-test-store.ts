@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import pg from 'pg';
 import type { RoutesStore } from '@weft/core';
 import { openStore } from './open.js';
+import { dropTestSchema } from './test-stores.js';
 
 /** A throwaway routing table for tests, and how to get rid of it. */
 export interface TestRoutesStore {
@@ -39,13 +39,7 @@ export async function openTestRoutesStore(
     dispose: async () => {
       for (const close of closers) await close();
       if (kind !== 'postgres') return;
-      const client = new pg.Client({ connectionString: databaseUrl });
-      await client.connect();
-      try {
-        await client.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
-      } finally {
-        await client.end();
-      }
+      await dropTestSchema(databaseUrl!, schema);
     },
   };
 }

@@ -32,15 +32,20 @@ export async function openTestStore(
     schema,
     dispose: async () => {
       await registry.close();
-      const client = new pg.Client({ connectionString: databaseUrl });
-      await client.connect();
-      try {
-        await client.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
-      } finally {
-        await client.end();
-      }
+      await dropTestSchema(databaseUrl, schema);
     },
   };
+}
+
+/** Drops a PostgreSQL schema (and everything in it) over a connection of its own. */
+export async function dropTestSchema(databaseUrl: string, schema: string): Promise<void> {
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    await client.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+  } finally {
+    await client.end();
+  }
 }
 
 /** Publishes `slug` at 1.0.0 through `store`, as the registry does (for store tests). */

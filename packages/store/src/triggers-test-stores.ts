@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import pg from 'pg';
 import type { DeploymentStore, TriggerStore } from '@weft/core';
 import { openStore, type OpenedStore } from './open.js';
+import { dropTestSchema } from './test-stores.js';
 
 /** Throwaway trigger and deployment stores for tests and benchmarks. */
 export interface TestTriggerStores {
@@ -31,13 +31,7 @@ export async function openTestTriggerStores(
     ...pick(opened),
     dispose: async () => {
       await opened.registry.close();
-      const client = new pg.Client({ connectionString: location });
-      await client.connect();
-      try {
-        await client.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
-      } finally {
-        await client.end();
-      }
+      await dropTestSchema(location, schema);
     },
   };
 }
