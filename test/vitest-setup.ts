@@ -1,3 +1,4 @@
+import { env as processEnv } from 'node:process';
 import { afterAll, vi } from 'vitest';
 
 // Test files share a worker's module graph (`isolate: false` in vitest.config.ts), so a file
@@ -7,4 +8,13 @@ afterAll(() => {
   vi.useRealTimers();
   vi.unstubAllEnvs();
   vi.unstubAllGlobals();
+  // `process.env = { ...copy }` breaks `vi.stubEnv` for every later file of the worker: Vitest
+  // sets stubs on the current `process.env` but deletes them from the original object, so a
+  // stubbed variable outlives its `vi.unstubAllEnvs()`. Put the original back and fail the file.
+  if (process.env !== processEnv) {
+    process.env = processEnv;
+    throw new Error(
+      'this test file replaced process.env: change single variables with vi.stubEnv instead',
+    );
+  }
 });

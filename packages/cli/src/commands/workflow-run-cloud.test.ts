@@ -2,7 +2,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createLocalKey, startServer, type RunningServer } from '@weft/server';
 import { main } from '../main.js';
 import { run } from '../test-support.js';
@@ -23,18 +23,16 @@ writeFileSync(
 
 let server: RunningServer;
 let key: string;
-const saved = { ...process.env };
 
 beforeAll(async () => {
   const dataDir = join(dir, 'data');
   server = await startServer({ port: 0, host: '127.0.0.1', dataDir, logLevel: 'error' });
   key = (await createLocalKey({ dataDir }, { name: 'cli' })).key;
   for (const name of ['WORKFLOW_CLOUD_URL', 'WORKFLOW_REGISTRY_URL', 'WORKFLOW_REGISTRY_API_KEY'])
-    delete process.env[name];
+    vi.stubEnv(name, undefined);
 }, 30_000);
 
 afterAll(async () => {
-  process.env = saved;
   await server?.close();
 });
 

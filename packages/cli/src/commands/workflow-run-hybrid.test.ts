@@ -2,7 +2,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pino } from 'pino';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createConnectorService, type ConnectorService } from '@weft/sdk/service';
 import { createLocalKey, startServer, type RunningServer } from '@weft/server';
 import { run } from '../test-support.js';
@@ -40,7 +40,6 @@ let services: ConnectorService[] = [];
 let key: string;
 /** A key of the router's server: its POST /execute takes the keys of its own public API. */
 let routerKey: string;
-const saved = { ...process.env };
 
 /** A connector service of one function action, registered with `server`'s router. */
 function serve(server: RunningServer, name: string, action: string, fn: (input: never) => unknown) {
@@ -59,7 +58,7 @@ function serve(server: RunningServer, name: string, action: string, fn: (input: 
 
 beforeAll(async () => {
   for (const name of ['WORKFLOW_CLOUD_URL', 'WORKFLOW_REGISTRY_URL', 'WORKFLOW_REGISTRY_API_KEY'])
-    delete process.env[name];
+    vi.stubEnv(name, undefined);
   const server = (name: string) =>
     startServer({ port: 0, host: '127.0.0.1', dataDir: join(dir, name), logLevel: 'error' });
   [cloud, router] = await Promise.all([server('cloud'), server('router')]);
@@ -74,7 +73,6 @@ beforeAll(async () => {
 }, 30_000);
 
 afterAll(async () => {
-  process.env = saved;
   for (const service of services) await service.close();
   await cloud?.close();
   await router?.close();

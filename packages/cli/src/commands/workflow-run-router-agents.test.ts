@@ -2,7 +2,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pino } from 'pino';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { ScriptedModelServer } from '@weft/agents/testing';
 import { createConnectorService, type ConnectorService } from '@weft/sdk/service';
 import { createLocalKey, startServer, type RunningServer } from '@weft/server';
@@ -17,7 +17,6 @@ let server: RunningServer;
 let model: ScriptedModelServer;
 let services: ConnectorService[] = [];
 let key: string;
-const saved = { ...process.env };
 
 const schemaV1 = {
   type: 'object',
@@ -102,7 +101,7 @@ writeFileSync(
 
 beforeAll(async () => {
   for (const name of ['WORKFLOW_CLOUD_URL', 'WORKFLOW_REGISTRY_URL', 'WORKFLOW_REGISTRY_API_KEY'])
-    delete process.env[name];
+    vi.stubEnv(name, undefined);
   server = await startServer({
     port: 0,
     host: '127.0.0.1',
@@ -133,7 +132,6 @@ beforeAll(async () => {
 }, 30_000);
 
 afterAll(async () => {
-  process.env = saved;
   for (const service of services) await service.close();
   await server?.close();
   await model?.close();
