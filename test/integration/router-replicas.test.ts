@@ -1,13 +1,12 @@
-import { randomBytes } from 'node:crypto';
-import pg from 'pg';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createConnectorService, type ConnectorService } from '@weft/sdk/service';
 import { buildServer, type BuiltServer } from '@weft/server';
+import { dropTestSchema, testSchemaName } from '@weft/store';
 import { call, waitFor } from './router-support.js';
 
 const databaseUrl = process.env['WEFT_TEST_DATABASE_URL'];
-const schema = `weft_test_${randomBytes(6).toString('hex')}`;
+const schema = testSchemaName();
 const INTERVAL = 300;
 /** The router token: registration, the table and POST /execute take it. */
 const TOKEN = 'router-replicas-test-token';
@@ -55,10 +54,7 @@ describe.skipIf(!databaseUrl)(
     afterAll(async () => {
       await service?.close();
       for (const { server } of replicas) await server.close();
-      const client = new pg.Client({ connectionString: databaseUrl });
-      await client.connect();
-      await client.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
-      await client.end();
+      await dropTestSchema(databaseUrl!, schema);
     });
 
     it('routes on the other replica an instance registered with the first', async () => {

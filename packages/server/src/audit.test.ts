@@ -1,10 +1,9 @@
-import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { createKey } from '@weft/registry';
+import { dropTestSchema, testSchemaName } from '@weft/store';
 import { buildServer } from './build.js';
 import type { ServerOptions } from './config.js';
 
@@ -21,7 +20,7 @@ describe.each([
   it.skipIf(skip)(
     'keeps entries in the server’s database across a restart, for admin keys only',
     async () => {
-      const schema = `weft_test_${randomBytes(6).toString('hex')}`;
+      const schema = testSchemaName();
       const dataDir = mkdtempSync(join(tmpdir(), 'weft-server-audit-'));
       const options: ServerOptions = {
         dataDir,
@@ -64,10 +63,7 @@ describe.each([
       } finally {
         rmSync(dataDir, { recursive: true, force: true });
         if (kind === 'postgres') {
-          const client = new pg.Client({ connectionString: databaseUrl });
-          await client.connect();
-          await client.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
-          await client.end();
+          await dropTestSchema(databaseUrl!, schema);
         }
       }
     },

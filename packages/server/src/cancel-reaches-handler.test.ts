@@ -1,12 +1,11 @@
-import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import pg from 'pg';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApiKey } from '@weft/identity';
 import { createConnectorService, type ConnectorService } from '@weft/sdk/service';
+import { dropTestSchema, testSchemaName } from '@weft/store';
 import { buildServer } from './build.js';
 import type { ServerOptions } from './config.js';
 
@@ -31,7 +30,7 @@ interface Seen {
 }
 
 async function open(kind: 'sqlite' | 'postgres') {
-  const schema = `weft_test_${randomBytes(6).toString('hex')}`;
+  const schema = testSchemaName();
   const dataDir = mkdtempSync(join(tmpdir(), 'weft-server-cancel-'));
   const options: ServerOptions = {
     dataDir,
@@ -50,10 +49,7 @@ async function open(kind: 'sqlite' | 'postgres') {
       await server.close();
       rmSync(dataDir, { recursive: true, force: true });
       if (kind !== 'postgres') return;
-      const client = new pg.Client({ connectionString: databaseUrl });
-      await client.connect();
-      await client.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
-      await client.end();
+      await dropTestSchema(databaseUrl!, schema);
     },
   };
 }

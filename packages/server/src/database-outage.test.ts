@@ -1,8 +1,7 @@
-import { randomBytes } from 'node:crypto';
 import { createServer, connect, type Server, type Socket } from 'node:net';
-import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createApiKey } from '@weft/identity';
+import { dropTestSchema, testSchemaName } from '@weft/store';
 import { buildServer, type BuiltServer } from './build.js';
 import { bearer } from './test-support/harness.js';
 
@@ -41,15 +40,12 @@ class Relay {
 }
 
 describe.skipIf(!url)('a database outage over HTTP (set WEFT_TEST_DATABASE_URL to run)', () => {
-  const schema = `weft_test_${randomBytes(6).toString('hex')}`;
+  const schema = testSchemaName();
   let server: BuiltServer | undefined;
 
   afterEach(async () => {
     await server?.close();
-    const client = new pg.Client({ connectionString: url });
-    await client.connect();
-    await client.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
-    await client.end();
+    await dropTestSchema(url!, schema);
   });
 
   it('answers 503 UNAVAILABLE with Retry-After, never the driver message or address', async () => {

@@ -1,10 +1,9 @@
-import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApiKey } from '@weft/identity';
+import { dropTestSchema, testSchemaName } from '@weft/store';
 import type { ServerOptions } from './config.js';
 import { startServer, type RunningServer } from './start.js';
 import { pluginDefinition } from './test-support/harness.js';
@@ -36,7 +35,7 @@ describe.each([
     skip: !databaseUrl,
   },
 ])('the impact check before a deploy on $name, over HTTP', ({ kind, skip }) => {
-  const schema = `weft_test_${randomBytes(6).toString('hex')}`;
+  const schema = testSchemaName();
   const dataDir = mkdtempSync(join(tmpdir(), 'weft-deploy-impact-'));
   let server: RunningServer;
   const keys: Record<string, string> = {};
@@ -63,10 +62,7 @@ describe.each([
     await server.close();
     rmSync(dataDir, { recursive: true, force: true });
     if (kind === 'postgres') {
-      const client = new pg.Client({ connectionString: databaseUrl });
-      await client.connect();
-      await client.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
-      await client.end();
+      await dropTestSchema(databaseUrl!, schema);
     }
   });
 

@@ -1,11 +1,10 @@
-import { randomBytes } from 'node:crypto';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { StoredExecution } from '@weft/core';
 import { createApiKey } from '@weft/identity';
+import { dropTestSchema, testSchemaName } from '@weft/store';
 import type { ServerOptions } from './config.js';
 import { startServer, type RunningServer } from './start.js';
 import { logTriggeredEnd } from './triggers.js';
@@ -57,7 +56,7 @@ describe.each([
     skip: !databaseUrl,
   },
 ])('deployments and their triggers on $name, over HTTP', ({ kind, skip }) => {
-  const schema = `weft_test_${randomBytes(6).toString('hex')}`;
+  const schema = testSchemaName();
   const dataDir = mkdtempSync(join(tmpdir(), 'weft-server-deploy-'));
   let server: RunningServer;
   const keys: Record<string, string> = {};
@@ -93,10 +92,7 @@ describe.each([
     await server.close();
     rmSync(dataDir, { recursive: true, force: true });
     if (kind === 'postgres') {
-      const client = new pg.Client({ connectionString: databaseUrl });
-      await client.connect();
-      await client.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
-      await client.end();
+      await dropTestSchema(databaseUrl!, schema);
     }
   });
 

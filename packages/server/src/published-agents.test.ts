@@ -1,12 +1,10 @@
-import { randomBytes } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ScriptedModelServer } from '@weft/agents/testing';
 import { createApiKey } from '@weft/identity';
-import { openStore, type OpenedStore } from '@weft/store';
+import { dropTestSchema, type OpenedStore, openStore, testSchemaName } from '@weft/store';
 import { buildServer, type BuiltServer } from './build.js';
 import { bearer } from './test-support/harness.js';
 
@@ -15,7 +13,7 @@ const url = process.env['WEFT_TEST_DATABASE_URL'];
 describe.skipIf(!url)(
   'published agents across replicas sharing PostgreSQL (set WEFT_TEST_DATABASE_URL to run)',
   () => {
-    const schema = `weft_test_${randomBytes(6).toString('hex')}`;
+    const schema = testSchemaName();
     const opened: OpenedStore[] = [];
     const servers: BuiltServer[] = [];
     let model: ScriptedModelServer;
@@ -34,10 +32,7 @@ describe.skipIf(!url)(
         await store.registry.close();
       }
       await model.close();
-      const client = new pg.Client({ connectionString: url });
-      await client.connect();
-      await client.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
-      await client.end();
+      await dropTestSchema(url!, schema);
     });
 
     /** A replica with its own connections, runtime and agent catalog. */

@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -7,6 +6,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ScriptedModelServer } from '@weft/agents/testing';
 import { createApiKey } from '@weft/identity';
+import { testSchemaName } from '@weft/store';
 import { buildServer, type BuiltServer } from './build.js';
 import { pluginDefinition } from './test-support/harness.js';
 
@@ -105,9 +105,7 @@ async function open(kind: 'sqlite' | 'postgres') {
   server = await buildServer(
     {
       dataDir,
-      ...(kind === 'postgres'
-        ? { databaseUrl, databaseSchema: `weft_test_${randomBytes(6).toString('hex')}` }
-        : {}),
+      ...(kind === 'postgres' ? { databaseUrl, databaseSchema: testSchemaName() } : {}),
       logLevel: 'silent',
       egressAllowlist: ['127.0.0.0/8'],
       agentsDir: agents,

@@ -1,10 +1,10 @@
-import { createHmac, randomBytes } from 'node:crypto';
+import { createHmac } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApiKey } from '@weft/identity';
+import { dropTestSchema, testSchemaName } from '@weft/store';
 import { buildServer, type BuiltServer } from './build.js';
 import type { ServerOptions } from './config.js';
 import { pluginDefinition } from './test-support/harness.js';
@@ -30,7 +30,7 @@ const seen = { name: 'seen', steps: [{ name: 't', type: 'transform', input: { ok
 
 /** A server on SQLite in a temporary directory, or on a fresh PostgreSQL schema. */
 async function open(kind: 'sqlite' | 'postgres') {
-  const schema = `weft_test_${randomBytes(6).toString('hex')}`;
+  const schema = testSchemaName();
   const dataDir = mkdtempSync(join(tmpdir(), 'weft-server-triggers-'));
   const options: ServerOptions = {
     dataDir,
@@ -45,10 +45,7 @@ async function open(kind: 'sqlite' | 'postgres') {
       await server.close();
       rmSync(dataDir, { recursive: true, force: true });
       if (kind !== 'postgres') return;
-      const client = new pg.Client({ connectionString: databaseUrl });
-      await client.connect();
-      await client.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
-      await client.end();
+      await dropTestSchema(databaseUrl!, schema);
     },
   };
 }

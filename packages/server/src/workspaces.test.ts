@@ -1,12 +1,11 @@
-import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import pg from 'pg';
 import WebSocket from 'ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApiKey } from '@weft/identity';
 import { TestIdentityProvider } from '@weft/identity/testing';
+import { dropTestSchema, testSchemaName } from '@weft/store';
 import type { ServerOptions } from './config.js';
 import { startServer, type RunningServer } from './start.js';
 
@@ -62,7 +61,7 @@ describe.each([
     skip: !databaseUrl,
   },
 ])('two organisations on one server ($name)', ({ kind, skip }) => {
-  const schema = `weft_test_${randomBytes(6).toString('hex')}`;
+  const schema = testSchemaName();
   const dataDir = mkdtempSync(join(tmpdir(), 'weft-server-workspaces-'));
   const idp = new TestIdentityProvider();
   let server: RunningServer;
@@ -114,10 +113,7 @@ describe.each([
     await idp.stop();
     rmSync(dataDir, { recursive: true, force: true });
     if (kind === 'postgres') {
-      const client = new pg.Client({ connectionString: databaseUrl });
-      await client.connect();
-      await client.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
-      await client.end();
+      await dropTestSchema(databaseUrl!, schema);
     }
   });
 

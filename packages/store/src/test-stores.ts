@@ -25,7 +25,7 @@ export async function openTestStore(
     return { store: registry, dispose: () => registry.close() };
   }
   if (!databaseUrl) throw new Error('a PostgreSQL test store needs a database URL');
-  const schema = `weft_test_${randomBytes(6).toString('hex')}`;
+  const schema = testSchemaName();
   const { registry } = await openStore({ kind: 'postgres', url: databaseUrl, schema, poolSize: 4 });
   return {
     store: registry,
@@ -35,6 +35,11 @@ export async function openTestStore(
       await dropTestSchema(databaseUrl, schema);
     },
   };
+}
+
+/** A new schema name for one test's data, `weft_test_<random>` (drop it with {@link dropTestSchema}). */
+export function testSchemaName(): string {
+  return `weft_test_${randomBytes(6).toString('hex')}`;
 }
 
 /** Drops a PostgreSQL schema (and everything in it) over a connection of its own. */

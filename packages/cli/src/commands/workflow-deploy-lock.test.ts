@@ -1,10 +1,10 @@
-import { createHash, randomBytes } from 'node:crypto';
-import pg from 'pg';
+import { createHash } from 'node:crypto';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLocalKey, startServer, type RunningServer } from '@weft/server';
+import { dropTestSchema, testSchemaName } from '@weft/store';
 import { run } from '../test-support.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'weft-deploy-lock-'));
@@ -59,7 +59,7 @@ const put = (name: string, body: unknown) =>
   });
 
 const databaseUrl = process.env['WEFT_TEST_DATABASE_URL'];
-const schema = `weft_test_${randomBytes(6).toString('hex')}`;
+const schema = testSchemaName();
 
 describe.each([
   { name: 'SQLite', kind: 'sqlite' as const, skip: false },
@@ -97,10 +97,7 @@ describe.each([
     if (skip) return;
     await server.close();
     if (kind === 'postgres') {
-      const client = new pg.Client({ connectionString: databaseUrl });
-      await client.connect();
-      await client.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
-      await client.end();
+      await dropTestSchema(databaseUrl!, schema);
     }
   });
   afterAll(() => rmSync(dir, { recursive: true, force: true }));

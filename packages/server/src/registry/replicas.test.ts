@@ -1,8 +1,6 @@
-import { randomBytes } from 'node:crypto';
-import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createApiKey } from '@weft/identity';
-import { openStore, type OpenedStore } from '@weft/store';
+import { dropTestSchema, type OpenedStore, openStore, testSchemaName } from '@weft/store';
 import { buildServer, type BuiltServer } from '../build.js';
 import { bearer, pluginDefinition } from '../test-support/harness.js';
 
@@ -11,16 +9,13 @@ const url = process.env['WEFT_TEST_DATABASE_URL'];
 describe.skipIf(!url)(
   'registry replicas sharing PostgreSQL (set WEFT_TEST_DATABASE_URL to run)',
   () => {
-    const schema = `weft_test_${randomBytes(6).toString('hex')}`;
+    const schema = testSchemaName();
     const opened: OpenedStore[] = [];
     const servers: BuiltServer[] = [];
     afterEach(async () => {
       for (const server of servers.splice(0)) await server.close();
       for (const store of opened.splice(0)) await store.registry.close();
-      const client = new pg.Client({ connectionString: url });
-      await client.connect();
-      await client.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
-      await client.end();
+      await dropTestSchema(url!, schema);
     });
 
     /** A replica: its own store connections and its own answer cache (long-lived). */
