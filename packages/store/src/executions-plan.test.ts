@@ -1,11 +1,10 @@
-import { randomBytes } from 'node:crypto';
 import BetterSqlite3 from 'better-sqlite3';
-import { Kysely, PostgresDialect, SqliteDialect, sql, type Compilable } from 'kysely';
-import pg from 'pg';
+import { Kysely, SqliteDialect, type Compilable } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EXECUTION_STATUSES, type ExecutionQuery } from '@weft/core';
 import type { Database } from './database.js';
 import { migrate } from './migrations.js';
+import { PLAN_MODES, PlanTestDatabase, planNodes, seqScans } from './plan-test-support.js';
 import {
   claimableCountQuery,
   claimableQuery,
@@ -128,17 +127,11 @@ describe(`executions plans at ${EXECUTIONS.toLocaleString('en')} rows: no read s
   });
 
   describe.skipIf(!url)('PostgreSQL (EXPLAIN, after ANALYZE)', () => {
-    const schema = `weft_test_${randomBytes(6).toString('hex')}`;
-    const pool = new pg.Pool({
-      connectionString: url,
-      max: 1,
-      options: `-c search_path=${schema}`,
-    });
-    const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+    const database = new PlanTestDatabase(url!);
+    const { pool, db } = database;
 
     beforeAll(async () => {
-      await sql`CREATE SCHEMA ${sql.id(schema)}`.execute(db);
-      await migrate(db, 'postgres', schema);
+      await database.create();
       await pool.query(`INSERT INTO executions (${SEED_COLUMNS})
         SELECT 'e' || lpad(i::text, 5, '0'), CASE WHEN i % 5 = 4 THEN 'globex' ELSE 'acme' END,
           null, 'w' || (i % 10), '1.0.0', 'cloud', status, '{}', '{}', '{}',
@@ -151,18 +144,7 @@ describe(`executions plans at ${EXECUTIONS.toLocaleString('en')} rows: no read s
           'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS at FROM generate_series(0, ${EXECUTIONS - 1}) i) s`);
       await pool.query('VACUUM ANALYZE executions');
     }, 60_000);
-    afterAll(async () => {
-      await pool.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
-      await db.destroy();
-    });
-
-    interface PlanNode {
-      'Node Type': string;
-      'Relation Name'?: string;
-      'Index Name'?: string;
-      Plans?: PlanNode[];
-    }
-    const nodes = (node: PlanNode): PlanNode[] => [node, ...(node.Plans ?? []).flatMap(nodes)];
+    afterAll(() => database.drop());
 
     /**
      * Every statement planned with its values and, as a named statement may be after five
@@ -171,30 +153,16 @@ describe(`executions plans at ${EXECUTIONS.toLocaleString('en')} rows: no read s
     for (const [name, statement] of Object.entries(statements(db))) {
       it(name, async () => {
         const { sql: text, parameters } = statement.compile();
-        await pool.query('DEALLOCATE ALL');
-        await pool.query(`PREPARE plan AS ${text}`);
-        const values = parameters
-          .map((v) => (typeof v === 'number' ? String(v) : `'${String(v).replaceAll("'", "''")}'`))
-          .join(', ');
-        for (const mode of ['force_custom_plan', 'force_generic_plan']) {
-          await pool.query(`SET plan_cache_mode = ${mode}`);
-          const { rows } = await pool.query<{ 'QUERY PLAN': { Plan: PlanNode }[] }>(
-            `EXPLAIN (FORMAT JSON) EXECUTE plan${values === '' ? '' : `(${values})`}`,
-          );
-          const all = nodes(rows[0]!['QUERY PLAN'][0]!.Plan);
-          const detail = `${mode}\n${JSON.stringify(rows[0]!['QUERY PLAN'][0]!.Plan, null, 1)}`;
-          expect(
-            all.filter((n) => n['Node Type'] === 'Seq Scan').map((n) => n['Relation Name']),
-            detail,
-          ).toEqual([]);
+        for (const [m, plan] of (await database.plans(text, parameters)).entries()) {
+          const detail = `${PLAN_MODES[m]}\n${JSON.stringify(plan, null, 1)}`;
+          expect(seqScans(plan), detail).toEqual([]);
           if (CLAIMS.includes(name)) {
             expect(
-              all.some((n) => n['Index Name'] === 'executions_claimable'),
+              planNodes(plan).some((n) => n['Index Name'] === 'executions_claimable'),
               detail,
             ).toBe(true);
           }
         }
-        await pool.query('DEALLOCATE plan');
       });
     }
   });

@@ -1,16 +1,21 @@
-import { randomBytes } from 'node:crypto';
 import BetterSqlite3 from 'better-sqlite3';
-import { Kysely, PostgresDialect, SqliteDialect, sql } from 'kysely';
-import pg from 'pg';
+import { Kysely, SqliteDialect } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SearchQuery } from '@weft/core';
 import type { Database } from './database.js';
 import { migrate } from './migrations.js';
+import { PLAN_MODES, PlanTestDatabase, seqScans } from './plan-test-support.js';
 import { searchStatements } from './search.js';
 import { walkWins } from './search-walk.js';
 
 const PLUGINS = 10_000;
 const url = process.env['WEFT_TEST_DATABASE_URL'];
+
+/** `text` with its `?` parameters numbered as PostgreSQL's (`$1`, `$2`...). */
+function numbered(text: string): string {
+  let n = 0;
+  return text.replace(/\?/g, () => `$${++n}`);
+}
 
 /** A search as the registry builds it (words already folded). */
 function query(q: string, more: Partial<SearchQuery> = {}): SearchQuery {
@@ -111,17 +116,11 @@ describe('search plans at 10,000 plugins: every shape is served by an index', ()
   });
 
   describe.skipIf(!url)('PostgreSQL (EXPLAIN, after ANALYZE)', () => {
-    const schema = `weft_test_${randomBytes(6).toString('hex')}`;
-    const pool = new pg.Pool({
-      connectionString: url,
-      max: 1,
-      options: `-c search_path=${schema}`,
-    });
-    const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+    const database = new PlanTestDatabase(url!);
+    const { pool } = database;
 
     beforeAll(async () => {
-      await sql`CREATE SCHEMA ${sql.id(schema)}`.execute(db);
-      await migrate(db, 'postgres', schema);
+      await database.create();
       await pool.query(`BEGIN;
         INSERT INTO plugins (slug, slug_key, owner, created_at, updated_at, downloads,
           latest_version, name, description, author, tags, name_key, kind)
@@ -144,20 +143,7 @@ describe('search plans at 10,000 plugins: every shape is served by an index', ()
       );
       expect(Number(rows[0]!.n)).toBe(PLUGINS / 10);
     }, 60_000);
-    afterAll(async () => {
-      await pool.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
-      await db.destroy();
-    });
-
-    interface PlanNode {
-      'Node Type': string;
-      'Relation Name'?: string;
-      Plans?: PlanNode[];
-    }
-    const seqScans = (node: PlanNode): string[] => [
-      ...(node['Node Type'] === 'Seq Scan' ? [node['Relation Name'] ?? '?'] : []),
-      ...(node.Plans ?? []).flatMap(seqScans),
-    ];
+    afterAll(() => database.drop());
 
     /**
      * The plan PostgreSQL runs: the registry's reads are named statements, planned with the
@@ -173,22 +159,9 @@ describe('search plans at 10,000 plugins: every shape is served by an index', ()
      * `plugins_listed_kind`.
      */
     const CUSTOM_ONLY = ['by kind'];
-    /** The plans of `text` with `params` as a named statement, in each `mode`. */
-    async function plans(text: string, params: unknown[], modes: string[]): Promise<PlanNode[]> {
-      let n = 0;
-      await pool.query(`PREPARE plan AS ${text.replace(/\?/g, () => `$${++n}`)}`);
-      const values = params.map((v) => `'${String(v).replaceAll("'", "''")}'`).join(', ');
-      const found: PlanNode[] = [];
-      for (const mode of modes) {
-        await pool.query(`SET plan_cache_mode = ${mode}`);
-        const { rows } = await pool.query<{ 'QUERY PLAN': { Plan: PlanNode }[] }>(
-          `EXPLAIN (FORMAT JSON) EXECUTE plan(${values})`,
-        );
-        found.push(rows[0]!['QUERY PLAN'][0]!.Plan);
-      }
-      await pool.query('DEALLOCATE plan');
-      return found;
-    }
+    /** The plans of `text` (`?` parameters) with `params` as a named statement, in each mode. */
+    const plans = (text: string, params: unknown[], modes: string[]) =>
+      database.plans(numbered(text), params, modes);
 
     /**
      * Whether the counts of `search` choose its walk (the statements after the ranked page, its
@@ -197,8 +170,7 @@ describe('search plans at 10,000 plugins: every shape is served by an index', ()
     async function walkChosen(search: SearchQuery): Promise<number | undefined> {
       const counts = searchStatements('postgres', search)[2];
       if (!counts) return undefined;
-      let n = 0;
-      const text = counts.text.replace(/\?/g, () => `$${++n}`);
+      const text = numbered(counts.text);
       const [row] = (await pool.query<Record<string, string>>(text, counts.params)).rows;
       const [matches, names, ids] = [row!['matches'], row!['names'], row!['ids']].map(Number);
       return walkWins(search, { matches: matches!, names: names!, ids: ids! })
@@ -206,7 +178,6 @@ describe('search plans at 10,000 plugins: every shape is served by an index', ()
         : undefined;
     }
 
-    const BOTH = ['force_custom_plan', 'force_generic_plan'];
     for (const [shape, search] of Object.entries(SHAPES)) {
       it.skipIf(UNSELECTIVE.includes(shape))(shape, async () => {
         const walked = await walkChosen(search);
@@ -215,7 +186,7 @@ describe('search plans at 10,000 plugins: every shape is served by an index', ()
           walked === undefined ? 3 : undefined,
         );
         for (const [k, { text, params }] of statements.entries()) {
-          const modes = CUSTOM_ONLY.includes(shape) ? ['force_custom_plan'] : BOTH;
+          const modes = CUSTOM_ONLY.includes(shape) ? ['force_custom_plan'] : PLAN_MODES;
           for (const [m, plan] of (await plans(text, params, modes)).entries()) {
             const context = `${modes[m]}, statement ${k}\n${JSON.stringify(plan, null, 1)}`;
             expect(seqScans(plan), context).toEqual([]);
@@ -239,7 +210,7 @@ describe('search plans at 10,000 plugins: every shape is served by an index', ()
         const visits = await walkChosen(search);
         expect(visits).toBeDefined();
         const walk = searchStatements('postgres', search, visits)[3]!;
-        for (const plan of await plans(walk.text, walk.params, BOTH)) {
+        for (const plan of await plans(walk.text, walk.params, PLAN_MODES)) {
           expect(seqScans(plan), JSON.stringify(plan, null, 1)).toEqual([]);
           expect(JSON.stringify(plan)).toContain('"Index Name":"plugins_listed"');
         }
