@@ -125,7 +125,8 @@ function limits(): Fixture {
  * The physical limit of a journal: one-row transactions committed one after another on the
  * same database settings as the store (SQLite: WAL, `synchronous = NORMAL`; PostgreSQL:
  * `synchronous_commit = off`, as the journal's connections), each awaited as a step awaits its
- * journal write. A journaled step is compared to this (target ≥ 0.35×).
+ * journal write. A journaled step is compared to this (target ≥ 0.35×). On PostgreSQL also the
+ * limit of an answer to `Prefer: wait`: a one-row transaction with a synchronous commit.
  */
 async function bareTransactions(kind: Store): Promise<Fixture> {
   const data = JSON.stringify({ path: 's0', entry: { status: 'success', output: { i: 0 } } });
@@ -160,6 +161,12 @@ async function bareTransactions(kind: Store): Promise<Fixture> {
   });
   await client.connect();
   await client.query('CREATE TEMP TABLE t (id bigserial PRIMARY KEY, data text NOT NULL)');
+  // An answer to `Prefer: wait` waits for one synchronous commit (the end of the execution): a
+  // flush of the write-ahead log to the disk, which a temporary table's commit never waits for.
+  const durable = new pg.Client({ connectionString: databaseUrl });
+  await durable.connect();
+  const table = `weft_bench_durable_${process.pid}`;
+  await durable.query(`CREATE TABLE ${table} (id bigserial PRIMARY KEY, data text NOT NULL)`);
   return {
     cases: [
       {
@@ -167,8 +174,23 @@ async function bareTransactions(kind: Store): Promise<Fixture> {
         once: () =>
           client.query({ name: 'bare', text: 'INSERT INTO t (data) VALUES ($1)', values: [data] }),
       },
+      {
+        ...shape,
+        name: 'limit: bare one-row transaction, synchronous commit',
+        count: PER_ROUND,
+        once: () =>
+          durable.query({
+            name: 'durable',
+            text: `INSERT INTO ${table} (data) VALUES ($1)`,
+            values: [data],
+          }),
+      },
     ],
-    close: () => client.end(),
+    close: async () => {
+      await client.end();
+      await durable.query(`DROP TABLE ${table}`);
+      await durable.end();
+    },
   };
 }
 
@@ -304,7 +326,7 @@ async function measure(cases: readonly Case[]): Promise<Row[]> {
 /** Journaled steps per second against bare transactions per second, for the table. */
 function journalRatio(rows: readonly Row[], kind: Store): string | undefined {
   const steps = rows.find((r) => r.store === kind && r.unit === 'journaled steps/s');
-  const bare = rows.find((r) => r.store === kind && r.unit === 'transactions/s');
+  const bare = rows.find((r) => r.store === kind && r.case === 'limit: bare one-row transaction');
   if (!steps || !bare) return undefined;
   return `${kind}: journaled steps/s ÷ bare one-row transactions/s = ${(steps.per_second / bare.per_second).toFixed(2)}× (target ≥ 0.35×)`;
 }
