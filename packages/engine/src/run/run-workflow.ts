@@ -10,6 +10,7 @@ import {
 } from '@weft/core';
 import type { WorkflowDefinition } from '../model.js';
 import { resolveInputs } from './inputs.js';
+import { isoFormatter } from './iso.js';
 import type { RunInfo } from './interceptors.js';
 import { compileRunOptions, type CompiledRunOptions, type RunOptions } from './options.js';
 import { planWorkflow, type StepPlan, type WorkflowPlan } from './plan.js';
@@ -220,17 +221,4 @@ function finish(
     options.onEvent?.(event);
   }
   return result;
-}
-
-/** `toISOString` remembering its last answer: fast steps share their millisecond. */
-function isoFormatter(): (ms: number) => string {
-  let lastMs = NaN;
-  let last = '';
-  return (ms) => {
-    if (ms !== lastMs) {
-      lastMs = ms;
-      last = new Date(ms).toISOString();
-    }
-    return last;
-  };
 }

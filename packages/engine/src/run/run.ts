@@ -13,6 +13,7 @@ import type { WorkflowDefinition } from '../model.js';
 import type { AgentCall, ToolApprovalGate } from './agent-call.js';
 import { AttemptTools } from './attempt-tools.js';
 import { invokerOf } from './chain.js';
+import { isoFormatter } from './iso.js';
 import { jsonDataProblem } from './json-data.js';
 import { asActionError, notJsonData } from './action-error.js';
 import { Deadlines, type Deadline } from './deadlines.js';
@@ -83,6 +84,8 @@ export class Run {
   /** Retry policy of steps that set none. */
   readonly defaultRetry: RetryPlan | undefined;
   private readonly onAbort = () => this.cancel();
+  /** Events' timestamps: a step's events, and fast steps' events, share their millisecond. */
+  private readonly iso = isoFormatter();
 
   constructor(
     readonly plan: WorkflowPlan,
@@ -142,7 +145,7 @@ export class Run {
     if (!onEvent && !observe) return;
     const event: StreamEvent = {
       type,
-      timestamp: new Date(this.options.clock.now()).toISOString(),
+      timestamp: this.iso(this.options.clock.now()),
       workflow_id: this.options.executionId,
       step_name: stepName,
       data: this.secrets.mask(data),
