@@ -6,14 +6,18 @@ import {
   type UsageDelta,
   type UsageRow,
 } from '@weft/core';
-import type { Database } from './database.js';
+import type { Database, Dialect } from './database.js';
+import { USAGE_SHARDS } from './usage-shards-migration.js';
 
 /**
  * The bookkeeping of the executions store: completion callbacks (attempts and delivery state),
  * usage per key and day, and callback signing secrets.
  */
 export class ExecutionAccounts {
-  constructor(private readonly db: Kysely<Database>) {}
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly dialect: Dialect,
+  ) {}
 
   async recordCallback(id: string, attempt: CallbackAttempt, state: CallbackState): Promise<void> {
     await this.db.transaction().execute(async (trx) => {
@@ -55,12 +59,14 @@ export class ExecutionAccounts {
     return rows.map((r) => r.id);
   }
 
+  /** Adds to a key's day: on PostgreSQL to a random shard of it, on SQLite to shard 0. */
   async addUsage(keyId: string, owner: string, date: string, delta: UsageDelta): Promise<void> {
+    const shard = this.dialect === 'postgres' ? Math.floor(Math.random() * USAGE_SHARDS) : 0;
     await this.db
       .insertInto('usage_days')
-      .values({ key_id: keyId, owner, date, ...delta })
+      .values({ key_id: keyId, owner, date, shard, ...delta })
       .onConflict((oc) =>
-        oc.columns(['key_id', 'date']).doUpdateSet({
+        oc.columns(['key_id', 'date', 'shard']).doUpdateSet({
           executions: sql`usage_days.executions + ${delta.executions}`,
           action_calls: sql`usage_days.action_calls + ${delta.action_calls}`,
           duration_ms: sql`usage_days.duration_ms + ${delta.duration_ms}`,
@@ -69,12 +75,20 @@ export class ExecutionAccounts {
       .execute();
   }
 
+  /** An owner's usage since `sinceDate` by day, then key: each key's day summed over its shards. */
   async usage(owner: string, sinceDate: string): Promise<UsageRow[]> {
     const rows = await this.db
       .selectFrom('usage_days')
-      .select(['key_id', 'date', 'executions', 'action_calls', 'duration_ms'])
+      .select((eb) => [
+        'key_id',
+        'date',
+        eb.fn.sum<number | string>('executions').as('executions'),
+        eb.fn.sum<number | string>('action_calls').as('action_calls'),
+        eb.fn.sum<number | string>('duration_ms').as('duration_ms'),
+      ])
       .where('owner', '=', owner)
       .where('date', '>=', sinceDate)
+      .groupBy(['date', 'key_id'])
       .orderBy('date')
       .orderBy('key_id')
       .execute();

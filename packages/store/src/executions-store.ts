@@ -69,7 +69,7 @@ export class KyselyExecutionsStore implements ExecutionsStore {
     else throw new Error('an executions store needs its SQLite handle or PostgreSQL pools');
     this.tables = journalTables(kind);
     this.waits = new ExecutionWaits(db, this.tables);
-    this.accounts = new ExecutionAccounts(db);
+    this.accounts = new ExecutionAccounts(db, kind);
   }
 
   async flush(): Promise<void> {

@@ -78,11 +78,15 @@ export interface CallbackSecretsTable {
   created_at: string;
 }
 
-/** `usage_days`: usage per key per UTC day. */
+/**
+ * `usage_days`: usage per key per UTC day, spread over a few rows (`shard`, see
+ * `usage-shards-migration.ts`); a key's day is the sum of its rows.
+ */
 export interface UsageDaysTable {
   key_id: string;
   owner: string;
   date: string;
+  shard: Generated<number>;
   executions: number;
   action_calls: number;
   duration_ms: number;

@@ -14,6 +14,7 @@ import { journalClusteredMigration } from './journal-clustered-migration.js';
 import { executionFiltersMigration } from './execution-filters-migration.js';
 import { budgetsMigration } from './budgets-migration.js';
 import { partialIndexesMigration } from './partial-indexes-migration.js';
+import { usageShardsMigration } from './usage-shards-migration.js';
 
 /** The one migration set of weft, in order; dialect-specific only where SQL differs. */
 function migrations(dialect: Dialect): Record<string, Migration> {
@@ -270,6 +271,7 @@ function migrations(dialect: Dialect): Record<string, Migration> {
           WHERE latest_version IS NOT NULL`.execute(db);
       },
     },
+    '0033_usage_shards': usageShardsMigration(dialect),
   };
 }
 

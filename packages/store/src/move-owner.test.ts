@@ -188,6 +188,21 @@ for (const kind of ['sqlite', 'postgres'] as const) {
       ]);
     });
 
+    it('moves the usage and counts its days, however many rows hold each', async () => {
+      const call = { executions: 0, action_calls: 1, duration_ms: 2 };
+      // On PostgreSQL each call adds to a random one of the day's shards.
+      for (let i = 0; i < 20; i++) {
+        await store.executions.addUsage(OLD, OLD, '2026-01-01', call);
+      }
+      await store.executions.addUsage(OLD, OLD, '2026-01-02', call);
+      expect((await store.moveOwner(OLD, 'acme')).moved.usage_days).toBe(2);
+      expect(await store.executions.usage(OLD, '2026-01-01')).toEqual([]);
+      expect(await store.executions.usage('acme', '2026-01-01')).toEqual([
+        { key_id: OLD, date: '2026-01-01', executions: 0, action_calls: 20, duration_ms: 40 },
+        { key_id: OLD, date: '2026-01-02', executions: 0, action_calls: 1, duration_ms: 2 },
+      ]);
+    });
+
     it('refuses, changing nothing, when the target holds the same signing key', async () => {
       await store.registry.insertSigningKey(signingKey('acme', 'AAAA0000AAAA0000AAAA0000AAAA0001'));
       const refused = await store.moveOwner(OLD, 'acme').catch((e: unknown) => e);

@@ -53,8 +53,7 @@ export async function moveOwner(
   return db.transaction().execute(async (trx) => {
     await refuseConflicts(trx, from, to);
     const update = async (
-      table:
-        'executions' | 'usage_days' | 'plugins' | 'api_keys' | 'signing_keys' | 'audit_entries',
+      table: 'executions' | 'plugins' | 'api_keys' | 'signing_keys' | 'audit_entries',
     ) =>
       Number(
         (
@@ -70,7 +69,7 @@ export async function moveOwner(
       to,
       moved: {
         executions: await update('executions'),
-        usage_days: await update('usage_days'),
+        usage_days: await moveUsage(trx, from, to),
         plugins: await update('plugins'),
         api_keys: await update('api_keys'),
         signing_keys: await update('signing_keys'),
@@ -79,6 +78,26 @@ export async function moveOwner(
       },
     };
   });
+}
+
+/**
+ * Re-owns the usage of `from`; counts the days of keys moved, not their rows (a key's day may be
+ * spread over a few shards, see `usage-shards-migration.ts`).
+ */
+async function moveUsage(trx: Transaction<Database>, from: string, to: string): Promise<number> {
+  const { days } = await trx
+    .selectFrom((eb) =>
+      eb
+        .selectFrom('usage_days')
+        .select(['key_id', 'date'])
+        .distinct()
+        .where('owner', '=', from)
+        .as('moving'),
+    )
+    .select((eb) => eb.fn.countAll<number | string>().as('days'))
+    .executeTakeFirstOrThrow();
+  await trx.updateTable('usage_days').set({ owner: to }).where('owner', '=', from).execute();
+  return Number(days);
 }
 
 /**

@@ -15,6 +15,7 @@ import {
   type JournalWriter,
 } from './executions-journal.js';
 import { statusList } from './executions-rows.js';
+import { USAGE_SHARDS } from './usage-shards-migration.js';
 
 const INSERT_TEXT = `INSERT INTO executions (${ROW_COLUMNS.join(', ')})
   VALUES (${ROW_COLUMNS.map((_, i) => `$${i + 1}`).join(', ')})`;
@@ -59,7 +60,11 @@ function shapedText(steps: number, events: number): string {
 /** The statement texts of {@link shapedText}, made once per shape. */
 const shapedTexts = new Map<string, string>();
 
-/** PostgreSQL: an end of an execution, for those whose row also matches `condition`. */
+/**
+ * PostgreSQL: an end of an execution, for those whose row also matches `condition`. Its usage
+ * goes to a random shard of the key's day: ends of one key would otherwise wait for each other's
+ * commit on one row (see `usage-shards-migration.ts`).
+ */
 const endText = (condition: string): string => `WITH u AS (
     UPDATE executions SET status = $2, finished_at = $3, canceled_at = $4, result = $5,
       error = $6, callback = $7, lease_owner = NULL
@@ -70,9 +75,11 @@ const endText = (condition: string): string => `WITH u AS (
     SELECT u.id, q, t, d FROM u, unnest($8::int[], $9::text[], $10::text[]) AS e(q, t, d)
     ON CONFLICT DO NOTHING
   ), g AS (
-    INSERT INTO usage_days (key_id, owner, date, executions, action_calls, duration_ms)
-    SELECT $11, $12, $13, $14::bigint, $15::bigint, $16::bigint FROM u WHERE $17::boolean
-    ON CONFLICT (key_id, date) DO UPDATE SET
+    INSERT INTO usage_days (key_id, owner, date, shard, executions, action_calls, duration_ms)
+    SELECT $11, $12, $13, floor(random() * ${USAGE_SHARDS})::smallint, $14::bigint, $15::bigint,
+      $16::bigint
+    FROM u WHERE $17::boolean
+    ON CONFLICT (key_id, date, shard) DO UPDATE SET
       executions = usage_days.executions + excluded.executions,
       action_calls = usage_days.action_calls + excluded.action_calls,
       duration_ms = usage_days.duration_ms + excluded.duration_ms

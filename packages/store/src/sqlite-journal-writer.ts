@@ -35,10 +35,10 @@ const END = `UPDATE executions SET ${END_SET}
 const END_WAITING = `UPDATE executions SET ${END_SET}
   WHERE id = ? AND status = 'waiting' AND (? IS NULL OR wait_until <= ?)`;
 
-/** SQLite: adds a usage delta to a key's day. */
+/** SQLite: adds a usage delta to a key's day (shard 0: a single writer meets no lock). */
 const ADD_USAGE = `INSERT INTO usage_days (key_id, owner, date, executions, action_calls, duration_ms)
   VALUES (?, ?, ?, ?, ?, ?)
-  ON CONFLICT (key_id, date) DO UPDATE SET executions = usage_days.executions + excluded.executions,
+  ON CONFLICT (key_id, date, shard) DO UPDATE SET executions = usage_days.executions + excluded.executions,
     action_calls = usage_days.action_calls + excluded.action_calls,
     duration_ms = usage_days.duration_ms + excluded.duration_ms`;
 
