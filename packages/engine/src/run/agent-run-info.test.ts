@@ -3,6 +3,7 @@ import { pickWorkflow } from './workflow-versions.js';
 import { TestInvoker } from '../test-support/invoker.js';
 import { load } from '../test-support/load.js';
 import type { AgentCall, AgentInvoker } from './agent-call.js';
+import type { Invocation } from './interceptors.js';
 import { runWorkflow } from './run-workflow.js';
 
 const loaded = load(`workflows:
@@ -45,6 +46,36 @@ describe('the run an agent step is in', () => {
     expect(seen).toEqual([
       { step: 'ask', owner: 'acme', workflows: ['parent'] },
       { step: 'inner', owner: 'acme', workflows: ['parent', 'child'] },
+    ]);
+  });
+
+  it('keeps the run interceptors see on the invocation (execution id, depth) beside them', async () => {
+    if (!loaded.ok) throw new Error(loaded.diagnostics.map((d) => d.message).join('\n'));
+    const runs: { id: string; depth: number; owner: unknown }[] = [];
+    const result = await runWorkflow(
+      loaded.workflows[0]!,
+      {},
+      {
+        executionId: 'e-1',
+        invoker: new TestInvoker({}),
+        agents: { invoke: async () => ({ output: { text: 'ok' } }) },
+        owner: 'acme',
+        resolveWorkflow: (name, version) => pickWorkflow(loaded.workflows, name, version),
+        interceptors: [
+          {
+            invoke(call: Invocation, next) {
+              const run = call.run as Invocation['run'] & { owner?: string };
+              runs.push({ id: run.executionId, depth: run.depth, owner: run.owner });
+              return next(call);
+            },
+          },
+        ],
+      },
+    );
+    expect(result.status).toBe('completed');
+    expect(runs).toEqual([
+      { id: 'e-1', depth: 0, owner: 'acme' },
+      { id: 'e-1/sub', depth: 1, owner: 'acme' },
     ]);
   });
 });
