@@ -1,5 +1,6 @@
 import { env as processEnv } from 'node:process';
 import { afterAll, vi } from 'vitest';
+import { dropReleasedTestSchemas, reuseTestSchemas } from '@weft/store';
 
 // Test files share a worker's module graph (`isolate: false` in vitest.config.ts), so a file
 // must not leave process-wide state behind for the next one: fake timers, stubbed environment
@@ -18,3 +19,8 @@ afterAll(() => {
     );
   }
 });
+
+// PostgreSQL tests of a file reuse the schemas its earlier tests gave back (emptied), and the
+// file drops them when it ends (docs/contributing.md).
+reuseTestSchemas();
+afterAll(() => dropReleasedTestSchemas());

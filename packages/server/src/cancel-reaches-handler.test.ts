@@ -5,7 +5,7 @@ import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApiKey } from '@weft/identity';
 import { createConnectorService, type ConnectorService } from '@weft/sdk/service';
-import { dropTestSchema, testSchemaName } from '@weft/store';
+import { takeTestSchema } from '@weft/store';
 import { buildServer } from './build.js';
 import type { ServerOptions } from './config.js';
 
@@ -30,13 +30,13 @@ interface Seen {
 }
 
 async function open(kind: 'sqlite' | 'postgres') {
-  const schema = testSchemaName();
+  const schema = kind === 'postgres' ? await takeTestSchema(databaseUrl!) : undefined;
   const dataDir = mkdtempSync(join(tmpdir(), 'weft-server-cancel-'));
   const options: ServerOptions = {
     dataDir,
     logLevel: 'silent',
     port: 0,
-    ...(kind === 'postgres' ? { databaseUrl, databaseSchema: schema } : {}),
+    ...(schema ? { databaseUrl, databaseSchema: schema.name } : {}),
   };
   const server = await buildServer(options, { logger: false });
   const url = await server.app.listen({ port: 0, host: '127.0.0.1' });
@@ -48,8 +48,7 @@ async function open(kind: 'sqlite' | 'postgres') {
     dispose: async () => {
       await server.close();
       rmSync(dataDir, { recursive: true, force: true });
-      if (kind !== 'postgres') return;
-      await dropTestSchema(databaseUrl!, schema);
+      await schema?.release();
     },
   };
 }

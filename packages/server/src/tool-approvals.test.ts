@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ScriptedModelServer } from '@weft/agents/testing';
 import { createApiKey } from '@weft/identity';
-import { testSchemaName } from '@weft/store';
+import { takeTestSchema, type TestSchema } from '@weft/store';
 import { buildServer, type BuiltServer } from './build.js';
 import { pluginDefinition } from './test-support/harness.js';
 
@@ -22,6 +22,7 @@ let service: Server;
 let server: BuiltServer;
 let base: string;
 let dataDir: string;
+let schema: TestSchema | undefined;
 /** The bodies the payments service received. */
 const paid: unknown[] = [];
 /** The idempotency keys of the pay and quote calls the service received. */
@@ -98,6 +99,7 @@ const STORES = [
 /** A server on `kind` with the agent, the keys and the payments plugin published. */
 async function open(kind: 'sqlite' | 'postgres') {
   dataDir = mkdtempSync(join(tmpdir(), 'weft-tool-approvals-'));
+  schema = kind === 'postgres' ? await takeTestSchema(databaseUrl!) : undefined;
   const agents = join(dataDir, 'agents');
   mkdirSync(agents);
   writeFileSync(join(agents, 'payer.yaml'), AGENT(model.url));
@@ -105,7 +107,7 @@ async function open(kind: 'sqlite' | 'postgres') {
   server = await buildServer(
     {
       dataDir,
-      ...(kind === 'postgres' ? { databaseUrl, databaseSchema: testSchemaName() } : {}),
+      ...(schema ? { databaseUrl, databaseSchema: schema.name } : {}),
       logLevel: 'silent',
       egressAllowlist: ['127.0.0.0/8'],
       agentsDir: agents,
@@ -228,6 +230,7 @@ describe.each(STORES)('a tool call that needs approval on $name', ({ kind, skip 
     if (skip) return;
     await server.close();
     rmSync(dataDir, { recursive: true, force: true });
+    await schema?.release();
   });
 
   it.skipIf(skip)(

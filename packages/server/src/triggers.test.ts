@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApiKey } from '@weft/identity';
-import { dropTestSchema, testSchemaName } from '@weft/store';
+import { takeTestSchema } from '@weft/store';
 import { buildServer, type BuiltServer } from './build.js';
 import type { ServerOptions } from './config.js';
 import { pluginDefinition } from './test-support/harness.js';
@@ -30,13 +30,13 @@ const seen = { name: 'seen', steps: [{ name: 't', type: 'transform', input: { ok
 
 /** A server on SQLite in a temporary directory, or on a fresh PostgreSQL schema. */
 async function open(kind: 'sqlite' | 'postgres') {
-  const schema = testSchemaName();
+  const schema = kind === 'postgres' ? await takeTestSchema(databaseUrl!) : undefined;
   const dataDir = mkdtempSync(join(tmpdir(), 'weft-server-triggers-'));
   const options: ServerOptions = {
     dataDir,
     logLevel: 'silent',
     triggers: { secretsEnvironment: { GH_SECRET: SECRET } },
-    ...(kind === 'postgres' ? { databaseUrl, databaseSchema: schema } : {}),
+    ...(schema ? { databaseUrl, databaseSchema: schema.name } : {}),
   };
   const server = await buildServer(options, { logger: false });
   return {
@@ -44,8 +44,7 @@ async function open(kind: 'sqlite' | 'postgres') {
     dispose: async () => {
       await server.close();
       rmSync(dataDir, { recursive: true, force: true });
-      if (kind !== 'postgres') return;
-      await dropTestSchema(databaseUrl!, schema);
+      await schema?.release();
     },
   };
 }

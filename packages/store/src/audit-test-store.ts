@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -6,7 +5,7 @@ import BetterSqlite3 from 'better-sqlite3';
 import pg from 'pg';
 import type { AuditStore } from '@weft/core';
 import { openStore, type OpenedStore } from './open.js';
-import { dropTestSchema } from './test-stores.js';
+import { takeTestSchema } from './test-stores.js';
 
 /** A throwaway audit store for tests, with a way around it to its rows. */
 export interface TestAuditStore {
@@ -27,8 +26,8 @@ export interface TestAuditStore {
 
 /**
  * Opens a fresh audit store: SQLite in a new temporary directory (a file, so that `tamper` can
- * reach it from another connection), or a new schema `weft_test_<random>` in the PostgreSQL
- * database at `databaseUrl`.
+ * reach it from another connection), or an empty schema in the PostgreSQL database at
+ * `databaseUrl` ({@link takeTestSchema}).
  */
 export async function openTestAuditStore(
   kind: 'sqlite' | 'postgres',
@@ -67,9 +66,14 @@ export async function openTestAuditStore(
     };
   }
   if (!databaseUrl) throw new Error('a PostgreSQL test store needs a database URL');
-  const schema = `weft_test_${randomBytes(6).toString('hex')}`;
+  const schema = await takeTestSchema(databaseUrl);
   const open = async () => {
-    const store = await openStore({ kind: 'postgres', url: databaseUrl, schema, poolSize: 4 });
+    const store = await openStore({
+      kind: 'postgres',
+      url: databaseUrl,
+      schema: schema.name,
+      poolSize: 4,
+    });
     opened.push(store);
     return store.audit;
   };
@@ -84,7 +88,7 @@ export async function openTestAuditStore(
     tamper: async (statement) => {
       const client = await connect();
       try {
-        await client.query(`SET search_path = ${schema}`);
+        await client.query(`SET search_path = ${schema.name}`);
         await client.query(statement);
       } finally {
         await client.end();
@@ -92,7 +96,7 @@ export async function openTestAuditStore(
     },
     dispose: async () => {
       await closeAll();
-      await dropTestSchema(databaseUrl, schema);
+      await schema.release();
     },
   };
 }

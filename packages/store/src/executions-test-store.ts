@@ -1,8 +1,7 @@
-import { randomBytes } from 'node:crypto';
 import type { ExecutionsStore, RegistryStore } from '@weft/core';
 import { MemoryExecutionsStore } from './memory/memory-executions-store.js';
 import { openStore } from './open.js';
-import { dropTestSchema } from './test-stores.js';
+import { takeTestSchema } from './test-stores.js';
 
 /** A throwaway executions store for tests. */
 export interface TestExecutions {
@@ -18,8 +17,8 @@ export interface TestExecutionsStore extends TestExecutions {
 
 /**
  * Opens a fresh executions store: in process memory (no database, no registry store), in-memory
- * SQLite, or a new schema `weft_test_<random>` in the PostgreSQL database at `databaseUrl`,
- * dropped by `dispose()`.
+ * SQLite, or an empty schema in the PostgreSQL database at `databaseUrl` ({@link takeTestSchema}),
+ * given back by `dispose()`.
  */
 export function openTestExecutionsStore(kind: 'memory'): Promise<TestExecutions>;
 export function openTestExecutionsStore(
@@ -45,15 +44,20 @@ export async function openTestExecutionsStore(
     };
   }
   if (!databaseUrl) throw new Error('a PostgreSQL test store needs a database URL');
-  const schema = `weft_test_${randomBytes(6).toString('hex')}`;
-  const opened = await openStore({ kind: 'postgres', url: databaseUrl, schema, poolSize: 4 });
+  const schema = await takeTestSchema(databaseUrl);
+  const opened = await openStore({
+    kind: 'postgres',
+    url: databaseUrl,
+    schema: schema.name,
+    poolSize: 4,
+  });
   return {
     executions: opened.executions,
     registry: opened.registry,
     dispose: async () => {
       await opened.executions.close();
       await opened.registry.close();
-      await dropTestSchema(databaseUrl, schema);
+      await schema.release();
     },
   };
 }

@@ -1,8 +1,15 @@
 export { openStore, compileStoreOptions, redactUrl } from './open.js';
 export type { StoreOptions, CompiledStoreOptions, OpenedStore } from './open.js';
 export type { Dialect } from './database.js';
-export { dropTestSchema, openTestStore, testSchemaName } from './test-stores.js';
-export type { TestStore } from './test-stores.js';
+export {
+  dropReleasedTestSchemas,
+  dropTestSchema,
+  openTestStore,
+  reuseTestSchemas,
+  takeTestSchema,
+  testSchemaName,
+} from './test-stores.js';
+export type { TestSchema, TestStore } from './test-stores.js';
 export { KyselyRoutesStore } from './routes-store.js';
 export { openTestRoutesStore } from './routes-test-store.js';
 export type { TestRoutesStore } from './routes-test-store.js';

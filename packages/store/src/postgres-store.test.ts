@@ -1,7 +1,7 @@
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { registryStoreContract } from './registry-store.contract.js';
-import { openTestStore } from './test-stores.js';
+import { createTestPlugin, openTestStore } from './test-stores.js';
 
 const url = process.env['WEFT_TEST_DATABASE_URL'];
 
@@ -22,6 +22,21 @@ describe.skipIf(!url)('PostgreSQL store (set WEFT_TEST_DATABASE_URL to run)', ()
     } finally {
       await client.end();
       await test.dispose();
+    }
+  });
+
+  it('gives a test the schema an earlier test gave back, without its rows (vitest-setup.ts)', async () => {
+    const first = await openTestStore('postgres', url);
+    await createTestPlugin(first.store, 'slack');
+    expect((await first.store.getPlugin('slack'))?.versions).toHaveLength(1);
+    await first.dispose();
+    const second = await openTestStore('postgres', url);
+    try {
+      expect(second.schema).toBe(first.schema);
+      expect(await second.store.getPlugin('slack')).toBeUndefined();
+      await createTestPlugin(second.store, 'slack');
+    } finally {
+      await second.dispose();
     }
   });
 });

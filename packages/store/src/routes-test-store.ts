@@ -1,7 +1,6 @@
-import { randomBytes } from 'node:crypto';
 import type { RoutesStore } from '@weft/core';
 import { openStore } from './open.js';
-import { dropTestSchema } from './test-stores.js';
+import { takeTestSchema, type TestSchema } from './test-stores.js';
 
 /** A throwaway routing table for tests, and how to get rid of it. */
 export interface TestRoutesStore {
@@ -14,7 +13,7 @@ export interface TestRoutesStore {
 
 /**
  * Opens a fresh routing table: a temporary SQLite file (so that a second connection sees the
- * same data), or a new schema `weft_test_<random>` in the PostgreSQL database at `databaseUrl`.
+ * same data), or an empty schema in the PostgreSQL database at `databaseUrl` ({@link takeTestSchema}).
  */
 export async function openTestRoutesStore(
   kind: 'sqlite' | 'postgres',
@@ -22,13 +21,19 @@ export async function openTestRoutesStore(
   dataDir?: string,
 ): Promise<TestRoutesStore> {
   const closers: (() => Promise<void>)[] = [];
-  const schema = `weft_test_${randomBytes(6).toString('hex')}`;
   if (kind === 'postgres' && !databaseUrl) throw new Error('PostgreSQL needs a database URL');
+  const schema: TestSchema | undefined =
+    kind === 'postgres' ? await takeTestSchema(databaseUrl!) : undefined;
   const open = async (): Promise<RoutesStore> => {
     const opened =
       kind === 'sqlite'
         ? await openStore({ kind: 'sqlite', dataDir: dataDir ?? ':memory:' })
-        : await openStore({ kind: 'postgres', url: databaseUrl!, schema, poolSize: 4 });
+        : await openStore({
+            kind: 'postgres',
+            url: databaseUrl!,
+            schema: schema!.name,
+            poolSize: 4,
+          });
     closers.push(() => opened.registry.close());
     return opened.routes;
   };
@@ -38,8 +43,7 @@ export async function openTestRoutesStore(
     replica: open,
     dispose: async () => {
       for (const close of closers) await close();
-      if (kind !== 'postgres') return;
-      await dropTestSchema(databaseUrl!, schema);
+      await schema?.release();
     },
   };
 }

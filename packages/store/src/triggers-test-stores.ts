@@ -1,7 +1,6 @@
-import { randomBytes } from 'node:crypto';
 import type { DeploymentStore, TriggerStore } from '@weft/core';
 import { openStore, type OpenedStore } from './open.js';
-import { dropTestSchema } from './test-stores.js';
+import { takeTestSchema } from './test-stores.js';
 
 /** Throwaway trigger and deployment stores for tests and benchmarks. */
 export interface TestTriggerStores {
@@ -13,9 +12,9 @@ export interface TestTriggerStores {
 }
 
 /**
- * Opens fresh trigger and deployment stores: SQLite in a directory (`:memory:` by default), or a
- * new schema `weft_test_<random>` in the PostgreSQL database at `databaseUrl`, dropped by
- * `dispose()`.
+ * Opens fresh trigger and deployment stores: SQLite in a directory (`:memory:` by default), or an
+ * empty schema in the PostgreSQL database at `databaseUrl` ({@link takeTestSchema}), given back
+ * by `dispose()`.
  */
 export async function openTestTriggerStores(
   kind: 'sqlite' | 'postgres',
@@ -25,13 +24,18 @@ export async function openTestTriggerStores(
     const opened = await openStore({ kind: 'sqlite', dataDir: location });
     return { ...pick(opened), dispose: () => opened.registry.close() };
   }
-  const schema = `weft_test_${randomBytes(6).toString('hex')}`;
-  const opened = await openStore({ kind: 'postgres', url: location, schema, poolSize: 8 });
+  const schema = await takeTestSchema(location);
+  const opened = await openStore({
+    kind: 'postgres',
+    url: location,
+    schema: schema.name,
+    poolSize: 8,
+  });
   return {
     ...pick(opened),
     dispose: async () => {
       await opened.registry.close();
-      await dropTestSchema(location, schema);
+      await schema.release();
     },
   };
 }
