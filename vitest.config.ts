@@ -1,4 +1,4 @@
-import { existsSync, readdirSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
 
@@ -15,10 +15,29 @@ const testFolders = readdirSync(fromRoot('test/'), { withFileTypes: true })
   .filter((entry) => entry.isDirectory())
   .map((entry) => entry.name);
 
+/**
+ * Every export of a workspace package mapped to its TypeScript source (its `source` condition), so
+ * tests never run a stale dist/. An alias and not `resolve.conditions: ['source']`: that condition
+ * applied to every dependency, and some (the AI SDK's eventsource-parser) export TypeScript under
+ * it too, which Vite then had to compile with everything that imports it.
+ */
+const sources = packages.flatMap((name) => {
+  const manifest = JSON.parse(readFileSync(fromRoot(`packages/${name}/package.json`), 'utf8'));
+  return Object.entries(manifest.exports ?? {}).flatMap(([subpath, target]) => {
+    const source = (target as { source?: string }).source;
+    if (!source) return [];
+    const specifier = `${manifest.name}${subpath === '.' ? '' : subpath.slice(1)}`;
+    return [
+      {
+        find: new RegExp(`^${specifier.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}$`),
+        replacement: fromRoot(`packages/${name}/${source}`).pathname,
+      },
+    ];
+  });
+});
+
 export default defineConfig({
-  resolve: { conditions: ['source'] },
-  // Tests run in Vite's SSR environment: without this, @weft/* resolve to dist/ (stale builds).
-  ssr: { resolve: { conditions: ['source'], externalConditions: ['source'] } },
+  resolve: { alias: sources },
   test: {
     // One project per package (`vitest run --project engine`, or `npm test -w @weft/engine`) and
     // one per folder of `test/` (`--project test/integration`). Each inherits this file's settings.
@@ -49,8 +68,5 @@ export default defineConfig({
     // core (three on a 2-core machine) take the suite from ~14 to ~8 minutes there, where one
     // worker per core is Vitest's default.
     maxWorkers: Math.max(2, Math.round(availableParallelism() * 1.5)),
-    // The AI SDK's eventsource-parser exports TypeScript under `source` too: Vite compiles it
-    // (and the AI SDK packages that import it) instead of handing it to Node.
-    server: { deps: { inline: ['eventsource-parser', /@ai-sdk\//, /node_modules\/ai\//] } },
   },
 });

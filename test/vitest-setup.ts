@@ -1,6 +1,5 @@
 import { env as processEnv } from 'node:process';
 import { afterAll, vi } from 'vitest';
-import { dropReleasedTestSchemas, reuseTestSchemas } from '@weft/store';
 
 // Test files share a worker's module graph (`isolate: false` in vitest.config.ts), so a file
 // must not leave process-wide state behind for the next one: fake timers, stubbed environment
@@ -20,7 +19,10 @@ afterAll(() => {
   }
 });
 
-// PostgreSQL tests of a file reuse the schemas its earlier tests gave back (emptied), and the
-// file drops them when it ends (docs/contributing.md).
-reuseTestSchemas();
-afterAll(() => dropReleasedTestSchemas());
+// PostgreSQL tests of a file reuse the schemas its earlier tests gave back, emptied, and the file
+// drops them when it ends (takeTestSchema in @weft/store, which shares this object through
+// globalThis: importing the package here would evaluate it again for every test file).
+const reuse = ((globalThis as { [key: symbol]: { dropReleased?: () => Promise<void> } })[
+  Symbol.for('weft.test-schema-reuse')
+] ??= {});
+afterAll(() => reuse.dropReleased?.());

@@ -2,11 +2,10 @@ export { openStore, compileStoreOptions, redactUrl } from './open.js';
 export type { StoreOptions, CompiledStoreOptions, OpenedStore } from './open.js';
 export type { Dialect } from './database.js';
 export {
-  dropReleasedTestSchemas,
   dropTestSchema,
   openTestStore,
-  reuseTestSchemas,
   takeTestSchema,
+  TEST_SCHEMA_REUSE,
   testSchemaName,
 } from './test-stores.js';
 export type { TestSchema, TestStore } from './test-stores.js';

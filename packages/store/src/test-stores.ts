@@ -61,39 +61,48 @@ export interface TestSchema {
   release(): Promise<void>;
 }
 
-/** Released schemas, migrated and emptied, by database URL; `undefined` while reuse is off. */
-let released: Map<string, string[]> | undefined;
-
 /**
- * Turns on the reuse of released schemas in this process ({@link takeTestSchema}). Vitest's setup
- * file does, and calls {@link dropReleasedTestSchemas} when each test file ends.
+ * Schema reuse, shared through `globalThis` under {@link TEST_SCHEMA_REUSE}: Vitest's setup file
+ * (test/vitest-setup.ts) creates the object, which turns reuse on, and calls `dropReleased` when
+ * each test file ends. (The setup file does not import this package: Vitest would evaluate it
+ * again for every test file.)
  */
-export function reuseTestSchemas(): void {
-  released ??= new Map();
+interface TestSchemaReuse {
+  /** Released schemas, migrated and emptied, by database URL. */
+  released?: Map<string, string[]>;
+  dropReleased?: () => Promise<void>;
 }
 
-/** Drops the schemas released since reuse was turned on, and keeps reusing. */
-export async function dropReleasedTestSchemas(): Promise<void> {
-  if (!released) return;
-  for (const [databaseUrl, names] of released) {
-    for (const name of names.splice(0)) await dropTestSchema(databaseUrl, name);
-  }
+/** The `globalThis` key of {@link TestSchemaReuse}. */
+export const TEST_SCHEMA_REUSE = Symbol.for('weft.test-schema-reuse');
+
+/** The released schemas, when reuse is on. */
+function releasedSchemas(): Map<string, string[]> | undefined {
+  const reuse = (globalThis as { [TEST_SCHEMA_REUSE]?: TestSchemaReuse })[TEST_SCHEMA_REUSE];
+  if (!reuse) return undefined;
+  const released = (reuse.released ??= new Map());
+  reuse.dropReleased ??= async () => {
+    for (const [databaseUrl, names] of released) {
+      for (const name of names.splice(0)) await dropTestSchema(databaseUrl, name);
+    }
+  };
+  return released;
 }
 
 /**
  * A schema for one test's stores. Creating the tables of a new schema takes PostgreSQL ~0.4 s, a
- * third of a test's time there. So, once {@link reuseTestSchemas} is on (Vitest runs), a released
- * schema is emptied (its rows deleted, its tables kept) and the next test gets it. Otherwise
- * (benchmarks, scripts) the schema is new and `release()` drops it.
+ * third of a test's time there. So, when reuse is on ({@link TEST_SCHEMA_REUSE}: Vitest runs), a
+ * released schema is emptied (its rows deleted, its tables kept) and the next test of the file
+ * gets it. Otherwise (benchmarks, scripts) the schema is new and `release()` drops it.
  */
 export async function takeTestSchema(databaseUrl: string): Promise<TestSchema> {
-  const pool = released;
-  if (!pool) {
+  const released = releasedSchemas();
+  if (!released) {
     const name = testSchemaName();
     return { name, release: () => dropTestSchema(databaseUrl, name) };
   }
-  const idle = pool.get(databaseUrl) ?? [];
-  pool.set(databaseUrl, idle);
+  const idle = released.get(databaseUrl) ?? [];
+  released.set(databaseUrl, idle);
   const name = idle.pop() ?? testSchemaName();
   let given = false;
   return {
