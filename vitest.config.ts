@@ -5,15 +5,10 @@ import { defineConfig } from 'vitest/config';
 /** A path from the repository root, whichever directory Vitest runs from (`npm test -w ...`). */
 const fromRoot = (path: string) => new URL(path, import.meta.url);
 
-/** The workspace packages, read from disk so a new package gets its project without an edit here. */
+/** The workspace packages, read from disk so a new package gets its aliases without an edit here. */
 const packages = readdirSync(fromRoot('packages/')).filter((name) =>
   existsSync(fromRoot(`packages/${name}/package.json`)),
 );
-
-/** The folders of cross-package tests under `test/` (integration, faults, ...). */
-const testFolders = readdirSync(fromRoot('test/'), { withFileTypes: true })
-  .filter((entry) => entry.isDirectory())
-  .map((entry) => entry.name);
 
 /**
  * Every export of a workspace package mapped to its TypeScript source (its `source` condition), so
@@ -39,21 +34,12 @@ const sources = packages.flatMap((name) => {
 export default defineConfig({
   resolve: { alias: sources },
   test: {
-    // One project per package (`vitest run --project engine`, or `npm test -w @weft/engine`) and
-    // one per folder of `test/` (`--project test/integration`). Each inherits this file's settings.
-    projects: [
-      ...packages.map((name) => ({
-        extends: true as const,
-        test: {
-          name,
-          include: [`packages/${name}/src/**/*.test.ts`, `packages/${name}/test/**/*.test.ts`],
-        },
-      })),
-      ...testFolders.map((folder) => ({
-        extends: true as const,
-        test: { name: `test/${folder}`, include: [`test/${folder}/**/*.test.ts`] },
-      })),
-    ],
+    // One project for everything: Vitest shares a worker (and the modules it imported) only
+    // between files of the same project, so a project per package started ~60 workers that
+    // each imported the common packages again (650 s of the workers' CPU time on 2 cores). One
+    // package's tests: `npm test -w @weft/engine` (`vitest run packages/engine/`); one folder of
+    // `test/`: `npx vitest run test/integration/`.
+    include: ['packages/*/src/**/*.test.ts', 'packages/*/test/**/*.test.ts', 'test/*/**/*.test.ts'],
     // Real servers and processes: 5 s is too tight on a loaded 2-core machine (CLI start-up alone
     // took seconds there). A hung test still fails.
     testTimeout: 20_000,
