@@ -4,6 +4,7 @@ import { errorHandler, sendNotFound } from './error-handler.js';
 import { installDepthCheckedJson } from './json-body.js';
 import { lingerOnError } from './lingering-close.js';
 import { registerOpenApi } from './openapi.js';
+import { rememberingSerializers } from './serializers.js';
 
 /**
  * The ajv settings of every weft HTTP app (Fastify's `ajv.customOptions`): unknown body fields
@@ -33,13 +34,14 @@ const API_MEDIA_TYPES = ['application/json', 'application/yaml'];
  * A Fastify instance ready for weft's HTTP parts: {@link AJV_OPTIONS}, error bodies
  * (docs/protocol.md#error-object) for every error and unknown route, every JSON body's nesting
  * checked on its text, a lingering close after an answer sent before the body was read, the
- * shared `ErrorObject` schema, and @fastify/swagger collecting the route schemas for
- * `GET /openapi.json`. The server registers the registry, router and runtime on it.
+ * shared `ErrorObject` schema, @fastify/swagger collecting the route schemas for
+ * `GET /openapi.json`, and response serializers compiled once per process. The server registers the registry, router and runtime on it.
  */
 export async function createHttpApp(options: FastifyServerOptions = {}): Promise<FastifyInstance> {
   const app = Fastify({
     logger: false,
     ajv: { customOptions: AJV_OPTIONS },
+    schemaController: { compilersFactory: { buildSerializer: rememberingSerializers } },
     ...options,
   });
   app.setErrorHandler(errorHandler({ mediaTypes: API_MEDIA_TYPES }));

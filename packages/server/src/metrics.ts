@@ -1,6 +1,12 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { RESULTS_SUBJECT, taskSubject } from '@weft/broker';
-import { ForbiddenError, type Broker, type Principal, type RoutesStore } from '@weft/core';
+import {
+  errorResponses,
+  ForbiddenError,
+  type Broker,
+  type Principal,
+  type RoutesStore,
+} from '@weft/core';
 import type { ObservedSources, WeftMetrics } from '@weft/telemetry';
 import { isBrokerInstance } from './dispatch/index.js';
 
@@ -209,8 +215,7 @@ export function registerMetrics(
               'application/json': { schema: METRICS_JSON_SCHEMA },
             },
           },
-          401: { $ref: 'ErrorObject' },
-          403: { $ref: 'ErrorObject' },
+          ...errorResponses(401, 403),
         },
       },
     },

@@ -15,6 +15,13 @@ export const ErrorObjectSchema = Type.Object(
   { $id: 'ErrorObject', description: 'Error object (docs/protocol.md#error-object)' },
 );
 
+/**
+ * The one reference to {@link ErrorObjectSchema} every error answer uses: the same object, so a
+ * response serializer compiled for it serves every route and every app of the process
+ * (`rememberingSerializers` in @weft/http).
+ */
+const ERROR_OBJECT_REF = Type.Ref('ErrorObject');
+
 /** Error answers of a route, by status (references to {@link ErrorObjectSchema}). */
 export const errorResponses = (...statuses: number[]) =>
-  Object.fromEntries(statuses.map((s) => [s, Type.Ref('ErrorObject')]));
+  Object.fromEntries(statuses.map((s) => [s, ERROR_OBJECT_REF]));
