@@ -1,7 +1,7 @@
 import type { ExecutionsStore, RegistryStore } from '@weft/core';
 import { MemoryExecutionsStore } from './memory/memory-executions-store.js';
 import { openStore } from './open.js';
-import { takeTestSchema } from './test-stores.js';
+import { openPostgresTestStore } from './test-stores.js';
 
 /** A throwaway executions store for tests. */
 export interface TestExecutions {
@@ -44,20 +44,6 @@ export async function openTestExecutionsStore(
     };
   }
   if (!databaseUrl) throw new Error('a PostgreSQL test store needs a database URL');
-  const schema = await takeTestSchema(databaseUrl);
-  const opened = await openStore({
-    kind: 'postgres',
-    url: databaseUrl,
-    schema: schema.name,
-    poolSize: 4,
-  });
-  return {
-    executions: opened.executions,
-    registry: opened.registry,
-    dispose: async () => {
-      await opened.executions.close();
-      await opened.registry.close();
-      await schema.release();
-    },
-  };
+  const { opened, dispose } = await openPostgresTestStore(databaseUrl);
+  return { executions: opened.executions, registry: opened.registry, dispose };
 }

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import type { PluginDefinition, PluginKind, RegistryStore } from '@weft/core';
-import { openStore } from './open.js';
+import { openStore, type OpenedStore } from './open.js';
 
 /** A throwaway store for tests, and how to get rid of it. */
 export interface TestStore {
@@ -25,18 +25,31 @@ export async function openTestStore(
     return { store: registry, dispose: () => registry.close() };
   }
   if (!databaseUrl) throw new Error('a PostgreSQL test store needs a database URL');
+  const { opened, schema, dispose } = await openPostgresTestStore(databaseUrl);
+  return { store: opened.registry, schema, dispose };
+}
+
+/**
+ * Opens the whole store on a schema from {@link takeTestSchema}; `dispose()` closes it and gives
+ * the schema back.
+ */
+export async function openPostgresTestStore(
+  databaseUrl: string,
+  poolSize = 4,
+): Promise<{ opened: OpenedStore; schema: string; dispose(): Promise<void> }> {
   const schema = await takeTestSchema(databaseUrl);
-  const { registry } = await openStore({
+  const opened = await openStore({
     kind: 'postgres',
     url: databaseUrl,
     schema: schema.name,
-    poolSize: 4,
+    poolSize,
   });
   return {
-    store: registry,
+    opened,
     schema: schema.name,
     dispose: async () => {
-      await registry.close();
+      await opened.executions.close();
+      await opened.registry.close();
       await schema.release();
     },
   };

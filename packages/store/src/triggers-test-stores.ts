@@ -1,6 +1,6 @@
 import type { DeploymentStore, TriggerStore } from '@weft/core';
 import { openStore, type OpenedStore } from './open.js';
-import { takeTestSchema } from './test-stores.js';
+import { openPostgresTestStore } from './test-stores.js';
 
 /** Throwaway trigger and deployment stores for tests and benchmarks. */
 export interface TestTriggerStores {
@@ -24,20 +24,8 @@ export async function openTestTriggerStores(
     const opened = await openStore({ kind: 'sqlite', dataDir: location });
     return { ...pick(opened), dispose: () => opened.registry.close() };
   }
-  const schema = await takeTestSchema(location);
-  const opened = await openStore({
-    kind: 'postgres',
-    url: location,
-    schema: schema.name,
-    poolSize: 8,
-  });
-  return {
-    ...pick(opened),
-    dispose: async () => {
-      await opened.registry.close();
-      await schema.release();
-    },
-  };
+  const { opened, dispose } = await openPostgresTestStore(location, 8);
+  return { ...pick(opened), dispose };
 }
 
 function pick(opened: OpenedStore) {
