@@ -50,9 +50,10 @@ export default defineConfig({
     // docs/contributing.md).
     isolate: false,
     setupFiles: [fromRoot('test/vitest-setup.ts').pathname],
-    // Most tests wait on sockets and child processes, not the CPU: one and a half workers per
-    // core (three on a 2-core machine) take the suite from ~14 to ~8 minutes there, where one
-    // worker per core is Vitest's default.
+    // Many tests wait on sockets and child processes: one and a half workers per core (three on
+    // a 2-core machine) took the suite from ~14 to ~8 minutes there, where one worker per core
+    // is Vitest's default. With three, both cores stay 95-99 % busy for the whole run (vmstat):
+    // from here only less work makes the suite faster.
     maxWorkers: Math.max(2, Math.round(availableParallelism() * 1.5)),
   },
 });

@@ -1,13 +1,7 @@
 export { openStore, compileStoreOptions, redactUrl } from './open.js';
 export type { StoreOptions, CompiledStoreOptions, OpenedStore } from './open.js';
 export type { Dialect } from './database.js';
-export {
-  dropTestSchema,
-  openTestStore,
-  takeTestSchema,
-  TEST_SCHEMA_REUSE,
-  testSchemaName,
-} from './test-stores.js';
+export { dropTestSchema, openTestStore, takeTestSchema, testSchemaName } from './test-stores.js';
 export type { TestSchema, TestStore } from './test-stores.js';
 export { KyselyRoutesStore } from './routes-store.js';
 export { openTestRoutesStore } from './routes-test-store.js';

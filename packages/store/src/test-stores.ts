@@ -87,7 +87,7 @@ interface TestSchemaReuse {
 }
 
 /** The `globalThis` key of {@link TestSchemaReuse}. */
-export const TEST_SCHEMA_REUSE = Symbol.for('weft.test-schema-reuse');
+const TEST_SCHEMA_REUSE = Symbol.for('weft.test-schema-reuse');
 
 /** The released schemas, when reuse is on. */
 function releasedSchemas(): Map<string, string[]> | undefined {
@@ -123,7 +123,13 @@ export async function takeTestSchema(databaseUrl: string): Promise<TestSchema> {
     release: async () => {
       if (given) return;
       given = true;
-      await emptyTestSchema(databaseUrl, name);
+      try {
+        await emptyTestSchema(databaseUrl, name);
+      } catch (error) {
+        // Not reusable: drop it rather than leave it behind.
+        await dropTestSchema(databaseUrl, name).catch(() => undefined);
+        throw error;
+      }
       idle.push(name);
     },
   };
