@@ -35,7 +35,8 @@ const API_MEDIA_TYPES = ['application/json', 'application/yaml'];
  * (docs/protocol.md#error-object) for every error and unknown route, every JSON body's nesting
  * checked on its text, a lingering close after an answer sent before the body was read, the
  * shared `ErrorObject` schema, @fastify/swagger collecting the route schemas for
- * `GET /openapi.json`, and response serializers compiled once per process. The server registers the registry, router and runtime on it.
+ * `GET /openapi.json`, and response serializers compiled once per process. The server registers
+ * the registry, router and runtime on it.
  */
 export async function createHttpApp(options: FastifyServerOptions = {}): Promise<FastifyInstance> {
   const app = Fastify({
