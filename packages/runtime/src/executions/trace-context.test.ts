@@ -1,4 +1,4 @@
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { openTestExecutionsStore, type TestExecutionsStore } from '@weft/store';
 import {
   InMemorySpanExporter,
@@ -32,6 +32,15 @@ const APPROVAL = { kind: 'approval', timeoutMs: 3_600_000, details: { approvers:
 const runSpans = (): ReadableSpan[] =>
   exporter.getFinishedSpans().filter((s) => s.name.startsWith('workflow '));
 
+/**
+ * The run spans once `count` have ended. A run's span ends just after its end is stored, so
+ * `waitFor` can answer first (seen in CI on PostgreSQL).
+ */
+async function endedRunSpans(count: number): Promise<ReadableSpan[]> {
+  await vi.waitFor(() => expect(runSpans()).toHaveLength(count), { timeout: 5_000 });
+  return runSpans();
+}
+
 let store: TestExecutionsStore | undefined;
 let world: WaitWorld | undefined;
 const harnesses: RuntimeHarness[] = [];
@@ -56,7 +65,7 @@ describe.each(WAIT_STORES)('the trace of an execution on $name', ({ kind, url, s
 
     expect((await h.runtime.resumeExecution(id, { kind: 'approval', data: {} })).won).toBe(true);
     expect((await h.runtime.waitFor(id, 'alice', 10_000)).status).toBe('completed');
-    const [first, resumed] = runSpans();
+    const [first, resumed] = await endedRunSpans(2);
     expect(resumed!.attributes).toMatchObject({
       'weft.execution_id': id,
       'weft.execution.resumed': true,
@@ -111,7 +120,7 @@ describe.each(WAIT_STORES)('the trace of an execution on $name', ({ kind, url, s
     harnesses.push(second);
     expect((await second.runtime.waitFor(id, 'alice', 10_000)).status).toBe('completed');
 
-    const [detached, resumed] = runSpans();
+    const [detached, resumed] = await endedRunSpans(2);
     expect(detached!.attributes['weft.execution.status']).toBe('detached');
     expect(detached!.parentSpanContext).toBeUndefined();
     expect(resumed!.attributes['weft.execution.resumed']).toBe(true);
