@@ -225,11 +225,23 @@ export async function run(): Promise<BenchResult[]> {
     () => runWorkflow(LINEAR, {}, { invoker, interceptors: [metricsOnly.metrics.interceptor] }),
     () =>
       tracing.traceRun(info, undefined, () =>
-        runWorkflow(LINEAR, {}, { invoker, interceptors: [tracing.interceptor] }),
+        runWorkflow(
+          LINEAR,
+          {},
+          { invoker, executionId: 'bench', interceptors: [tracing.interceptor] },
+        ),
       ),
     () =>
       unsampled.tracing!.traceRun(info, undefined, () =>
-        runWorkflow(LINEAR, {}, { invoker, interceptors: [unsampled.tracing!.interceptor] }),
+        runWorkflow(
+          LINEAR,
+          {},
+          {
+            invoker,
+            executionId: 'bench',
+            interceptors: [unsampled.tracing!.interceptor],
+          },
+        ),
       ),
   ];
   await shuffledRounds(engineCases, 10);

@@ -3,7 +3,8 @@
  * turns on process-wide (the `AsyncLocalStorage` promise hooks, once the context manager's first
  * `context.with` runs) does not weigh on another. Argument: `absent` (no telemetry interceptor),
  * `disabled` (`OTEL_SDK_DISABLED=true`, an endpoint set and ignored) or `traced` (100%, spans to
- * a no-op exporter through the batch processor). Started with `fork`: sends `{ url, key }`, then
+ * a no-op exporter through the batch processor, telemetry started by the server as `weft server`
+ * starts it). Started with `fork`: sends `{ url, key }`, then
  * answers `cpu` with this process's CPU time (µs) and `close` by closing and exiting.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -30,24 +31,18 @@ if (mode === 'disabled') {
     ),
   );
   if (telemetry.tracing) throw new Error('OTEL_SDK_DISABLED=true started a tracer');
-} else if (mode === 'traced') {
-  telemetry = startTelemetry({
-    serviceName: 'bench',
-    traces: { exporter: noopExporter },
-    global: false,
-  });
-} else if (mode !== 'absent') throw new Error(`unknown mode ${mode}`);
+} else if (mode !== 'traced' && mode !== 'absent') throw new Error(`unknown mode ${mode}`);
+// Traced: the server starts telemetry itself, as `weft server` does (build/telemetry.ts).
+const traced = { telemetry: { serviceName: 'bench', traces: { exporter: noopExporter } } };
 
 const dataDir = mkdtempSync(join(tmpdir(), 'weft-bench-telemetry-'));
 const server = await buildServer(
-  { dataDir, port: 0, logLevel: 'error' },
+  { dataDir, port: 0, logLevel: 'error', ...(mode === 'traced' ? traced : {}) },
   {
     logger: false,
     runtime: {
       actions: { invoker: () => invoker, unavailable: async () => [] },
-      ...(telemetry === undefined
-        ? { metrics: undefined as never, tracing: undefined as never }
-        : {}),
+      ...(mode === 'absent' ? { metrics: undefined as never, tracing: undefined as never } : {}),
     },
     ...(telemetry !== undefined ? { telemetry } : {}),
   },

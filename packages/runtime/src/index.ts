@@ -20,7 +20,7 @@ export {
   type CallbackPolicy,
 } from './options.js';
 export { runtimeRoutes } from './http/plugin.js';
-export type { RunLog } from './options.js';
+export type { RunLog, RunTraceFields } from './options.js';
 export {
   RetentionSweeper,
   type RetentionOptions,

@@ -51,10 +51,19 @@ export interface CallbackPolicy {
 
 /** See {@link RuntimeOptions.runLog}. */
 export interface RunLog {
-  /** A run starts here: a new execution, or one resumed from its journal (`resumed`). */
-  started(execution: StoredExecution, resumed: boolean): void;
+  /**
+   * A run starts here: a new execution, or one resumed from its journal (`resumed`). `trace`
+   * holds the `trace_id` and `span_id` of the run's span when it is traced.
+   */
+  started(execution: StoredExecution, resumed: boolean, trace: RunTraceFields): void;
   /** It ended, `durationMs` after the execution first started. */
-  ended(execution: StoredExecution, durationMs: number): void;
+  ended(execution: StoredExecution, durationMs: number, trace: RunTraceFields): void;
+}
+
+/** The ids of a traced run's span, for its log lines (empty when it is not traced). */
+export interface RunTraceFields {
+  trace_id?: string;
+  span_id?: string;
 }
 
 /** Options of the runtime. */

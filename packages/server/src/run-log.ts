@@ -9,16 +9,16 @@ export interface RunLogger {
 
 /**
  * One log line when a run starts here and one when it ends, with the execution id, workflow,
- * status and (at the end) the duration; written inside the run's trace context, so a traced
- * server's lines carry `trace_id` and `span_id` too (the logger's mixin). A run that ends other
- * than `completed` is logged at warn.
+ * status and (at the end) the duration, and a traced run's `trace_id` and `span_id`. A run that
+ * ends other than `completed` is logged at warn.
  */
 export function executionLog(logger: RunLogger): RunLog {
   return {
-    started: (execution, resumed) => {
+    started: (execution, resumed, trace) => {
       logger.info(
         {
           ...fieldsOf(execution),
+          ...trace,
           status: 'running',
           trigger: execution.trigger.type,
           ...(resumed ? { resumed: true } : {}),
@@ -26,9 +26,10 @@ export function executionLog(logger: RunLogger): RunLog {
         `execution ${execution.id} of ${execution.workflow} ${resumed ? 'resumed' : 'started'}`,
       );
     },
-    ended: (execution, durationMs) => {
+    ended: (execution, durationMs, trace) => {
       const fields = {
         ...fieldsOf(execution),
+        ...trace,
         status: execution.status,
         duration_ms: durationMs,
         ...(execution.error ? { error_code: execution.error.code } : {}),

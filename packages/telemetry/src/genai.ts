@@ -1,6 +1,7 @@
 import { context, SpanKind, type Tracer } from '@opentelemetry/api';
 import { ATTR } from './attributes.js';
 import { failSpan } from './errors.js';
+import { contextOfCarrier, type TraceCarrier } from './propagation.js';
 
 /**
  * The OpenTelemetry GenAI semantic conventions' attribute keys weft sets on model-turn spans
@@ -29,6 +30,8 @@ export interface ModelTurnInfo {
   turn: number;
   maxOutputTokens: number | undefined;
   temperature: number | undefined;
+  /** The trace context of the agent step's call: the turn's span is its child. */
+  trace?: TraceCarrier | undefined;
 }
 
 /** How it ended (the shape of `ModelTurnEnd` of `@weft/agents`). */
@@ -48,9 +51,9 @@ export interface ModelTurnSpans {
 const PROVIDERS: Record<string, string> = { openai: 'openai', anthropic: 'anthropic' };
 
 /**
- * A CLIENT span `chat <model>` per model turn of an agent step, child of the active span (the
- * step's `action` span; the tool calls of the turn are its siblings there, as the GenAI
- * conventions draw it). Give it to the agent runner (`AgentRunner.turns`).
+ * A CLIENT span `chat <model>` per model turn of an agent step, child of the step's `action`
+ * span (`trace`; else the active span); the tool calls of the turn are its siblings there, as
+ * the GenAI conventions draw it. Give it to the agent runner (`AgentRunner.turns`).
  */
 export function modelTurnSpans(tracer: Tracer): ModelTurnSpans {
   return {
@@ -70,7 +73,7 @@ export function modelTurnSpans(tracer: Tracer): ModelTurnSpans {
       const span = tracer.startSpan(
         `chat ${start.model}`,
         { kind: SpanKind.CLIENT, attributes },
-        context.active(),
+        start.trace !== undefined ? contextOfCarrier(start.trace) : context.active(),
       );
       let ended = false;
       return (end) => {

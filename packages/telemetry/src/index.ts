@@ -10,9 +10,9 @@ export {
 export { pluginName, tracingInterceptor } from './interceptor.js';
 export { DURATION_BUCKETS_SECONDS, WeftMetrics, type ObservedSources } from './metrics.js';
 export {
-  activeTraceCarrier,
   extractTraceContext,
   injectTraceContext,
+  inSpanOf,
   TRACE_HEADERS,
   traceCarrierOf,
   traceFields,

@@ -1,4 +1,12 @@
-import { context, propagation, ROOT_CONTEXT, trace, type Context } from '@opentelemetry/api';
+import {
+  context,
+  createTraceState,
+  propagation,
+  ROOT_CONTEXT,
+  trace,
+  type Context,
+  type SpanContext,
+} from '@opentelemetry/api';
 
 /** Headers that carry W3C trace context (`traceparent`, `tracestate`). */
 export const TRACE_HEADERS = ['traceparent', 'tracestate'] as const;
@@ -22,6 +30,44 @@ export function injectTraceContext<T extends Record<string, string>>(
 }
 
 /**
+ * The W3C trace context of a span, written without the registered propagator (there may be
+ * none): what tracing puts on `ActionCall.trace`.
+ */
+export function traceCarrierOfSpan(span: SpanContext): TraceCarrier {
+  const flags = (span.traceFlags & 0xff).toString(16).padStart(2, '0');
+  const traceparent = `00-${span.traceId}-${span.spanId}-${flags}`;
+  const state = span.traceState?.serialize();
+  return state ? { traceparent, tracestate: state } : { traceparent };
+}
+
+const TRACEPARENT = /^00-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})$/;
+
+/**
+ * The context whose parent is the span `carrier` names (from {@link traceCarrierOfSpan}); the
+ * root context when there is none or it is malformed. Needs no registered propagator.
+ */
+export function contextOfCarrier(carrier: TraceCarrier | undefined): Context {
+  const parts = carrier === undefined ? null : TRACEPARENT.exec(carrier.traceparent);
+  if (parts === null) return ROOT_CONTEXT;
+  const span: SpanContext = {
+    traceId: parts[1]!,
+    spanId: parts[2]!,
+    traceFlags: Number.parseInt(parts[3]!, 16),
+    isRemote: true,
+  };
+  if (carrier!.tracestate !== undefined) span.traceState = createTraceState(carrier!.tracestate);
+  return trace.setSpanContext(ROOT_CONTEXT, span);
+}
+
+/**
+ * Calls `fn` with the span `carrier` names as the active one, so that spans and HTTP calls made
+ * in it (in-process handlers, a user's own instrumentation) nest under it.
+ */
+export function inSpanOf<T>(carrier: TraceCarrier, fn: () => T): T {
+  return context.with(contextOfCarrier(carrier), fn);
+}
+
+/**
  * The context of a remote parent named by `traceparent`/`tracestate` in `headers` (HTTP request
  * headers, broker message headers); the root context when there is none or it is malformed.
  */
@@ -42,11 +88,6 @@ export function traceCarrierOf(
   return state === undefined || state.length > 512
     ? { traceparent: parent }
     : { traceparent: parent, tracestate: state };
-}
-
-/** The trace context of the active span, to keep and send later; undefined when none. */
-export function activeTraceCarrier(): TraceCarrier | undefined {
-  return traceCarrierOf(injectTraceContext<Record<string, string>>({}));
 }
 
 /** The trace and span ids of the active span for log lines; empty when none is active. */

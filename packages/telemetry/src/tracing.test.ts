@@ -38,7 +38,9 @@ describe('tracing a run', () => {
   let failFirst = true;
   const invoker: ActionInvoker = {
     invoke: async (call: ActionCall) => {
-      headersSeen.push(injectTraceContext({}));
+      // Tracing passes the action span's context on the call, not as the active context.
+      expect(trace.getActiveSpan()).toBeUndefined();
+      headersSeen.push({ ...call.trace });
       if (call.action === 'get' && failFirst) {
         failFirst = false;
         throw new BackendError(`upstream said no to ${SECRET}`, {
@@ -107,7 +109,7 @@ describe('tracing a run', () => {
     expect(gets[0]!.status).toEqual({ code: SpanStatusCode.ERROR, message: 'BACKEND_ERROR' });
     const fetchId = byName.get('step fetch')!.spanContext().spanId;
     expect(gets.map((s) => s.parentSpanContext?.spanId)).toEqual([fetchId, fetchId]);
-    // The invoker saw the action span as the active one: its traceparent goes on the wire.
+    // The invoker got the action span's trace context: its traceparent goes on the wire.
     expect(headersSeen[0]!['traceparent']).toBe(
       `00-${run.spanContext().traceId}-${gets[0]!.spanContext().spanId}-01`,
     );
@@ -151,6 +153,57 @@ describe('tracing a run', () => {
     const step = spans.find((s) => s.name === 'step only')!;
     expect(step.attributes['weft.step.status']).toBe('failed');
     expect(step.attributes['weft.error.code']).toBe('BACKEND_ERROR');
+  });
+
+  it('nests a subworkflow under the step calling it, and keeps concurrent runs apart', async () => {
+    const tracing = telemetry.tracing!;
+    const loaded = loadWorkflowSource(
+      `workflows:
+  - name: outer
+    steps:
+      - { name: call, type: workflow, workflow: inner }
+  - name: inner
+    steps:
+      - { name: work, plugin: shop, action: put }
+`,
+      { file: 'test.yaml' },
+    );
+    if (!loaded.ok) throw new Error('invalid');
+    const [outer, inner] = loaded.workflows as [WorkflowDefinition, WorkflowDefinition];
+    const runOne = (id: string) =>
+      tracing.traceRun(
+        { executionId: id, workflow: 'outer', version: '1.0.0', mode: 'cloud' },
+        undefined,
+        () =>
+          runWorkflow(
+            outer,
+            {},
+            {
+              invoker,
+              executionId: id,
+              interceptors: [tracing.interceptor],
+              resolveWorkflow: (name) => (name === 'inner' ? inner : undefined),
+            },
+          ),
+      );
+    const results = await Promise.all([runOne('ex-a'), runOne('ex-b')]);
+    expect(results.map((r) => r.status)).toEqual(['completed', 'completed']);
+    const spans = exporter.getFinishedSpans();
+    const parent = (span: (typeof spans)[number]) =>
+      spans.find((s) => s.spanContext().spanId === span.parentSpanContext?.spanId);
+    for (const id of ['ex-a', 'ex-b']) {
+      const mine = spans.filter((s) =>
+        s.attributes['weft.execution_id']?.toString().startsWith(id),
+      );
+      const run = mine.find((s) => s.name === 'workflow outer')!;
+      const call = mine.find((s) => s.name === 'step call')!;
+      const work = mine.find((s) => s.name === 'step work')!;
+      const action = mine.find((s) => s.name === 'action shop.put')!;
+      expect(parent(call)).toBe(run);
+      expect(parent(work)).toBe(call);
+      expect(parent(action)).toBe(work);
+      expect(new Set(mine.map((s) => s.spanContext().traceId)).size).toBe(1);
+    }
   });
 
   it('injects nothing when no span is active', () => {

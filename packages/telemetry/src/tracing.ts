@@ -11,8 +11,13 @@ import type { RunInterceptor } from '@weft/engine';
 import { ATTR } from './attributes.js';
 import { errorCodeOf, failSpan } from './errors.js';
 import { modelTurnSpans, type ModelTurnSpans } from './genai.js';
-import { tracingInterceptor } from './interceptor.js';
-import { injectTraceContext, traceCarrierOf, type TraceCarrier } from './propagation.js';
+import { tracingInterceptor, TraceScopes } from './interceptor.js';
+import {
+  injectTraceContext,
+  traceCarrierOf,
+  traceCarrierOfSpan,
+  type TraceCarrier,
+} from './propagation.js';
 
 /** How a run ended, as far as its span says: a run result or an ended execution record. */
 export type RunEnd = { status: string; error?: { code: string } | null } | undefined;
@@ -74,10 +79,30 @@ export class WorkflowTracing {
   readonly interceptor: RunInterceptor;
   /** GenAI spans of agent model turns (for `AgentRunner.turns` of `@weft/agents`). */
   readonly modelTurns: ModelTurnSpans;
+  private readonly scopes = new TraceScopes();
 
   constructor(readonly tracer: Tracer) {
-    this.interceptor = tracingInterceptor(tracer);
+    this.interceptor = tracingInterceptor(tracer, this.scopes);
     this.modelTurns = modelTurnSpans(tracer);
+  }
+
+  /** The trace context of the span of the run of `executionId` in progress here, if any. */
+  runTrace(executionId: string): TraceCarrier | undefined {
+    const span = this.runSpan(executionId);
+    return span && traceCarrierOfSpan(span.spanContext());
+  }
+
+  /** `trace_id` and `span_id` of the run of `executionId` in progress here, for log lines. */
+  runTraceFields(executionId: string): { trace_id?: string; span_id?: string } {
+    const span = this.runSpan(executionId);
+    if (span === undefined) return {};
+    const { traceId, spanId } = span.spanContext();
+    return { trace_id: traceId, span_id: spanId };
+  }
+
+  private runSpan(executionId: string): Span | undefined {
+    const active = this.scopes.runs.get(executionId);
+    return active && trace.getSpan(active);
   }
 
   /**
@@ -102,12 +127,16 @@ export class WorkflowTracing {
    * with the execution it resumes, then with `weft.execution.resumed`) when given, else of the
    * active span. Its status is the run's: ERROR with the error code when it failed or was
    * canceled (undefined: the run stopped here without ending, e.g. at shutdown).
+   *
+   * The run's steps find the span by `info.executionId` ({@link interceptor}); it is made the
+   * active span around `run` only with `activate` (for log lines of in-process code, as the
+   * SDK's local runs want), since an active context costs every promise an async hook.
    */
   async traceRun<T extends RunEnd>(
     info: RunSpanInfo,
     parent: RunSpan | TraceCarrier | undefined,
     run: () => Promise<T>,
-    resumed = false,
+    options: { resumed?: boolean; activate?: boolean } = {},
   ): Promise<T> {
     let span: Span;
     let active: Context;
@@ -119,12 +148,14 @@ export class WorkflowTracing {
       const base =
         carrier === undefined ? context.active() : propagation.extract(ROOT_CONTEXT, carrier);
       const attributes = runAttributes(info);
-      if (resumed) attributes[ATTR.resumed] = true;
+      if (options.resumed) attributes[ATTR.resumed] = true;
       span = this.tracer.startSpan(`workflow ${info.workflow}`, { attributes }, base);
       active = trace.setSpan(base, span);
     }
+    const { runs } = this.scopes;
+    runs.set(info.executionId, active);
     try {
-      const result = await context.with(active, run);
+      const result = await (options.activate ? context.with(active, run) : run());
       span.setAttribute(ATTR.runStatus, result?.status ?? 'detached');
       if (result !== undefined && result.status !== 'completed')
         failSpan(span, result.error?.code ?? 'INTERNAL_ERROR');
@@ -133,6 +164,7 @@ export class WorkflowTracing {
       failSpan(span, errorCodeOf(error));
       throw error;
     } finally {
+      if (runs.get(info.executionId) === active) runs.delete(info.executionId);
       span.end();
     }
   }

@@ -1,3 +1,4 @@
+import type { TraceContext } from '@weft/core';
 import type { ValidateFunction } from 'ajv';
 import type { AgentDefinition } from '../definition/schema.js';
 import type { ToolSpec } from '../definition/tools.js';
@@ -42,6 +43,8 @@ export interface ModelTurnStart {
   /** The output-token cap of the turn, if any. */
   readonly maxOutputTokens: number | undefined;
   readonly temperature: number | undefined;
+  /** The trace context of the agent step's call (`ActionCall.trace`), when the run is traced. */
+  readonly trace?: TraceContext | undefined;
 }
 
 /** How a model turn ended: its token counts and finish reason, or the error code. */
@@ -55,7 +58,7 @@ export interface ModelTurnEnd {
 
 /**
  * Sees the model turns of agent steps (`AgentRunnerOptions.turns`): `@weft/telemetry` turns
- * them into GenAI spans. Called in the agent step's async context; gets no prompt or answer.
+ * them into GenAI spans, children of the call's span (`trace`). Gets no prompt or answer.
  */
 export interface ModelTurnObserver {
   /** A turn starts; call what it returns once when it ends. */

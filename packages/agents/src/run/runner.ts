@@ -290,6 +290,7 @@ export class AgentRunner implements AgentInvoker {
                     turn,
                     maxOutputTokens,
                     temperature: agent.temperature,
+                    trace: call.trace,
                   });
                 },
               }

@@ -1,5 +1,6 @@
 import type { ConnectorRuntime } from '../workflow/runtime.js';
 import type { ExecutionContext } from './execution-context.js';
+import type { TraceContext } from '../runtime/records.js';
 
 /** One action call of a step. */
 export interface ActionCall {
@@ -17,6 +18,13 @@ export interface ActionCall {
    * when the step has one (action steps; agent steps have none).
    */
   runtime?: ConnectorRuntime;
+  /**
+   * The W3C trace context of the call's span when the run is traced: an invoker sends it on
+   * (`traceparent`/`tracestate` headers) or makes it active around in-process code. Tracing
+   * passes it here rather than through an active context, which would cost every promise of the
+   * process an async hook (docs/observability.md).
+   */
+  trace?: TraceContext;
 }
 
 /**

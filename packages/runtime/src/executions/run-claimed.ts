@@ -16,7 +16,7 @@ import {
   type RunResult,
 } from '@weft/engine';
 import { needsGuardrails } from '@weft/guardrails';
-import { activeTraceCarrier, type RunSpan, type TraceCarrier } from '@weft/telemetry';
+import type { RunSpan, TraceCarrier } from '@weft/telemetry';
 import { auditedStepPermissions, principalOf } from '../authorization/step-check.js';
 import type { CompiledRuntimeOptions } from '../options.js';
 import { restoreWorkflow, type ExecutableWorkflow } from './definition.js';
@@ -117,7 +117,9 @@ export function runClaimed(
     },
   });
   const run = async (): Promise<StoredExecution | undefined> => {
-    options.runLog?.started(execution, journal.length > 0 || lastSeq > 0);
+    // The run's span is found by its id, not made active: its log lines get its ids here.
+    const traceFields = tracing?.runTraceFields(execution.id) ?? {};
+    options.runLog?.started(execution, journal.length > 0 || lastSeq > 0, traceFields);
     const result = await runWorkflow(workflow, execution.inputs, {
       invoker,
       interceptors,
@@ -158,8 +160,8 @@ export function runClaimed(
     metrics?.executionEnded(workflow.name, outcome.status);
     const ended: StoredExecution = { ...execution, ...outcome, status: outcome.status };
     // The callback's `traceparent` (only an execution with a callback has one to send).
-    if (tracing && ended.callback_url) active.trace = activeTraceCarrier();
-    options.runLog?.ended(ended, usage.delta.duration_ms);
+    if (tracing && ended.callback_url) active.trace = tracing.runTrace(execution.id);
+    options.runLog?.ended(ended, usage.delta.duration_ms, traceFields);
     return ended;
   };
   const active: ActiveRun = {
@@ -174,7 +176,7 @@ export function runClaimed(
           },
           context.trace ?? execution.trace_context,
           run,
-          context.trace === undefined && execution.trace_context !== undefined,
+          { resumed: context.trace === undefined && execution.trace_context !== undefined },
         )
       : run(),
     cancel: () => controller.abort(),

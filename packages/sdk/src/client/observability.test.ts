@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { BackendError } from '@weft/core';
+import { traceFields } from '@weft/telemetry';
 import type { ReadableSpan } from '@weft/telemetry/setup';
 import { describe, expect, it } from 'vitest';
 import { Weft } from './weft.js';
@@ -58,7 +59,10 @@ describe('observability of local runs', () => {
       logDestination: log.stream,
     });
     let calls = 0;
-    weft.registerHandler('pay.charge', () => {
+    const activeInHandler: (string | undefined)[] = [];
+    weft.registerHandler('pay.charge', async () => {
+      await Promise.resolve();
+      activeInHandler.push(traceFields().span_id);
       if (++calls === 1)
         throw new BackendError(`card refused (${SECRET})`, {
           backend: 'pay',
@@ -82,7 +86,10 @@ describe('observability of local runs', () => {
       'weft.workflow.version': '3.0.0',
       'weft.execution_mode': 'local',
     });
-    expect(exporter.spans.filter((s) => s.name === 'action pay.charge')).toHaveLength(2);
+    const charges = exporter.spans.filter((s) => s.name === 'action pay.charge');
+    expect(charges).toHaveLength(2);
+    // Each attempt's handler ran with its action span active (across an await).
+    expect(activeInHandler).toEqual(charges.map((s) => s.spanContext().spanId));
     expect(
       JSON.stringify(exporter.spans.map((s) => [s.attributes, s.events, s.status])),
     ).not.toContain(SECRET);

@@ -104,6 +104,9 @@ export async function observedRun(
         },
         undefined,
         runIt,
+        // The client's log lines of the run carry its trace id (an active context; local runs
+        // are not the server's hot path).
+        { activate: true },
       )
     : runIt());
   telemetry.metrics.executionEnded(workflow.name, result.status);

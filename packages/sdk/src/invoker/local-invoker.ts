@@ -7,6 +7,7 @@ import {
   type InvocationResult,
 } from '@weft/core';
 import { Reporter } from '@weft/engine';
+import { inSpanOf } from '@weft/telemetry';
 import type { Ajv } from 'ajv';
 import pLimit from 'p-limit';
 import {
@@ -133,6 +134,7 @@ export class LocalInvoker implements ActionInvoker {
       input: call.input,
       context: call.context,
       stepRuntime: (call as { runtime?: ConnectorRuntime }).runtime,
+      trace: call.trace,
     };
     return connector.limit(async () => {
       if (context.aborted) throw abortError(context.signal);
@@ -161,7 +163,11 @@ export class LocalInvoker implements ActionInvoker {
     }
     switch (kind) {
       case 'function':
-        return Promise.resolve(handler!(run.input, run.context));
+        // A traced call's span is the active one in its handler: the handler's own spans and
+        // HTTP calls nest under it (the run does not keep an active context; see @weft/telemetry).
+        return run.trace === undefined
+          ? Promise.resolve(handler!(run.input, run.context))
+          : inSpanOf(run.trace, () => Promise.resolve(handler!(run.input, run.context)));
       case 'shell':
         return this.shellSandbox().then((sandbox) =>
           runShell(run, this.options.maxOutputBytes, sandbox),

@@ -81,7 +81,9 @@ export class RouterInvoker implements ActionInvoker {
     };
     if (context.idempotencyKey !== '') headers['idempotency-key'] = context.idempotencyKey;
     if (this.authorization !== undefined) headers['authorization'] = this.authorization;
-    injectTraceContext(headers);
+    // The action span's trace context (tracing passes it on the call), else the active span's.
+    if (call.trace !== undefined) Object.assign(headers, call.trace);
+    else injectTraceContext(headers);
     let status: number;
     let text: string;
     try {

@@ -1,4 +1,4 @@
-import type { ConnectorRuntime, ExecutionContext } from '@weft/core';
+import type { ConnectorRuntime, ExecutionContext, TraceContext } from '@weft/core';
 import type { CompiledAction, CompiledConnector } from '../connector/compile-connector.js';
 
 /** One call as the kind runners see it, after resolution and input validation. */
@@ -12,6 +12,8 @@ export interface ActionRun {
   readonly context: ExecutionContext;
   /** The step's `runtime` block, which overrides the connector's field by field. */
   readonly stepRuntime?: ConnectorRuntime | undefined;
+  /** The trace context of the call's span (`ActionCall.trace`), when the run is traced. */
+  readonly trace?: TraceContext | undefined;
 }
 
 /** Limits of the `shell` and `http` runners. */

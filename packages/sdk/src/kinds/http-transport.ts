@@ -78,7 +78,9 @@ export async function sendRequest(
   if (init.body !== undefined) headers['content-type'] = 'application/json';
   for (const [key, value] of Object.entries(init.headers)) headers[key.toLowerCase()] = value;
   if (context.idempotencyKey !== '') headers['idempotency-key'] = context.idempotencyKey;
-  injectTraceContext(headers);
+  // The action span's trace context (tracing passes it on the call), else the active span's.
+  if (run.trace !== undefined) Object.assign(headers, run.trace);
+  else injectTraceContext(headers);
   const request = {
     method: init.method,
     headers,

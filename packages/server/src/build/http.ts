@@ -1,7 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { LogController, type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import { createHttpApp } from '@weft/http';
-import { traceFields } from '@weft/telemetry';
 import type { Telemetry } from '@weft/telemetry/setup';
 import { registerAuthConfig, SignInProvider } from '../auth-config.js';
 import type { CompiledServerOptions } from '../config.js';
@@ -31,8 +30,6 @@ export async function openHttp(
         ? false
         : {
             level: options.logLevel,
-            // Log lines written inside a traced run carry its trace_id and span_id.
-            ...(telemetry.tracing ? { mixin: traceFields } : {}),
             // JSON lines, or one readable line each (time, level, message, key=value).
             ...(dependencies.logStream
               ? { stream: dependencies.logStream }

@@ -14,7 +14,9 @@ import type { BuildContext } from './context.js';
 export function openTelemetry(context: BuildContext): Telemetry {
   const { options, dependencies, stack } = context;
   if (dependencies.telemetry) return dependencies.telemetry;
-  const telemetry = startTelemetry(options.telemetry);
+  // No active spans: runs pass trace context explicitly, and an active context would cost every
+  // promise of the server an async hook (see TelemetryOptions.activeSpans).
+  const telemetry = startTelemetry({ ...options.telemetry, activeSpans: false });
   stack.push(() => telemetry.shutdown((message) => context.warn?.(message)));
   return telemetry;
 }

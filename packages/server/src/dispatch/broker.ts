@@ -1,6 +1,5 @@
 import type { TaskDispatcher, TaskResultMessage } from '@weft/broker';
 import { fromErrorObject, type ActionCall, type InvocationResult } from '@weft/core';
-import { injectTraceContext } from '@weft/telemetry';
 
 /**
  * `metadata.transport` of a router registration whose instance takes its actions as broker task
@@ -40,7 +39,7 @@ export async function invokeByBroker(
       ...(call.runtime ? { runtime: call.runtime } : {}),
     },
     // The action span's trace context rides as message headers; the body (docs/protocol.md#broker-tasks) is unchanged.
-    { timeoutMs, signal, headers: injectTraceContext({}) },
+    { timeoutMs, signal, headers: { ...call.trace } },
   );
   if (result.status === 'success') return { output: result.output ?? {} };
   throw fromErrorObject(result.error);

@@ -1,6 +1,5 @@
 import { fromErrorObject, type ActionCall, type InvocationResult } from '@weft/core';
 import type { Router } from '@weft/router';
-import { injectTraceContext } from '@weft/telemetry';
 
 /**
  * Runs one action on an instance the router picks (`POST /execute` over its keep-alive pool),
@@ -24,7 +23,7 @@ export async function invokeByRouter(
     call.action,
     body,
     // The router forwards `traceparent`: the connector service continues the action's span.
-    injectTraceContext({ 'idempotency-key': call.context.idempotencyKey }),
+    { ...call.trace, 'idempotency-key': call.context.idempotencyKey },
     undefined,
     call.context.signal,
     // The handler's progress reports become the step's `step.progress` events as they come.

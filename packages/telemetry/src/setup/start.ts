@@ -75,7 +75,7 @@ export function startTelemetry(options: TelemetryOptions): Telemetry {
       sampler: samplerOf(options.traces.sampler),
       spanProcessors: [processorOf(options.traces)],
     });
-    registerContext();
+    if (options.activeSpans ?? true) registerContext();
     if (global) {
       if (propagation.setGlobalPropagator(new W3CTraceContextPropagator()))
         undo.push(() => propagation.disable());
