@@ -26,7 +26,7 @@ import { startTelemetry } from '@weft/telemetry/setup';
 import { printTable, writeResults, type BenchResult } from './harness.js';
 
 const STEPS = 1_000;
-const N = Number(process.env['WEFT_BENCH_EXECUTIONS'] ?? 400);
+const N = Number(process.env['WEFT_BENCH_EXECUTIONS'] ?? 3000);
 
 const invoker: ActionInvoker = { invoke: async (call) => ({ output: { v: call.input['v'] } }) };
 const handler = async (input: Record<string, unknown>) => ({ v: input['v'] });

@@ -107,21 +107,19 @@ export function tracingInterceptor(
       );
       const key = stepKey(run, step);
       scopes.set(key, trace.setSpan(parent, span));
-      const ended = () => {
+      const ended = (status: 'success' | 'failed') => {
         scopes.delete(key);
-        span.setAttribute(ATTR.stepAttempts, call.attempts);
+        span.setAttributes({ [ATTR.stepStatus]: status, [ATTR.stepAttempts]: call.attempts });
         span.end();
       };
       return next().then(
         (outcome) => {
-          span.setAttribute(ATTR.stepStatus, 'success');
-          ended();
+          ended('success');
           return outcome;
         },
         (error: unknown) => {
-          span.setAttribute(ATTR.stepStatus, 'failed');
           failSpan(span, errorCodeOf(error));
-          ended();
+          ended('failed');
           throw error;
         },
       );

@@ -13,8 +13,6 @@ import { errorCodeOf, failSpan } from './errors.js';
 import { modelTurnSpans, type ModelTurnSpans } from './genai.js';
 import { tracingInterceptor, TraceScopes } from './interceptor.js';
 import {
-  injectTraceContext,
-  traceCarrierOf,
   traceCarrierOfSpan,
   type TraceCarrier,
 } from './propagation.js';
@@ -38,7 +36,7 @@ export interface RunSpanInfo {
  * Pass it to `traceRun` to run in it, or {@link end} it when the run does not happen here.
  */
 export class RunSpan {
-  /** `traceparent`/`tracestate` of this span, to store with the execution (none: no propagator). */
+  /** `traceparent`/`tracestate` of this span, to store with the execution (none: invalid span). */
   readonly carrier: TraceCarrier | undefined;
   private ended = false;
 
@@ -48,8 +46,10 @@ export class RunSpan {
     /** The context it is active in. */
     readonly context: Context,
   ) {
-    const headers = injectTraceContext<Record<string, string>>({}, context);
-    this.carrier = traceCarrierOf(headers);
+    const spanContext = span.spanContext();
+    this.carrier = trace.isSpanContextValid(spanContext)
+      ? traceCarrierOfSpan(spanContext)
+      : undefined;
   }
 
   /** Ends it with `status` as `weft.execution.status` (`waiting`, `detached`...) if not ended. */
