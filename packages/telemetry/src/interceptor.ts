@@ -24,55 +24,51 @@ export function pluginName(target: ActionCall['target']): string {
 
 /**
  * The contexts of what is running, by which a span finds its parent: the run's span by
- * execution id (set by `WorkflowTracing.traceRun`), and the span of each step that is running
- * and of each agent invocation (its tool calls are its children), keyed by execution id (a
- * subworkflow's is `<parent id>/<step path>`) and path: an agent invocation's `run` is a copy
- * of its run's `RunInfo`, so the object cannot be the key.
+ * execution id (set by `WorkflowTracing.traceRun`), and per run (its `RunInfo`: a subworkflow,
+ * each `for_each` item's too, is a run of its own) the span of each step that is running, by
+ * path, and of each agent invocation (its tool calls are its children).
  */
 export class TraceScopes {
   readonly runs = new Map<string, Context>();
-  private readonly scopes = new Map<string, Context>();
+  private readonly byRun = new WeakMap<RunInfo, Map<string, Context>>();
 
   /** The parent of a step's span: its parallel block, the step calling its run, or the run. */
   stepParent(run: RunInfo, step: StepInfo): Context {
-    if (step.parent !== undefined) {
-      const block = this.scopes.get(stepKey(run, step.parent));
-      if (block !== undefined) return block;
+    const block = step.parent && this.get(run, step.parent.path);
+    if (block !== undefined) return block;
+    if (run.caller !== undefined) {
+      const { run: callerRun, step: callerStep } = run.caller;
+      return this.get(callerRun, callerStep.path) ?? this.stepParent(callerRun, callerStep);
     }
-    if (run.caller !== undefined) return this.callerParent(run.caller.run, run.caller.step);
     return this.runs.get(run.executionId) ?? context.active();
   }
 
   /** The parent of an invocation's span: the agent call a tool call is made for, or the step. */
   invocationParent(call: Invocation): Context {
     const scoped =
-      (call.tool !== undefined ? this.scopes.get(agentKey(call)) : undefined) ??
-      this.scopes.get(stepKey(call.run, call.step));
+      (call.tool !== undefined ? this.get(call.run, agentKey(call)) : undefined) ??
+      this.get(call.run, call.step.path);
     return scoped ?? this.stepParent(call.run, call.step);
   }
 
-  set(key: string, scope: Context): void {
-    this.scopes.set(key, scope);
+  set(run: RunInfo, key: string, scope: Context): void {
+    let scopes = this.byRun.get(run);
+    if (scopes === undefined) this.byRun.set(run, (scopes = new Map()));
+    scopes.set(key, scope);
   }
 
-  delete(key: string): void {
-    this.scopes.delete(key);
+  delete(run: RunInfo, key: string): void {
+    this.byRun.get(run)?.delete(key);
   }
 
-  /** A subworkflow's steps nest under the step that calls it. */
-  private callerParent(run: RunInfo, step: StepInfo): Context {
-    return this.scopes.get(stepKey(run, step)) ?? this.stepParent(run, step);
+  private get(run: RunInfo, key: string): Context | undefined {
+    return this.byRun.get(run)?.get(key);
   }
 }
 
-/** The key of a running step in {@link TraceScopes}. */
-function stepKey(run: RunInfo, step: StepInfo): string {
-  return `${run.executionId}\u0000${step.path}`;
-}
-
-/** The key of an agent invocation (one per attempt and item) in {@link TraceScopes}. */
+/** The key of an agent invocation (one per attempt and item) in its run's scopes. */
 function agentKey(call: Invocation): string {
-  return `${call.run.executionId}\u0000${call.step.path}\u0000${call.attempt}\u0000${call.item ?? ''}`;
+  return `${call.step.path}\u0000${call.attempt}\u0000${call.item ?? ''}`;
 }
 
 /**
@@ -105,10 +101,9 @@ export function tracingInterceptor(
         },
         parent,
       );
-      const key = stepKey(run, step);
-      scopes.set(key, trace.setSpan(parent, span));
+      scopes.set(run, step.path, trace.setSpan(parent, span));
       const ended = (status: 'success' | 'failed') => {
-        scopes.delete(key);
+        scopes.delete(run, step.path);
         span.setAttributes({ [ATTR.stepStatus]: status, [ATTR.stepAttempts]: call.attempts });
         span.end();
       };
@@ -143,16 +138,16 @@ export function tracingInterceptor(
       // An agent's tool calls are invocations of its step and attempt: they nest under it.
       const key =
         call.step.kind === 'agent' && call.tool === undefined ? agentKey(call) : undefined;
-      if (key !== undefined) scopes.set(key, trace.setSpan(parent, span));
+      if (key !== undefined) scopes.set(call.run, key, trace.setSpan(parent, span));
       call.trace = traceCarrierOfSpan(span.spanContext());
       return next(call).then(
         (result) => {
-          if (key !== undefined) scopes.delete(key);
+          if (key !== undefined) scopes.delete(call.run, key);
           span.end();
           return result;
         },
         (error: unknown) => {
-          if (key !== undefined) scopes.delete(key);
+          if (key !== undefined) scopes.delete(call.run, key);
           failSpan(span, errorCodeOf(error));
           span.end();
           throw error;

@@ -162,13 +162,18 @@ describe('tracing a run', () => {
   - name: outer
     steps:
       - { name: call, type: workflow, workflow: inner }
+      - name: both
+        type: parallel
+        parallel:
+          - { name: a, type: workflow, workflow: inner }
+          - { name: b, type: workflow, workflow: inner }
   - name: inner
     steps:
       - { name: work, plugin: shop, action: put }
 `,
       { file: 'test.yaml' },
     );
-    if (!loaded.ok) throw new Error('invalid');
+    if (!loaded.ok) throw new Error(loaded.diagnostics.map((d) => d.message).join('\n'));
     const [outer, inner] = loaded.workflows as [WorkflowDefinition, WorkflowDefinition];
     const runOne = (id: string) =>
       tracing.traceRun(
@@ -197,12 +202,25 @@ describe('tracing a run', () => {
       );
       const run = mine.find((s) => s.name === 'workflow outer')!;
       const call = mine.find((s) => s.name === 'step call')!;
-      const work = mine.find((s) => s.name === 'step work')!;
-      const action = mine.find((s) => s.name === 'action shop.put')!;
+      const called = mine.filter((s) => s.attributes['weft.execution_id'] === `${id}/call`);
+      const work = called.find((s) => s.name === 'step work')!;
+      const action = called.find((s) => s.name === 'action shop.put')!;
       expect(parent(call)).toBe(run);
       expect(parent(work)).toBe(call);
       expect(parent(action)).toBe(work);
       expect(new Set(mine.map((s) => s.spanContext().traceId)).size).toBe(1);
+      // Two calls at once in a parallel block: each subworkflow's steps under its own call.
+      const both = mine.find((s) => s.name === 'step both')!;
+      for (const name of ['a', 'b']) {
+        const caller = mine.find((s) => s.name === `step both/${name}`)!;
+        expect(parent(caller)).toBe(both);
+        const inner = mine.filter(
+          (s) => s.attributes['weft.execution_id'] === `${id}/both/${name}`,
+        );
+        const step = inner.find((s) => s.name === 'step work')!;
+        expect(parent(step)).toBe(caller);
+        expect(parent(inner.find((s) => s.name === 'action shop.put')!)).toBe(step);
+      }
     }
   });
 

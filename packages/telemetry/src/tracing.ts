@@ -12,10 +12,7 @@ import { ATTR } from './attributes.js';
 import { errorCodeOf, failSpan } from './errors.js';
 import { modelTurnSpans, type ModelTurnSpans } from './genai.js';
 import { tracingInterceptor, TraceScopes } from './interceptor.js';
-import {
-  traceCarrierOfSpan,
-  type TraceCarrier,
-} from './propagation.js';
+import { traceCarrierOfSpan, type TraceCarrier } from './propagation.js';
 
 /** How a run ended, as far as its span says: a run result or an ended execution record. */
 export type RunEnd = { status: string; error?: { code: string } | null } | undefined;

@@ -41,6 +41,10 @@ export interface RunInfo {
   readonly depth: number;
   /** For a subworkflow: the run and step that called it. */
   readonly caller: { readonly run: RunInfo; readonly step: StepInfo } | undefined;
+  /** `RunOptions.owner`: the workspace the run is in; undefined when the run names none. */
+  readonly owner: string | undefined;
+  /** The workflows of the run's call chain, outermost first, this run's own last. */
+  readonly workflows: readonly WorkflowDefinition[];
 }
 
 /** What a step hook sees: the step, its run, and the step's progress so far. */

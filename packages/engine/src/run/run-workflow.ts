@@ -61,6 +61,8 @@ export async function runPlanned(
     principal: options.principal,
     depth,
     caller,
+    owner: options.owner,
+    workflows: [...options.callers, workflow],
   };
   let run: Run | undefined;
   let error: WeftError | undefined;

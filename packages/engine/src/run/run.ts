@@ -190,11 +190,11 @@ export class Run {
       : { target: plan.target!, action, input, context, ...(runtime ? { runtime } : {}) };
     if (agent) {
       // An agent step's invoker gets an AgentCall: the definition, its tools, progress reports.
-      // Its `run` adds the owner and the call chain's workflows to the interceptors' RunInfo.
-      const base = 'run' in call ? call.run : undefined;
+      // Its `run` is the interceptors' RunInfo (which has the owner and the call chain's
+      // workflows), the same object as its other invocations'.
       const extras: Omit<AgentCall, keyof ActionCall> = {
         definition: plan.def,
-        run: { ...base, owner: this.options.owner, workflows: this.lineage },
+        run: this.info ?? { owner: this.options.owner, workflows: this.lineage },
         tools: new AttemptTools(this, plan, context, key, attemptNumber, item),
         report: (percent, message, data) => {
           if (this.listening) this.emit('step.progress', plan.path, { percent, message, ...data });
