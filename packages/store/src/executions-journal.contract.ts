@@ -83,6 +83,30 @@ export function executionsJournalContract(current: () => ExecutionsStore): void 
       });
     });
 
+    it('writes any number of last steps and events with the end, escaping none', async () => {
+      // PostgreSQL writes a few as parameters and many as arrays: both shapes, odd text included.
+      for (const [stepCount, eventCount] of [
+        [0, 0],
+        [1, 0],
+        [0, 1],
+        [2, 4],
+        [3, 5],
+        [12, 30],
+      ] as const) {
+        const record = execution();
+        await store.create(record);
+        const steps = Array.from({ length: stepCount }, (_, i) => ({
+          path: `s${i}`,
+          json: JSON.stringify({ text: `quote ' "and" {brace} \\ ${i}`, i }),
+        }));
+        const events = Array.from({ length: eventCount }, (_, i) => event(i + 1));
+        expect(await store.finish(record.id, DONE, { events, steps })).toBe(true);
+        expect(sortedByPath(await store.steps(record.id))).toEqual(sortedByPath(steps));
+        expect(await store.events(record.id, 0, 100)).toEqual(events);
+        expect((await store.get(record.id))!.status).toBe('completed');
+      }
+    });
+
     it('keeps concurrent writes apart: one that fails fails alone', async () => {
       const a = execution();
       const b = execution();
