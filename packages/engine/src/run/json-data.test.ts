@@ -25,6 +25,19 @@ describe('jsonDataProblem', () => {
     expect(jsonDataProblem({ s: Symbol('x') })?.found).toBe('a symbol');
     expect(jsonDataProblem({ m: new Map() })?.found).toContain('an instance of Map');
     expect(jsonDataProblem(10n)?.path).toBe('output');
+    // Flat values (no nested object) are checked without the walk: the same answers.
+    class Point {
+      x = 1;
+    }
+    expect(jsonDataProblem(new Point())?.found).toBe(
+      'an instance of Point (return plain objects and arrays)',
+    );
+    expect(jsonDataProblem(new Map())?.found).toContain('an instance of Map');
+    expect(jsonDataProblem([1, 2n, 3])?.path).toBe('output[1]');
+    expect(jsonDataProblem({ a: 1, b: () => 2 })?.path).toBe('output.b');
+    expect(jsonDataProblem({ a: 1 }, 0)?.found).toBe('nesting deeper than the limit of 0 levels');
+    expect(jsonDataProblem({ a: 1, b: 'x', c: null, d: undefined })).toBeUndefined();
+    expect(jsonDataProblem([1, 'x', null, new Date(0)])).toBeUndefined();
   });
 
   it('refuses nesting past its limit without recursing', () => {

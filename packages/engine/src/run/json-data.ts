@@ -24,9 +24,28 @@ export function jsonDataProblem(
   maxDepth = MAX_OUTPUT_DEPTH,
 ): JsonDataProblem | undefined {
   const root = leafProblem(value);
-  if (root !== undefined)
-    return root === OBJECT ? walk(value as object, maxDepth) : at('output', root);
-  return undefined;
+  if (root === undefined) return undefined;
+  if (root !== OBJECT) return at('output', root);
+  return flatData(value as object, maxDepth) ? undefined : walk(value as object, maxDepth);
+}
+
+/**
+ * Whether `value` is a plain object or an array whose every value is a leaf that is JSON data:
+ * most outputs. It then needs none of the walk's bookkeeping (a map of open objects, a stack),
+ * which cost ~4% of an engine step; anything else goes to the walk, which says what is wrong.
+ */
+function flatData(value: object, maxDepth: number): boolean {
+  if (maxDepth < 1) return false;
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++)
+      if (leafProblem((value as unknown[])[i]) !== undefined) return false;
+    return true;
+  }
+  const prototype = Object.getPrototypeOf(value) as unknown;
+  if (prototype !== Object.prototype && prototype !== null) return false;
+  for (const key of Object.keys(value))
+    if (leafProblem((value as Record<string, unknown>)[key]) !== undefined) return false;
+  return true;
 }
 
 /** Marks a value that is an object to walk. */
