@@ -97,7 +97,8 @@ export class Run {
     readonly info: RunInfo | undefined,
   ) {
     this.deadlines = new Deadlines(options.clock);
-    this.lineage = [...options.callers, plan.workflow];
+    // The interceptors' RunInfo holds the same chain; build it once.
+    this.lineage = info?.workflows ?? [...options.callers, plan.workflow];
     this.scopes = options.chain?.step ? new Map() : undefined;
     this.defaultRetry = options.defaultRetry ? planRetry(options.defaultRetry) : undefined;
     const steps: Record<string, StepEntry> = {};
