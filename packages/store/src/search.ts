@@ -7,6 +7,7 @@ import {
   countsParams,
   countsText,
   ftsTerms,
+  limitOffset,
   LISTED,
   PlanCounts,
   slugOrder,
@@ -88,7 +89,7 @@ function wordsPageText(dialect: Dialect, matches: string): string {
   const slug = dialect === 'postgres' ? 'COLLATE "C"' : '';
   return `WITH m AS MATERIALIZED (${matches}),
     page AS (SELECT slug, rank, downloads FROM m
-      ORDER BY rank, downloads DESC, slug ${slug} LIMIT ? OFFSET ?)
+      ORDER BY rank, downloads DESC, slug ${slug} ${limitOffset(dialect)})
     SELECT ${COLUMNS}, (SELECT count(*) FROM m) AS total FROM page JOIN plugins p ON p.slug = page.slug
     ORDER BY page.rank, page.downloads DESC, page.slug ${slug}`;
 }
@@ -116,7 +117,7 @@ function browseFrom(dialect: Dialect, filters: Filters): string {
 function browsePageText(dialect: Dialect, filters: Filters): string {
   const from = browseFrom(dialect, filters);
   return `SELECT ${COLUMNS}, (SELECT count(*) ${from}) AS total ${from}
-    ORDER BY p.downloads DESC, ${slugOrder(dialect)} LIMIT ? OFFSET ?`;
+    ORDER BY p.downloads DESC, ${slugOrder(dialect)} ${limitOffset(dialect)}`;
 }
 
 const texts = new Map<string, { page: string; count: string }>();
