@@ -6,7 +6,7 @@ import type { Database } from './database.js';
 import { migrate } from './migrations.js';
 import { PLAN_MODES, PlanTestDatabase, seqScans } from './plan-test-support.js';
 import { searchStatements } from './search.js';
-import { walkWins } from './search-walk.js';
+import { namesPlan } from './search-walk.js';
 
 const PLUGINS = 10_000;
 const url = process.env['WEFT_TEST_DATABASE_URL'];
@@ -166,8 +166,9 @@ describe('search plans at 10,000 plugins: every shape is served by an index', ()
       database.plans(numbered(text), params, modes);
 
     /**
-     * Whether the counts of `search` choose its walk (the statements after the ranked page, its
-     * count and the walk's counts), which runs only then: the matches it may visit, if so.
+     * Whether the counts of `search` choose a names-first page (the statements after the ranked
+     * page, its count and the walk's counts: the walk, then the names read from the index),
+     * which runs only then: the matches it may visit, if so.
      */
     async function walkChosen(search: SearchQuery): Promise<number | undefined> {
       const counts = searchStatements('postgres', search)[2];
@@ -175,7 +176,7 @@ describe('search plans at 10,000 plugins: every shape is served by an index', ()
       const text = numbered(counts.text);
       const [row] = (await pool.query<Record<string, string>>(text, counts.params)).rows;
       const [matches, names, ids] = [row!['matches'], row!['names'], row!['ids']].map(Number);
-      return walkWins(search, { matches: matches!, names: names!, ids: ids! })
+      return namesPlan(search, { matches: matches!, names: names!, ids: ids! })
         ? matches
         : undefined;
     }

@@ -4,9 +4,11 @@ import type { Dialect } from './database.js';
 /**
  * The second plan of a ranked search, on both stores, for a query whose words are in the names
  * of many plugins (a one- or two-letter prefix: `s` matches 5,806 of 10,000). The ranked plan
- * ranks and sorts every match (~1 µs each on SQLite, ~1–2 µs on PostgreSQL); this one walks
- * `plugins_listed` in popularity order, keeps the plugins whose name has every word (rank 1)
- * and stops when the page is full. It gives the same page as the ranked plan only when the
+ * ranks and sorts every match (~1 µs each on SQLite, ~1–2 µs on PostgreSQL); this one reads
+ * the plugins whose name has every word (rank 1) and keeps the best `offset + limit`: by a
+ * walk of `plugins_listed` in popularity order that stops when the page is full, or, when the
+ * names are few enough, from the full-text index (see {@link namesPlan}). It gives the same
+ * page as the ranked plan only when the
  * names alone fill it (`offset + limit` name matches): every rank 2 and 3 match then comes
  * after the page. Rank 0 (the whole query is the slug or the name) is found directly: the slug
  * by its key; an exact name on SQLite by the full-text phrase of its words anchored at the
@@ -16,8 +18,8 @@ import type { Dialect } from './database.js';
  * exact slug when its words do not match: on SQLite in the full-text index alone, on
  * PostgreSQL in the GIN index and the rows it points to (as the ranked plan counts). A page the
  * walk could not fill (the counts that chose it were stale, or on PostgreSQL it reached its cap,
- * see {@link walkParams}) may lack rank 2 and 3 matches: the caller then runs the ranked plan. Only without a tag or kind: a filter needs a probe per
- * match to count. Which plan runs is decided by {@link walkWins} alone; only the SQL text
+ * see {@link walkParams}) may lack rank 2 and 3 matches: the caller then runs the ranked plan.
+ * Only without a tag or kind: a filter needs a probe per match to count. Which plan runs is decided by {@link namesPlan} alone; only the SQL text
  * differs by dialect.
  */
 /** The columns of a plugin summary row, read from `plugins p` (both plans). */
@@ -51,8 +53,30 @@ export function tsTerms(words: readonly string[]): string {
 
 const MATCHES = 'SELECT rowid FROM plugin_search WHERE plugin_search MATCH ?';
 
+/**
+ * How the walk reads the names (rank 1): `walk` visits `plugins_listed` in popularity order and
+ * keeps the plugins whose name matches; `index` reads the name matches from the full-text
+ * index (SQLite) or the GIN index (PostgreSQL) and keeps the best `offset + limit`. Chosen by
+ * {@link namesPlan}.
+ */
+export type NamesRead = 'walk' | 'index';
+
+/** SQLite: the rank 1 names, read as {@link NamesRead} says. Placeholders: the names' terms, the exact key twice, the most kept. */
+function sqliteNames(read: NamesRead): string {
+  const kept = `p.slug <> ? AND p.name_key <> ?
+        ORDER BY p.downloads DESC, p.slug LIMIT ${SQLITE_LIMIT}`;
+  if (read === 'index') {
+    return `SELECT p.slug, 1, p.downloads FROM plugin_search s
+        JOIN plugins p INDEXED BY plugins_search_rank ON p.search_id = s.rowid AND ${LISTED}
+        WHERE plugin_search MATCH ? AND ${kept}`;
+  }
+  return `SELECT p.slug, 1, p.downloads FROM plugins p INDEXED BY plugins_listed
+        WHERE ${LISTED} AND p.search_id IN (${MATCHES}) AND ${kept}`;
+}
+
 /** Placeholders `?` of {@link walkText}, filled by {@link walkParams}. */
-const SQLITE_WALK = `SELECT ${COLUMNS},
+function sqliteWalk(read: NamesRead): string {
+  return `SELECT ${COLUMNS},
     (SELECT count(*) FROM plugin_search WHERE plugin_search MATCH ?)
       + (SELECT count(*) FROM plugins p WHERE p.slug = ? AND ${LISTED}
         AND NOT EXISTS (SELECT 1 FROM plugin_search x
@@ -64,19 +88,25 @@ const SQLITE_WALK = `SELECT ${COLUMNS},
         JOIN plugins p INDEXED BY plugins_search_rank ON p.search_id = s.rowid AND ${LISTED}
         WHERE plugin_search MATCH ? AND p.name_key = ? AND p.slug <> ?
       UNION ALL
-      SELECT * FROM (SELECT p.slug, 1, p.downloads FROM plugins p INDEXED BY plugins_listed
-        WHERE ${LISTED} AND p.search_id IN (${MATCHES}) AND p.slug <> ? AND p.name_key <> ?
-        ORDER BY p.downloads DESC, p.slug LIMIT ${SQLITE_LIMIT}))
+      SELECT * FROM (${sqliteNames(read)}))
     ORDER BY rank, downloads DESC, slug ${limitOffset('sqlite')}) page
   JOIN plugins p ON p.slug = page.slug
   ORDER BY page.rank, page.downloads DESC, page.slug`;
+}
 
 /**
  * PostgreSQL: the same walk of `plugins_listed`, each plugin's `search_name` tested; the exact
  * name by `plugins_name_key`; the total from the GIN index `plugins_search` (only listed plugins
  * have words), as the ranked plan counts it.
  */
-const POSTGRES_WALK = `SELECT ${COLUMNS},
+function postgresWalk(read: NamesRead): string {
+  // The plugins whose names are tested: the first `visits` in popularity order, or the GIN
+  // index's matches of the words (`read: 'index'`, the terms in place of `visits`).
+  const visited =
+    read === 'index'
+      ? `FROM plugins p WHERE ${LISTED} AND p.search_all @@ to_tsquery('simple', ?)`
+      : `FROM plugins p WHERE ${LISTED} ORDER BY p.downloads DESC, p.slug COLLATE "C" LIMIT ?`;
+  return `SELECT ${COLUMNS},
     (SELECT count(*) FROM plugins p
       WHERE (p.search_all @@ to_tsquery('simple', ?) OR p.slug = ?) AND ${LISTED}) AS total
   FROM (SELECT slug, rank, downloads FROM (
@@ -87,16 +117,25 @@ const POSTGRES_WALK = `SELECT ${COLUMNS},
           AND p.search_all @@ to_tsquery('simple', ?)
       UNION ALL
       (SELECT p.slug, 1, p.downloads FROM (SELECT p.slug, p.downloads, p.search_name, p.name_key
-          FROM plugins p WHERE ${LISTED} ORDER BY p.downloads DESC, p.slug COLLATE "C" LIMIT ?) p
+          ${visited}) p
         WHERE p.search_name @@ to_tsquery('simple', ?) AND p.slug <> ? AND p.name_key <> ?
         ORDER BY p.downloads DESC, p.slug COLLATE "C" LIMIT ?)) w
     ORDER BY rank, downloads DESC, slug COLLATE "C" LIMIT ? OFFSET ?) page
   JOIN plugins p ON p.slug = page.slug
   ORDER BY page.rank, page.downloads DESC, page.slug COLLATE "C"`;
+}
 
-/** The walk of a query's words (see above), one statement per dialect. */
-export function walkText(dialect: Dialect): string {
-  return dialect === 'postgres' ? POSTGRES_WALK : SQLITE_WALK;
+const WALKS = new Map<string, string>();
+
+/** The walk of a query's words (see above), its names read as `read` says. */
+export function walkText(dialect: Dialect, read: NamesRead = 'walk'): string {
+  const key = `${dialect}/${read}`;
+  let text = WALKS.get(key);
+  if (text === undefined) {
+    text = dialect === 'postgres' ? postgresWalk(read) : sqliteWalk(read);
+    WALKS.set(key, text);
+  }
+  return text;
 }
 
 /** The full-text query of every word as a prefix, in the columns given. */
@@ -112,7 +151,12 @@ export function ftsTerms(columns: string, words: readonly string[]): string {
  * `sendgrid`) came after 7,000 plugins whose names lack it, where the density of name matches
  * promised 400. SQLite walks on (not yet capped).
  */
-export function walkParams(dialect: Dialect, query: SearchQuery, visits: number): unknown[] {
+export function walkParams(
+  dialect: Dialect,
+  query: SearchQuery,
+  visits: number,
+  read: NamesRead = 'walk',
+): unknown[] {
   const n = query.offset + query.limit;
   if (dialect === 'postgres') {
     const terms = tsTerms(query.words);
@@ -124,7 +168,7 @@ export function walkParams(dialect: Dialect, query: SearchQuery, visits: number)
       exact,
       exact,
       terms,
-      visits,
+      read === 'index' ? terms : visits,
       terms,
       exact,
       exact,
@@ -237,6 +281,30 @@ export function countsParams(dialect: Dialect, query: SearchQuery): unknown[] {
 export function walkWins(query: SearchQuery, counts: MatchCounts): boolean {
   const n = query.offset + query.limit;
   return counts.names >= n && (n * counts.ids) / counts.names < counts.matches;
+}
+
+/**
+ * How much shorter than reading every name from the index the walk must be expected to be
+ * before it is taken. Its length is a guess from the density of names among the search ids,
+ * and popularity ties are in slug order, where slugs start like names: the names of `sen`
+ * (`sentry`, `sendgrid`) came after 7,000 plugins where the density promised 400 (2 ms on
+ * SQLite, against 0.3 ms read from the index). Reading from the index costs one lookup per
+ * name, known in advance.
+ */
+const WALK_MARGIN = 2;
+
+/**
+ * How a query's names-first page reads its names, or `undefined` when the ranked plan is
+ * needed: the names must fill the page (`offset + limit` of them). Then the names-first plan
+ * always wins, since the ranked plan reads every match and the names are some of them; the
+ * walk is taken only when its expected length is {@link WALK_MARGIN} times shorter than the
+ * names, and than the matches.
+ */
+export function namesPlan(query: SearchQuery, counts: MatchCounts): NamesRead | undefined {
+  const n = query.offset + query.limit;
+  if (counts.names < n) return undefined;
+  const walk = (n * counts.ids) / counts.names;
+  return walk * WALK_MARGIN <= counts.names && walk < counts.matches ? 'walk' : 'index';
 }
 
 /** Most queries whose counts are remembered; all are forgotten when it is reached. */

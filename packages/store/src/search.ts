@@ -9,6 +9,7 @@ import {
   ftsTerms,
   limitOffset,
   LISTED,
+  namesPlan,
   PlanCounts,
   slugOrder,
   tagCountsText,
@@ -260,8 +261,12 @@ async function walkedPage(runner: SqlRunner, query: SearchQuery) {
     countsText(dialect),
     countsParams(dialect, query),
   );
-  if (!walkWins(query, counts)) return undefined;
-  const rows = await runner.all(walkText(dialect), walkParams(dialect, query, counts.matches));
+  const read = namesPlan(query, counts);
+  if (read === undefined) return undefined;
+  const rows = await runner.all(
+    walkText(dialect, read),
+    walkParams(dialect, query, counts.matches, read),
+  );
   if (rows.length < query.limit) {
     // The names did not fill the page: the counts were stale, or (PostgreSQL) the walk gave up
     // where the names are rarer than their density promised. Not walked again until the
@@ -307,6 +312,10 @@ export function searchStatements(
       ? [
           { text: countsText(dialect), params: countsParams(dialect, query) },
           { text: walkText(dialect), params: walkParams(dialect, query, visits) },
+          {
+            text: walkText(dialect, 'index'),
+            params: walkParams(dialect, query, visits, 'index'),
+          },
         ]
       : query.words.length === 0 && query.tag && !query.kind
         ? [
