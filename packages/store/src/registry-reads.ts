@@ -33,6 +33,8 @@ export interface RunnerConnections {
 export class SqlRunner {
   private readonly statements = new Map<string, BetterSqlite3.Statement>();
   private readonly postgresTexts = new Map<string, { name: string; text: string }>();
+  /** SQLite: each text {@link allAsJson} ran, wrapped to answer one JSON text. */
+  private readonly jsonTexts = new Map<string, string>();
   private readonly sqlite: BetterSqlite3.Database | undefined;
   private readonly readers: SqliteReaders | undefined;
   private readonly pool: pg.Pool | undefined;
@@ -74,6 +76,29 @@ export class SqlRunner {
     }
     const result = await this.db.executeQuery<Row>(CompiledQuery.raw(named.text, [...params]));
     return result.rows;
+  }
+
+  /**
+   * Every row of `text` run with `params`, as objects of `fields` (the columns `text` names),
+   * in the order of `text`. On SQLite the database writes the rows as one JSON text
+   * (`json_group_array`): a reader thread then hands over one string. Making a page of 20
+   * plugin rows as objects and copying them to the event loop took ~75 µs of the reader's
+   * time; the text takes ~25 (and parsing it on the event loop, what the copy took there).
+   */
+  async allAsJson(
+    text: string,
+    params: readonly unknown[],
+    fields: readonly string[],
+  ): Promise<Row[]> {
+    if (this.dialect !== 'sqlite') return this.all(text, params);
+    let wrapped = this.jsonTexts.get(text);
+    if (wrapped === undefined) {
+      const pairs = fields.map((f) => `'${f}', ${f}`).join(', ');
+      wrapped = `SELECT json_group_array(json_object(${pairs})) AS rows FROM (${text})`;
+      this.jsonTexts.set(text, wrapped);
+    }
+    const [row] = await this.all(wrapped, params);
+    return JSON.parse(String(row?.['rows'] ?? '[]')) as Row[];
   }
 
   private statement(sqlite: BetterSqlite3.Database, text: string): BetterSqlite3.Statement {

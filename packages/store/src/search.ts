@@ -1,7 +1,7 @@
 import { searchWords, type PluginRecord, type SearchQuery } from '@weft/core';
 import type { Dialect } from './database.js';
 import type { Row, SqlRunner } from './registry-reads.js';
-import { toPluginRecord } from './rows.js';
+import { PLUGIN_COLUMNS, toPluginRecord } from './rows.js';
 import {
   COLUMNS,
   countsParams,
@@ -234,7 +234,11 @@ async function tagPage(runner: SqlRunner, query: SearchQuery) {
     query.tag,
   ]);
   if (!walkWins(query, counts)) return undefined;
-  const rows = await runner.all(tagWalkText(runner.dialect), tagWalkParams(query));
+  const rows = await runner.allAsJson(
+    tagWalkText(runner.dialect),
+    tagWalkParams(query),
+    PAGE_FIELDS,
+  );
   if (rows.length === 0) {
     // The counts were stale (the page is past the end): counted again next time.
     plans.delete(key);
@@ -263,9 +267,10 @@ async function walkedPage(runner: SqlRunner, query: SearchQuery) {
   );
   const read = namesPlan(query, counts);
   if (read === undefined) return undefined;
-  const rows = await runner.all(
+  const rows = await runner.allAsJson(
     walkText(dialect, read),
     walkParams(dialect, query, counts.matches, read),
+    PAGE_FIELDS,
   );
   if (rows.length < query.limit) {
     // The names did not fill the page: the counts were stale, or (PostgreSQL) the walk gave up
@@ -277,6 +282,9 @@ async function walkedPage(runner: SqlRunner, query: SearchQuery) {
   return { total: Number(rows[0]!['total']), plugins: rows.map(toRecord) };
 }
 
+/** The fields of a page's rows: a plugin summary's columns and the total. */
+const PAGE_FIELDS = [...PLUGIN_COLUMNS, 'total'];
+
 const toRecord = (row: Row) => toPluginRecord(row as Parameters<typeof toPluginRecord>[0]);
 
 /** The page by the ranked plan: every match ranked, the best `offset + limit` kept. */
@@ -286,7 +294,7 @@ async function rankedPage(runner: SqlRunner, query: SearchQuery) {
     kind: query.kind !== undefined,
   });
   const params = matchParams(runner.dialect, query);
-  const rows = await runner.all(page, pageParams(query, params));
+  const rows = await runner.allAsJson(page, pageParams(query, params), PAGE_FIELDS);
   let total = rows.length > 0 ? Number(rows[0]!['total']) : 0;
   if (rows.length === 0 && query.offset > 0) {
     const [counted] = await runner.all(count, params);
