@@ -1,4 +1,4 @@
-import { searchWords, type SearchQuery } from '@weft/core';
+import type { SearchQuery } from '@weft/core';
 import type { Dialect } from './database.js';
 
 /**
@@ -11,8 +11,8 @@ import type { Dialect } from './database.js';
  * page as the ranked plan only when the
  * names alone fill it (`offset + limit` name matches): every rank 2 and 3 match then comes
  * after the page. Rank 0 (the whole query is the slug or the name) is found directly: the slug
- * by its key; an exact name on SQLite by the full-text phrase of its words anchored at the
- * name's start, on PostgreSQL by `plugins_name_key`; then its folded name compared.
+ * by its key, an exact name by its folded name in `plugins_name_key` (a match of the words
+ * still, as in the ranked plan).
  *
  * The total counts the full-text matches (only listed plugins have words indexed), plus the
  * exact slug when its words do not match: on SQLite in the full-text index alone, on
@@ -84,9 +84,10 @@ function sqliteWalk(read: NamesRead): string {
   FROM (SELECT slug, rank, downloads FROM (
       SELECT p.slug, 0 AS rank, p.downloads FROM plugins p WHERE p.slug = ? AND ${LISTED}
       UNION ALL
-      SELECT p.slug, 0, p.downloads FROM plugin_search s
-        JOIN plugins p INDEXED BY plugins_search_rank ON p.search_id = s.rowid AND ${LISTED}
-        WHERE plugin_search MATCH ? AND p.name_key = ? AND p.slug <> ?
+      SELECT p.slug, 0, p.downloads FROM plugins p INDEXED BY plugins_name_key
+        WHERE p.name_key = ? AND p.slug <> ? AND ${LISTED}
+          AND EXISTS (SELECT 1 FROM plugin_search x
+            WHERE x.rowid = p.search_id AND plugin_search MATCH ?)
       UNION ALL
       SELECT * FROM (${sqliteNames(read)}))
     ORDER BY rank, downloads DESC, slug ${limitOffset('sqlite')}) page
@@ -179,17 +180,14 @@ export function walkParams(
   }
   const all = ftsTerms('name tags description', query.words);
   const names = ftsTerms('name', query.words);
-  // A name whose folded form is the query has the query's words, in order, from its start.
-  const phrase = searchWords(query.exact).join(' ');
-  const exactName = `{name} : ^"${phrase.replaceAll('"', '""')}"`;
   return [
     all,
     query.exact,
     all,
     query.exact,
-    exactName,
     query.exact,
     query.exact,
+    all,
     names,
     query.exact,
     query.exact,
