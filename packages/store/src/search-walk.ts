@@ -8,9 +8,8 @@ import type { Dialect } from './database.js';
  * the plugins whose name has every word (rank 1) and keeps the best `offset + limit`: by a
  * walk of `plugins_listed` in popularity order that stops when the page is full, or, when the
  * names are few enough, from the full-text index (see {@link namesPlan}). It gives the same
- * page as the ranked plan only when the
- * names alone fill it (`offset + limit` name matches): every rank 2 and 3 match then comes
- * after the page. Rank 0 (the whole query is the slug or the name) is found directly: the slug
+ * page as the ranked plan only when the names alone fill it (`offset + limit` name matches):
+ * every rank 2 and 3 match then comes after the page. Rank 0 (the whole query is the slug or the name) is found directly: the slug
  * by its key, an exact name by its folded name in `plugins_name_key` (a match of the words
  * still, as in the ranked plan).
  *
@@ -19,8 +18,8 @@ import type { Dialect } from './database.js';
  * PostgreSQL in the GIN index and the rows it points to (as the ranked plan counts). A page the
  * walk could not fill (the counts that chose it were stale, or on PostgreSQL it reached its cap,
  * see {@link walkParams}) may lack rank 2 and 3 matches: the caller then runs the ranked plan.
- * Only without a tag or kind: a filter needs a probe per match to count. Which plan runs is decided by {@link namesPlan} alone; only the SQL text
- * differs by dialect.
+ * Only without a tag or kind: a filter needs a probe per match to count. Which plan runs is
+ * decided by {@link namesPlan} alone; only the SQL text differs by dialect.
  */
 /** The columns of a plugin summary row, read from `plugins p` (both plans). */
 export const COLUMNS = `p.slug, p.slug_key, p.kind, p.owner, p.created_at, p.updated_at, p.downloads,
@@ -34,7 +33,7 @@ export const LISTED = 'p.latest_version IS NOT NULL';
  * nothing), ~2 µs for a one-table read. A cast is an expression it does not read. PostgreSQL
  * plans a named statement once either way.
  */
-export const SQLITE_LIMIT = 'CAST(? AS INTEGER)';
+const SQLITE_LIMIT = 'CAST(? AS INTEGER)';
 /** `LIMIT ? OFFSET ?` for `dialect` (see {@link SQLITE_LIMIT}). */
 export function limitOffset(dialect: Dialect): string {
   return dialect === 'postgres'
@@ -61,7 +60,10 @@ const MATCHES = 'SELECT rowid FROM plugin_search WHERE plugin_search MATCH ?';
  */
 export type NamesRead = 'walk' | 'index';
 
-/** SQLite: the rank 1 names, read as {@link NamesRead} says. Placeholders: the names' terms, the exact key twice, the most kept. */
+/**
+ * SQLite: the rank 1 names, read as {@link NamesRead} says. Placeholders: the names' terms, the
+ * exact key twice, the most kept.
+ */
 function sqliteNames(read: NamesRead): string {
   const kept = `p.slug <> ? AND p.name_key <> ?
         ORDER BY p.downloads DESC, p.slug LIMIT ${SQLITE_LIMIT}`;
@@ -96,9 +98,10 @@ function sqliteWalk(read: NamesRead): string {
 }
 
 /**
- * PostgreSQL: the same walk of `plugins_listed`, each plugin's `search_name` tested; the exact
- * name by `plugins_name_key`; the total from the GIN index `plugins_search` (only listed plugins
- * have words), as the ranked plan counts it.
+ * PostgreSQL: the same plan, each visited plugin's `search_name` tested (the first of
+ * `plugins_listed`, or the GIN index's matches); the exact name by `plugins_name_key`; the
+ * total from the GIN index `plugins_search` (only listed plugins have words), as the ranked
+ * plan counts it.
  */
 function postgresWalk(read: NamesRead): string {
   // The plugins whose names are tested: the first `visits` in popularity order, or the GIN
@@ -126,17 +129,14 @@ function postgresWalk(read: NamesRead): string {
   ORDER BY page.rank, page.downloads DESC, page.slug COLLATE "C"`;
 }
 
-const WALKS = new Map<string, string>();
+const WALK_TEXTS: Record<Dialect, Record<NamesRead, string>> = {
+  sqlite: { walk: sqliteWalk('walk'), index: sqliteWalk('index') },
+  postgres: { walk: postgresWalk('walk'), index: postgresWalk('index') },
+};
 
 /** The walk of a query's words (see above), its names read as `read` says. */
 export function walkText(dialect: Dialect, read: NamesRead = 'walk'): string {
-  const key = `${dialect}/${read}`;
-  let text = WALKS.get(key);
-  if (text === undefined) {
-    text = dialect === 'postgres' ? postgresWalk(read) : sqliteWalk(read);
-    WALKS.set(key, text);
-  }
-  return text;
+  return WALK_TEXTS[dialect][read];
 }
 
 /** The full-text query of every word as a prefix, in the columns given. */
@@ -296,13 +296,13 @@ const WALK_MARGIN = 2;
  * needed: the names must fill the page (`offset + limit` of them). Then the names-first plan
  * always wins, since the ranked plan reads every match and the names are some of them; the
  * walk is taken only when its expected length is {@link WALK_MARGIN} times shorter than the
- * names, and than the matches.
+ * names.
  */
 export function namesPlan(query: SearchQuery, counts: MatchCounts): NamesRead | undefined {
   const n = query.offset + query.limit;
   if (counts.names < n) return undefined;
   const walk = (n * counts.ids) / counts.names;
-  return walk * WALK_MARGIN <= counts.names && walk < counts.matches ? 'walk' : 'index';
+  return walk * WALK_MARGIN <= counts.names ? 'walk' : 'index';
 }
 
 /** Most queries whose counts are remembered; all are forgotten when it is reached. */
