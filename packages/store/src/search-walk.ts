@@ -9,9 +9,9 @@ import type { Dialect } from './database.js';
  * walk of `plugins_listed` in popularity order that stops when the page is full, or, when the
  * names are few enough, from the full-text index (see {@link namesPlan}). It gives the same
  * page as the ranked plan only when the names alone fill it (`offset + limit` name matches):
- * every rank 2 and 3 match then comes after the page. Rank 0 (the whole query is the slug or the name) is found directly: the slug
- * by its key, an exact name by its folded name in `plugins_name_key` (a match of the words
- * still, as in the ranked plan).
+ * every rank 2 and 3 match then comes after the page. Rank 0 (the whole query is the slug or
+ * the name) is found directly: the slug by its key, an exact name by its folded name in
+ * `plugins_name_key` (a match of the words still, as in the ranked plan).
  *
  * The total counts the full-text matches (only listed plugins have words indexed), plus the
  * exact slug when its words do not match: on SQLite in the full-text index alone, on
