@@ -9,7 +9,11 @@ export interface PlanNode {
   'Node Type': string;
   'Relation Name'?: string;
   'Index Name'?: string;
+  /** `InitPlan` for a subquery run once per execution. */
+  'Parent Relationship'?: string;
   Plans?: PlanNode[];
+  /** The node's expressions (`Filter`, `Output`, `Index Cond`...): plans are verbose. */
+  [field: string]: unknown;
 }
 
 /** `node` and every node under it. */
@@ -60,7 +64,7 @@ export class PlanTestDatabase {
 
   /**
    * The plans of `text` (`$n` parameters) with `params` as a named statement, one per mode of
-   * `modes` (`plan_cache_mode`).
+   * `modes` (`plan_cache_mode`), verbose (each node's output expressions too).
    */
   async plans(text: string, params: readonly unknown[], modes = PLAN_MODES): Promise<PlanNode[]> {
     await this.pool.query('DEALLOCATE ALL');
@@ -70,7 +74,7 @@ export class PlanTestDatabase {
     for (const mode of modes) {
       await this.pool.query(`SET plan_cache_mode = ${mode}`);
       const { rows } = await this.pool.query<{ 'QUERY PLAN': { Plan: PlanNode }[] }>(
-        `EXPLAIN (FORMAT JSON) EXECUTE plan${values === '' ? '' : `(${values})`}`,
+        `EXPLAIN (FORMAT JSON, VERBOSE) EXECUTE plan${values === '' ? '' : `(${values})`}`,
       );
       found.push(rows[0]!['QUERY PLAN'][0]!.Plan);
     }

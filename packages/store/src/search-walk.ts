@@ -45,6 +45,15 @@ export function slugOrder(dialect: Dialect): string {
   return dialect === 'postgres' ? 'p.slug COLLATE "C"' : 'p.slug';
 }
 
+/**
+ * PostgreSQL: a full-text query tested on each row (not an index condition), made once per
+ * run. `to_tsquery` is only stable, so written in a row's condition it parses the query again
+ * for every row: ~0.6 µs a match, 0.9 of the 1.9 ms that counting `sal`'s 1,583 matches took.
+ * A scalar subquery is run once (an InitPlan); one in `FROM` is flattened into the rows'
+ * conditions.
+ */
+export const PG_ROW_QUERY = "(SELECT to_tsquery('simple', ?))";
+
 /** PostgreSQL: the full-text query of every word as a prefix (`to_tsquery` syntax). */
 export function tsTerms(words: readonly string[]): string {
   return words.map((w) => `${w}:*`).join(' & ');
@@ -118,11 +127,11 @@ function postgresWalk(read: NamesRead): string {
       UNION ALL
       SELECT p.slug, 0, p.downloads FROM plugins p
         WHERE p.name_key = ? AND p.slug <> ? AND ${LISTED}
-          AND p.search_all @@ to_tsquery('simple', ?)
+          AND p.search_all @@ ${PG_ROW_QUERY}
       UNION ALL
       (SELECT p.slug, 1, p.downloads FROM (SELECT p.slug, p.downloads, p.search_name, p.name_key
           ${visited}) p
-        WHERE p.search_name @@ to_tsquery('simple', ?) AND p.slug <> ? AND p.name_key <> ?
+        WHERE p.search_name @@ ${PG_ROW_QUERY} AND p.slug <> ? AND p.name_key <> ?
         ORDER BY p.downloads DESC, p.slug COLLATE "C" LIMIT ?)) w
     ORDER BY rank, downloads DESC, slug COLLATE "C" LIMIT ? OFFSET ?) page
   JOIN plugins p ON p.slug = page.slug
@@ -255,7 +264,7 @@ export interface MatchCounts {
 export function countsText(dialect: Dialect): string {
   if (dialect === 'postgres') {
     return `SELECT count(*) AS matches,
-      count(*) FILTER (WHERE p.search_name @@ to_tsquery('simple', ?)) AS names,
+      count(*) FILTER (WHERE p.search_name @@ ${PG_ROW_QUERY}) AS names,
       ${walkedText(dialect)} AS ids
     FROM plugins p WHERE p.search_all @@ to_tsquery('simple', ?)`;
   }

@@ -10,6 +10,7 @@ import {
   limitOffset,
   LISTED,
   namesPlan,
+  PG_ROW_QUERY,
   PlanCounts,
   slugOrder,
   tagCountsText,
@@ -60,8 +61,9 @@ function matchesText(dialect: Dialect, filters: Filters): string {
     // The GIN index is asked for the words and a tag's words (see matchParams); ranked by the
     // words alone.
     return `SELECT p.slug, p.downloads, CASE WHEN p.slug = ? OR p.name_key = ? THEN 0
-        WHEN p.search_name @@ q.query THEN 1 WHEN p.search_tags @@ q.query THEN 2 ELSE 3 END AS rank
-      FROM plugins p, (SELECT to_tsquery('simple', ?) AS query) q
+        WHEN p.search_name @@ ${PG_ROW_QUERY} THEN 1 WHEN p.search_tags @@ ${PG_ROW_QUERY} THEN 2
+        ELSE 3 END AS rank
+      FROM plugins p
       WHERE (p.search_all @@ to_tsquery('simple', ?) OR p.slug = ?) AND ${LISTED} ${filter}`;
   }
   // A slug is not in the full-text index (its words may be nowhere in the name): the second
@@ -158,7 +160,7 @@ function matchParams(dialect: Dialect, query: SearchQuery): unknown[] {
     // PostgreSQL indexes all words together: a plugin with the tag has its words somewhere.
     const terms = tsTerms(query.words);
     const found = [terms, ...tagWords].join(' & ');
-    return [query.exact, query.exact, terms, found, query.exact, ...tag];
+    return [query.exact, query.exact, terms, terms, found, query.exact, ...tag];
   }
   const tagged = (terms: string) =>
     tagWords.length === 0 ? terms : `${terms} AND {tags} : "${tagWords.join(' ')}"`;
