@@ -22,7 +22,7 @@ import {
 } from './registry/load.js';
 import { searchMix, searchQueries, seededDefinition, seededSlugs } from './registry/seed.js';
 import { measureShapes, printShapes, type ShapeResult } from './registry/shapes.js';
-import { processCpuMs } from './registry/cpu.js';
+import { postgresCpuMeter, processCpuMs } from './registry/cpu.js';
 import { shuffler } from './harness.js';
 import { dropTestSchema, openStore, type StoreOptions } from '@weft/store';
 
@@ -117,21 +117,36 @@ interface Case {
 }
 
 type Measured = Awaited<ReturnType<typeof load>> & {
-  /** The server's CPU per request, µs: all its threads, and its event loop's thread alone. */
-  cpu?: { process: number; main: number };
+  /**
+   * The server's CPU per request, µs: all its threads, and its event loop's thread alone; on
+   * PostgreSQL, also its processes' (`db`).
+   */
+  cpu?: { process: number; main: number; db?: number };
 };
 
-/** {@link load} with the server's CPU per request (Linux: read from /proc). */
-async function measured(started: Started, paths: readonly string[], seconds: number) {
+/**
+ * {@link load} with the server's CPU per request and, on PostgreSQL (whose work is in processes
+ * of its own), the database's (Linux: read from /proc).
+ */
+async function measured(
+  started: Started,
+  paths: readonly string[],
+  seconds: number,
+  store: string,
+) {
   const pid = started.child.pid!;
   const before = processCpuMs(pid);
+  const database = store === 'postgres' ? postgresCpuMeter() : undefined;
   const result: Measured = await load(started.url, paths, seconds);
   const after = processCpuMs(pid);
+  const databaseMs = database?.();
   const requests = result.requestsPerSec * seconds;
+  const perRequest = (ms: number) => (ms * 1000) / requests;
   if (before && after && requests > 0) {
     result.cpu = {
-      process: ((after.process - before.process) * 1000) / requests,
-      main: ((after.main - before.main) * 1000) / requests,
+      process: perRequest(after.process - before.process),
+      main: perRequest(after.main - before.main),
+      ...(databaseMs !== undefined ? { db: perRequest(databaseMs) } : {}),
     };
   }
   return result;
@@ -143,7 +158,7 @@ const median = (sorted: readonly number[]) => sorted[Math.floor(sorted.length / 
 function summarise(
   rounds: readonly Measured[],
 ): Omit<Measured, 'cpu'> &
-  Pick<LoadResult, 'cpuUs' | 'mainCpuUs'> &
+  Pick<LoadResult, 'cpuUs' | 'mainCpuUs' | 'dbCpuUs'> &
   Required<Pick<LoadResult, 'range'>> {
   const of = (pick: (m: Measured) => number) => rounds.map(pick).sort((a, b) => a - b);
   const rps = of((m) => m.requestsPerSec);
@@ -152,6 +167,9 @@ function summarise(
     requestsPerSec: median(rps),
     ...(rounds.every((m) => m.cpu) ? { cpuUs: median(of((m) => m.cpu!.process)) } : {}),
     ...(rounds.every((m) => m.cpu) ? { mainCpuUs: median(of((m) => m.cpu!.main)) } : {}),
+    ...(rounds.every((m) => m.cpu?.db !== undefined)
+      ? { dbCpuUs: median(of((m) => m.cpu!.db!)) }
+      : {}),
     p50Ms: median(of((m) => m.p50Ms)),
     p99Ms: median(p99),
     errors: rounds.reduce((sum, m) => sum + m.errors, 0),
@@ -235,7 +253,7 @@ async function measureStore(
   const seconds = Math.max(1, Math.round(SECONDS / ROUNDS));
   for (const order of orders(cases.length, ROUNDS)) {
     for (const k of order)
-      rounds[k]!.push(await measured(cases[k]!.started, cases[k]!.paths, seconds));
+      rounds[k]!.push(await measured(cases[k]!.started, cases[k]!.paths, seconds, store));
   }
   const results = rounds.map(summarise);
   const bare = (cache: string) =>

@@ -20,6 +20,8 @@ export interface LoadResult {
   /** The server's CPU per request (µs, median of rounds): all threads, and the event loop's. */
   cpuUs?: number;
   mainCpuUs?: number;
+  /** PostgreSQL: its processes' CPU per request (µs, median of rounds). */
+  dbCpuUs?: number;
   /** Over rounds: the lowest and highest req/s and p99 (the row holds the medians). */
   range?: { requestsPerSec: [number, number]; p99Ms: [number, number] };
 }
@@ -65,7 +67,7 @@ export function printLoadTable(title: string, rows: readonly LoadResult[]): void
     'req/s',
     'p50 ms',
     'p99 ms',
-    'CPU µs/req (loop)',
+    'CPU µs/req (loop) + db',
     '× bare',
     'errors',
     'target',
@@ -77,7 +79,11 @@ export function printLoadTable(title: string, rows: readonly LoadResult[]): void
     `${rate(r.requestsPerSec)}${r.range ? ` [${r.range.requestsPerSec.map(rate).join('–')}]` : ''}`,
     r.p50Ms.toFixed(2),
     `${r.p99Ms.toFixed(2)}${r.range ? ` [${r.range.p99Ms.map((n) => n.toFixed(0)).join('–')}]` : ''}`,
-    r.cpuUs === undefined ? '-' : `${Math.round(r.cpuUs)} (${Math.round(r.mainCpuUs ?? 0)})`,
+    r.cpuUs === undefined
+      ? '-'
+      : `${Math.round(r.cpuUs)} (${Math.round(r.mainCpuUs ?? 0)})${
+          r.dbCpuUs === undefined ? '' : ` + ${Math.round(r.dbCpuUs)}`
+        }`,
     r.ofBare === null ? '-' : r.ofBare.toFixed(2),
     String(r.errors + r.non2xx),
     r.target,
