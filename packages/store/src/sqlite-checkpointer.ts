@@ -17,14 +17,22 @@ const IDLE_INTERVAL_MS = 1000;
  * thread never catches up with the last commit, and only a checkpoint that did lets the next
  * write start the WAL over (256 MiB at 4 KiB pages). The writer stalls for that checkpoint's
  * fsyncs: at 8,192 frames it stalled 10–19 ms every ~0.5 s of saturated webhook load (p99 26–28
- * ms); at 65,536, 30–70 ms every ~4 s (p99 17–20 ms). Readers are not slowed by a long WAL: they
+ * ms); at 65,536, 30–70 ms every ~4 s (p99 17–20 ms), with the truncation of {@link
+ * JOURNAL_SIZE_LIMIT} that followed it then. Readers are not slowed by a long WAL: they
  * search only the frames the thread has not copied yet.
  */
 const CATCH_UP_FRAMES = 65_536;
 /** How long {@link SqliteCheckpointer.stop} waits for the thread before ending it. */
 const STOP_TIMEOUT_MS = 5000;
-/** WAL file size kept after the WAL starts over (bytes). */
-const JOURNAL_SIZE_LIMIT = 64 * 1024 * 1024;
+/**
+ * WAL file size kept after the WAL starts over (bytes): twice what {@link CATCH_UP_FRAMES} lets
+ * it reach (~270 MB at 4 KiB pages), so a steady load never truncates it. The commit that starts
+ * the WAL over truncates a longer file: truncating it from ~270 MB to 64 MiB made that commit
+ * take 50–82 ms on the event loop at nearly every restart (~every 4 s of saturated webhook
+ * load), after the catch-up checkpoint's own 3–48 ms; kept whole, no commit took over 21 ms.
+ * The file is deleted when the store closes, as SQLite does; until then it is written over.
+ */
+const JOURNAL_SIZE_LIMIT = 512 * 1024 * 1024;
 
 /**
  * The thread's code (a CommonJS eval worker): its own connection to the file, a PASSIVE
