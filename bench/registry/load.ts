@@ -67,7 +67,7 @@ export function printLoadTable(title: string, rows: readonly LoadResult[]): void
     'req/s',
     'p50 ms',
     'p99 ms',
-    'CPU µs/req (loop) + db',
+    rows.some((r) => r.dbCpuUs !== undefined) ? 'CPU µs/req (loop) + db' : 'CPU µs/req (loop)',
     '× bare',
     'errors',
     'target',
