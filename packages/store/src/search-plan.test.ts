@@ -188,13 +188,13 @@ describe('search plans at 10,000 plugins: every shape is served by an index', ()
      */
     function perRowQueries(plan: PlanNode): string[] {
       const once = new Set(['Index Cond', 'Recheck Cond']);
-      const runOnce = (node: PlanNode): PlanNode[] =>
+      const outsideInitPlans = (node: PlanNode): PlanNode[] =>
         node['Parent Relationship'] === 'InitPlan'
           ? []
-          : [node, ...(node.Plans ?? []).flatMap(runOnce)];
-      return runOnce(plan).flatMap((node) =>
+          : [node, ...(node.Plans ?? []).flatMap(outsideInitPlans)];
+      return outsideInitPlans(plan).flatMap((node) =>
         Object.entries(node)
-          .filter(([field, value]) => !once.has(field) && field !== 'Plans' && value !== null)
+          .filter(([field]) => !once.has(field) && field !== 'Plans')
           .map(([field, value]) => `${node['Node Type']} ${field}: ${JSON.stringify(value)}`)
           .filter((expression) => expression.includes('to_tsquery')),
       );
