@@ -37,21 +37,6 @@ export interface ExecutionsTable {
   trigger_type: string | null;
 }
 
-/** `execution_steps`: the journal of finished steps. */
-export interface ExecutionStepsTable {
-  execution_id: string;
-  path: string;
-  data: string;
-}
-
-/** `execution_events`: events (docs/protocol.md#stream-events), numbered from 1 within an execution. */
-export interface ExecutionEventsTable {
-  execution_id: string;
-  seq: number;
-  type: string;
-  data: string;
-}
-
 /** `execution_idempotency`: idempotency keys per API key. */
 export interface ExecutionIdempotencyTable {
   key_id: string;
@@ -93,8 +78,10 @@ export interface UsageDaysTable {
 }
 
 /**
- * `execution_journal` (SQLite, migration 0030): one row per journal write, its steps and events
- * packed (see `journal-tables.ts`); PostgreSQL keeps `execution_steps` and `execution_events`.
+ * `execution_journal` (SQLite since migration 0030, PostgreSQL since 0035): one row per journal
+ * write, its steps and events packed (see `journal-tables.ts`). It replaced `execution_steps`
+ * (a row per step) and `execution_events` (a row per event, numbered from 1 within an
+ * execution: docs/protocol.md#stream-events).
  */
 export interface ExecutionJournalTable {
   id: Generated<number>;
@@ -107,8 +94,6 @@ export interface ExecutionJournalTable {
 /** The runtime's tables, merged into the store's `Database`. */
 export interface ExecutionsTables {
   executions: ExecutionsTable;
-  execution_steps: ExecutionStepsTable;
-  execution_events: ExecutionEventsTable;
   execution_journal: ExecutionJournalTable;
   execution_idempotency: ExecutionIdempotencyTable;
   callback_attempts: CallbackAttemptsTable;

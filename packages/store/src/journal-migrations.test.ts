@@ -2,20 +2,26 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
-import { Kysely, SqliteDialect, sql } from 'kysely';
+import { Kysely, PostgresDialect, SqliteDialect, sql } from 'kysely';
+import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Database } from './database.js';
 import { migrate } from './migrations.js';
 import { openStore, type OpenedStore } from './open.js';
+import { dropTestSchema, testSchemaName } from './test-stores.js';
 
+const url = process.env['WEFT_TEST_DATABASE_URL'];
 let opened: OpenedStore | undefined;
 let dataDir: string | undefined;
+let cleanup: (() => Promise<void>) | undefined;
 afterEach(async () => {
   await opened?.executions.close();
   await opened?.registry.close();
   opened = undefined;
   if (dataDir) rmSync(dataDir, { recursive: true, force: true });
   dataDir = undefined;
+  await cleanup?.();
+  cleanup = undefined;
 });
 
 describe('the journal tables on SQLite (0020_journal_clustered, 0030_journal_packed)', () => {
@@ -107,5 +113,59 @@ describe('the journal tables on SQLite (0020_journal_clustered, 0030_journal_pac
     const rows = check.prepare('SELECT last_seq FROM execution_journal ORDER BY id').all();
     check.close();
     expect(rows).toEqual([{ last_seq: 2 }, { last_seq: 0 }]);
+  });
+});
+
+describe('the journal tables on PostgreSQL (0035_postgres_journal_packed)', () => {
+  it.skipIf(!url)('packs both tables in one, keeping every row and the keys', async () => {
+    const schema = testSchemaName();
+    const pool = new pg.Pool({ connectionString: url, options: `-c search_path=${schema}` });
+    const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+    cleanup = async () => {
+      await db.destroy();
+      await dropTestSchema(url!, schema);
+    };
+    await sql`CREATE SCHEMA ${sql.id(schema)}`.execute(db);
+    await migrate(db, 'postgres', schema, '0034_sqlite_search_name_key');
+    await sql`INSERT INTO execution_steps (execution_id, path, data)
+      VALUES ('e1', 'b', '{"b":1}'), ('e1', 'a', '{"a":1}'), ('e2', 'a', '{"a":2}')`.execute(db);
+    await sql`INSERT INTO execution_events (execution_id, seq, type, data)
+      VALUES ('e1', 2, 'step.completed', '{}'), ('e1', 1, 'step.started', '{}'),
+        ('e2', 1, 'workflow.started', ${'{\n  "pretty": "two\\nlines"\n}'})`.execute(db);
+
+    opened = await openStore({ kind: 'postgres', url: url!, schema, poolSize: 2 });
+    const store = opened.executions;
+    expect(await store.steps('e1')).toEqual([
+      { path: 'a', json: '{"a":1}' },
+      { path: 'b', json: '{"b":1}' },
+    ]);
+    expect((await store.events('e1', 0, 10)).map((e) => [e.seq, e.type])).toEqual([
+      [1, 'step.started'],
+      [2, 'step.completed'],
+    ]);
+    expect(await store.lastEventSeq('e2')).toBe(1);
+    // JSON written on several lines is kept on one (lines frame the packed rows).
+    const [pretty] = await store.events('e2', 0, 10);
+    expect(pretty!.json).not.toContain('\n');
+    expect(JSON.parse(pretty!.json)).toEqual({ pretty: 'two\nlines' });
+    // A step written again replaces it; an event of a known seq is ignored.
+    await store.journal(
+      'e1',
+      [{ path: 'a', json: '{"a":"again"}' }],
+      [{ seq: 2, type: 'step.completed', json: '{"dup":true}' }],
+    );
+    expect((await store.steps('e1')).find((s) => s.path === 'a')?.json).toBe('{"a":"again"}');
+    expect((await store.events('e1', 1, 10))[0]?.json).toBe('{}');
+
+    const tables = await sql<{ name: string }>`SELECT table_name AS name
+      FROM information_schema.tables WHERE table_schema = ${schema}
+        AND table_name LIKE 'execution\\_%' ORDER BY table_name`.execute(db);
+    expect(tables.rows.map((row) => row.name)).toEqual([
+      'execution_idempotency',
+      'execution_journal',
+    ]);
+    const rows = await sql<{ n: string }>`SELECT count(*) AS n FROM execution_journal`.execute(db);
+    // Three steps and three events copied a row each, then one row for the write above.
+    expect(Number(rows.rows[0]!.n)).toBe(7);
   });
 });

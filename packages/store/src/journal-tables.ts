@@ -1,14 +1,15 @@
-import { sql, type Kysely } from 'kysely';
+import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { EventRow, JournalRow } from '@weft/core';
 import type { Database, Dialect } from './database.js';
 
 /**
- * Where the journal's rows are kept. On PostgreSQL, a row per step (`execution_steps`) and a row
- * per event (`execution_events`). On SQLite, one row of `execution_journal` per write (migration
- * `0030_journal_packed`), holding the steps and the events that write commits together: a write
- * dirties one page of the table and one of its index instead of a page of each of two tables
- * whose rows are split across more pages (SQLite's WAL writes each dirtied page at every commit,
- * so the packed row halves the bytes and the system calls of a journaled step).
+ * Where the journal's rows are kept: one row of `execution_journal` per write (SQLite since
+ * migration `0030_journal_packed`, PostgreSQL since `0035_postgres_journal_packed`), holding the
+ * steps and the events that write commits together. On SQLite a write dirties one page of the
+ * table and one of its index instead of a page of each of two tables whose rows are split
+ * across more pages (its WAL writes each dirtied page at every commit, so the packed row halves
+ * the bytes and the system calls of a journaled step); on PostgreSQL it is one heap tuple
+ * instead of three, and two index entries instead of three.
  */
 export interface JournalTables {
   /** Appends steps (replacing those of the same path) and events (ignoring known seqs). */
@@ -30,10 +31,10 @@ export interface JournalTables {
 
 /** The journal tables of a database of `dialect`. */
 export function journalTables(dialect: Dialect): JournalTables {
-  return dialect === 'sqlite' ? PACKED : SEPARATE;
+  return dialect === 'sqlite' ? SQLITE : POSTGRES;
 }
 
-/** A row of `execution_journal` (SQLite). */
+/** A row of `execution_journal`. */
 export interface PackedJournalRow {
   /** The highest seq of the row's events; 0 without events. */
   last_seq: number;
@@ -100,8 +101,11 @@ function unpackEvents(text: string, afterSeq: number, into: Map<number, EventRow
 const byPath = (a: JournalRow, b: JournalRow): number =>
   a.path < b.path ? -1 : a.path > b.path ? 1 : 0;
 
-/** SQLite: `execution_journal`, a packed row per write. */
-const PACKED: JournalTables = {
+/**
+ * `execution_journal`, a packed row per write; `held` counts what the packed texts of a column
+ * hold (the length of the JSON array on their first line), summed over the rows read.
+ */
+const packedTables = (held: (column: string) => RawBuilder<number>): JournalTables => ({
   async append(db, id, steps, events) {
     if (steps.length === 0 && events.length === 0) return;
     await db
@@ -149,82 +153,22 @@ const PACKED: JournalTables = {
   },
 
   async remove(db, ids) {
-    // The first line of a packed text is the JSON array of what it holds.
-    const head = (column: string) =>
-      sql<number>`coalesce(sum(json_array_length(substr(${sql.ref(column)}, 1, instr(${sql.ref(column)}, char(10)) - 1))), 0)`;
     const counted = await db
       .selectFrom('execution_journal')
-      .select([head('steps').as('steps'), head('events').as('events')])
+      .select([held('steps').as('steps'), held('events').as('events')])
       .where('execution_id', 'in', ids)
       .executeTakeFirst();
     await db.deleteFrom('execution_journal').where('execution_id', 'in', ids).execute();
     return { steps: Number(counted?.steps ?? 0), events: Number(counted?.events ?? 0) };
   },
-};
+});
 
-/** PostgreSQL: a row per step and a row per event. */
-const SEPARATE: JournalTables = {
-  async append(db, id, steps, events) {
-    if (events.length > 0) {
-      await db
-        .insertInto('execution_events')
-        .values(events.map((e) => ({ execution_id: id, seq: e.seq, type: e.type, data: e.json })))
-        .onConflict((oc) => oc.doNothing())
-        .execute();
-    }
-    if (steps.length > 0) {
-      await db
-        .insertInto('execution_steps')
-        .values(steps.map((step) => ({ execution_id: id, path: step.path, data: step.json })))
-        .onConflict((oc) =>
-          oc
-            .columns(['execution_id', 'path'])
-            .doUpdateSet((eb) => ({ data: eb.ref('excluded.data') })),
-        )
-        .execute();
-    }
-  },
-
-  async steps(db, id) {
-    const rows = await db
-      .selectFrom('execution_steps')
-      .select(['path', 'data'])
-      .where('execution_id', '=', id)
-      .orderBy('path')
-      .execute();
-    return rows.map((r) => ({ path: r.path, json: r.data }));
-  },
-
-  async events(db, id, afterSeq, limit) {
-    const rows = await db
-      .selectFrom('execution_events')
-      .select(['seq', 'type', 'data'])
-      .where('execution_id', '=', id)
-      .where('seq', '>', afterSeq)
-      .orderBy('seq')
-      .limit(limit)
-      .execute();
-    return rows.map((r) => ({ seq: Number(r.seq), type: r.type, json: r.data }));
-  },
-
-  async lastEventSeq(db, id) {
-    const row = await db
-      .selectFrom('execution_events')
-      .select((eb) => eb.fn.max('seq').as('seq'))
-      .where('execution_id', '=', id)
-      .executeTakeFirst();
-    return Number(row?.seq ?? 0);
-  },
-
-  async remove(db, ids) {
-    const steps = await db.deleteFrom('execution_steps').where('execution_id', 'in', ids).execute();
-    const events = await db
-      .deleteFrom('execution_events')
-      .where('execution_id', 'in', ids)
-      .execute();
-    return {
-      steps: Number(steps[0]?.numDeletedRows ?? 0),
-      events: Number(events[0]?.numDeletedRows ?? 0),
-    };
-  },
-};
+// The first line of a packed text is the JSON array of what it holds.
+const SQLITE = packedTables(
+  (column) =>
+    sql<number>`coalesce(sum(json_array_length(substr(${sql.ref(column)}, 1, instr(${sql.ref(column)}, char(10)) - 1))), 0)`,
+);
+const POSTGRES = packedTables(
+  (column) =>
+    sql<number>`coalesce(sum(json_array_length(split_part(${sql.ref(column)}, chr(10), 1)::json)), 0)`,
+);

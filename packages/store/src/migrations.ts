@@ -9,7 +9,10 @@ import { waitingMigration } from './waiting-migration.js';
 import { auditMigration, auditOwnerMigration } from './audit-migration.js';
 import { retentionMigration } from './retention-migration.js';
 import { deploymentOwnerMigration } from './deployment-owner-migration.js';
-import { journalPackedMigration } from './journal-packed-migration.js';
+import {
+  journalPackedMigration,
+  postgresJournalPackedMigration,
+} from './journal-packed-migration.js';
 import { journalClusteredMigration } from './journal-clustered-migration.js';
 import { executionFiltersMigration } from './execution-filters-migration.js';
 import { budgetsMigration } from './budgets-migration.js';
@@ -283,6 +286,7 @@ function migrations(dialect: Dialect): Record<string, Migration> {
           WHERE latest_version IS NOT NULL`.execute(db);
       },
     },
+    '0035_postgres_journal_packed': postgresJournalPackedMigration(dialect),
   };
 }
 

@@ -15,50 +15,15 @@ import {
   type JournalWriter,
 } from './executions-journal.js';
 import { statusList } from './executions-rows.js';
+import { lastSeqOf, packEvents, packSteps } from './journal-tables.js';
 import { USAGE_SHARDS } from './usage-shards-migration.js';
 
 const INSERT_TEXT = `INSERT INTO executions (${ROW_COLUMNS.join(', ')})
   VALUES (${ROW_COLUMNS.map((_, i) => `$${i + 1}`).join(', ')})`;
 
-/** Any number of steps and events: the rows as arrays, `unnest`ed by the server. */
-const JOURNAL_TEXT = `WITH s AS (
-    INSERT INTO execution_steps (execution_id, path, data)
-    SELECT $1, p, d FROM unnest($2::text[], $3::text[]) AS t(p, d)
-    ON CONFLICT (execution_id, path) DO UPDATE SET data = excluded.data
-  )
-  INSERT INTO execution_events (execution_id, seq, type, data)
-  SELECT $1, q, t, d FROM unnest($4::int[], $5::text[], $6::text[]) AS e(q, t, d)
-  ON CONFLICT DO NOTHING`;
-
-/** The most steps and events of a journal write sent as plain parameters (see `shaped`). */
-const SHAPED_STEPS = 2;
-const SHAPED_EVENTS = 4;
-
-/**
- * A journal write of exactly `steps` steps and `events` events, each value a parameter of its
- * own. The usual write (a step with its `step.started` and `step.completed`) costs the server
- * about a third less than the `unnest` of arrays, and the client no array literal to escape.
- */
-function shapedText(steps: number, events: number): string {
-  const values = (rows: number, width: number, from: number): string =>
-    Array.from(
-      { length: rows },
-      (_, r) =>
-        `($1, ${Array.from({ length: width }, (_, c) => `$${from + r * width + c}`).join(', ')})`,
-    ).join(', ');
-  const insertSteps = `INSERT INTO execution_steps (execution_id, path, data)
-    VALUES ${values(steps, 2, 2)}
-    ON CONFLICT (execution_id, path) DO UPDATE SET data = excluded.data`;
-  const insertEvents = `INSERT INTO execution_events (execution_id, seq, type, data)
-    VALUES ${values(events, 3, 2 + steps * 2)}
-    ON CONFLICT DO NOTHING`;
-  if (events === 0) return insertSteps;
-  if (steps === 0) return insertEvents;
-  return `WITH s AS (${insertSteps}) ${insertEvents}`;
-}
-
-/** The statement texts of {@link shapedText}, made once per shape. */
-const shapedTexts = new Map<string, string>();
+/** A journal write: one packed row of `execution_journal` (see `journal-tables.ts`). */
+const JOURNAL_TEXT = `INSERT INTO execution_journal (execution_id, last_seq, steps, events)
+  VALUES ($1, $2, $3, $4)`;
 
 /**
  * PostgreSQL: an end of an execution, for those whose row also matches `condition`. Its usage
@@ -70,10 +35,10 @@ const endText = (condition: string): string => `WITH u AS (
       error = $6, callback = $7, lease_owner = NULL
     WHERE id = $1 AND ${condition}
     RETURNING id
-  ), e AS (
-    INSERT INTO execution_events (execution_id, seq, type, data)
-    SELECT u.id, q, t, d FROM u, unnest($8::int[], $9::text[], $10::text[]) AS e(q, t, d)
-    ON CONFLICT DO NOTHING
+  ), j AS (
+    INSERT INTO execution_journal (execution_id, last_seq, steps, events)
+    SELECT u.id, $8::integer, $9::text, $10::text FROM u
+    WHERE $9::text IS NOT NULL OR $10::text IS NOT NULL
   ), g AS (
     INSERT INTO usage_days (key_id, owner, date, shard, executions, action_calls, duration_ms)
     SELECT $11, $12, $13, floor(random() * ${USAGE_SHARDS})::smallint, $14::bigint, $15::bigint,
@@ -83,21 +48,17 @@ const endText = (condition: string): string => `WITH u AS (
       executions = usage_days.executions + excluded.executions,
       action_calls = usage_days.action_calls + excluded.action_calls,
       duration_ms = usage_days.duration_ms + excluded.duration_ms
-  ), s AS (
-    INSERT INTO execution_steps (execution_id, path, data)
-    SELECT u.id, p, d FROM u, unnest($18::text[], $19::text[]) AS t(p, d)
-    ON CONFLICT (execution_id, path) DO UPDATE SET data = excluded.data
   )
   SELECT count(*) AS n FROM u`;
 const FINISH_TEXT = endText(`status IN ${statusList(UNFINISHED_STATUSES)}`);
 const END_WAITING_TEXT = endText(
-  `status = 'waiting' AND ($20::bigint IS NULL OR wait_until <= $20::bigint)`,
+  `status = 'waiting' AND ($18::bigint IS NULL OR wait_until <= $18::bigint)`,
 );
 
 /**
  * PostgreSQL: one statement per call (a CTE), so one round trip and one commit, run as named
  * prepared statements (planned once per connection: half the time of an unnamed CTE here). A
- * journal write of a few rows has a statement of its shape; larger ones send arrays.
+ * journal write is one packed row, whatever it holds.
  * The journal goes through `journal` (its own connections, see `openPostgresJournal`); the end
  * of an execution through `records`, whose synchronous commit also flushes the journal before it.
  */
@@ -128,30 +89,11 @@ export class PostgresJournalWriter implements JournalWriter {
     steps: readonly JournalRow[],
     events: readonly EventRow[],
   ): Promise<void> {
-    if (steps.length <= SHAPED_STEPS && events.length <= SHAPED_EVENTS) {
-      const name = `weft_journal_${steps.length}_${events.length}`;
-      let text = shapedTexts.get(name);
-      if (text === undefined) {
-        text = shapedText(steps.length, events.length);
-        shapedTexts.set(name, text);
-      }
-      const values: unknown[] = [id];
-      for (const step of steps) values.push(step.path, step.json);
-      for (const event of events) values.push(event.seq, event.type, event.json);
-      await this.journalPool.query({ name, text, values });
-      return;
-    }
+    if (steps.length === 0 && events.length === 0) return;
     await this.journalPool.query({
       name: 'weft_journal',
       text: JOURNAL_TEXT,
-      values: [
-        id,
-        steps.map((s) => s.path),
-        steps.map((s) => s.json),
-        events.map((e) => e.seq),
-        events.map((e) => e.type),
-        events.map((e) => e.json),
-      ],
+      values: [id, lastSeqOf(events), packSteps(steps), packEvents(events)],
     });
   }
 
@@ -182,9 +124,9 @@ export class PostgresJournalWriter implements JournalWriter {
       values: [
         id,
         ...endValues(outcome),
-        events.map((e) => e.seq),
-        events.map((e) => e.type),
-        events.map((e) => e.json),
+        lastSeqOf(events),
+        packSteps(steps),
+        packEvents(events),
         usage?.keyId ?? '',
         usage?.owner ?? '',
         usage?.date ?? '',
@@ -192,8 +134,6 @@ export class PostgresJournalWriter implements JournalWriter {
         usage?.delta.action_calls ?? 0,
         usage?.delta.duration_ms ?? 0,
         usage !== undefined,
-        steps.map((s) => s.path),
-        steps.map((s) => s.json),
         ...condition,
       ],
     });
