@@ -8,7 +8,15 @@ export {
   type ModelTurnSpans,
 } from './genai.js';
 export { pluginName, tracingInterceptor } from './interceptor.js';
-export { DURATION_BUCKETS_SECONDS, WeftMetrics, type ObservedSources } from './metrics.js';
+export {
+  ACTION_DURATIONS,
+  DURATION_BUCKETS_SECONDS,
+  HistogramTally,
+  WeftMetrics,
+  type HistogramDescriptor,
+  type HistogramSeries,
+  type ObservedSources,
+} from './metrics.js';
 export {
   extractTraceContext,
   injectTraceContext,

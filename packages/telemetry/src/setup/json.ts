@@ -30,7 +30,10 @@ export interface MetricsJson {
   metrics: MetricJson[];
 }
 
-/** Renders collected metrics as {@link MetricsJson}, in the order they were registered. */
+/**
+ * Renders collected metrics as {@link MetricsJson}: the SDK's instruments in the order they were
+ * registered, then weft's tallied histograms.
+ */
 export function metricsJson(collected: ResourceMetrics): MetricsJson {
   const metrics: MetricJson[] = [];
   for (const scope of collected.scopeMetrics)

@@ -24,7 +24,8 @@ import {
   type SpanExporter,
 } from '@opentelemetry/sdk-trace-base';
 import { SCOPE } from '../attributes.js';
-import { WeftMetrics } from '../metrics.js';
+import { ACTION_DURATIONS, HistogramTally, WeftMetrics } from '../metrics.js';
+import { tallyProducer } from './tally-producer.js';
 import { metricsJson, type MetricsJson } from './json.js';
 import { WorkflowTracing } from '../tracing.js';
 import type { SamplerSetting, TelemetryOptions, TracesOptions } from './options.js';
@@ -82,7 +83,10 @@ export function startTelemetry(options: TelemetryOptions): Telemetry {
       if (trace.setGlobalTracerProvider(tracerProvider)) undo.push(() => trace.disable());
     }
   }
-  const prometheus = new PrometheusExporter({ preventServerStart: true });
+  // The action durations are tallied by weft and handed to each reader at collection.
+  const durations = new HistogramTally(ACTION_DURATIONS);
+  const metricProducers = [tallyProducer(resource, [durations])];
+  const prometheus = new PrometheusExporter({ preventServerStart: true, metricProducers });
   const readers: IMetricReader[] = [prometheus];
   if (options.metrics?.url) {
     const config = { url: options.metrics.url, headers: options.metrics.headers ?? {} };
@@ -93,6 +97,7 @@ export function startTelemetry(options: TelemetryOptions): Telemetry {
             ? new JsonMetricExporter(config)
             : new ProtoMetricExporter(config),
         exportIntervalMillis: options.metrics.intervalMs ?? 60_000,
+        metricProducers,
       }),
     );
   }
@@ -100,7 +105,7 @@ export function startTelemetry(options: TelemetryOptions): Telemetry {
   if (global && metricsApi.setGlobalMeterProvider(meterProvider))
     undo.push(() => metricsApi.disable());
   const serializer = new PrometheusSerializer(undefined, false, undefined, true, true);
-  const metrics = new WeftMetrics(meterProvider.getMeter(SCOPE));
+  const metrics = new WeftMetrics(meterProvider.getMeter(SCOPE), durations);
   return {
     tracing: tracerProvider ? new WorkflowTracing(tracerProvider.getTracer(SCOPE)) : undefined,
     metrics,
