@@ -13,8 +13,11 @@ import {
 } from './executions-queries.js';
 import { endedQuery } from './executions-retention.js';
 import { expiredQuery, nextDeadlineQuery } from './executions-waits.js';
+import { journalReads } from './journal-tables.js';
 
 const EXECUTIONS = 10_000;
+/** Journal rows (packed writes) seeded per execution. */
+const WRITES = 10;
 const url = process.env['WEFT_TEST_DATABASE_URL'];
 
 /**
@@ -71,13 +74,16 @@ function statements(db: Kysely<Database>): Record<string, Compilable> {
     }),
     'wait deadline': nextDeadlineQuery(db),
     'expired waits': expiredQuery(db, now, 100),
+    'journal: steps': journalReads.steps(db, 'e00042'),
+    'journal: events': journalReads.events(db, 'e00042', 4, 100),
+    'journal: last event seq': journalReads.lastEventSeq(db, 'e00042'),
   };
 }
 
 /** What must read the claimable rows only, whatever else it does. */
 const CLAIMS = ['claimable', 'claimable count', 'release replica leases'];
 
-describe(`executions plans at ${EXECUTIONS.toLocaleString('en')} rows: no read scans the table`, () => {
+describe(`executions plans at ${EXECUTIONS.toLocaleString('en')} rows: no read scans a table`, () => {
   describe('SQLite (EXPLAIN QUERY PLAN)', () => {
     const database = new BetterSqlite3(':memory:');
     const db = new Kysely<Database>({ dialect: new SqliteDialect({ database }) });
@@ -97,6 +103,11 @@ describe(`executions plans at ${EXECUTIONS.toLocaleString('en')} rows: no read s
           CASE WHEN status = 'running' THEN 1 ELSE 0 END,
           CASE WHEN status = 'waiting' THEN i END
         FROM s`);
+      database.exec(`WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n
+          WHERE i + 1 < ${EXECUTIONS * WRITES})
+        INSERT INTO execution_journal (execution_id, last_seq, steps, events)
+        SELECT printf('e%05d', i / ${WRITES}), i % ${WRITES}, '["s"]' || char(10) || '{}', NULL
+        FROM n`);
     });
     afterAll(() => db.destroy());
 
@@ -113,9 +124,11 @@ describe(`executions plans at ${EXECUTIONS.toLocaleString('en')} rows: no read s
         const text = steps.join('\n');
         if (process.env['WEFT_PRINT_PLANS']) console.log(`${name}\n  ${steps.join('\n  ')}`);
         expect(
-          steps.filter((detail) => /^SCAN executions$/.test(detail)),
+          steps.filter((detail) => /^SCAN execution(s|_journal)$/.test(detail)),
           text,
         ).toEqual([]);
+        if (name.startsWith('journal'))
+          expect(text).toMatch(/INDEX execution_journal_seq \(execution_id=\?/);
         // A page comes in the order of an index, sorting nothing, but for the lists of every
         // owner's pending, running or waiting executions: those sort the rows of a partial
         // index of unfinished executions only (before 0031, every status sorted all its rows).
@@ -142,7 +155,12 @@ describe(`executions plans at ${EXECUTIONS.toLocaleString('en')} rows: no read s
           CASE WHEN status = 'waiting' THEN i END
         FROM (SELECT i, ${STATUS} AS status, to_char(timestamp '2026-01-01' + i * interval '1 second',
           'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS at FROM generate_series(0, ${EXECUTIONS - 1}) i) s`);
+      await pool.query(`INSERT INTO execution_journal (execution_id, last_seq, steps, events)
+        SELECT 'e' || lpad((i / ${WRITES})::text, 5, '0'), i % ${WRITES}, '["s"]' || chr(10) || '{}',
+          NULL
+        FROM generate_series(0, ${EXECUTIONS * WRITES - 1}) i`);
       await pool.query('VACUUM ANALYZE executions');
+      await pool.query('VACUUM ANALYZE execution_journal');
     }, 60_000);
     afterAll(() => database.drop());
 

@@ -101,6 +101,34 @@ function unpackEvents(text: string, afterSeq: number, into: Map<number, EventRow
 const byPath = (a: JournalRow, b: JournalRow): number =>
   a.path < b.path ? -1 : a.path > b.path ? 1 : 0;
 
+/** The reads of `execution_journal`, as queries (the plan tests compile them too). */
+export const journalReads = {
+  /** The rows holding steps of `id`, in the order they were written. */
+  steps: (db: Kysely<Database>, id: string) =>
+    db
+      .selectFrom('execution_journal')
+      .select('steps')
+      .where('execution_id', '=', id)
+      .where('steps', 'is not', null)
+      .orderBy('id'),
+  /** The first `limit` rows holding an event of `id` above `afterSeq`. */
+  events: (db: Kysely<Database>, id: string, afterSeq: number, limit: number) =>
+    db
+      .selectFrom('execution_journal')
+      .select('events')
+      .where('execution_id', '=', id)
+      .where('last_seq', '>', afterSeq)
+      .orderBy('last_seq')
+      .orderBy('id')
+      .limit(limit),
+  /** The highest event seq of `id` (null without events). */
+  lastEventSeq: (db: Kysely<Database>, id: string) =>
+    db
+      .selectFrom('execution_journal')
+      .select((eb) => eb.fn.max('last_seq').as('seq'))
+      .where('execution_id', '=', id),
+};
+
 /**
  * `execution_journal`, a packed row per write; `held` counts what the packed texts of a column
  * hold (the length of the JSON array on their first line), summed over the rows read.
@@ -115,13 +143,7 @@ const packedTables = (held: (column: string) => RawBuilder<number>): JournalTabl
   },
 
   async steps(db, id) {
-    const rows = await db
-      .selectFrom('execution_journal')
-      .select('steps')
-      .where('execution_id', '=', id)
-      .where('steps', 'is not', null)
-      .orderBy('id')
-      .execute();
+    const rows = await journalReads.steps(db, id).execute();
     const latest = new Map<string, string>();
     for (const row of rows) unpackSteps(row.steps!, latest);
     return [...latest].map(([path, json]) => ({ path, json })).sort(byPath);
@@ -129,26 +151,14 @@ const packedTables = (held: (column: string) => RawBuilder<number>): JournalTabl
 
   async events(db, id, afterSeq, limit) {
     // Each row has an event above `afterSeq`: `limit` rows hold the first `limit` events.
-    const rows = await db
-      .selectFrom('execution_journal')
-      .select('events')
-      .where('execution_id', '=', id)
-      .where('last_seq', '>', afterSeq)
-      .orderBy('last_seq')
-      .orderBy('id')
-      .limit(limit)
-      .execute();
+    const rows = await journalReads.events(db, id, afterSeq, limit).execute();
     const found = new Map<number, EventRow>();
     for (const row of rows) unpackEvents(row.events!, afterSeq, found);
     return [...found.values()].sort((a, b) => a.seq - b.seq).slice(0, limit);
   },
 
   async lastEventSeq(db, id) {
-    const row = await db
-      .selectFrom('execution_journal')
-      .select((eb) => eb.fn.max('last_seq').as('seq'))
-      .where('execution_id', '=', id)
-      .executeTakeFirst();
+    const row = await journalReads.lastEventSeq(db, id).executeTakeFirst();
     return Number(row?.seq ?? 0);
   },
 
