@@ -5,6 +5,7 @@ import BetterSqlite3 from 'better-sqlite3';
 import { Kysely, PostgresDialect, SqliteDialect, sql } from 'kysely';
 import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
+import type { ExecutionsStore } from '@weft/core';
 import type { Database } from './database.js';
 import { migrate } from './migrations.js';
 import { openStore, type OpenedStore } from './open.js';
@@ -24,6 +25,40 @@ afterEach(async () => {
   cleanup = undefined;
 });
 
+/** Journal rows as a server stored them before packing: one event's JSON on several lines. */
+async function insertEarlierRows(db: Kysely<Database>): Promise<void> {
+  await sql`INSERT INTO execution_steps (execution_id, path, data)
+    VALUES ('e1', 'b', '{"b":1}'), ('e1', 'a', '{"a":1}'), ('e2', 'a', '{"a":2}')`.execute(db);
+  await sql`INSERT INTO execution_events (execution_id, seq, type, data)
+    VALUES ('e1', 2, 'step.completed', '{}'), ('e1', 1, 'step.started', '{}'),
+      ('e2', 1, 'workflow.started', ${'{\n  "pretty": "two\\nlines"\n}'})`.execute(db);
+}
+
+/** The rows of {@link insertEarlierRows} read back after the packing, then one written again. */
+async function expectPackedRows(store: ExecutionsStore): Promise<void> {
+  expect(await store.steps('e1')).toEqual([
+    { path: 'a', json: '{"a":1}' },
+    { path: 'b', json: '{"b":1}' },
+  ]);
+  expect((await store.events('e1', 0, 10)).map((e) => [e.seq, e.type])).toEqual([
+    [1, 'step.started'],
+    [2, 'step.completed'],
+  ]);
+  expect(await store.lastEventSeq('e2')).toBe(1);
+  // JSON written on several lines is kept on one (lines frame the packed rows).
+  const [pretty] = await store.events('e2', 0, 10);
+  expect(pretty!.json).not.toContain('\n');
+  expect(JSON.parse(pretty!.json)).toEqual({ pretty: 'two\nlines' });
+  // A step written again replaces it; an event of a known seq is ignored.
+  await store.journal(
+    'e1',
+    [{ path: 'a', json: '{"a":"again"}' }],
+    [{ seq: 2, type: 'step.completed', json: '{"dup":true}' }],
+  );
+  expect((await store.steps('e1')).find((step) => step.path === 'a')?.json).toBe('{"a":"again"}');
+  expect((await store.events('e1', 1, 10))[0]?.json).toBe('{}');
+}
+
 describe('the journal tables on SQLite (0020_journal_clustered, 0030_journal_packed)', () => {
   it('clusters both tables, then packs them in one, keeping every row and the keys', async () => {
     dataDir = mkdtempSync(join(tmpdir(), 'weft-journal-clustered-'));
@@ -32,11 +67,7 @@ describe('the journal tables on SQLite (0020_journal_clustered, 0030_journal_pac
       dialect: new SqliteDialect({ database: new BetterSqlite3(file) }),
     });
     await migrate(db, 'sqlite', undefined, '0019_resumed_from');
-    await sql`INSERT INTO execution_steps (execution_id, path, data)
-      VALUES ('e1', 'b', '{"b":1}'), ('e1', 'a', '{"a":1}'), ('e2', 'a', '{"a":2}')`.execute(db);
-    await sql`INSERT INTO execution_events (execution_id, seq, type, data)
-      VALUES ('e1', 2, 'step.completed', '{}'), ('e1', 1, 'step.started', '{}'),
-        ('e2', 1, 'workflow.started', ${'{\n  "pretty": true\n}'})`.execute(db);
+    await insertEarlierRows(db);
     await migrate(db, 'sqlite', undefined, '0023_deployment_text');
     const clustered = await sql<{ sql: string }>`SELECT sql FROM sqlite_master
       WHERE name IN ('execution_steps', 'execution_events')`.execute(db);
@@ -45,26 +76,7 @@ describe('the journal tables on SQLite (0020_journal_clustered, 0030_journal_pac
     await db.destroy();
 
     opened = await openStore({ kind: 'sqlite', dataDir });
-    const store = opened.executions;
-    expect((await store.steps('e1')).sort((x, y) => x.path.localeCompare(y.path))).toEqual([
-      { path: 'a', json: '{"a":1}' },
-      { path: 'b', json: '{"b":1}' },
-    ]);
-    expect((await store.events('e1', 0, 10)).map((e) => [e.seq, e.type])).toEqual([
-      [1, 'step.started'],
-      [2, 'step.completed'],
-    ]);
-    expect(await store.lastEventSeq('e2')).toBe(1);
-    // JSON written on several lines is kept on one (lines frame the packed rows).
-    expect(JSON.parse((await store.events('e2', 0, 10))[0]!.json)).toEqual({ pretty: true });
-    // The writers' conflict clauses still find the key: a step replaced, an event kept once.
-    await store.journal(
-      'e1',
-      [{ path: 'a', json: '{"a":"again"}' }],
-      [{ seq: 2, type: 'step.completed', json: '{"dup":true}' }],
-    );
-    expect((await store.steps('e1')).find((s) => s.path === 'a')?.json).toBe('{"a":"again"}');
-    expect((await store.events('e1', 1, 10))[0]?.json).toBe('{}');
+    await expectPackedRows(opened.executions);
 
     const check = new BetterSqlite3(file, { readonly: true });
     const names = check.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").all() as {
@@ -127,35 +139,10 @@ describe('the journal tables on PostgreSQL (0035_postgres_journal_packed)', () =
     };
     await sql`CREATE SCHEMA ${sql.id(schema)}`.execute(db);
     await migrate(db, 'postgres', schema, '0034_sqlite_search_name_key');
-    await sql`INSERT INTO execution_steps (execution_id, path, data)
-      VALUES ('e1', 'b', '{"b":1}'), ('e1', 'a', '{"a":1}'), ('e2', 'a', '{"a":2}')`.execute(db);
-    await sql`INSERT INTO execution_events (execution_id, seq, type, data)
-      VALUES ('e1', 2, 'step.completed', '{}'), ('e1', 1, 'step.started', '{}'),
-        ('e2', 1, 'workflow.started', ${'{\n  "pretty": "two\\nlines"\n}'})`.execute(db);
+    await insertEarlierRows(db);
 
     opened = await openStore({ kind: 'postgres', url: url!, schema, poolSize: 2 });
-    const store = opened.executions;
-    expect(await store.steps('e1')).toEqual([
-      { path: 'a', json: '{"a":1}' },
-      { path: 'b', json: '{"b":1}' },
-    ]);
-    expect((await store.events('e1', 0, 10)).map((e) => [e.seq, e.type])).toEqual([
-      [1, 'step.started'],
-      [2, 'step.completed'],
-    ]);
-    expect(await store.lastEventSeq('e2')).toBe(1);
-    // JSON written on several lines is kept on one (lines frame the packed rows).
-    const [pretty] = await store.events('e2', 0, 10);
-    expect(pretty!.json).not.toContain('\n');
-    expect(JSON.parse(pretty!.json)).toEqual({ pretty: 'two\nlines' });
-    // A step written again replaces it; an event of a known seq is ignored.
-    await store.journal(
-      'e1',
-      [{ path: 'a', json: '{"a":"again"}' }],
-      [{ seq: 2, type: 'step.completed', json: '{"dup":true}' }],
-    );
-    expect((await store.steps('e1')).find((s) => s.path === 'a')?.json).toBe('{"a":"again"}');
-    expect((await store.events('e1', 1, 10))[0]?.json).toBe('{}');
+    await expectPackedRows(opened.executions);
 
     const tables = await sql<{ name: string }>`SELECT table_name AS name
       FROM information_schema.tables WHERE table_schema = ${schema}
