@@ -53,7 +53,7 @@ function oneLine(json: string): string {
 }
 
 /** Steps as one text: the JSON array of their paths, then each step's JSON, a line each. */
-export function packSteps(steps: readonly JournalRow[]): string | null {
+function packSteps(steps: readonly JournalRow[]): string | null {
   if (steps.length === 0) return null;
   let text = JSON.stringify(steps.map((step) => step.path));
   for (const step of steps) text += '\n' + oneLine(step.json);
@@ -61,7 +61,7 @@ export function packSteps(steps: readonly JournalRow[]): string | null {
 }
 
 /** Events as one text: the JSON array of their `[seq, type]`, then each event's JSON, a line each. */
-export function packEvents(events: readonly EventRow[]): string | null {
+function packEvents(events: readonly EventRow[]): string | null {
   if (events.length === 0) return null;
   let text = JSON.stringify(events.map((event) => [event.seq, event.type]));
   for (const event of events) text += '\n' + oneLine(event.json);
@@ -69,14 +69,25 @@ export function packEvents(events: readonly EventRow[]): string | null {
 }
 
 /** The highest seq of `events` (0 when none). */
-export function lastSeqOf(events: readonly EventRow[]): number {
+function lastSeqOf(events: readonly EventRow[]): number {
   let last = 0;
   for (const event of events) if (event.seq > last) last = event.seq;
   return last;
 }
 
+/**
+ * The values of a packed row of `steps` and `events`, in the order of the columns `last_seq`,
+ * `steps`, `events` (the writers' statements).
+ */
+export function packedValues(
+  steps: readonly JournalRow[],
+  events: readonly EventRow[],
+): [number, string | null, string | null] {
+  return [lastSeqOf(events), packSteps(steps), packEvents(events)];
+}
+
 /** The values of a packed row of `steps` and `events`. */
-export function packedRow(
+function packedRow(
   steps: readonly JournalRow[],
   events: readonly EventRow[],
 ): PackedJournalRow {

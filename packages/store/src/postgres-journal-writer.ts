@@ -15,7 +15,7 @@ import {
   type JournalWriter,
 } from './executions-journal.js';
 import { statusList } from './executions-rows.js';
-import { lastSeqOf, packEvents, packSteps } from './journal-tables.js';
+import { packedValues } from './journal-tables.js';
 import { USAGE_SHARDS } from './usage-shards-migration.js';
 
 const INSERT_TEXT = `INSERT INTO executions (${ROW_COLUMNS.join(', ')})
@@ -93,7 +93,7 @@ export class PostgresJournalWriter implements JournalWriter {
     await this.journalPool.query({
       name: 'weft_journal',
       text: JOURNAL_TEXT,
-      values: [id, lastSeqOf(events), packSteps(steps), packEvents(events)],
+      values: [id, ...packedValues(steps, events)],
     });
   }
 
@@ -124,9 +124,7 @@ export class PostgresJournalWriter implements JournalWriter {
       values: [
         id,
         ...endValues(outcome),
-        lastSeqOf(events),
-        packSteps(steps),
-        packEvents(events),
+        ...packedValues(steps, events),
         usage?.keyId ?? '',
         usage?.owner ?? '',
         usage?.date ?? '',

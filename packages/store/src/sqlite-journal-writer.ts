@@ -14,7 +14,7 @@ import {
   type JournalWriter,
 } from './executions-journal.js';
 import { statusList } from './executions-rows.js';
-import { lastSeqOf, packEvents, packSteps } from './journal-tables.js';
+import { packedValues } from './journal-tables.js';
 import type { SqliteGroupCommit } from './sqlite-group-commit.js';
 
 /** One end of an execution, run inside a group commit (see `SqliteJournalWriter.endTx`). */
@@ -106,7 +106,7 @@ export class SqliteJournalWriter implements JournalWriter {
   /** One packed row of `execution_journal` (see `journal-tables.ts`); nothing when empty. */
   private append(id: string, steps: readonly JournalRow[], events: readonly EventRow[]): void {
     if (steps.length === 0 && events.length === 0) return;
-    this.insertJournal.run(id, lastSeqOf(events), packSteps(steps), packEvents(events));
+    this.insertJournal.run(id, ...packedValues(steps, events));
   }
 
   insert(row: ExecutionRowValues): Promise<void> {
