@@ -32,16 +32,16 @@ export function tallyProducer(
           descriptor: { name, description, unit, valueType: ValueType.DOUBLE },
           aggregationTemporality: AggregationTemporality.CUMULATIVE,
           dataPointType: DataPointType.HISTOGRAM,
-          dataPoints: series.map((series) => ({
-            attributes: series.labels,
-            startTime: millisToHrTime(series.startMs),
+          dataPoints: series.map((one) => ({
+            attributes: one.labels,
+            startTime: millisToHrTime(one.startMs),
             endTime: now,
             value: {
-              buckets: { boundaries: [...boundaries], counts: [...series.counts] },
-              count: series.count,
-              sum: series.sum,
-              min: series.min,
-              max: series.max,
+              buckets: { boundaries: [...boundaries], counts: [...one.counts] },
+              count: one.count,
+              sum: one.sum,
+              min: one.min,
+              max: one.max,
             },
           })),
         });
