@@ -87,10 +87,7 @@ export function packedValues(
 }
 
 /** The values of a packed row of `steps` and `events`. */
-function packedRow(
-  steps: readonly JournalRow[],
-  events: readonly EventRow[],
-): PackedJournalRow {
+function packedRow(steps: readonly JournalRow[], events: readonly EventRow[]): PackedJournalRow {
   return { last_seq: lastSeqOf(events), steps: packSteps(steps), events: packEvents(events) };
 }
 
