@@ -16,7 +16,7 @@ import { compileRunOptions, type CompiledRunOptions, type RunOptions } from './o
 import { planWorkflow, type StepPlan, type WorkflowPlan } from './plan.js';
 import type { RunResult, RunStatus, StepRecord } from './records.js';
 import { invokerOf } from './chain.js';
-import { Run } from './run.js';
+import { Run, type InternalRecord } from './run.js';
 import { resolveSecrets, ResolvedSecrets, type FoundSecrets } from './secrets.js';
 import { runStep } from './steps.js';
 
@@ -157,6 +157,22 @@ function checkTargets(
   }
 }
 
+/** A step's record, its fields in the order of `StepRecord`, each set only when it has one. */
+function stepRecord(record: InternalRecord, iso: (ms: number) => string): StepRecord {
+  const { status, output, outputs, error } = record.entry;
+  const step = { status } as StepRecord;
+  if (record.input !== undefined) step.input = record.input;
+  if (output !== undefined) step.output = output;
+  if (outputs !== undefined) step.outputs = outputs;
+  if (error !== undefined) step.error = error as ErrorObject;
+  step.attempts = record.attempts;
+  step.started_at = iso(record.startedMs);
+  step.finished_at = iso(record.finishedMs);
+  step.duration_ms = record.finishedMs - record.startedMs;
+  if (record.usage !== undefined) step.usage = record.usage;
+  return step;
+}
+
 function finish(
   found: FoundSecrets | undefined,
   workflow: WorkflowDefinition,
@@ -171,21 +187,8 @@ function finish(
   const secrets = run?.secrets ?? new ResolvedSecrets({}, found);
   const steps: Record<string, StepRecord> = {};
   const iso = isoFormatter();
-  for (const [name, record] of run?.records ?? []) {
-    const { status: stepStatus, output, outputs: subOutputs, error: stepError } = record.entry;
-    steps[name] = secrets.mask({
-      status: stepStatus,
-      ...(record.input !== undefined ? { input: record.input } : {}),
-      ...(output !== undefined ? { output } : {}),
-      ...(subOutputs !== undefined ? { outputs: subOutputs } : {}),
-      ...(stepError !== undefined ? { error: stepError as ErrorObject } : {}),
-      attempts: record.attempts,
-      started_at: iso(record.startedMs),
-      finished_at: iso(record.finishedMs),
-      duration_ms: record.finishedMs - record.startedMs,
-      ...(record.usage !== undefined ? { usage: record.usage } : {}),
-    });
-  }
+  for (const [name, record] of run?.records ?? [])
+    steps[name] = secrets.mask(stepRecord(record, iso));
   const errorObject = error
     ? capErrorObject(secrets.mask(toErrorObject(error, { includeStack: true })))
     : undefined;

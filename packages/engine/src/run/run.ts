@@ -16,7 +16,7 @@ import { invokerOf } from './chain.js';
 import { isoFormatter } from './iso.js';
 import { jsonDataProblem } from './json-data.js';
 import { asActionError, notJsonData } from './action-error.js';
-import { Deadlines, type Deadline } from './deadlines.js';
+import { Deadline, Deadlines } from './deadlines.js';
 import type { Invocation, RunInfo } from './interceptors.js';
 import type { CompiledRunOptions } from './options.js';
 import { planRetry, type RetryPlan, type StepPlan, type WorkflowPlan } from './plan.js';
@@ -55,8 +55,9 @@ export interface InternalRecord extends StepTally {
 }
 
 /** An action attempt in flight. */
-export interface Attempt extends Deadline {
+export interface Attempt {
   readonly plan: StepPlan;
+  /** Ends the attempt with `reason` (its handler's signal fires); its list entry is the caller's. */
   cancel(reason: unknown): void;
 }
 
@@ -71,9 +72,8 @@ export class Run {
   private readonly journaling = new Set<Promise<void>>();
   private journalFailure: { error: unknown } | undefined;
   readonly shared: SharedContext;
-  private readonly deadlines: Deadlines;
-  /** Attempts in flight. */
-  readonly attempts = new Set<Attempt>();
+  /** Attempts in flight, with their deadlines. */
+  readonly attempts: Deadlines<InFlight>;
   /** Steps inside the step hooks of the chain (only when it has some). */
   readonly scopes: Map<StepPlan, StepScope> | undefined;
   /** Steps an interceptor aborted, with the reason (created on the first abort). */
@@ -96,7 +96,7 @@ export class Run {
     /** Who this run is, for interceptors (undefined without a chain). */
     readonly info: RunInfo | undefined,
   ) {
-    this.deadlines = new Deadlines(options.clock);
+    this.attempts = new Deadlines(options.clock);
     // The interceptors' RunInfo holds the same chain; build it once.
     this.lineage = info?.workflows ?? [...options.callers, plan.workflow];
     this.scopes = options.chain?.step ? new Map() : undefined;
@@ -231,56 +231,25 @@ export class Run {
     timeoutMs: number,
   ): Promise<InvocationResult> {
     const chain = this.options.chain?.invoke;
-    const clock = this.options.clock;
-    const started = clock.now();
-    return new Promise((resolve, reject) => {
-      const attempt: Attempt = {
-        plan,
-        deadline: started + timeoutMs,
-        expire: () => {
-          this.attempts.delete(attempt);
-          const elapsed = clock.now() - started;
-          const error = new TimeoutError(`step "${plan.path}" timed out after ${timeoutMs} ms`, {
-            timeout_ms: timeoutMs,
-            elapsed_ms: elapsed,
-          });
-          context.abort(error);
-          reject(error);
-        },
-        cancel: (reason) => {
-          this.deadlines.delete(attempt);
-          context.abort(reason);
-          reject(reason);
-        },
-      };
-      this.deadlines.add(attempt);
-      this.attempts.add(attempt);
-      const settle = () => {
-        this.deadlines.delete(attempt);
-        this.attempts.delete(attempt);
-      };
-      let pending: Promise<InvocationResult>;
-      try {
-        pending = chain
-          ? chain(call as Invocation)
-          : invokerOf(this.options, plan.info, call).invoke(call as unknown as AgentCall);
-      } catch (error) {
-        pending = Promise.reject(error);
-      }
-      pending.then(
-        (value) => {
-          settle();
-          // Checked here, once, before anything walks it (masking, events, records, storage).
-          const problem = jsonDataProblem(value?.output);
-          if (problem) reject(notJsonData(plan, call, problem));
-          else resolve(value);
-        },
-        (error: unknown) => {
-          settle();
-          reject(asActionError(error, call));
-        },
-      );
+    const attempt = new InFlight(this, plan, call, context, this.options.clock.now(), timeoutMs);
+    const settled = new Promise<InvocationResult>((resolve, reject) => {
+      attempt.resolve = resolve;
+      attempt.reject = reject;
     });
+    this.attempts.add(attempt);
+    let pending: Promise<InvocationResult>;
+    try {
+      pending = chain
+        ? chain(call as Invocation)
+        : invokerOf(this.options, plan.info, call).invoke(call as unknown as AgentCall);
+    } catch (error) {
+      pending = Promise.reject(error);
+    }
+    pending.then(
+      (value) => attempt.end(value),
+      (error: unknown) => attempt.fail(error),
+    );
+    return settled;
   }
 
   /**
@@ -368,13 +337,66 @@ export class Run {
     if (this.canceledAt !== undefined) return;
     this.canceledAt = new Date(this.options.clock.now()).toISOString();
     const error = this.canceled!;
-    for (const attempt of [...this.attempts]) attempt.cancel(error);
-    this.attempts.clear();
+    for (const attempt of this.attempts.clear()) attempt.cancel(error);
   }
 
   /** Releases the timer and the abort listener. */
   close(): void {
-    this.deadlines.close();
+    this.attempts.clear();
     this.options.signal?.removeEventListener('abort', this.onAbort);
+  }
+}
+
+/**
+ * An invocation in flight (see {@link Run.track}): settles the attempt's promise with the first
+ * of the invocation's end, its deadline and its cancellation. A class rather than closures: an
+ * attempt is made for every step.
+ */
+class InFlight extends Deadline implements Attempt {
+  resolve!: (value: InvocationResult) => void;
+  reject!: (reason: unknown) => void;
+  readonly deadline: number;
+
+  constructor(
+    private readonly run: Run,
+    readonly plan: StepPlan,
+    private readonly call: ActionCall | Invocation,
+    private readonly context: StepContext,
+    private readonly started: number,
+    private readonly timeoutMs: number,
+  ) {
+    super();
+    this.deadline = started + timeoutMs;
+  }
+
+  /** The deadline passed (the list no longer holds it): `TIMEOUT`. */
+  expire(): void {
+    const elapsed = this.run.options.clock.now() - this.started;
+    const error = new TimeoutError(
+      `step "${this.plan.path}" timed out after ${this.timeoutMs} ms`,
+      { timeout_ms: this.timeoutMs, elapsed_ms: elapsed },
+    );
+    this.context.abort(error);
+    this.reject(error);
+  }
+
+  cancel(reason: unknown): void {
+    this.context.abort(reason);
+    this.reject(reason);
+  }
+
+  /** The invocation answered (too late when the attempt already ended: then ignored). */
+  end(value: InvocationResult): void {
+    this.run.attempts.delete(this);
+    // Checked here, once, before anything walks it (masking, events, records, storage).
+    const problem = jsonDataProblem(value?.output);
+    if (problem) this.reject(notJsonData(this.plan, this.call, problem));
+    else this.resolve(value);
+  }
+
+  /** The invocation failed. */
+  fail(error: unknown): void {
+    this.run.attempts.delete(this);
+    this.reject(asActionError(error, this.call));
   }
 }

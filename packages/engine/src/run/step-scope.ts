@@ -59,7 +59,7 @@ export class StepScope implements StepTerminal {
     const run = this.target;
     (run.aborted ??= new Map()).set(this.plan, reason);
     this.controller?.abort(reason);
-    for (const attempt of [...run.attempts]) {
+    for (const attempt of run.attempts.snapshot()) {
       if (!within(attempt.plan, this.plan)) continue;
       run.attempts.delete(attempt);
       attempt.cancel(reason);

@@ -9,7 +9,7 @@ import {
   WeftError,
 } from '@weft/core';
 import { isTruthy } from '@weft/expr';
-import { retryDelayMs, type StepPlan } from './plan.js';
+import { retryDelayMs, type RetryPlan, type StepPlan } from './plan.js';
 import type { InternalRecord, Run, StepEntry, StepTally } from './run.js';
 import { abortOf, abortSignals, StepScope } from './step-scope.js';
 import { runSubworkflow } from './subworkflow.js';
@@ -106,20 +106,27 @@ function evaluateCondition(run: Run, plan: StepPlan): unknown {
   return typeof plan.condition === 'boolean' ? plan.condition : plan.condition!.evaluate(run.scope);
 }
 
-async function execute(run: Run, plan: StepPlan, record: StepTally): Promise<StepEntry> {
+/**
+ * Runs the step's kind. Not an async function: that was one more frame per step, its promise
+ * and suspended state allocated for every step. A synchronous throw reaches the caller's `try`
+ * (`runStep`, `StepScope.proceed`) as a rejection would.
+ */
+function execute(run: Run, plan: StepPlan, record: StepTally): Promise<StepEntry> {
   const kind = plan.def.type;
   switch (kind) {
     case 'action':
-      return { status: 'success', output: await runAction(run, plan, record) };
+      return runAction(run, plan, record).then(succeeded);
     case 'transform':
-      return { status: 'success', output: await runTransform(run, plan, record) };
+      return runTransform(run, plan, record).then(succeeded);
     case 'workflow':
-      return { status: 'success', outputs: await runSubworkflow(run, plan, record) };
+      return runSubworkflow(run, plan, record).then((outputs): StepEntry => ({
+        status: 'success',
+        outputs,
+      }));
     case 'parallel':
       return runParallel(run, plan);
     case 'agent':
-      if (run.options.agents)
-        return { status: 'success', output: await runAction(run, plan, record) };
+      if (run.options.agents) return runAction(run, plan, record).then(succeeded);
       throw new UnavailableError(
         `no agent backend is configured to run agent step "${plan.path}"`,
         {
@@ -132,6 +139,8 @@ async function execute(run: Run, plan: StepPlan, record: StepTally): Promise<Ste
       return assertNever(kind, 'step type');
   }
 }
+
+const succeeded = (output: unknown): StepEntry => ({ status: 'success', output });
 
 /** An action step: once, or once per `for_each` item (in order, or concurrently). */
 function runAction(run: Run, plan: StepPlan, record: StepTally): Promise<unknown> {
@@ -257,11 +266,23 @@ function buildInput(run: Run, plan: StepPlan): Record<string, unknown> {
   return (plan.input?.build(run.scope) ?? {}) as Record<string, unknown>;
 }
 
+/** What every attempt of one action call shares. */
+interface ActionAttempts {
+  run: Run;
+  plan: StepPlan;
+  input: Record<string, unknown>;
+  idempotencyKey: string;
+  timeoutMs: number;
+  retry: RetryPlan | undefined;
+  record: StepTally;
+  item: number | undefined;
+}
+
 /**
  * Attempts an action up to `max_attempts` times, waiting the backoff between attempts; counts
  * the attempts and the usage the invocations report into `record`. Resolves to the output.
  */
-async function callWithRetry(
+function callWithRetry(
   run: Run,
   plan: StepPlan,
   input: Record<string, unknown>,
@@ -269,39 +290,73 @@ async function callWithRetry(
   record: StepTally,
   item: number | undefined,
 ): Promise<unknown> {
-  const retry = plan.retry ?? run.defaultRetry;
-  const max = retry?.maxAttempts ?? 1;
   const timeoutMs =
     plan.timeoutMs ??
     (plan.def.type === 'agent'
       ? undefined
       : run.options.timeoutFor?.(plan.target!, plan.def.action!)) ??
     run.options.defaultTimeoutMs;
-  const idempotencyKey = `${run.options.executionId}/${key}`;
-  for (let failures = 0; ;) {
-    record.attempts++;
-    const span = run.listening
-      ? { startedMs: run.now(), finishedMs: 0, ...(item !== undefined ? { item } : {}) }
-      : undefined;
-    if (span) (record.attemptLog ??= []).push(span);
-    try {
-      const result = await run.attempt(plan, input, idempotencyKey, timeoutMs, failures + 1, item);
-      if (result.usage) record.usage = addUsage(record.usage, result.usage);
-      if (span) span.finishedMs = run.now();
-      return result.output;
-    } catch (error) {
-      failures++;
-      const weft = error as WeftError;
-      if (span) Object.assign(span, { finishedMs: run.now(), code: weft.code });
-      if (failures >= max || FINAL_CODES.has(weft.code) || run.canceled) throw error;
-      if (run.aborted && abortOf(run, plan)) throw error;
-      try {
-        await run.options.clock.sleep(retryDelayMs(retry!, failures), retrySignal(run, plan));
-      } catch (reason) {
-        throw run.canceled ?? (run.aborted && abortOf(run, plan)) ?? reason;
+  return attemptNumber(
+    {
+      run,
+      plan,
+      input,
+      idempotencyKey: `${run.options.executionId}/${key}`,
+      timeoutMs,
+      retry: plan.retry ?? run.defaultRetry,
+      record,
+      item,
+    },
+    1,
+  );
+}
+
+/**
+ * Attempt number `n`, chained on its promise rather than awaited in an async loop: most steps
+ * make one attempt, which then allocates no async frame. A failure goes on in
+ * {@link afterFailure}.
+ */
+function attemptNumber(action: ActionAttempts, n: number): Promise<unknown> {
+  const { run, record } = action;
+  record.attempts++;
+  const span = run.listening
+    ? {
+        startedMs: run.now(),
+        finishedMs: 0,
+        ...(action.item !== undefined ? { item: action.item } : {}),
       }
-    }
+    : undefined;
+  if (span) (record.attemptLog ??= []).push(span);
+  return run
+    .attempt(action.plan, action.input, action.idempotencyKey, action.timeoutMs, n, action.item)
+    .then(
+      (result) => {
+        if (result.usage) record.usage = addUsage(record.usage, result.usage);
+        if (span) span.finishedMs = run.now();
+        return result.output;
+      },
+      (error: unknown) => afterFailure(action, n, span, error),
+    );
+}
+
+/** After attempt `n` failed: the next one after the backoff, or the error when none may follow. */
+async function afterFailure(
+  action: ActionAttempts,
+  n: number,
+  span: { finishedMs: number; code?: string } | undefined,
+  error: unknown,
+): Promise<unknown> {
+  const { run, plan, retry } = action;
+  const weft = error as WeftError;
+  if (span) Object.assign(span, { finishedMs: run.now(), code: weft.code });
+  if (n >= (retry?.maxAttempts ?? 1) || FINAL_CODES.has(weft.code) || run.canceled) throw error;
+  if (run.aborted && abortOf(run, plan)) throw error;
+  try {
+    await run.options.clock.sleep(retryDelayMs(retry!, n), retrySignal(run, plan));
+  } catch (reason) {
+    throw run.canceled ?? (run.aborted && abortOf(run, plan)) ?? reason;
   }
+  return attemptNumber(action, n + 1);
 }
 
 /** What stops a retry delay: the run's signal, and interceptors aborting the step. */
