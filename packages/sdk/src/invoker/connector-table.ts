@@ -23,6 +23,8 @@ export class ConnectorTable {
   private readonly byRef = new Map<string, CompiledConnector>();
   private readonly byName = new Map<string, CompiledConnector>();
   private readonly handlers = new Map<string, ActionHandler>();
+  /** The plugins with a registered handler (resolving a call must not list the handlers). */
+  private readonly handlerPlugins = new Set<string>();
 
   /** Adds a connector; a second one with the same name (or slug) is refused. */
   add(connector: CompiledConnector): void {
@@ -45,6 +47,7 @@ export class ConnectorTable {
   /** Registers (or replaces) the handler of `<plugin>.<action>`. */
   addHandler(key: string, fn: ActionHandler): void {
     this.handlers.set(key, fn);
+    this.handlerPlugins.add(pluginOf(key));
   }
 
   /** Every connector, in registration order. */
@@ -98,7 +101,7 @@ export class ConnectorTable {
     slug: string,
     implicit: (plugin: string) => CompiledConnector,
   ): CompiledConnector {
-    if (this.handlerActions(slug).length > 0) return implicit(slug);
+    if (this.handlerPlugins.has(slug)) return implicit(slug);
     const known = new Set([...this.byName.keys(), ...[...this.handlers.keys()].map(pluginOf)]);
     throw new ValidationError(
       `unknown plugin "${slug}"${suggestion(slug, known)}: load its connector definition (e.g. ./plugins/${slug}.yaml) or register a handler for "${slug}.<action>"`,

@@ -151,12 +151,14 @@ export class LocalInvoker implements ActionInvoker {
 
   private runKind(run: ActionRun, handler: ActionHandler | undefined): Promise<unknown> {
     const { kind, definition, namespace, name } = run.connector;
-    if (kind !== 'shell') {
+    const connectorRuntime = definition.connector.runtime;
+    // Only a declared limit is checked (most calls declare none: nothing to build for them).
+    if (kind !== 'shell' && (connectorRuntime || run.stepRuntime)) {
       // A Sandbox and its options both carry the mode and the warning sink.
       const { mode = 'strict', warn } = this.options.sandbox;
       checkKindLimits(
         kind,
-        { connector: definition.connector.runtime, step: run.stepRuntime },
+        { connector: connectorRuntime, step: run.stepRuntime },
         { call: run.call, connector: `${namespace}/${name}`, mode, warned: this.warned },
         warn,
       );
