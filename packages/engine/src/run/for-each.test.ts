@@ -157,3 +157,43 @@ describe('for_each on a subworkflow step', () => {
     );
   });
 });
+
+describe('retries of a parallel for_each', () => {
+  it('wait their delays on the run, not on one listener each of the caller signal; a cancellation ends them', async () => {
+    const warnings: Error[] = [];
+    const onWarning = (warning: Error) => warnings.push(warning);
+    process.on('warning', onWarning);
+    const controller = new AbortController();
+    const items = Array.from({ length: 24 }, (_, i) => i);
+    let failed = 0;
+    const invoker = new TestInvoker({
+      'p.x': () => {
+        // Every item fails its first attempt; once all wait out their delay, the run is canceled.
+        if (++failed === items.length) setImmediate(() => controller.abort(new Error('stop')));
+        throw new Error('try again');
+      },
+    });
+    const wf = workflow(`workflows:
+  - name: w
+    inputs: { items: { type: array } }
+    steps:
+      - name: each
+        plugin: p
+        action: x
+        for_each: '{{ inputs.items }}'
+        parallel: true
+        input: { n: '{{ item }}' }
+        retry: { max_attempts: 2, backoff: fixed, backoff_factor: 600 }
+`);
+    try {
+      // A delay the cancellation did not end would hold this test for ten minutes.
+      const result = await runWorkflow(wf, { items }, { invoker, signal: controller.signal });
+      expect(result.status).toBe('canceled');
+      expect(result.steps['each']).toMatchObject({ status: 'canceled', attempts: items.length });
+    } finally {
+      process.off('warning', onWarning);
+    }
+    expect(invoker.calls).toHaveLength(items.length);
+    expect(warnings.map((w) => w.name)).not.toContain('MaxListenersExceededWarning');
+  });
+});

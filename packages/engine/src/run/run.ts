@@ -9,6 +9,7 @@ import {
   type StreamEventType,
 } from '@weft/core';
 import type { Scope } from '@weft/expr';
+import { setMaxListeners } from 'node:events';
 import type { WorkflowDefinition } from '../model.js';
 import type { AgentCall, ToolApprovalGate } from './agent-call.js';
 import { AttemptTools } from './attempt-tools.js';
@@ -79,6 +80,8 @@ export class Run {
   /** Steps an interceptor aborted, with the reason (created on the first abort). */
   aborted: Map<StepPlan, WeftError> | undefined;
   private canceledAt: string | undefined;
+  /** Aborted by {@link cancel}; made at the first retry delay (see {@link cancelSignal}). */
+  private cancelController: AbortController | undefined;
   /** The workflows on the call chain of this run, outermost first, this run's own last. */
   readonly lineage: readonly WorkflowDefinition[];
   /** Retry policy of steps that set none. */
@@ -332,12 +335,28 @@ export class Run {
     if (this.journalFailure) throw this.journalFailure.error;
   }
 
-  /** Cancels the run: every in-flight attempt is aborted with `CANCELED`. */
+  /** Cancels the run: every in-flight attempt is aborted with `CANCELED`, every retry delay ended. */
   cancel(): void {
     if (this.canceledAt !== undefined) return;
     this.canceledAt = new Date(this.options.clock.now()).toISOString();
     const error = this.canceled!;
     for (const attempt of this.attempts.clear()) attempt.cancel(error);
+    this.cancelController?.abort(error);
+  }
+
+  /**
+   * Aborted when the run is canceled, whatever cancels it: what retry delays wait on. Each delay
+   * adds a listener, and a parallel `for_each` may have hundreds waiting at once: on the
+   * caller's signal that many listeners made Node warn of a leak, so they go on this run's own
+   * signal, whose listener count is not capped.
+   */
+  get cancelSignal(): AbortSignal {
+    if (!this.cancelController) {
+      this.cancelController = new AbortController();
+      setMaxListeners(0, this.cancelController.signal);
+      if (this.canceledAt !== undefined) this.cancelController.abort(this.canceled);
+    }
+    return this.cancelController.signal;
   }
 
   /** Releases the timer and the abort listener. */

@@ -378,12 +378,12 @@ async function afterFailure(
   return attemptNumber(action, n + 1);
 }
 
-/** What stops a retry delay: the run's signal, and interceptors aborting the step. */
-function retrySignal(run: Run, plan: StepPlan): AbortSignal | undefined {
-  if (!run.scopes) return run.options.signal;
+/** What stops a retry delay: the run's cancellation, and interceptors aborting the step. */
+function retrySignal(run: Run, plan: StepPlan): AbortSignal {
+  if (!run.scopes) return run.cancelSignal;
   const signals = abortSignals(run, plan);
-  if (run.options.signal) signals.push(run.options.signal);
-  return signals.length <= 1 ? signals[0] : AbortSignal.any(signals);
+  signals.push(run.cancelSignal);
+  return signals.length === 1 ? signals[0]! : AbortSignal.any(signals);
 }
 
 /** A parallel block: children run concurrently; the block fails with its first failed child. */
