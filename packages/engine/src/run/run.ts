@@ -1,6 +1,5 @@
 import {
   CanceledError,
-  TimeoutError,
   WeftError,
   type ActionCall,
   type InvocationResult,
@@ -15,9 +14,8 @@ import type { AgentCall, ToolApprovalGate } from './agent-call.js';
 import { AttemptTools } from './attempt-tools.js';
 import { invokerOf } from './chain.js';
 import { isoFormatter } from './iso.js';
-import { jsonDataProblem } from './json-data.js';
-import { asActionError, notJsonData } from './action-error.js';
-import { Deadline, Deadlines } from './deadlines.js';
+import { Deadlines } from './deadlines.js';
+import { InFlight } from './in-flight.js';
 import type { Invocation, RunInfo } from './interceptors.js';
 import type { CompiledRunOptions } from './options.js';
 import { planRetry, type RetryPlan, type StepPlan, type WorkflowPlan } from './plan.js';
@@ -53,13 +51,6 @@ export interface InternalRecord extends StepTally {
   entry: StepEntry;
   startedMs: number;
   finishedMs: number;
-}
-
-/** An action attempt in flight. */
-export interface Attempt {
-  readonly plan: StepPlan;
-  /** Ends the attempt with `reason` (its handler's signal fires); its list entry is the caller's. */
-  cancel(reason: unknown): void;
 }
 
 /**
@@ -363,59 +354,5 @@ export class Run {
   close(): void {
     this.attempts.clear();
     this.options.signal?.removeEventListener('abort', this.onAbort);
-  }
-}
-
-/**
- * An invocation in flight (see {@link Run.track}): settles the attempt's promise with the first
- * of the invocation's end, its deadline and its cancellation. A class rather than closures: an
- * attempt is made for every step.
- */
-class InFlight extends Deadline implements Attempt {
-  resolve!: (value: InvocationResult) => void;
-  reject!: (reason: unknown) => void;
-  readonly deadline: number;
-
-  constructor(
-    private readonly run: Run,
-    readonly plan: StepPlan,
-    private readonly call: ActionCall | Invocation,
-    private readonly context: StepContext,
-    private readonly started: number,
-    private readonly timeoutMs: number,
-  ) {
-    super();
-    this.deadline = started + timeoutMs;
-  }
-
-  /** The deadline passed (the list no longer holds it): `TIMEOUT`. */
-  expire(): void {
-    const elapsed = this.run.options.clock.now() - this.started;
-    const error = new TimeoutError(
-      `step "${this.plan.path}" timed out after ${this.timeoutMs} ms`,
-      { timeout_ms: this.timeoutMs, elapsed_ms: elapsed },
-    );
-    this.context.abort(error);
-    this.reject(error);
-  }
-
-  cancel(reason: unknown): void {
-    this.context.abort(reason);
-    this.reject(reason);
-  }
-
-  /** The invocation answered (too late when the attempt already ended: then ignored). */
-  end(value: InvocationResult): void {
-    this.run.attempts.delete(this);
-    // Checked here, once, before anything walks it (masking, events, records, storage).
-    const problem = jsonDataProblem(value?.output);
-    if (problem) this.reject(notJsonData(this.plan, this.call, problem));
-    else this.resolve(value);
-  }
-
-  /** The invocation failed. */
-  fail(error: unknown): void {
-    this.run.attempts.delete(this);
-    this.reject(asActionError(error, this.call));
   }
 }
