@@ -10,7 +10,7 @@ import {
 } from '@weft/core';
 import type { WorkflowDefinition } from '../model.js';
 import { resolveInputs } from './inputs.js';
-import { isoFormatter } from './iso.js';
+import { isoOf } from './iso.js';
 import type { RunInfo } from './interceptors.js';
 import { compileRunOptions, type CompiledRunOptions, type RunOptions } from './options.js';
 import { planWorkflow, type StepPlan, type WorkflowPlan } from './plan.js';
@@ -158,7 +158,7 @@ function checkTargets(
 }
 
 /** A step's record, its fields in the order of `StepRecord`, each set only when it has one. */
-function stepRecord(record: InternalRecord, iso: (ms: number) => string): StepRecord {
+function stepRecord(record: InternalRecord): StepRecord {
   const { status, output, outputs, error } = record.entry;
   const step = { status } as StepRecord;
   if (record.input !== undefined) step.input = record.input;
@@ -166,8 +166,8 @@ function stepRecord(record: InternalRecord, iso: (ms: number) => string): StepRe
   if (outputs !== undefined) step.outputs = outputs;
   if (error !== undefined) step.error = error as ErrorObject;
   step.attempts = record.attempts;
-  step.started_at = iso(record.startedMs);
-  step.finished_at = iso(record.finishedMs);
+  step.started_at = isoOf(record.startedMs);
+  step.finished_at = isoOf(record.finishedMs);
   step.duration_ms = record.finishedMs - record.startedMs;
   if (record.usage !== undefined) step.usage = record.usage;
   return step;
@@ -186,9 +186,7 @@ function finish(
   const finishedMs = options.clock.now();
   const secrets = run?.secrets ?? new ResolvedSecrets({}, found);
   const steps: Record<string, StepRecord> = {};
-  const iso = isoFormatter();
-  for (const [name, record] of run?.records ?? [])
-    steps[name] = secrets.mask(stepRecord(record, iso));
+  for (const [name, record] of run?.records ?? []) steps[name] = secrets.mask(stepRecord(record));
   const errorObject = error
     ? capErrorObject(secrets.mask(toErrorObject(error, { includeStack: true })))
     : undefined;
@@ -199,8 +197,8 @@ function finish(
     outputs,
     steps,
     ...(errorObject ? { error: errorObject } : {}),
-    started_at: iso(startedMs),
-    finished_at: iso(finishedMs),
+    started_at: isoOf(startedMs),
+    finished_at: isoOf(finishedMs),
     duration_ms: finishedMs - startedMs,
   };
   run?.emit('workflow.completed', '', {

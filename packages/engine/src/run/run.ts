@@ -13,7 +13,7 @@ import type { WorkflowDefinition } from '../model.js';
 import type { AgentCall, ToolApprovalGate } from './agent-call.js';
 import { AttemptTools } from './attempt-tools.js';
 import { invokerOf } from './chain.js';
-import { isoFormatter } from './iso.js';
+import { isoOf } from './iso.js';
 import { Deadlines } from './deadlines.js';
 import { InFlight } from './in-flight.js';
 import type { Invocation, RunInfo } from './interceptors.js';
@@ -78,8 +78,6 @@ export class Run {
   /** Retry policy of steps that set none. */
   readonly defaultRetry: RetryPlan | undefined;
   private readonly onAbort = () => this.cancel();
-  /** Events' timestamps: a step's events, and fast steps' events, share their millisecond. */
-  private readonly iso = isoFormatter();
 
   constructor(
     readonly plan: WorkflowPlan,
@@ -140,7 +138,7 @@ export class Run {
     if (!onEvent && !observe) return;
     const event: StreamEvent = {
       type,
-      timestamp: this.iso(this.options.clock.now()),
+      timestamp: isoOf(this.options.clock.now()),
       workflow_id: this.options.executionId,
       step_name: stepName,
       data: this.secrets.mask(data),
