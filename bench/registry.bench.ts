@@ -1,6 +1,6 @@
 /**
  * Registry under load: 10,000 published plugins; search and detail under 64
- * concurrent connections (autocannon) next to a bare Fastify route returning a constant on the
+ * concurrent connections (`http-load.ts`) next to a bare Fastify route returning a constant on the
  * same server (the limit), with the answer cache on (default) and off; search both over a fixed
  * set of ~100 queries (each visited once beforehand) and over a typed mix of ~1,300 queries with
  * Zipf popularity that the server meets for the first time; the same mix with detail pages
@@ -158,7 +158,7 @@ const median = (sorted: readonly number[]) => sorted[Math.floor(sorted.length / 
 function summarise(
   rounds: readonly Measured[],
 ): Omit<Measured, 'cpu'> &
-  Pick<LoadResult, 'cpuUs' | 'mainCpuUs' | 'dbCpuUs'> &
+  Pick<LoadResult, 'cpuUs' | 'mainCpuUs' | 'dbCpuUs' | 'clientCpuUs'> &
   Required<Pick<LoadResult, 'range'>> {
   const of = (pick: (m: Measured) => number) => rounds.map(pick).sort((a, b) => a - b);
   const rps = of((m) => m.requestsPerSec);
@@ -166,6 +166,7 @@ function summarise(
   return {
     requestsPerSec: median(rps),
     ...(rounds.every((m) => m.cpu) ? { cpuUs: median(of((m) => m.cpu!.process)) } : {}),
+    clientCpuUs: median(of((m) => m.clientCpuUs)),
     ...(rounds.every((m) => m.cpu) ? { mainCpuUs: median(of((m) => m.cpu!.main)) } : {}),
     ...(rounds.every((m) => m.cpu?.db !== undefined)
       ? { dbCpuUs: median(of((m) => m.cpu!.db!)) }
