@@ -14,7 +14,7 @@ export interface HttpLoadResult {
   requestsPerSec: number;
   p50Ms: number;
   p99Ms: number;
-  /** Sockets that failed or closed before their answer was read. */
+  /** Requests whose answer was not read whole (the socket failed or closed first). */
   errors: number;
   /** Answers outside 2xx. */
   non2xx: number;
@@ -43,22 +43,26 @@ const HEADER_END = Buffer.from('\r\n\r\n');
 const CRLF = Buffer.from('\r\n');
 
 /**
- * How many bytes the answer at the start of `data` spans, with its status; undefined while it is
- * incomplete. Throws on what is not an HTTP/1.1 answer.
+ * How many bytes the answer at the start of `data` spans, with its status and whether the server
+ * closes the connection after it; undefined while it is incomplete. Throws on what is not an
+ * HTTP/1.1 answer.
  */
-export function answerLength(data: Buffer): { length: number; status: number } | undefined {
+export function answerLength(
+  data: Buffer,
+): { length: number; status: number; close: boolean } | undefined {
   const headEnd = data.indexOf(HEADER_END);
   if (headEnd < 0) return undefined;
   if (data.toString('latin1', 0, 5) !== 'HTTP/') throw new Error('not an HTTP answer');
   const status = Number(data.toString('latin1', 9, 12));
   const head = data.toString('latin1', 0, headEnd).toLowerCase();
   const bodyStart = headEnd + 4;
+  const close = /\r\nconnection: *close/.test(head);
   const declared = /\r\ncontent-length: *(\d+)/.exec(head);
   if (declared) {
     const length = bodyStart + Number(declared[1]);
-    return data.length >= length ? { length, status } : undefined;
+    return data.length >= length ? { length, status, close } : undefined;
   }
-  if (!/\r\ntransfer-encoding: *chunked/.test(head)) return { length: bodyStart, status };
+  if (!/\r\ntransfer-encoding: *chunked/.test(head)) return { length: bodyStart, status, close };
   let at = bodyStart;
   for (;;) {
     const lineEnd = data.indexOf(CRLF, at);
@@ -67,13 +71,14 @@ export function answerLength(data: Buffer): { length: number; status: number } |
     if (Number.isNaN(size)) throw new Error('bad chunk size');
     at = lineEnd + 2 + size + 2;
     if (data.length < at) return undefined;
-    if (size === 0) return { length: at, status };
+    if (size === 0) return { length: at, status, close };
   }
 }
 
 /**
- * Runs `connections` sockets against `url` for `seconds`, each request's bytes from `next()`;
- * resolves when every socket has read its last answer.
+ * Runs `connections` sockets against `url` for `seconds`, each request's bytes from `next()`
+ * (a socket the server closes is opened again); resolves when every socket has read its last
+ * answer.
  */
 export async function httpLoad(
   url: string,
@@ -89,21 +94,20 @@ export async function httpLoad(
   const start = performance.now();
   const end = start + seconds * 1000;
 
-  const drive = (): Promise<void> =>
+  /**
+   * One connection's requests until the end of the load; resolves when it closed. An answer
+   * cut short or unparsable counts as an error, and the socket is given up.
+   */
+  const connection = (): Promise<void> =>
     new Promise((resolve) => {
       const socket: Socket = connect({ host: hostname, port: Number(port), noDelay: true });
       let buffered: Buffer = Buffer.alloc(0);
       let sentAt = 0;
-      let done = false;
-      const finish = () => {
-        if (done) return;
-        done = true;
-        socket.destroy();
-        resolve();
-      };
+      let waiting = false;
       const send = () => {
-        if (performance.now() >= end) return finish();
+        if (performance.now() >= end) return void socket.destroy();
         sentAt = performance.now();
+        waiting = true;
         socket.write(next());
       };
       socket.on('connect', send);
@@ -113,24 +117,29 @@ export async function httpLoad(
         try {
           answer = answerLength(buffered);
         } catch {
-          errors++;
-          return finish();
+          return void socket.destroy(new Error('not an HTTP answer'));
         }
         if (!answer) return;
+        waiting = false;
         latencies.push(performance.now() - sentAt);
         if (answer.status < 200 || answer.status > 299) non2xx++;
         buffered = buffered.subarray(answer.length);
-        send();
+        if (answer.close) socket.destroy();
+        else send();
       });
-      socket.on('error', () => {
-        errors++;
-        finish();
-      });
+      socket.on('error', () => {});
       socket.on('close', () => {
-        if (!done) errors++;
-        finish();
+        if (waiting) errors++;
+        // Refused or failed before any request: count it, and wait a little before the next.
+        if (sentAt === 0) errors++;
+        setTimeout(resolve, sentAt === 0 ? 10 : 0);
       });
     });
+
+  /** Keeps one connection open until the end, opening a new one when the server closes it. */
+  const drive = async (): Promise<void> => {
+    while (performance.now() < end) await connection();
+  };
 
   await Promise.all(Array.from({ length: connections }, drive));
   const elapsedS = (performance.now() - start) / 1000;
