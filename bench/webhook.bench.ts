@@ -3,9 +3,10 @@
  * 1. Signed webhook requests accepted end to end by the real server (HMAC verified, timestamp and
  *    delivery id checked, the execution's record durable in SQLite, the execution then run)
  *    under 64 connections (`http-load.ts`; the deliveries signed before the load), next to a
- *    bare Fastify route on the same server (the limit). The server runs in a child process. Each round runs both cases in a new seeded random order;
- *    the table gives the median round, with min–max of req/s and p99 over the rounds, and the
- *    server's CPU per request (`process.cpuUsage` of the child, until its runs settled).
+ *    bare Fastify route on the same server (the limit). The server runs in a child process.
+ *    Each round runs both cases in a new seeded random order; the table gives the median round,
+ *    with min–max of req/s and p99 over the rounds, the server's CPU per request
+ *    (`process.cpuUsage` of the child, until its runs settled) and the load generator's.
  * 2. Scheduler precision: 1,000 schedules due in the same second, each fire starting an execution
  *    through the real runtime (durable record, then the run); fire time minus due time.
  */
