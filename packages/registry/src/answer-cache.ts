@@ -1,4 +1,4 @@
-import { TtlCache } from './cache.js';
+import { TtlCache, type Cached } from './cache.js';
 
 /** A cached answer and the generation of the data it was read from. */
 interface Stamped<T> {
@@ -29,9 +29,15 @@ class SlugAnswers<T> {
     return this.bySlug.get(slug) ?? this.baseline;
   }
 
-  get(slug: string, key: string): T | undefined {
-    const entry = this.answers.get(key);
-    return entry && entry.stamp === this.stamp(slug) ? entry.value : undefined;
+  get(slug: string, key: string): Cached<T> | undefined {
+    const found = this.answers.lookup(key);
+    return found && found.value.stamp === this.stamp(slug)
+      ? { value: found.value.value, stale: found.stale }
+      : undefined;
+  }
+
+  drop(key: string): void {
+    this.answers.delete(key);
   }
 
   keep(slug: string, key: string, value: T, stamp: number): void {
@@ -65,7 +71,9 @@ class SlugAnswers<T> {
  * current when its read began, and served only while that generation is still current, so a
  * read that raced a change never caches stale data. The time to live also bounds what this
  * process cannot see: writes by other processes on the same database (replicas sharing
- * PostgreSQL).
+ * PostgreSQL). An answer whose time to live ran out is still found, marked stale, for one more
+ * time to live: the service serves it while one read refreshes it (stale-while-revalidate), so
+ * that expiry never makes a request wait for the database. A change still drops it at once.
  */
 export class AnswerCache<S = unknown> {
   /** Generation of the search answers: raised by every change. */
@@ -77,9 +85,12 @@ export class AnswerCache<S = unknown> {
   private readonly schemas: SlugAnswers<S>;
 
   constructor(ttlMs: number, maxEntries: number, now: () => number) {
-    this.searches = new TtlCache(ttlMs, maxEntries, now);
-    this.details = new SlugAnswers(new TtlCache(ttlMs, maxEntries, now));
-    this.schemas = new SlugAnswers(new TtlCache(ttlMs, Math.min(maxEntries, MAX_SCHEMAS), now));
+    // An expired answer is served for up to one more time to live while it is read again.
+    this.searches = new TtlCache(ttlMs, maxEntries, now, ttlMs);
+    this.details = new SlugAnswers(new TtlCache(ttlMs, maxEntries, now, ttlMs));
+    this.schemas = new SlugAnswers(
+      new TtlCache(ttlMs, Math.min(maxEntries, MAX_SCHEMAS), now, ttlMs),
+    );
   }
 
   /** The stamp to give a search answer whose read begins now. */
@@ -87,10 +98,17 @@ export class AnswerCache<S = unknown> {
     return this.generation;
   }
 
-  /** A search answer still valid, if any. */
-  search(key: string): string | undefined {
-    const entry = this.searches.get(key);
-    return entry && entry.stamp === this.generation ? entry.value : undefined;
+  /** A search answer no change has made stale, if any; `stale` once its time to live ran out. */
+  search(key: string): Cached<string> | undefined {
+    const found = this.searches.lookup(key);
+    return found && found.value.stamp === this.generation
+      ? { value: found.value.value, stale: found.stale }
+      : undefined;
+  }
+
+  /** Forgets a search answer (its reading again failed). */
+  dropSearch(key: string): void {
+    this.searches.delete(key);
   }
 
   /** Keeps a search answer read under `stamp`. */
@@ -100,16 +118,20 @@ export class AnswerCache<S = unknown> {
 
   /** The stamp to give a detail answer of `slug` whose read begins now. */
   detailStamp = (slug: string): number => this.details.stamp(slug);
-  /** A detail answer of `slug` still valid, if any. */
-  detail = (slug: string, key: string): string | undefined => this.details.get(slug, key);
+  /** A detail answer of `slug` no change has made stale, if any (see {@link search}). */
+  detail = (slug: string, key: string): Cached<string> | undefined => this.details.get(slug, key);
+  /** Forgets a detail answer (its reading again failed). */
+  dropDetail = (key: string): void => this.details.drop(key);
   /** Keeps a detail answer of `slug` read under `stamp`. */
   keepDetail = (slug: string, key: string, text: string, stamp: number): void =>
     this.details.keep(slug, key, text, stamp);
 
   /** The stamp to give a schema answer of `slug` whose read begins now. */
   schemaStamp = (slug: string): number => this.schemas.stamp(slug);
-  /** A schema answer of `slug` still valid, if any. */
-  schema = (slug: string, key: string): S | undefined => this.schemas.get(slug, key);
+  /** A schema answer of `slug` no change has made stale, if any (see {@link search}). */
+  schema = (slug: string, key: string): Cached<S> | undefined => this.schemas.get(slug, key);
+  /** Forgets a schema answer (its reading again failed). */
+  dropSchema = (key: string): void => this.schemas.drop(key);
   /** Keeps a schema answer of `slug` read under `stamp`. */
   keepSchema = (slug: string, key: string, value: S, stamp: number): void =>
     this.schemas.keep(slug, key, value, stamp);

@@ -33,7 +33,8 @@ export interface RegistryOptions {
    * Search and detail answers are cached until a plugin change makes them stale (this process's
    * at once; another process's on the same PostgreSQL database as soon as its announcement
    * arrives); this bounds, in ms, how long a missed announcement, and download counts in search
-   * pages, may go unseen. Default 10,000; 0: no cache.
+   * pages, may go unseen, plus the read that replaces an expired answer, which is served
+   * meanwhile for up to one more time to live. Default 10,000; 0: no cache.
    */
   cacheTtlMs?: number | undefined;
   /**

@@ -20,6 +20,7 @@ import {
 } from '@weft/core';
 import { createApiKey, revokeApiKey } from '@weft/identity';
 import { AnswerCache, MAX_CACHED_SCHEMA_BYTES } from './answer-cache.js';
+import type { Cached } from './cache.js';
 import type { DefinitionFormat } from './definition/parse.js';
 import { buildDetail, pickVersion } from './detail.js';
 import { DownloadCounter } from './download-counter.js';
@@ -96,53 +97,80 @@ export class RegistryService {
     const query = toSearchQuery(params);
     if (query === null) return NO_RESULTS;
     const key = `s\0${query.exact}\0${query.tag ?? ''}\0${query.kind ?? ''}\0${query.limit}\0${query.offset}`;
-    const cached = this.cache.search(key);
-    if (cached !== undefined) return cached;
-    return this.shared(`search\0${key}`, this.cache.searchStamp(), async (stamp) => {
-      const { total, plugins } = await this.options.store.search(query);
-      const answer: SearchResponse = {
-        total,
-        results: plugins.map(({ slug, kind, listing, downloads, created_at, updated_at }) => ({
-          slug,
-          kind,
-          name: listing!.name,
-          description: listing!.description,
-          version: listing!.latest_version,
-          author: listing!.author,
-          tags: listing!.tags,
-          downloads,
-          created_at,
-          updated_at,
-        })),
-      };
-      const text = JSON.stringify(answer);
-      this.cache.keepSearch(key, text, stamp);
-      return text;
-    });
+    return this.cached(
+      this.cache.search(key),
+      `search\0${key}`,
+      this.cache.searchStamp(),
+      () => this.cache.dropSearch(key),
+      async (stamp) => {
+        const { total, plugins } = await this.options.store.search(query);
+        const answer: SearchResponse = {
+          total,
+          results: plugins.map(({ slug, kind, listing, downloads, created_at, updated_at }) => ({
+            slug,
+            kind,
+            name: listing!.name,
+            description: listing!.description,
+            version: listing!.latest_version,
+            author: listing!.author,
+            tags: listing!.tags,
+            downloads,
+            created_at,
+            updated_at,
+          })),
+        };
+        const text = JSON.stringify(answer);
+        this.cache.keepSearch(key, text, stamp);
+        return text;
+      },
+    );
   }
 
   /** `GET /plugins/{slug}`, serialised. */
   async detail(slug: string, version: string | undefined, baseUrl: string): Promise<string> {
     requireSlug(slug);
     const key = `${slug}\0${version ?? ''}\0${baseUrl}`;
-    const cached = this.cache.detail(slug, key);
-    if (cached !== undefined) return cached;
-    return this.shared(`detail\0${key}`, this.cache.detailStamp(slug), async (stamp) => {
-      const found = await this.options.store.getDetail(slug, version);
-      if (!found) throw new NotFoundError(`no plugin ${slug}`, { slug });
-      const { state } = found;
-      const record = pickVersion(state, slug, version);
-      // The store read the listing's latest; the rules decide which version is latest.
-      const definition =
-        version !== undefined || record.version === state.plugin.listing?.latest_version
-          ? found.definition
-          : await this.options.store.getDefinition(slug, record.version);
-      if (!definition)
-        throw new NotFoundError(`${slug}@${record.version} has no definition`, { slug });
-      const text = JSON.stringify(buildDetail(state, record, definition, baseUrl));
-      this.cache.keepDetail(slug, key, text, stamp);
-      return text;
-    });
+    const stamp = this.cache.detailStamp(slug);
+    return this.cached(
+      this.cache.detail(slug, key),
+      `detail\0${key}`,
+      stamp,
+      () => this.cache.dropDetail(key),
+      async (stamp) => {
+        const found = await this.options.store.getDetail(slug, version);
+        if (!found) throw new NotFoundError(`no plugin ${slug}`, { slug });
+        const { state } = found;
+        const record = pickVersion(state, slug, version);
+        // The store read the listing's latest; the rules decide which version is latest.
+        const definition =
+          version !== undefined || record.version === state.plugin.listing?.latest_version
+            ? found.definition
+            : await this.options.store.getDefinition(slug, record.version);
+        if (!definition)
+          throw new NotFoundError(`${slug}@${record.version} has no definition`, { slug });
+        const text = JSON.stringify(buildDetail(state, record, definition, baseUrl));
+        this.cache.keepDetail(slug, key, text, stamp);
+        return text;
+      },
+    );
+  }
+
+  /**
+   * The answer `found` in the cache, or else one read by `read` (see {@link shared}). A stale
+   * answer (its time to live ran out) is served at once while `read` runs once in the background
+   * to replace it; when that read fails, `drop` forgets the stale answer, so the next request
+   * reads (and meets the failure) itself.
+   */
+  private cached<T>(
+    found: Cached<T> | undefined,
+    key: string,
+    stamp: number,
+    drop: () => void,
+    read: (stamp: number) => Promise<T>,
+  ): Promise<T> {
+    if (!found) return this.shared(key, stamp, read);
+    if (found.stale) this.shared(key, stamp, read).catch(drop);
+    return Promise.resolve(found.value);
   }
 
   /**
@@ -168,9 +196,13 @@ export class RegistryService {
   async schema(slug: string, version: string): Promise<SchemaAnswer & { count(): Promise<void> }> {
     requireSlug(slug);
     const key = `${slug}\0${version}`;
-    const answer =
-      this.cache.schema(slug, key) ??
-      (await this.shared(`schema\0${key}`, this.cache.schemaStamp(slug), async (stamp) => {
+    const stamp = this.cache.schemaStamp(slug);
+    const answer = await this.cached(
+      this.cache.schema(slug, key),
+      `schema\0${key}`,
+      stamp,
+      () => this.cache.dropSchema(key),
+      async (stamp) => {
         const state = await this.options.store.getPlugin(slug);
         if (!state) throw new NotFoundError(`no plugin ${slug}`, { slug });
         const record = pickVersion(state, slug, version);
@@ -181,7 +213,8 @@ export class RegistryService {
         if (body.byteLength <= MAX_CACHED_SCHEMA_BYTES)
           this.cache.keepSchema(slug, key, read, stamp);
         return read;
-      }));
+      },
+    );
     const counted = answer.record.version;
     return {
       ...answer,

@@ -53,10 +53,73 @@ for (const store of TEST_STORES) {
       const analytics = await counted.get('/plugins/slack-b/analytics', bearer(counted.keys.acme));
       expect(analytics.json().downloads).toBe(1);
       expect((await counted.get('/plugins/slack-b')).json().downloads).toBe(1);
-      // The search answer keeps its counts until its time to live runs out.
+      // The search answer keeps its counts until its time to live runs out; then the first
+      // request gets it once more while it is read again.
       expect(await search()).toEqual(['slack-a:0', 'slack-b:0']);
       counted.clock.ms += 60_000;
+      expect(await search()).toEqual(['slack-a:0', 'slack-b:0']);
+      await new Promise((resolve) => setTimeout(resolve, 50));
       expect(await search()).toEqual(['slack-b:1', 'slack-a:0']);
+    });
+
+    it('serves an expired answer at once while one read replaces it, for one time to live at most', async () => {
+      await h().publish(pluginDefinition('slack'));
+      const { store, clock } = h();
+      const search = store.search.bind(store);
+      let reads = 0;
+      let fail = false;
+      let release: () => void = () => {};
+      store.search = async (query) => {
+        reads++;
+        await new Promise<void>((resolve) => (release = resolve));
+        if (fail) throw new Error('the database is gone');
+        return search(query);
+      };
+      const settle = () => new Promise((resolve) => setTimeout(resolve, 20));
+      const first = slugs('slack');
+      await settle();
+      release();
+      expect(await first).toEqual(['slack:0']);
+      expect(reads).toBe(1);
+
+      // Expired: every request is answered from the cache without waiting, and one read runs.
+      clock.ms += 60_000;
+      expect(await Promise.all([slugs('slack'), slugs('slack')])).toEqual([
+        ['slack:0'],
+        ['slack:0'],
+      ]);
+      await settle();
+      expect(reads).toBe(2);
+      release();
+      await settle();
+      expect(await slugs('slack')).toEqual(['slack:0']);
+      expect(reads).toBe(2);
+
+      // A failed refresh forgets the stale answer: the next request reads, and meets the failure.
+      clock.ms += 60_000;
+      fail = true;
+      expect(await slugs('slack')).toEqual(['slack:0']);
+      await settle();
+      release();
+      await settle();
+      const failed = h().get('/plugins/search?q=slack');
+      await settle();
+      release();
+      expect((await failed).statusCode).toBe(500);
+      expect(reads).toBe(4);
+
+      // Past a second time to live an expired answer is not served: the request reads.
+      fail = false;
+      const fresh = slugs('slack');
+      await settle();
+      release();
+      expect(await fresh).toEqual(['slack:0']);
+      clock.ms += 120_000;
+      const late = slugs('slack');
+      await settle();
+      expect(reads).toBe(6);
+      release();
+      expect(await late).toEqual(['slack:0']);
     });
 
     it('identical requests for an answer not cached share one read, unless a change came between', async () => {
