@@ -130,11 +130,10 @@ export class RegistryService {
   async detail(slug: string, version: string | undefined, baseUrl: string): Promise<string> {
     requireSlug(slug);
     const key = `${slug}\0${version ?? ''}\0${baseUrl}`;
-    const stamp = this.cache.detailStamp(slug);
     return this.cached(
       this.cache.detail(slug, key),
       `detail\0${key}`,
-      stamp,
+      this.cache.detailStamp(slug),
       () => this.cache.dropDetail(key),
       async (stamp) => {
         const found = await this.options.store.getDetail(slug, version);
@@ -196,11 +195,10 @@ export class RegistryService {
   async schema(slug: string, version: string): Promise<SchemaAnswer & { count(): Promise<void> }> {
     requireSlug(slug);
     const key = `${slug}\0${version}`;
-    const stamp = this.cache.schemaStamp(slug);
     const answer = await this.cached(
       this.cache.schema(slug, key),
       `schema\0${key}`,
-      stamp,
+      this.cache.schemaStamp(slug),
       () => this.cache.dropSchema(key),
       async (stamp) => {
         const state = await this.options.store.getPlugin(slug);
