@@ -38,14 +38,10 @@ export async function load(
   seconds: number,
   connections = 64,
 ): Promise<HttpLoadResult> {
-  let requests = built.get(paths);
-  if (!requests) {
-    requests = paths.map((path) => requestBytes('GET', path));
-    built.set(paths, requests);
-  }
-  const list = requests;
+  const requests = built.get(paths) ?? paths.map((path) => requestBytes('GET', path));
+  built.set(paths, requests);
   let next = 0;
-  return httpLoad(url, () => list[next++ % list.length]!, seconds, connections);
+  return httpLoad(url, () => requests[next++ % requests.length]!, seconds, connections);
 }
 
 /** Percentile of a sorted list of numbers. */

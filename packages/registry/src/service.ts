@@ -20,7 +20,6 @@ import {
 } from '@weft/core';
 import { createApiKey, revokeApiKey } from '@weft/identity';
 import { AnswerCache, MAX_CACHED_SCHEMA_BYTES } from './answer-cache.js';
-import type { Cached } from './cache.js';
 import type { DefinitionFormat } from './definition/parse.js';
 import { buildDetail, pickVersion } from './detail.js';
 import { DownloadCounter } from './download-counter.js';
@@ -31,6 +30,7 @@ import type { VersionDiff } from './rules/breaking.js';
 import { decideDeprecate, decidePublish, decideRemove, decideUpdate } from './rules/decide.js';
 import { slugKey, slugProblem, versionProblem } from './rules/names.js';
 import { toSearchQuery, type SearchParams } from './search-query.js';
+import { SharedReads } from './shared-reads.js';
 import { readPublicKey } from './signatures.js';
 
 /** A definition as received: its exact bytes and format (and its parsed data, when known). */
@@ -53,8 +53,8 @@ export interface SchemaAnswer {
  */
 export class RegistryService {
   private readonly cache: AnswerCache<SchemaAnswer>;
-  /** Answers being read from the store, by cache key (see {@link shared}). */
-  private readonly reading = new Map<string, { stamp: number; answer: Promise<unknown> }>();
+  /** Answers being read from the store (see {@link SharedReads}). */
+  private readonly reads = new SharedReads();
   private readonly downloads: DownloadCounter;
   /** Stops watching other processes' changes (see {@link watchOtherProcesses}). */
   private unwatch: (() => Promise<void>) | undefined;
@@ -97,7 +97,7 @@ export class RegistryService {
     const query = toSearchQuery(params);
     if (query === null) return NO_RESULTS;
     const key = `s\0${query.exact}\0${query.tag ?? ''}\0${query.kind ?? ''}\0${query.limit}\0${query.offset}`;
-    return this.cached(
+    return this.reads.answer(
       this.cache.search(key),
       `search\0${key}`,
       this.cache.searchStamp(),
@@ -130,7 +130,7 @@ export class RegistryService {
   async detail(slug: string, version: string | undefined, baseUrl: string): Promise<string> {
     requireSlug(slug);
     const key = `${slug}\0${version ?? ''}\0${baseUrl}`;
-    return this.cached(
+    return this.reads.answer(
       this.cache.detail(slug, key),
       `detail\0${key}`,
       this.cache.detailStamp(slug),
@@ -155,39 +155,6 @@ export class RegistryService {
   }
 
   /**
-   * The answer `found` in the cache, or else one read by `read` (see {@link shared}). A stale
-   * answer (its time to live ran out) is served at once while `read` runs once in the background
-   * to replace it; when that read fails, `drop` forgets the stale answer, so the next request
-   * reads (and meets the failure) itself.
-   */
-  private cached<T>(
-    found: Cached<T> | undefined,
-    key: string,
-    stamp: number,
-    drop: () => void,
-    read: (stamp: number) => Promise<T>,
-  ): Promise<T> {
-    if (!found) return this.shared(key, stamp, read);
-    if (found.stale) this.shared(key, stamp, read).catch(drop);
-    return Promise.resolve(found.value);
-  }
-
-  /**
-   * Runs `read` for an answer not cached, unless the same read is already in flight under the
-   * same stamp (no change of this process since it began): then its answer is shared, so a
-   * burst of identical requests for a cold answer costs one database read, not one each.
-   */
-  private shared<T>(key: string, stamp: number, read: (stamp: number) => Promise<T>): Promise<T> {
-    const current = this.reading.get(key);
-    if (current && current.stamp === stamp) return current.answer as Promise<T>;
-    const answer = read(stamp).finally(() => {
-      if (this.reading.get(key)?.answer === answer) this.reading.delete(key);
-    });
-    this.reading.set(key, { stamp, answer });
-    return answer;
-  }
-
-  /**
    * `GET /plugins/{slug}/{version}/schema`: the exact bytes, and `count` to count the download.
    * Bodies up to 64 KiB are cached until a change of the slug (a removed version is never
    * served from the cache).
@@ -195,7 +162,7 @@ export class RegistryService {
   async schema(slug: string, version: string): Promise<SchemaAnswer & { count(): Promise<void> }> {
     requireSlug(slug);
     const key = `${slug}\0${version}`;
-    const answer = await this.cached(
+    const answer = await this.reads.answer(
       this.cache.schema(slug, key),
       `schema\0${key}`,
       this.cache.schemaStamp(slug),
